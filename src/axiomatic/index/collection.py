@@ -1,0 +1,283 @@
+"""Collection index: a sparse document-term count matrix plus the statistics rankers and axioms need.
+
+Built once from any iterable of :class:`~axiomatic.data.records.Document`, saved to a directory
+(``.npz`` + ``.json``, no pickle) and loaded back. Memory is that of the collection (one CSR matrix),
+never of the number of queries. Term positions are computed on demand from the stored texts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from axiomatic.data.records import Document
+from axiomatic.text.analyzer import Analyzer
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class AnalyzedDocs:
+    """Term counts of documents analyzed against an index vocabulary (possibly not in the index).
+
+    ``tf`` is ``n_docs x n_terms`` (CSR) over the index vocabulary; tokens the vocabulary lacks
+    still count towards ``doc_len`` (they are part of the document), they just match no term.
+    """
+
+    tf: sp.csr_matrix
+    doc_len: np.ndarray
+
+
+class CollectionIndex:
+    """Sparse term statistics of a document collection.
+
+    Attributes
+    ----------
+    doc_ids: list of document ids, row order of ``tf``.
+    terms: list of index terms, column order of ``tf``.
+    tf: ``n_docs x n_terms`` CSR matrix of term counts (int32).
+    doc_len: analyzed length of each document (int64).
+    df, cf: document and collection frequency per term (int64).
+    """
+
+    def __init__(
+        self,
+        analyzer: Analyzer,
+        doc_ids: list[str],
+        terms: list[str],
+        tf: sp.csr_matrix,
+        doc_len: np.ndarray,
+        texts: Mapping[str, str] | None = None,
+    ) -> None:
+        self.analyzer = analyzer
+        self.doc_ids = doc_ids
+        self.terms = terms
+        self.tf = tf
+        self.doc_len = doc_len
+        self.texts = texts
+        self.doc_index: dict[str, int] = {d: i for i, d in enumerate(doc_ids)}
+        self.vocab: dict[str, int] = {t: i for i, t in enumerate(terms)}
+        self.df = np.asarray((tf > 0).sum(axis=0)).ravel().astype(np.int64)
+        self.cf = np.asarray(tf.sum(axis=0)).ravel().astype(np.int64)
+        self._tf_csc: sp.csc_matrix | None = None
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def build(
+        cls,
+        documents: Iterable[Document],
+        analyzer: Analyzer,
+        keep_texts: bool = True,
+        progress: bool = False,
+    ) -> CollectionIndex:
+        """Analyze and count every document (one pass; memory = the CSR matrix)."""
+        vocab: dict[str, int] = {}
+        indptr = [0]
+        indices: list[int] = []
+        data: list[int] = []
+        doc_ids: list[str] = []
+        doc_len: list[int] = []
+        texts: dict[str, str] | None = {} if keep_texts else None
+        seen: set[str] = set()
+        it: Iterable[Document] = documents
+        if progress:
+            from axiomatic.report.progress import track
+
+            it = track(documents, description="indexing")
+        for doc in it:
+            if doc.doc_id in seen:
+                raise ValueError(
+                    f"duplicate document id {doc.doc_id!r}: document ids must be unique"
+                )
+            seen.add(doc.doc_id)
+            tokens = analyzer.analyze(doc.text)
+            counts = Counter(tokens)
+            for term, c in counts.items():
+                tid = vocab.get(term)
+                if tid is None:
+                    tid = len(vocab)
+                    vocab[term] = tid
+                indices.append(tid)
+                data.append(c)
+            indptr.append(len(indices))
+            doc_ids.append(doc.doc_id)
+            doc_len.append(len(tokens))
+            if texts is not None:
+                texts[doc.doc_id] = doc.text
+        tf = sp.csr_matrix(
+            (
+                np.asarray(data, dtype=np.int32),
+                np.asarray(indices, dtype=np.int32),
+                np.asarray(indptr, dtype=np.int64),
+            ),
+            shape=(len(doc_ids), len(vocab)),
+        )
+        tf.sort_indices()
+        terms = [""] * len(vocab)
+        for t, i in vocab.items():
+            terms[i] = t
+        return cls(analyzer, doc_ids, terms, tf, np.asarray(doc_len, dtype=np.int64), texts)
+
+    # ------------------------------------------------------------------ stats
+    @property
+    def n_docs(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.terms)
+
+    @property
+    def total_terms(self) -> int:
+        return int(self.doc_len.sum())
+
+    @property
+    def avg_doc_len(self) -> float:
+        return float(self.doc_len.mean()) if self.n_docs else 0.0
+
+    @property
+    def tf_csc(self) -> sp.csc_matrix:
+        """Column-major copy of ``tf`` (built lazily; fast term -> posting access)."""
+        if self._tf_csc is None:
+            self._tf_csc = self.tf.tocsc()
+        return self._tf_csc
+
+    def collection_prob(self, term_ids: np.ndarray) -> np.ndarray:
+        """p(t|C) = cf(t) / |C|; 0 for out-of-vocabulary ids (-1)."""
+        term_ids = np.asarray(term_ids)
+        out = np.zeros(term_ids.shape, dtype=np.float64)
+        ok = term_ids >= 0
+        total = max(self.total_terms, 1)
+        out[ok] = self.cf[term_ids[ok]] / total
+        return out
+
+    def term_ids(self, terms: Sequence[str]) -> np.ndarray:
+        """Column ids of analyzed ``terms`` (``-1`` for terms the collection lacks)."""
+        return np.asarray([self.vocab.get(t, -1) for t in terms], dtype=np.int64)
+
+    def rows(self, doc_ids: Sequence[str]) -> np.ndarray:
+        """Row ids of ``doc_ids``; raises ``KeyError`` naming the unknown ids."""
+        idx = self.doc_index
+        try:
+            return np.asarray([idx[d] for d in doc_ids], dtype=np.int64)
+        except KeyError:
+            missing = [d for d in doc_ids if d not in idx]
+            raise KeyError(
+                f"{len(missing)} document id(s) not in the index, e.g. {missing[:3]}"
+            ) from None
+
+    def counts(self, rows: np.ndarray, term_ids: np.ndarray) -> np.ndarray:
+        """Dense ``len(rows) x len(term_ids)`` count matrix (0 for OOV term ids)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        term_ids = np.asarray(term_ids, dtype=np.int64)
+        out = np.zeros((len(rows), len(term_ids)), dtype=np.int64)
+        ok = np.nonzero(term_ids >= 0)[0]
+        if len(ok) and len(rows):
+            sub = self.tf[rows][:, term_ids[ok]]
+            out[:, ok] = sub.toarray()
+        return out
+
+    def analyze_texts(self, texts: Sequence[str]) -> AnalyzedDocs:
+        """Count vectors of arbitrary texts over this index's vocabulary (e.g. artificial docs)."""
+        indptr = [0]
+        indices: list[int] = []
+        data: list[int] = []
+        lens = []
+        for text in texts:
+            tokens = self.analyzer.analyze(text)
+            lens.append(len(tokens))
+            for term, c in Counter(tokens).items():
+                tid = self.vocab.get(term)
+                if tid is not None:
+                    indices.append(tid)
+                    data.append(c)
+            indptr.append(len(indices))
+        tf = sp.csr_matrix(
+            (np.asarray(data, dtype=np.int32), np.asarray(indices, dtype=np.int32), np.asarray(indptr)),
+            shape=(len(texts), self.n_terms),
+        )
+        return AnalyzedDocs(tf=tf, doc_len=np.asarray(lens, dtype=np.int64))
+
+    def text(self, doc_id: str) -> str:
+        if self.texts is None:
+            raise ValueError("this index was built with keep_texts=False; texts are not available")
+        return self.texts[doc_id]
+
+    def positions(self, doc_id: str) -> dict[str, list[int]]:
+        """Positions of each term in the analyzed document (computed on demand)."""
+        out: dict[str, list[int]] = {}
+        for i, t in enumerate(self.analyzer.analyze(self.text(doc_id))):
+            out.setdefault(t, []).append(i)
+        return out
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the index to directory ``path`` atomically (temp dir + rename)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-index-", dir=path.parent))
+        sp.save_npz(tmp / "tf.npz", self.tf, compressed=False)
+        np.save(tmp / "doc_len.npy", self.doc_len)
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "analyzer": self.analyzer.config(),
+            "analyzer_hash": self.analyzer.config_hash,
+            "n_docs": self.n_docs,
+            "n_terms": self.n_terms,
+        }
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        (tmp / "doc_ids.json").write_text(json.dumps(self.doc_ids), encoding="utf-8")
+        (tmp / "terms.json").write_text(json.dumps(self.terms, ensure_ascii=False), encoding="utf-8")
+        if self.texts is not None:
+            with open(tmp / "texts.jsonl", "w", encoding="utf-8") as fh:
+                for d in self.doc_ids:
+                    fh.write(json.dumps(self.texts[d], ensure_ascii=False) + "\n")
+        if path.exists():
+            import shutil
+
+            old = path.with_name(path.name + ".old")
+            if old.exists():
+                shutil.rmtree(old)
+            path.rename(old)
+            tmp.rename(path)
+            shutil.rmtree(old)
+        else:
+            tmp.rename(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> CollectionIndex:
+        path = Path(path)
+        meta_file = path / "meta.json"
+        if not meta_file.exists():
+            raise FileNotFoundError(f"{path} is not an axiomatic index (no meta.json)")
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise ValueError(
+                f"{path}: index format {meta.get('format_version')} but this version reads "
+                f"{FORMAT_VERSION}; rebuild the index"
+            )
+        analyzer = Analyzer.from_config(meta["analyzer"])
+        tf = sp.load_npz(path / "tf.npz").tocsr()
+        doc_len = np.load(path / "doc_len.npy")
+        doc_ids = json.loads((path / "doc_ids.json").read_text(encoding="utf-8"))
+        terms = json.loads((path / "terms.json").read_text(encoding="utf-8"))
+        texts = None
+        if (path / "texts.jsonl").exists():
+            with open(path / "texts.jsonl", encoding="utf-8") as fh:
+                texts = {d: json.loads(line) for d, line in zip(doc_ids, fh, strict=True)}
+        return cls(analyzer, doc_ids, terms, tf, doc_len, texts)
+
+    def __repr__(self) -> str:
+        return (
+            f"CollectionIndex(n_docs={self.n_docs}, n_terms={self.n_terms}, "
+            f"avg_doc_len={self.avg_doc_len:.1f}, analyzer={self.analyzer.config_hash})"
+        )

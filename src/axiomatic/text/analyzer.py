@@ -1,0 +1,206 @@
+"""The one text analyzer shared by rankers, axioms and perturbations.
+
+An axiom and BM25 must see the same terms, so every component takes an :class:`Analyzer` and
+every cached artifact is keyed by :attr:`Analyzer.config_hash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from typing import Any
+
+DEFAULT_TOKEN_PATTERN = r"(?u)\w+"
+_STEMMER_LANGS = {
+    "en": "english",
+    "de": "german",
+    "es": "spanish",
+    "fr": "french",
+    "it": "italian",
+    "nl": "dutch",
+    "pt": "portuguese",
+    "ru": "russian",
+    "ro": "romanian",
+    "tr": "turkish",
+    "el": "greek",
+    "ar": "arabic",
+    "hi": "hindi",
+    "sw": "swahili",
+}
+
+
+def load_stopwords(language: str = "en") -> frozenset[str]:
+    """The packaged stopword list for ``language`` (empty set when none is packaged)."""
+    name = f"stopwords_{language}.txt"
+    try:
+        text = resources.files("axiomatic.resources").joinpath(name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return frozenset()
+    return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """Tokenize, lowercase, remove stopwords and stem.
+
+    Parameters
+    ----------
+    language:
+        ISO code. ``"zh"`` segments with jieba; other languages use ``token_pattern``.
+    lowercase:
+        Lowercase (and NFKC-normalize) before tokenizing.
+    stopwords:
+        ``True`` for the packaged list of ``language``, ``False``/``None`` for none, or an explicit
+        collection of words (matched after lowercasing, before stemming).
+    stemmer:
+        ``"snowball"`` (PyStemmer's Snowball stemmer for ``language``), ``"porter"`` (the original
+        Porter stemmer, English only) or ``None``.
+    token_pattern:
+        Regular expression whose matches are the tokens (ignored for Chinese).
+    """
+
+    language: str = "en"
+    lowercase: bool = True
+    stopwords: bool | frozenset[str] | tuple[str, ...] | None = True
+    stemmer: str | None = "snowball"
+    token_pattern: str = DEFAULT_TOKEN_PATTERN
+    _cache: dict[str, str] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.stemmer not in (None, "snowball", "porter"):
+            raise ValueError(
+                f"stemmer must be 'snowball', 'porter' or None (got {self.stemmer!r})"
+            )
+        if self.stemmer == "porter" and self.language != "en":
+            raise ValueError("the 'porter' stemmer is English only; use stemmer='snowball'")
+        if isinstance(self.stopwords, (list, set)):
+            object.__setattr__(self, "stopwords", frozenset(self.stopwords))
+
+    # ------------------------------------------------------------------ config
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Analyzer:
+        cfg = dict(config)
+        sw = cfg.get("stopwords")
+        if isinstance(sw, list):
+            cfg["stopwords"] = frozenset(sw)
+        return cls(**cfg)
+
+    def config(self) -> dict[str, Any]:
+        sw: Any = self.stopwords
+        if isinstance(sw, (frozenset, tuple)):
+            sw = sorted(sw)
+        return {
+            "language": self.language,
+            "lowercase": self.lowercase,
+            "stopwords": sw,
+            "stemmer": self.stemmer,
+            "token_pattern": self.token_pattern,
+        }
+
+    @cached_property
+    def config_hash(self) -> str:
+        """A stable 16-hex-digit key of the settings (part of every cached artifact's key)."""
+        blob = json.dumps(self.config(), sort_keys=True, ensure_ascii=True)
+        return hashlib.sha1(blob.encode("utf-8")).hexdigest()[:16]
+
+    # ------------------------------------------------------------------ parts
+    @cached_property
+    def _regex(self) -> re.Pattern[str]:
+        return re.compile(self.token_pattern)
+
+    @cached_property
+    def stopword_set(self) -> frozenset[str]:
+        if self.stopwords is True:
+            return load_stopwords(self.language)
+        if not self.stopwords:
+            return frozenset()
+        return frozenset(self.stopwords)  # type: ignore[arg-type]
+
+    @cached_property
+    def _stemmer(self) -> Any:
+        if self.stemmer is None:
+            return None
+        try:
+            import Stemmer
+        except ImportError as exc:  # pragma: no cover - PyStemmer is a hard dependency
+            raise ImportError("stemming needs PyStemmer: pip install PyStemmer") from exc
+        if self.stemmer == "porter":
+            return Stemmer.Stemmer("porter")
+        lang = _STEMMER_LANGS.get(self.language)
+        if lang is None:
+            return None  # no Snowball stemmer for this language (e.g. zh, th, vi): identity
+        return Stemmer.Stemmer(lang)
+
+    # ------------------------------------------------------------------ analysis
+    def tokenize(self, text: str) -> list[str]:
+        """Surface tokens (normalized and lowercased, no stopping or stemming)."""
+        if self.lowercase:
+            text = unicodedata.normalize("NFKC", text).lower()
+        if self.language == "zh":
+            return _jieba_tokens(text)
+        return self._regex.findall(text)
+
+    def stem(self, tokens: Sequence[str]) -> list[str]:
+        st = self._stemmer
+        if st is None:
+            return list(tokens)
+        cache = self._cache
+        out = []
+        for t in tokens:
+            s = cache.get(t)
+            if s is None:
+                s = st.stemWord(t)
+                cache[t] = s
+            out.append(s)
+        return out
+
+    def analyze(self, text: str) -> list[str]:
+        """Index terms of ``text``, in order (positions are list indices)."""
+        tokens = self.tokenize(text)
+        sw = self.stopword_set
+        if sw:
+            tokens = [t for t in tokens if t not in sw]
+        return self.stem(tokens)
+
+    def __call__(self, text: str) -> list[str]:
+        return self.analyze(text)
+
+    def analyze_many(self, texts: Iterable[str]) -> list[list[str]]:
+        return [self.analyze(t) for t in texts]
+
+    def is_stopword(self, token: str) -> bool:
+        return token in self.stopword_set
+
+    def __repr__(self) -> str:
+        sw = self.stopwords
+        sw_repr = f"<{len(sw)} words>" if isinstance(sw, (frozenset, tuple)) else repr(sw)
+        return (
+            f"Analyzer(language={self.language!r}, stopwords={sw_repr}, stemmer={self.stemmer!r}, "
+            f"token_pattern={self.token_pattern!r})"
+        )
+
+
+_JIEBA: Any = None
+
+
+def _jieba_tokens(text: str) -> list[str]:
+    global _JIEBA
+    if _JIEBA is None:
+        try:
+            import jieba
+        except ImportError as exc:
+            raise ImportError("Chinese analysis needs jieba: pip install jieba") from exc
+        jieba.setLogLevel(60)
+        _JIEBA = jieba
+    return [t for t in _JIEBA.lcut(text) if t.strip() and any(ch.isalnum() for ch in t)]
+
+
+def default_analyzer(language: str = "en") -> Analyzer:
+    """The project default for ``language``: stopwords + Snowball (jieba segmentation for zh)."""
+    return Analyzer(language=language, stopwords=True, stemmer="snowball")
