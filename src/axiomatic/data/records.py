@@ -85,7 +85,9 @@ class Dataset:
         try:
             return self.candidates[query_id]
         except KeyError:
-            raise KeyError(f"query {query_id!r} has no candidate list in dataset {self.name!r}") from None
+            raise KeyError(
+                f"query {query_id!r} has no candidate list in dataset {self.name!r}"
+            ) from None
 
     def candidate_documents(self, query_id: str) -> list[Document]:
         return [self.documents[d] for d in self.candidate_ids(query_id)]
@@ -108,7 +110,9 @@ class Dataset:
             name=self.name,
             queries={q: self.queries[q] for q in keep},
             documents=self.documents,
-            qrels=None if self.qrels is None else {q: self.qrels[q] for q in keep if q in self.qrels},
+            qrels=None
+            if self.qrels is None
+            else {q: self.qrels[q] for q in keep if q in self.qrels},
             candidates=None
             if self.candidates is None
             else {q: self.candidates[q] for q in keep if q in self.candidates},

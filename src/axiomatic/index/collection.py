@@ -201,7 +201,11 @@ class CollectionIndex:
                     data.append(c)
             indptr.append(len(indices))
         tf = sp.csr_matrix(
-            (np.asarray(data, dtype=np.int32), np.asarray(indices, dtype=np.int32), np.asarray(indptr)),
+            (
+                np.asarray(data, dtype=np.int32),
+                np.asarray(indices, dtype=np.int32),
+                np.asarray(indptr),
+            ),
             shape=(len(texts), self.n_terms),
         )
         return AnalyzedDocs(tf=tf, doc_len=np.asarray(lens, dtype=np.int64))
@@ -235,7 +239,9 @@ class CollectionIndex:
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         (tmp / "doc_ids.json").write_text(json.dumps(self.doc_ids), encoding="utf-8")
-        (tmp / "terms.json").write_text(json.dumps(self.terms, ensure_ascii=False), encoding="utf-8")
+        (tmp / "terms.json").write_text(
+            json.dumps(self.terms, ensure_ascii=False), encoding="utf-8"
+        )
         if self.texts is not None:
             with open(tmp / "texts.jsonl", "w", encoding="utf-8") as fh:
                 for d in self.doc_ids:

@@ -7,6 +7,7 @@ needs to know whether the model is KNRM over word ids or a cross-encoder over wo
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,14 +15,50 @@ import torch
 from torch import nn
 
 
+def bf16_supported(device: torch.device | str) -> bool:
+    """Whether bf16 autocast is fast on ``device`` (AVX512-BF16/AMX CPUs, bf16-capable GPUs)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    if device.type == "cpu":
+        check = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
+        amx = getattr(torch.cpu, "_is_amx_tile_supported", None)
+        return bool((check is not None and check()) or (amx is not None and amx()))
+    return False
+
+
+def autocast(device: torch.device | str, enabled: bool = True) -> contextlib.AbstractContextManager:
+    """bf16 autocast on ``device`` (a no-op context when not ``enabled``)."""
+    device = torch.device(device)
+    if not enabled or device.type not in ("cpu", "cuda"):
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+
+
+def seeded_init(seed: int) -> contextlib.AbstractContextManager:
+    """Context in which torch's global RNG is seeded with ``seed`` and restored afterwards."""
+
+    @contextlib.contextmanager
+    def _ctx() -> Any:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            yield
+
+    return _ctx()
+
+
 class NeuralRankingModel(nn.Module):
     """Base class: subclasses implement ``encode_batch`` and ``forward``.
 
     ``model_type`` is the registry name (e.g. ``"knrm"``); ``config`` holds every constructor
-    argument needed to rebuild the model (written next to the weights on save).
+    argument needed to rebuild the model (written next to the weights on save, so it must be
+    JSON-serializable). ``supports_bf16`` says whether inference may run under bf16 autocast
+    (True for the transformers; False for kernel models whose exact-match kernel, sigma = 1e-3,
+    needs float32 resolution).
     """
 
     model_type: str = "base"
+    supports_bf16: bool = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,16 +82,40 @@ class NeuralRankingModel(nn.Module):
             return torch.device("cpu")
 
     def score_pairs(
-        self, queries: Sequence[str], documents: Sequence[str], batch_size: int = 64
+        self,
+        queries: Sequence[str],
+        documents: Sequence[str],
+        batch_size: int = 64,
+        bf16: bool | None = None,
     ) -> torch.Tensor:
-        """Scores (no grad, eval mode) of text pairs, batched; returns a CPU float tensor."""
+        """Scores (no grad, eval mode) of text pairs, batched; returns a CPU float tensor.
+
+        ``bf16=None`` uses bf16 autocast when the model supports it and the device is fast at it.
+        """
+        if len(queries) != len(documents):
+            raise ValueError(
+                f"score_pairs needs one query per document (got {len(queries)} queries and "
+                f"{len(documents)} documents)"
+            )
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+        device = self.device
+        if bf16 is None:
+            bf16 = self.supports_bf16 and bf16_supported(device)
         was_training = self.training
         self.eval()
         out = []
-        with torch.inference_mode():
-            for i in range(0, len(queries), batch_size):
-                batch = self.encode_batch(queries[i : i + batch_size], documents[i : i + batch_size])
-                batch = {k: v.to(self.device) for k, v in batch.items()}
-                out.append(self(**batch).float().cpu())
-        self.train(was_training)
+        try:
+            with torch.inference_mode(), autocast(device, enabled=bf16):
+                for i in range(0, len(queries), batch_size):
+                    batch = self.encode_batch(
+                        queries[i : i + batch_size], documents[i : i + batch_size]
+                    )
+                    batch = {k: v.to(device) for k, v in batch.items()}
+                    out.append(self(**batch).float().cpu())
+        finally:
+            self.train(was_training)
         return torch.cat(out) if out else torch.zeros(0)
+
+    def num_parameters(self, trainable_only: bool = False) -> int:
+        return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)

@@ -16,9 +16,7 @@ def progress_enabled() -> bool:
     return sys.stderr.isatty()
 
 
-def track(
-    iterable: Iterable[T], description: str = "", total: int | None = None
-) -> Iterator[T]:
+def track(iterable: Iterable[T], description: str = "", total: int | None = None) -> Iterator[T]:
     """``rich.progress.track`` when attached to a terminal, the plain iterable otherwise."""
     if not progress_enabled():
         yield from iterable

@@ -1,0 +1,401 @@
+"""Axiom engine benchmarks (prints JSON).
+
+1. Side by side with ir_axioms 1.2.5 (its own venv, benchmarks/ir_axioms_ref/setup.sh): every
+   shared retrieval axiom on one query with 100 and 1,000 candidates (BM25 top-k of SciFact by
+   default); wall time of both and agreement of the preference matrices.
+2. Mining throughput (pairs examined per second, one process = one core) and peak memory on
+   ``msmarco-dev-top20`` and on a synthetic collection of 1,000-candidate queries.
+
+    .venv/bin/python benchmarks/bench_axioms.py compare --sizes 100 1000
+    .venv/bin/python benchmarks/bench_axioms.py mine --synthetic-queries 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REF_PY = HERE / "ir_axioms_ref" / ".venv" / "bin" / "python"
+REF_SCRIPT = HERE / "ir_axioms_ref" / "run_ir_axioms.py"
+
+# ours spec -> ir_axioms name, and whether the definitions coincide
+SHARED = {
+    "TFC1": ("TFC1", False),  # thesis TFC1 (per-term >=, sum >) vs ir_axioms sum with 10% margin
+    "TFC3(delta_rel=None)": ("TFC3", True),  # ir_axioms 1.2.5 skips LEN in TFC3
+    "M-TDC": ("M-TDC", False),  # thesis eq. 3.9 vs ir_axioms' pair-scoring M-TDC
+    "LNC1": ("LNC1", True),
+    "TF-LNC": ("TF-LNC", True),
+    "LB1": ("LB1", True),
+    "PROX1": ("PROX1", True),
+    "PROX2": ("PROX2", True),
+    "PROX3": ("PROX3", True),
+    "PROX4": ("PROX4", True),
+    "PROX5": ("PROX5", True),
+    "REG(delta_rel=None)": ("REG", True),  # ir_axioms 1.2.5 skips LEN in REG
+    "AND": ("AND", True),
+    "LEN-AND": ("LEN-AND", True),
+    "M-AND": ("M-AND", True),
+    "LEN-M-AND": ("LEN-M-AND", True),
+    "DIV": ("DIV", True),
+    "LEN-DIV": ("LEN-DIV", True),
+    "STMC1": ("STMC1", True),
+    "STMC2": ("STMC2", False),  # ours: ratio test on the single most similar pair
+}
+OURS_ONLY = ["TFC2", "LNC2", "TDC", "LB2", "STMC3"]
+
+
+def _candidates(dataset: str, size: int, query_index: int):
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.index.cache import dataset_index
+    from axiomatic.rankers.lexical import BM25Ranker
+
+    ds = load_dataset(dataset)
+    idx = dataset_index(ds)
+    bm = BM25Ranker(idx)
+    qs = list(ds.queries.values())
+    q = qs[query_index % len(qs)]
+    hits = bm.retrieve(q, size)
+    docs = [ds.documents[d] for d, _ in hits]
+    scores = np.asarray([s for _, s in hits])
+    return q, docs, scores, idx
+
+
+def _vectors(terms: list[str]) -> dict[str, np.ndarray]:
+    from axiomatic.axioms.similarity import MiniLMSimilarity
+
+    sim = MiniLMSimilarity()
+    return {t: sim._vector(t).astype(np.float32) for t in terms}
+
+
+def compare(args: argparse.Namespace) -> dict:
+    from axiomatic.axioms import QueryContext, parse_axiom
+    from axiomatic.axioms.similarity import VectorSimilarity
+
+    results = []
+    for size in args.sizes:
+        q, docs, scores, idx = _candidates(args.dataset, size, args.query_index)
+        an = idx.analyzer
+        doc_tokens = [an.analyze(d.text) for d in docs]
+        vocab = sorted({t for toks in doc_tokens for t in toks} | set(an.analyze(q.text)))
+        vectors = _vectors(vocab)
+        sim = VectorSimilarity(vectors)
+        ours: dict[str, dict] = {}
+        t_all = time.perf_counter()
+        ctx = QueryContext.build(q, docs, idx, similarity=sim, scores=scores)
+        build_s = time.perf_counter() - t_all
+        mats = {}
+        for spec in list(SHARED) + OURS_ONLY:
+            ax = parse_axiom(spec)
+            t0 = time.perf_counter()
+            if ax.arity == 3:
+                inst = ax.instances(ctx)
+                ours[spec] = {"seconds": time.perf_counter() - t0, "instances": len(inst.i)}
+            else:
+                mats[spec] = ax.preferences(ctx)
+                ours[spec] = {
+                    "seconds": time.perf_counter() - t0,
+                    "preferences": int((mats[spec] > 0).sum()),
+                }
+        ours_shared_s = build_s + sum(ours[s]["seconds"] for s in SHARED)
+        ours_total_s = time.perf_counter() - t_all
+        entry = {
+            "dataset": args.dataset,
+            "query_id": q.query_id,
+            "query": q.text,
+            "candidates": size,
+            "ours": {
+                "context_build_s": build_s,
+                "shared_axioms_s": ours_shared_s,
+                "all_axioms_s": ours_total_s,
+                "per_axiom": ours,
+            },
+        }
+        if not args.skip_ref and REF_PY.exists():
+            with tempfile.TemporaryDirectory() as tmp:
+                base = Path(args.export_dir) / str(size) if args.export_dir else Path(tmp)
+                exp, out = base / "export", base / "out"
+                exp.mkdir(parents=True, exist_ok=True)
+                terms = sorted(set(vocab))
+                tids = idx.term_ids(terms)
+                df = {t: int(idx.df[i]) if i >= 0 else 0 for t, i in zip(terms, tids, strict=True)}
+                N = idx.n_docs
+                idf = {t: float(np.log((N + 1.0) / (df[t] + 0.5))) for t in terms}
+                (exp / "query.json").write_text(
+                    json.dumps(
+                        {
+                            "query": q.text,
+                            "query_tokens": an.analyze(q.text),
+                            "n_docs": N,
+                            "df": df,
+                            "idf": idf,
+                            "docs": [
+                                {
+                                    "doc_id": d.doc_id,
+                                    "text": d.text,
+                                    "tokens": toks,
+                                    "score": float(s),
+                                }
+                                for d, toks, s in zip(docs, doc_tokens, scores, strict=True)
+                            ],
+                        }
+                    )
+                )
+                np.savez(
+                    exp / "vectors.npz",
+                    terms=np.asarray(terms),
+                    vectors=np.stack([vectors[t] for t in terms]),
+                )
+                t0 = time.perf_counter()
+                names = [SHARED[s][0] for s in SHARED]
+                proc = subprocess.run(
+                    [str(REF_PY), str(REF_SCRIPT), str(exp), str(out), *names],
+                    capture_output=True,
+                    text=True,
+                    timeout=args.ref_timeout,
+                )
+                wall = time.perf_counter() - t0
+                if proc.returncode != 0:
+                    entry["ir_axioms"] = {"error": proc.stderr[-2000:]}
+                else:
+                    tim = json.loads((out / "timings.json").read_text())
+                    ref = np.load(out / "preferences.npz")
+                    agree = {}
+                    for spec, (name, same_def) in SHARED.items():
+                        ref_m = ref[name.replace("-", "_")]
+                        our_m = mats[spec]
+                        off = ~np.eye(len(our_m), dtype=bool)
+                        diff = (ref_m != our_m) & off
+                        agree[spec] = {
+                            "ir_axioms": name,
+                            "same_definition": same_def,
+                            "agreement": float(1 - diff.sum() / max(off.sum(), 1)),
+                            "disagreeing_pairs": int(diff.sum()),
+                            "ref_seconds": tim["axioms"][name],
+                            "ours_seconds": ours[spec]["seconds"],
+                        }
+                    ref_total = sum(tim["axioms"].values())
+                    entry["ir_axioms"] = {
+                        "shared_axioms_s": ref_total,
+                        "subprocess_wall_s": wall,
+                        "import_s": tim["import_s"],
+                    }
+                    entry["speedup_shared"] = ref_total / max(ours_shared_s, 1e-9)
+                    entry["agreement"] = agree
+        results.append(entry)
+    return {"benchmark": "axioms_vs_ir_axioms", "results": results}
+
+
+# ---------------------------------------------------------------------- mining
+def _synthetic(n_queries: int, n_cands: int, seed: int = 0):
+    from axiomatic.data.records import Dataset, Document, Query
+
+    rng = np.random.default_rng(seed)
+    V = 5000
+    words = [f"w{i}" for i in range(V)]
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+    n_docs = n_cands * 4
+    lens = rng.integers(20, 120, size=n_docs)
+    docs = {}
+    for i in range(n_docs):
+        toks = rng.choice(V, size=lens[i], p=p)
+        docs[f"d{i}"] = Document(f"d{i}", " ".join(words[t] for t in toks))
+    queries, cands = {}, {}
+    for qi in range(n_queries):
+        qt = rng.choice(np.arange(20, 400), size=rng.integers(2, 5), replace=False)
+        queries[f"q{qi}"] = Query(f"q{qi}", " ".join(words[t] for t in qt))
+        cands[f"q{qi}"] = [f"d{i}" for i in rng.choice(n_docs, size=n_cands, replace=False)]
+    return Dataset(
+        name=f"synthetic-{n_queries}x{n_cands}", queries=queries, documents=docs, candidates=cands
+    )
+
+
+def mine_one(args: argparse.Namespace) -> dict:
+    """One mining run in this process (so that ru_maxrss is this run's peak)."""
+    from axiomatic.diagnose.mining import mine
+    from axiomatic.index.cache import dataset_index
+    from axiomatic.text.analyzer import Analyzer
+
+    if args.source == "synthetic":
+        ds = _synthetic(args.synthetic_queries, args.synthetic_candidates)
+        idx = dataset_index(ds, analyzer=Analyzer(stopwords=False, stemmer=None), cache_dir=False)
+    else:
+        from axiomatic.data.catalog import load_dataset
+
+        ds = load_dataset(args.source)
+        if args.max_queries:
+            ds = ds.subset(list(ds.queries)[: args.max_queries])
+        idx = dataset_index(ds)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        s = mine(
+            ds,
+            args.axioms,
+            tmp,
+            index=idx,
+            shard_size=50,
+            progress=False,
+            max_instances_per_query=args.cap,
+        )
+        secs = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    pairs = sum(len(ds.candidate_ids(q)) * (len(ds.candidate_ids(q)) - 1) for q in ds.queries)
+    return {
+        "source": ds.name,
+        "queries": len(ds.queries),
+        "candidates_per_query": float(np.mean([len(ds.candidate_ids(q)) for q in ds.queries])),
+        "axioms": args.axioms,
+        "seconds": secs,
+        "instances": s["instances"],
+        "per_axiom": s["per_axiom"],
+        "candidate_pairs": pairs,
+        "pairs_per_axiom_per_second": pairs * len(args.axioms.split(",")) / secs,
+        "candidate_pairs_per_second": pairs / secs,
+        "tuples_examined": s["pairs_examined"],
+        "peak_rss_mb": rss / 1024,
+        "rss_before_mining_mb": rss0 / 1024,
+        "skips": s["skips"],
+    }
+
+
+def mine_bench(args: argparse.Namespace) -> dict:
+    runs = []
+    specs = [["--source", "msmarco-dev-top20/test"]]
+    specs.append(
+        [
+            "--source",
+            "synthetic",
+            "--synthetic-queries",
+            str(args.synthetic_queries),
+            "--synthetic-candidates",
+            str(args.synthetic_candidates),
+        ]
+    )
+    for extra in specs:
+        cmd = [sys.executable, __file__, "mine-one", "--axioms", args.axioms, *extra]
+        if args.cap:
+            cmd += ["--cap", str(args.cap)]
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, env={**os.environ, "AXIOMATIC_NO_PROGRESS": "1"}
+        )
+        if proc.returncode != 0:
+            runs.append({"cmd": extra, "error": proc.stderr[-2000:]})
+        else:
+            runs.append(json.loads(proc.stdout))
+    return {"benchmark": "mining_throughput", "cores": 1, "runs": runs}
+
+
+RERANK_AXIOMS = (
+    "TFC1,TFC3,M-TDC,LNC1,TF-LNC,LB1,PROX1,PROX2,PROX3,PROX4,PROX5,AND,M-AND,DIV,REG,STMC1"
+)
+
+
+def _base_run(ds, idx, k: int):
+    """BM25 run of ``ds``: its candidate lists re-scored, or top-``k`` retrieval (full sets)."""
+    from axiomatic.rankers.base import rerank
+    from axiomatic.rankers.lexical import BM25Ranker
+
+    bm = BM25Ranker(idx)
+    if ds.candidates is not None:
+        return rerank(bm, ds)
+    return {q.query_id: dict(bm.retrieve(q, k)) for q in ds.queries.values()}
+
+
+def rerank_bench(args: argparse.Namespace) -> dict:
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.diagnose.rerank import axiomatic_rerank, learn_weights
+    from axiomatic.evaluate.metrics import evaluate
+    from axiomatic.index.cache import dataset_index
+
+    out = []
+    for test_name, train_name in zip(args.test, args.train, strict=True):
+        test = load_dataset(test_name)
+        train = load_dataset(train_name)
+        if args.max_train_queries:
+            train = train.subset(list(train.queries)[: args.max_train_queries])
+        idx = dataset_index(test)
+        tidx = dataset_index(train)
+        base = _base_run(test, idx, args.depth)
+        train_run = _base_run(train, tidx, args.depth)
+        thr = test.rel_threshold
+        row = {
+            "test": test_name,
+            "train": train_name,
+            "depth": args.depth,
+            "axioms": args.axioms,
+            "rel_threshold": thr,
+            "queries": len(test.queries),
+        }
+        measures = ["nDCG@10", "AP@100", "RR@10"]
+        row["BM25"] = evaluate(base, test.qrels, measures, rel_threshold=thr)
+        t0 = time.perf_counter()
+        maj = axiomatic_rerank(test, args.axioms, base, depth=args.depth, index=idx, seed=0)
+        row["majority"] = evaluate(maj, test.qrels, measures, rel_threshold=thr)
+        row["majority_seconds"] = time.perf_counter() - t0
+        w = learn_weights(train, args.axioms, train_run, depth=args.depth, index=tidx)
+        row["learned_weights"] = dict(
+            zip(args.axioms.split(","), np.round(w, 3).tolist(), strict=True)
+        )
+        lrn = axiomatic_rerank(
+            test,
+            args.axioms,
+            base,
+            depth=args.depth,
+            index=idx,
+            aggregation="weighted",
+            weights=w,
+            seed=0,
+        )
+        row["learned"] = evaluate(lrn, test.qrels, measures, rel_threshold=thr)
+        out.append(row)
+    return {"benchmark": "axiomatic_rerank", "results": out}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("--dataset", default="scifact/test")
+    c.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
+    c.add_argument("--query-index", type=int, default=0)
+    c.add_argument("--skip-ref", action="store_true")
+    c.add_argument("--ref-timeout", type=int, default=1800)
+    c.add_argument("--export-dir", default=None, help="keep the exported query and matrices here")
+    m = sub.add_parser("mine")
+    m.add_argument("--axioms", default="TFC1,TFC2,M-TDC,LNC2")
+    m.add_argument("--synthetic-queries", type=int, default=20)
+    m.add_argument("--synthetic-candidates", type=int, default=1000)
+    m.add_argument("--cap", type=int, default=None)
+    o = sub.add_parser("mine-one")
+    o.add_argument("--axioms", default="TFC1,TFC2,M-TDC,LNC2")
+    o.add_argument("--source", required=True)
+    o.add_argument("--max-queries", type=int, default=None)
+    o.add_argument("--synthetic-queries", type=int, default=20)
+    o.add_argument("--synthetic-candidates", type=int, default=1000)
+    o.add_argument("--cap", type=int, default=None)
+    r = sub.add_parser("rerank")
+    r.add_argument("--test", nargs="+", default=["trec-dl-2019/bm25", "scifact/test"])
+    r.add_argument("--train", nargs="+", default=["msmarco-dev-top20/train", "scifact/train"])
+    r.add_argument("--axioms", default=RERANK_AXIOMS)
+    r.add_argument("--depth", type=int, default=20)
+    r.add_argument("--max-train-queries", type=int, default=200)
+    args = ap.parse_args()
+    out = {"compare": compare, "mine": mine_bench, "mine-one": mine_one, "rerank": rerank_bench}[
+        args.cmd
+    ](args)
+    print(json.dumps(out, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()

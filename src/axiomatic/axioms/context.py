@@ -1,0 +1,270 @@
+"""Per-query arrays shared by every axiom kernel.
+
+:class:`QueryContext` is computed once per (query, candidate list): the analyzed query terms, the
+``n_docs x |q|`` query-term count matrix, document lengths, idf and collection probabilities.
+Term positions, full term vectors and term similarities are computed lazily, only when an axiom
+asks for them. Documents that are not in the index (artificial duplicates, perturbed documents)
+are analyzed against the index vocabulary with the same analyzer (Rennings 2019, sec. 4.1.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from axiomatic.data.records import Document, Query
+from axiomatic.index.collection import CollectionIndex
+
+if TYPE_CHECKING:
+    from axiomatic.axioms.similarity import TermSimilarity
+
+
+@dataclass
+class QueryContext:
+    """Arrays of one query and its candidate documents.
+
+    Attributes
+    ----------
+    query: the query.
+    doc_ids: candidate ids, row order of every array.
+    terms: unique analyzed query terms in order of first occurrence (``|q|`` of them).
+    qtf: ``c(w, q)`` per unique term, shape ``(|q|,)``.
+    counts: ``c(w, d)``, shape ``(n, |q|)`` int64.
+    doc_len: analyzed document length ``|d|``, shape ``(n,)`` int64.
+    df, idf: document frequency and ``idf(w) = log((N + 1) / (df(w) + 0.5))`` per term
+        (only the order of idf matters to the axioms: it is the reverse order of df).
+    p_c: collection probability ``p(w|C) = cf(w) / |C|`` per term.
+    n_collection: number of documents in the index ``N``.
+    """
+
+    query: Query
+    doc_ids: list[str]
+    documents: list[Document]
+    index: CollectionIndex
+    terms: list[str]
+    qtf: np.ndarray
+    term_ids: np.ndarray
+    counts: np.ndarray
+    doc_len: np.ndarray
+    df: np.ndarray
+    idf: np.ndarray
+    p_c: np.ndarray
+    n_collection: int
+    rows: np.ndarray  # index row per doc, -1 when the document is not in the index
+    similarity: TermSimilarity | None = None
+    scores: np.ndarray | None = None  # base ranker scores (LB1 compares similarly scored docs)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def build(
+        cls,
+        query: Query,
+        documents: Sequence[Document],
+        index: CollectionIndex,
+        similarity: TermSimilarity | None = None,
+        scores: Sequence[float] | np.ndarray | None = None,
+    ) -> QueryContext:
+        """Analyze ``query`` and count its terms in ``documents`` against ``index``.
+
+        ``similarity`` is the term similarity of the STMC/REG axioms (default: MiniLM input
+        embeddings, loaded on first use); ``scores`` are base retrieval scores, one per document
+        (only LB1 needs them).
+
+        A document whose id is in the index *and* whose text is the indexed text reuses the index
+        row; any other document (artificial, perturbed) is analyzed on the fly.
+        """
+        docs = list(documents)
+        analyzed = index.analyzer.analyze(query.text)
+        uniq: dict[str, int] = {}
+        for t in analyzed:
+            uniq[t] = uniq.get(t, 0) + 1
+        terms = list(uniq)
+        qtf = np.asarray([uniq[t] for t in terms], dtype=np.int64)
+        term_ids = index.term_ids(terms)
+        n = len(docs)
+        rows = np.full(n, -1, dtype=np.int64)
+        texts = index.texts
+        for i, d in enumerate(docs):
+            r = index.doc_index.get(d.doc_id)
+            if r is not None and (texts is None or texts.get(d.doc_id) == d.text):
+                rows[i] = r
+        counts = np.zeros((n, len(terms)), dtype=np.int64)
+        doc_len = np.zeros(n, dtype=np.int64)
+        known = np.nonzero(rows >= 0)[0]
+        if len(known):
+            counts[known] = index.counts(rows[known], term_ids)
+            doc_len[known] = index.doc_len[rows[known]]
+        unknown = np.nonzero(rows < 0)[0]
+        extra_tf = None
+        if len(unknown):
+            ad = index.analyze_texts([docs[i].text for i in unknown])
+            doc_len[unknown] = ad.doc_len
+            ok = np.nonzero(term_ids >= 0)[0]
+            if len(ok):
+                counts[np.ix_(unknown, ok)] = ad.tf[:, term_ids[ok]].toarray()
+            extra_tf = ad.tf
+        df = np.where(term_ids >= 0, index.df[np.maximum(term_ids, 0)], 0).astype(np.int64)
+        n_coll = index.n_docs
+        idf = np.log((n_coll + 1.0) / (df + 0.5))
+        ctx = cls(
+            query=query,
+            doc_ids=[d.doc_id for d in docs],
+            documents=docs,
+            index=index,
+            terms=terms,
+            qtf=qtf,
+            term_ids=term_ids,
+            counts=counts,
+            doc_len=doc_len,
+            df=df,
+            idf=idf,
+            p_c=index.collection_prob(term_ids),
+            n_collection=n_coll,
+            rows=rows,
+            similarity=similarity,
+            scores=None if scores is None else np.asarray(scores, dtype=np.float64),
+        )
+        if ctx.scores is not None and len(ctx.scores) != n:
+            raise ValueError(
+                f"got {len(ctx.scores)} scores for {n} documents; pass one per document"
+            )
+        if extra_tf is not None:
+            ctx._cache["extra_tf"] = (unknown, extra_tf)
+        return ctx
+
+    @classmethod
+    def from_arrays(
+        cls,
+        counts: np.ndarray,
+        doc_len: np.ndarray,
+        idf: np.ndarray | None = None,
+        qtf: np.ndarray | None = None,
+        terms: Sequence[str] | None = None,
+    ) -> QueryContext:
+        """A context from raw arrays (tests and property checks; no index, no positions)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        n, m = counts.shape
+        terms = list(terms) if terms is not None else [f"t{k}" for k in range(m)]
+        idf = np.ones(m) if idf is None else np.asarray(idf, dtype=np.float64)
+        qtf = np.ones(m, dtype=np.int64) if qtf is None else np.asarray(qtf, dtype=np.int64)
+        return cls(
+            query=Query("q", " ".join(terms)),
+            doc_ids=[f"d{i}" for i in range(n)],
+            documents=[],
+            index=None,  # type: ignore[arg-type]
+            terms=terms,
+            qtf=qtf,
+            term_ids=np.arange(m),
+            counts=counts,
+            doc_len=np.asarray(doc_len, dtype=np.int64),
+            df=np.zeros(m, dtype=np.int64),
+            idf=idf,
+            p_c=np.zeros(m),
+            n_collection=0,
+            rows=np.full(n, -1, dtype=np.int64),
+        )
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n(self) -> int:
+        return len(self.doc_len)
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.terms)
+
+    @property
+    def qsum(self) -> np.ndarray:
+        """``sum_{w in q} c(w, d)`` per document (unique terms)."""
+        if "qsum" not in self._cache:
+            self._cache["qsum"] = self.counts.sum(axis=1)
+        return self._cache["qsum"]
+
+    def full_tf(self) -> sp.csr_matrix:
+        """``n x V`` term counts of every candidate over the index vocabulary (lazy)."""
+        if "full_tf" not in self._cache:
+            if self.index is None:
+                raise ValueError("full term vectors need an index; build the context with one")
+            known = np.nonzero(self.rows >= 0)[0]
+            blocks = [sp.csr_matrix(self.index.tf[self.rows[known]], dtype=np.int64)]
+            order = [known]
+            if "extra_tf" in self._cache:
+                unknown, tf = self._cache["extra_tf"]
+                blocks.append(sp.csr_matrix(tf, dtype=np.int64))
+                order.append(np.asarray(unknown))
+            stacked = sp.vstack(blocks, format="csr")
+            inv = np.argsort(np.concatenate(order), kind="stable")
+            mat = stacked[inv]
+            self._cache["full_tf"] = sp.csr_matrix(mat)
+        return self._cache["full_tf"]
+
+    def tokens(self, i: int) -> list[str]:
+        """Analyzed tokens of candidate ``i`` (lazy, cached)."""
+        key = "tokens"
+        if key not in self._cache:
+            self._cache[key] = [None] * self.n
+        cache = self._cache[key]
+        if cache[i] is None:
+            if self.index is None:
+                raise ValueError("token access needs an index; build the context with one")
+            cache[i] = self.index.analyzer.analyze(self.documents[i].text)
+        return cache[i]
+
+    def positions(self) -> list[list[np.ndarray]]:
+        """``positions()[i][t]``: sorted positions of query term ``t`` in document ``i`` (lazy)."""
+        if "positions" not in self._cache:
+            tid = {t: k for k, t in enumerate(self.terms)}
+            out: list[list[np.ndarray]] = []
+            for i in range(self.n):
+                lists: list[list[int]] = [[] for _ in self.terms]
+                for p, tok in enumerate(self.tokens(i)):
+                    k = tid.get(tok)
+                    if k is not None:
+                        lists[k].append(p)
+                out.append([np.asarray(x, dtype=np.int64) for x in lists])
+            self._cache["positions"] = out
+        return self._cache["positions"]
+
+    def first_positions(self) -> np.ndarray:
+        """``n x |q|`` first position of each query term (``doc_len`` when absent)."""
+        if "first_pos" not in self._cache:
+            pos = self.positions()
+            fp = np.empty((self.n, self.n_terms), dtype=np.float64)
+            for i in range(self.n):
+                for k in range(self.n_terms):
+                    p = pos[i][k]
+                    fp[i, k] = p[0] if len(p) else self.doc_len[i]
+            self._cache["first_pos"] = fp
+        return self._cache["first_pos"]
+
+    def query_tokens(self) -> list[str]:
+        """The analyzed query in order, duplicates kept (phrase axioms)."""
+        if self.index is None:
+            return list(self.terms)
+        return self.index.analyzer.analyze(self.query.text)
+
+    def doc_vocab_sizes(self) -> np.ndarray:
+        """Number of distinct terms per document."""
+        return self.cache(
+            "vocab_sizes",
+            lambda: np.asarray([len(set(self.tokens(i))) for i in range(self.n)], dtype=np.int64),
+        )
+
+    def term_similarity(self) -> TermSimilarity:
+        """The context's term similarity (default: packaged MiniLM input embeddings)."""
+        if self.similarity is None:
+            from axiomatic.axioms.similarity import default_similarity
+
+            self.similarity = default_similarity()
+        return self.similarity
+
+    def cache(self, key: str, fn: Any) -> Any:
+        """Memoize an expensive per-query array under ``key``."""
+        if key not in self._cache:
+            self._cache[key] = fn()
+        return self._cache[key]

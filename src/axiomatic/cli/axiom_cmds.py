@@ -1,0 +1,363 @@
+"""Axiom commands: ``axioms`` (catalogue), ``mine``, ``diagnose`` and ``rerank``.
+
+Typical session::
+
+    axiomatic axioms
+    axiomatic mine --dataset demo --axioms "TFC1,TFC2,M-TDC,LNC2" --out inst/
+    axiomatic diagnose --instances inst/ --ranker bm25 --ranker ql --out report/
+    axiomatic rerank --dataset demo --axioms "TFC1,M-TDC" --out axio.trec
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from axiomatic.cli.app import app
+from axiomatic.cli.common import console, err_console, fail
+
+DataRoot = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-root",
+        help="Folder holding the shared collections (default: $AXIOMATIC_DATA, else ../shared/data).",
+    ),
+]
+DEFAULT_MEASURES = "nDCG@10 AP RR@10"
+
+
+def _load_dataset(name: str, data_root: Path | None) -> Any:
+    from axiomatic.data.catalog import load_dataset
+
+    try:
+        return load_dataset(name, data_root=data_root)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        msg = exc.args[0] if exc.args else str(exc)
+        raise fail(str(msg)) from None
+
+
+def _parse_axioms_or_exit(text: str) -> list[Any]:
+    from axiomatic.axioms import parse_axioms
+
+    try:
+        return parse_axioms(text)
+    except (KeyError, ValueError, SyntaxError) as exc:
+        raise fail(f"bad --axioms {text!r}: {exc.args[0] if exc.args else exc}") from None
+
+
+# ----------------------------------------------------------------------------- axioms
+@app.command()
+def axioms(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the axiom catalogue: names, variants, relation, parameters and sources."""
+    from rich.table import Table
+
+    from axiomatic.axioms import list_axioms
+
+    rows = list_axioms()
+    if as_json:
+        console.print_json(json.dumps(rows, default=str))
+        return
+    t = Table(title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2")')
+    for col in ("name", "arity", "relation", "variants", "parameters", "description"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        params = r.get("params") or {}
+        t.add_row(
+            str(r.get("name", "")),
+            str(r.get("arity", "")),
+            str(r.get("relation", "")),
+            ", ".join(map(str, r.get("variants", []))),
+            ", ".join(f"{k}={v}" for k, v in params.items()),
+            str(r.get("description", "")),
+        )
+    console.print(t)
+
+
+# ----------------------------------------------------------------------------- mine
+@app.command()
+def mine(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog dataset name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder of Parquet shards.")],
+    axioms: Annotated[
+        str,
+        typer.Option(
+            "--axioms",
+            "-a",
+            help="Comma-separated axioms, e.g. 'TFC1,TFC2,M-TDC,LNC2' or 'TFC1(delta_rel=0.2)'.",
+        ),
+    ] = "TFC1,TFC2,M-TDC,LNC2",
+    variant: Annotated[
+        str | None,
+        typer.Option(
+            "--variant",
+            help="strict | extended | relaxed: applied to every axiom "
+            "that does not name its own variant.",
+        ),
+    ] = None,
+    depth: Annotated[int | None, typer.Option(help="Use the first N candidates per query.")] = None,
+    max_per_query: Annotated[
+        int | None, typer.Option("--max-per-query", help="Cap instances per query and axiom.")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Local Dask workers.")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler.")] = None,
+    overwrite: Annotated[
+        bool, typer.Option(help="Start afresh if OUT holds another configuration.")
+    ] = False,
+    data_root: DataRoot = None,
+) -> None:
+    """Mine diagnostic instances (axiom pairs/triples) from a dataset's candidate lists.
+
+    Resumable: re-running with the same settings skips the shards already written.
+    """
+    from axiomatic.diagnose.mining import mine as mine_fn
+
+    ds = _load_dataset(dataset, data_root)
+    spec = _with_variant(axioms, variant)
+    axs = _parse_axioms_or_exit(spec)
+    try:
+        summary = mine_fn(
+            ds,
+            axs,
+            out,
+            depth=depth,
+            max_instances_per_query=max_per_query,
+            workers=workers,
+            scheduler=scheduler,
+            overwrite=overwrite,
+        )
+    except ValueError as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    from rich.table import Table
+
+    t = Table(title=f"mined {summary['instances']:,} instances from {dataset} into {out}")
+    t.add_column("axiom")
+    t.add_column("instances", justify="right")
+    for k, v in summary["per_axiom"].items():
+        t.add_row(k, f"{v:,}")
+    console.print(t)
+    skips = {k: v for k, v in summary.get("skips", {}).items() if v}
+    if skips:
+        console.print(f"[yellow]skipped:[/] {skips}")
+    console.print(
+        f"pairs examined: {summary.get('pairs_examined', 0):,}; shards written "
+        f"{summary['shards'] - summary.get('shards_skipped', 0)}, resumed "
+        f"{summary.get('shards_skipped', 0)}"
+    )
+
+
+VARIANTS = ("strict", "extended", "relaxed")
+
+
+def _with_variant(axioms_text: str, variant: str | None) -> str:
+    """Add ``variant=...`` to every axiom of ``axioms_text`` that does not set one."""
+    if variant is None:
+        return axioms_text
+    if variant not in VARIANTS:
+        from axiomatic.cli.common import suggest
+
+        raise fail(
+            f"unknown --variant {variant!r}; expected one of {', '.join(VARIANTS)}."
+            f"{suggest(variant, VARIANTS)}"
+        )
+    from axiomatic.axioms.spec import split_top_level
+
+    parts = []
+    for item in split_top_level(axioms_text):
+        item = item.strip()
+        if not item:
+            continue
+        if "variant" in item:
+            parts.append(item)
+        elif item.endswith(")"):
+            inner = item[item.index("(") + 1 : -1].strip()
+            sep = ", " if inner else ""
+            parts.append(f"{item[: item.index('(')]}(variant={variant!r}{sep}{inner})")
+        else:
+            parts.append(f"{item}(variant={variant!r})")
+    return ",".join(parts)
+
+
+# ----------------------------------------------------------------------------- diagnose
+def _dataset_of_instances(instances: Path, dataset: str | None, data_root: Path | None) -> Any:
+    if dataset is not None:
+        return _load_dataset(dataset, data_root)
+    manifest = instances / "manifest.json"
+    if not manifest.is_file():
+        raise fail(f"{instances} has no manifest.json naming its dataset; pass --dataset")
+    cfg = json.loads(manifest.read_text(encoding="utf-8")).get("config", {})
+    name, split = cfg.get("dataset"), cfg.get("split")
+    from axiomatic.data.catalog import load_dataset
+
+    for cand in [f"{name}/{split}" if split else None, name]:
+        if not cand:
+            continue
+        try:
+            return load_dataset(cand, data_root=data_root)
+        except (KeyError, FileNotFoundError, ValueError):
+            continue
+    raise fail(
+        f"cannot load dataset {name!r} (split {split!r}) recorded in {manifest}; "
+        "pass --dataset NAME"
+    )
+
+
+@app.command()
+def diagnose(
+    instances: Annotated[
+        Path, typer.Option("--instances", "-i", help="Folder written by `axiomatic mine`.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (CSV, JSON, PNG, HTML).")],
+    ranker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ranker",
+            "-r",
+            help="Ranker spec (repeatable): bm25, ql:mu=1000, rm3, tfidf, model:PATH.",
+        ),
+    ] = None,
+    run: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--run",
+            help="TREC run file to diagnose as a ranker (repeatable; "
+            "instances on artificial documents are skipped and reported).",
+        ),
+    ] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", "-d", help="Dataset (default: from the manifest).")
+    ] = None,
+    measures: Annotated[
+        str, typer.Option(help="Effectiveness measures (ir_measures names).")
+    ] = DEFAULT_MEASURES,
+    oracle: Annotated[bool, typer.Option(help="Add the qrels oracle as a reference.")] = True,
+    plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    data_root: DataRoot = None,
+) -> None:
+    """Diagnose rankers and run files on mined instances; print the table, write the report."""
+    from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
+    from axiomatic.diagnose.mining import read_instances
+    from axiomatic.report.tables import effectiveness_table, print_tables
+    from axiomatic.report.writer import write_report
+
+    if not ranker and not run:
+        raise fail("nothing to diagnose: give at least one --ranker SPEC or --run FILE")
+    ds = _dataset_of_instances(instances, dataset, data_root)
+    try:
+        inst, _ = read_instances(instances)
+    except FileNotFoundError as exc:
+        raise fail(str(exc)) from None
+    if inst.empty:
+        raise fail(f"{instances} holds no instances; mine with other axioms or settings")
+    import pandas as pd
+
+    art_path = instances / "artificial_docs.parquet"
+    art: Any = pd.read_parquet(art_path) if art_path.is_file() else None
+    rankers = _make_rankers(ranker or [], run or [], ds)
+    try:
+        diag = diagnose_fn(inst, rankers, ds, art, oracle=oracle and bool(ds.qrels))
+    except (KeyError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+
+    eff = None
+    if ds.qrels:
+        from axiomatic.rankers.base import rerank
+
+        runs = {}
+        for name, r in rankers.items():
+            runs[name] = r.run if hasattr(r, "run") and not callable(r.run) else rerank(r, ds)
+        try:
+            eff = effectiveness_table(runs, ds.qrels, measures, rel_threshold=ds.rel_threshold)
+        except (KeyError, ValueError) as exc:
+            raise fail(str(exc.args[0] if exc.args else exc)) from None
+    print_tables(diag, eff, console=console)
+    paths = write_report(diag, eff, out, title=f"Axiomatic diagnosis: {ds.name}", plots=plots)
+    console.print(
+        f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})"
+    )
+
+
+def _make_rankers(specs: list[str], runs: list[Path], ds: Any) -> dict[str, Any]:
+    from axiomatic.cli.common import suggest
+    from axiomatic.rankers.registry import make_ranker
+
+    out: dict[str, Any] = {}
+    for spec in specs:
+        try:
+            r = make_ranker(spec, ds)
+        except (KeyError, ValueError, FileNotFoundError) as exc:
+            raise fail(f"bad --ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
+        name = spec if spec in out or r.name in out else r.name
+        out[name] = r
+    for path in runs:
+        if not path.is_file():
+            siblings = [p.name for p in path.parent.glob("*")] if path.parent.is_dir() else []
+            raise fail(f"run file {path} does not exist.{suggest(path.name, siblings)}")
+        from axiomatic.rankers.runfile import RunFileRanker
+
+        r = RunFileRanker(path, name=path.name, missing="error")
+        name = str(path) if path.name in out else path.name
+        out[name] = r
+    return out
+
+
+# ----------------------------------------------------------------------------- rerank
+@app.command()
+def rerank(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog dataset name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output TREC run file.")],
+    axioms: Annotated[
+        str, typer.Option("--axioms", "-a", help="Comma-separated axioms to aggregate.")
+    ] = "TFC1,TFC2,M-TDC,LNC2",
+    base: Annotated[
+        str, typer.Option(help="Base ranking: a ranker spec (bm25, ql) or run:PATH.")
+    ] = "bm25",
+    depth: Annotated[int | None, typer.Option(help="Re-rank the top N of the base run.")] = 20,
+    aggregation: Annotated[str, typer.Option(help="Preference aggregation.")] = "majority",
+    seed: Annotated[int, typer.Option(help="Seed of the KwikSort pivots.")] = 0,
+    measures: Annotated[str, typer.Option(help="Measures to report.")] = DEFAULT_MEASURES,
+    data_root: DataRoot = None,
+) -> None:
+    """Re-rank a base run by aggregated axiom preferences (KwikSort; Hagen et al. 2016)."""
+    from axiomatic.data.trec import write_run
+    from axiomatic.rankers.base import rerank as rerank_fn
+    from axiomatic.rankers.registry import make_ranker
+
+    try:
+        from axiomatic.diagnose.rerank import axiomatic_rerank
+    except ModuleNotFoundError as exc:
+        raise fail(f"axiomatic re-ranking is not available ({exc})") from None
+    ds = _load_dataset(dataset, data_root)
+    axs = _parse_axioms_or_exit(axioms)
+    try:
+        base_ranker = make_ranker(base, ds)
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
+    base_run = rerank_fn(base_ranker, ds)
+    try:
+        new_run = axiomatic_rerank(
+            ds, axs, base_run, depth=depth, aggregation=aggregation, seed=seed
+        )
+    except (KeyError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    write_run(new_run, out, tag="axiomatic")
+    console.print(
+        f"wrote {out} ({sum(len(v) for v in new_run.values()):,} lines, {len(new_run)} queries)"
+    )
+    if ds.qrels:
+        from axiomatic.report.tables import effectiveness_table, rich_table
+
+        eff = effectiveness_table(
+            {f"base {base}": base_run, "axiomatic": new_run},
+            ds.qrels,
+            measures,
+            rel_threshold=ds.rel_threshold,
+        )
+        wide = eff.pivot_table(index="system", columns="measure", values="value", sort=False)
+        console.print(rich_table(wide.map(lambda v: f"{v:.3f}"), title=f"{dataset}: effectiveness"))
+    else:
+        err_console.print("[yellow]note:[/] the dataset has no qrels; nothing evaluated")

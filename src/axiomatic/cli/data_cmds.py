@@ -1,0 +1,211 @@
+"""Data and ranking commands: ``datasets``, ``rank``, ``evaluate``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from axiomatic.cli.app import app
+from axiomatic.cli.common import console, err_console, fail
+
+DataRoot = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-root",
+        help="Folder holding the shared collections (default: $AXIOMATIC_DATA, else ../shared/data).",
+    ),
+]
+
+
+def load_dataset_or_exit(name: str, data_root: Path | None):
+    """Load a catalog dataset, turning lookup errors into a clean CLI error."""
+    from axiomatic.data.catalog import load_dataset
+
+    try:
+        return load_dataset(name, data_root=data_root)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        msg = exc.args[0] if exc.args else str(exc)
+        raise fail(str(msg)) from None
+
+
+@app.command()
+def datasets(
+    data_root: DataRoot = None,
+    counts: Annotated[
+        bool, typer.Option("--counts/--no-counts", help="Load each available dataset to count it.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the dataset catalog: names, descriptions and whether the data is present."""
+    from axiomatic.data.catalog import list_datasets, load_dataset, resolve_data_root
+
+    root = resolve_data_root(data_root)
+    entries = list_datasets(data_root)
+    rows = []
+    for e in entries:
+        row = {"name": e.name, "available": bool(e.available), "description": e.description}
+        if counts and e.available:
+            try:
+                row.update(load_dataset(e.name, data_root=data_root).counts())
+            except Exception as exc:  # a broken local copy must not hide the rest of the catalog
+                row["error"] = str(exc)
+        rows.append(row)
+    if as_json:
+        console.print_json(json.dumps({"data_root": str(root), "datasets": rows}))
+        return
+    table = Table(title=f"datasets (data root: {root})")
+    table.add_column("name", style="bold")
+    table.add_column("available")
+    if counts:
+        for col in ("queries", "documents", "qrels", "candidates"):
+            table.add_column(col, justify="right")
+    table.add_column("description", overflow="fold")
+    for r in rows:
+        cells = [r["name"], "[green]yes[/]" if r["available"] else "[red]no[/]"]
+        if counts:
+            cells += [str(r.get(c, "")) for c in ("queries", "documents", "qrels", "candidates")]
+        cells.append(r["description"])
+        table.add_row(*cells)
+    console.print(table)
+
+
+@app.command()
+def rank(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/test.")],
+    ranker: Annotated[
+        str,
+        typer.Option(
+            "--ranker",
+            "-r",
+            help="Ranker spec: bm25[:k1=0.9,b=0.4], ql[:mu=1000], rm3, tfidf, run:FILE, model:DIR.",
+        ),
+    ] = "bm25",
+    out: Annotated[Path, typer.Option("--out", "-o", help="TREC run file to write.")] = Path(
+        "run.trec"
+    ),
+    depth: Annotated[
+        int, typer.Option(help="Documents per query (retrieval depth / candidates re-ranked).")
+    ] = 1000,
+    tag: Annotated[str | None, typer.Option(help="Run tag (default: the ranker name).")] = None,
+    data_root: DataRoot = None,
+) -> None:
+    """Rank a dataset: re-rank its candidate lists, or retrieve from the whole collection."""
+    from axiomatic.data.trec import write_run
+    from axiomatic.rankers.base import rerank
+    from axiomatic.rankers.registry import make_ranker
+    from axiomatic.report.progress import track
+
+    ds = load_dataset_or_exit(dataset, data_root)
+    try:
+        r = make_ranker(ranker, ds)
+    except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    if ds.is_reranking:
+        run = rerank(r, ds, depth=depth)
+    else:
+        retrieve = getattr(r, "retrieve", None)
+        if retrieve is None:
+            raise fail(
+                f"dataset {dataset!r} has no candidate lists and ranker {r.name!r} cannot retrieve "
+                "from the whole collection; use a lexical ranker (bm25, ql, rm3, tfidf) or a "
+                "re-ranking dataset"
+            )
+        run = {}
+        for q in track(list(ds.iter_queries()), description=f"retrieving with {r.name}"):
+            run[q.query_id] = dict(retrieve(q, depth))
+    write_run(run, out, tag=tag or r.name)
+    n = sum(len(v) for v in run.values())
+    err_console.print(f"wrote {out} ({len(run)} queries, {n} lines)")
+    if ds.qrels:
+        from axiomatic.evaluate.metrics import evaluate
+
+        res = evaluate(run, ds.qrels, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold)
+        console.print("  ".join(f"{k}={v:.4f}" for k, v in res.items()))
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog name with qrels.")],
+    run: Annotated[list[Path], typer.Option("--run", help="TREC run file(s); repeat the option.")],
+    measures: Annotated[
+        str, typer.Option(help="ir_measures names, space separated.")
+    ] = "nDCG@10 RR@10 AP",
+    baseline: Annotated[
+        int, typer.Option(help="Index of the baseline run for significance tests.")
+    ] = 0,
+    test: Annotated[str, typer.Option(help="Paired test: t or wilcoxon (Holm-corrected).")] = "t",
+    per_query: Annotated[
+        Path | None, typer.Option(help="Write per-query values to this CSV.")
+    ] = None,
+    data_root: DataRoot = None,
+) -> None:
+    """Evaluate run files with ir_measures; with several runs, mark significant differences."""
+    from axiomatic.data.trec import read_run
+    from axiomatic.evaluate.metrics import evaluate_per_query, parse_measures
+    from axiomatic.evaluate.significance import holm, paired_test
+
+    ds = load_dataset_or_exit(dataset, data_root)
+    if not ds.qrels:
+        raise fail(f"dataset {dataset!r} has no relevance judgments to evaluate against")
+    try:
+        names = [str(m) for m in parse_measures(measures)]
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if test not in ("t", "wilcoxon"):
+        raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r})")
+    if not 0 <= baseline < len(run):
+        raise fail(f"--baseline must index one of the {len(run)} runs (got {baseline})")
+    per: list = []
+    for path in run:
+        try:
+            r = read_run(path)
+        except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
+            raise fail(str(exc)) from None
+        per.append(evaluate_per_query(r, ds.qrels, names, rel_threshold=ds.rel_threshold))
+    table = Table(title=f"{dataset} ({len(ds.qrels)} judged queries)")
+    table.add_column("run", style="bold")
+    for m in names:
+        table.add_column(m, justify="right")
+    # Holm across every (run, measure) comparison against the baseline.
+    pvals: dict[tuple[int, str], float] = {}
+    for i in range(len(run)):
+        if i == baseline:
+            continue
+        for m in names:
+            a = _values(per[baseline], m)
+            b = _values(per[i], m)
+            pvals[(i, m)] = paired_test(b, a, test=test)["p_value"]
+    adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
+    for i, path in enumerate(run):
+        cells = [path.name + (" (baseline)" if i == baseline and len(run) > 1 else "")]
+        for m in names:
+            v = _values(per[i], m)
+            mean = sum(v.values()) / max(len(v), 1)
+            mark = ""
+            if (i, m) in adjusted and adjusted[(i, m)] < 0.05:
+                base_mean = sum(_values(per[baseline], m).values()) / max(len(v), 1)
+                mark = " ▲" if mean > base_mean else " ▼"
+            cells.append(f"{mean:.4f}{mark}")
+        table.add_row(*cells)
+    console.print(table)
+    if len(run) > 1:
+        console.print(f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected, p < 0.05)")
+    if per_query is not None:
+        import pandas as pd
+
+        frames = []
+        for path, df in zip(run, per, strict=True):
+            df = df.copy()
+            df.insert(0, "run", path.name)
+            frames.append(df)
+        pd.concat(frames).to_csv(per_query, index=False)
+        err_console.print(f"wrote {per_query}")
+
+
+def _values(df, measure: str) -> dict[str, float]:
+    sub = df[df["measure"] == measure]
+    return dict(zip(sub["query_id"], sub["value"].astype(float), strict=True))

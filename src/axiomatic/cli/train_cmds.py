@@ -1,0 +1,127 @@
+"""Training commands: ``train`` and ``experiment``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from axiomatic.cli.app import app
+from axiomatic.cli.common import console, fail, suggest
+
+EXPERIMENTS = ("rosset2019", "rennings-augment")
+
+
+@app.command()
+def train(
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/train.")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="knrm, conv-knrm, duet, cross-encoder, ...")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")] = Path(
+        "models/run"
+    ),
+    loss: Annotated[str | None, typer.Option(help="hinge | mse | softmax.")] = None,
+    regularizer: Annotated[
+        str | None,
+        typer.Option(
+            help='Axiomatic regularization, e.g. "ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC1-D,TFC3,LNC)".'
+        ),
+    ] = None,
+    augmentation: Annotated[
+        str | None,
+        typer.Option(
+            help='"perturb(axioms=TFC1-A,TFC1-D)" or "diagnostic(mode=paired, instances=DIR)".'
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="TOML file (a \\[train] table or top-level keys).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
+    steps: Annotated[int | None, typer.Option(help="Training steps (batches).")] = None,
+    epochs: Annotated[float | None, typer.Option(help="Epochs over the pairs (overrides --steps).")] = None,
+    batch_size: Annotated[int | None, typer.Option("--batch-size", help="Pairs per batch.")] = None,
+    lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume/--no-resume", help="Continue from out/checkpoint.pt if present.")
+    ] = True,
+    data_root: Annotated[Path | None, typer.Option("--data-root", help="Shared data folder.")] = None,
+) -> None:
+    """Train a neural ranker (optionally with axiomatic regularization or augmentation)."""
+    from axiomatic.training.config import TrainConfig, load_config
+
+    try:
+        base = load_config(config) if config is not None else TrainConfig()
+        values = base.to_dict()
+        overrides = {
+            "dataset": dataset, "model": model, "loss": loss, "regularizer": regularizer,
+            "augmentation": augmentation, "seed": seed, "steps": steps, "epochs": epochs,
+            "batch_size": batch_size, "lr": lr,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if config is None and dataset is None:
+            raise ValueError("give --dataset (e.g. scifact/train) or --config FILE.toml")
+        cfg = TrainConfig.from_dict(values)
+    except (ValueError, FileNotFoundError) as exc:
+        raise fail(str(exc)) from None
+    from axiomatic.training.run import train_model
+    from axiomatic.training.trainer import NonFiniteLossError
+
+    console.print(
+        f"training [bold]{cfg.model}[/] on [bold]{cfg.dataset}[/] "
+        f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}) -> {out}"
+    )
+    try:
+        result = train_model(cfg, out, data_root=data_root, resume=resume)
+    except NonFiniteLossError as exc:
+        raise fail(str(exc)) from None
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    best = "n/a" if result.best_dev is None else f"{result.best_dev:.4f} (step {result.best_step})"
+    console.print(
+        f"done: {result.steps} steps in {result.seconds:.0f}s; best dev MRR@10 {best}; "
+        f"model and logs in {out}"
+    )
+
+
+@app.command()
+def experiment(
+    name: Annotated[str, typer.Argument(help="rosset2019 | rennings-augment")],
+    quick: Annotated[bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")] = False,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
+    seeds: Annotated[str | None, typer.Option(help="Comma-separated seeds, e.g. 0,1.")] = None,
+    models: Annotated[str | None, typer.Option(help="Comma-separated models.")] = None,
+    steps: Annotated[int | None, typer.Option(help="Training steps per run.")] = None,
+    data_root: Annotated[Path | None, typer.Option("--data-root", help="Shared data folder.")] = None,
+) -> None:
+    """Run (or resume: finished runs are skipped) a paper's training experiment."""
+    key = name.strip().lower()
+    if key not in EXPERIMENTS:
+        raise fail(f"unknown experiment {name!r}; expected one of {', '.join(EXPERIMENTS)}."
+                   + suggest(key, EXPERIMENTS))
+    out = out or Path("outputs") / (key + ("-quick" if quick else ""))
+    overrides = {
+        "seeds": [int(s) for s in seeds.split(",")] if seeds else None,
+        "models": [m.strip() for m in models.split(",")] if models else None,
+        "steps": steps,
+        "data_root": str(data_root) if data_root else None,
+    }
+
+    def echo(msg: str) -> None:
+        console.print(msg, highlight=False)
+
+    try:
+        if key == "rosset2019":
+            from axiomatic.experiments.rosset2019 import run_rosset2019
+
+            run_rosset2019(out, quick=quick, echo=echo, **overrides)
+        else:
+            from axiomatic.experiments.rennings_augment import run_rennings_augment
+
+            run_rennings_augment(out, quick=quick, echo=echo, **overrides)
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    console.print(f"results: {out / 'summary.md'}")

@@ -1,0 +1,43 @@
+"""QBQTC (CLUE / QQ Browser query-title corpus) JSON-lines files.
+
+Listwise 2021-10 release: ``{"id", "query", "title", "relevant": "0"|"1"|"2"}``; final release:
+the same with ``"label"``. Titles are documents keyed by the pair ``id``; queries are grouped by
+their text and get the stable id ``q`` + first 12 hex digits of the SHA-1 of the text (the same
+query has the same id in every split)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from axiomatic.data._io import iter_lines
+from axiomatic.data.errors import ParseError
+from axiomatic.data.readers.wikiqa import PairwiseSet
+from axiomatic.data.records import Document, Query
+
+
+def query_id_for(text: str) -> str:
+    return "q" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def read_qbqtc(path: str | Path) -> PairwiseSet:
+    out = PairwiseSet({}, {}, {}, {})
+    expected = '{"id": int, "query": str, "title": str, "relevant"|"label": "0"|"1"|"2"} per line'
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            label = int(rec["relevant"] if "relevant" in rec else rec["label"])
+            qtext, title, did = str(rec["query"]).strip(), str(rec["title"]).strip(), str(rec["id"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ParseError(
+                f"malformed record ({type(exc).__name__}: {exc})", path, lineno, expected
+            ) from None
+        qid = query_id_for(qtext)
+        out.queries.setdefault(qid, Query(qid, qtext))
+        out.documents[did] = Document(did, title)
+        out.candidates.setdefault(qid, []).append(did)
+        out.qrels.setdefault(qid, {})[did] = label
+    return out

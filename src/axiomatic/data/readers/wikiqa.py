@@ -1,0 +1,59 @@
+"""WikiQA as processed by Castor (``castorini/data``): four line-aligned files per split,
+``a.toks`` (question), ``b.toks`` (candidate sentence), ``id.txt`` (question number), ``sim.txt``
+(label 1/0). Candidate sentences get ids ``<question id>-<position>`` (a sentence text that
+occurs for two questions is two documents)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from axiomatic.data._io import read_text
+from axiomatic.data.errors import ParseError
+from axiomatic.data.records import Document, Qrels, Query
+
+
+@dataclass
+class PairwiseSet:
+    queries: dict[str, Query]
+    documents: dict[str, Document]
+    candidates: dict[str, list[str]]
+    qrels: Qrels
+
+
+def _lines(path: Path) -> list[str]:
+    lines = read_text(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.rstrip("\r") for ln in lines]
+
+
+def read_wikiqa_castor(folder: str | Path) -> PairwiseSet:
+    folder = Path(folder)
+    cols = {n: _lines(folder / n) for n in ("a.toks", "b.toks", "id.txt", "sim.txt")}
+    sizes = {n: len(v) for n, v in cols.items()}
+    if len(set(sizes.values())) != 1:
+        raise ParseError(
+            f"files are not line-aligned: {sizes}",
+            folder,
+            None,
+            "a.toks, b.toks, id.txt and sim.txt with the same number of lines",
+        )
+    out = PairwiseSet({}, {}, {}, {})
+    for i, (q, b, qid, sim) in enumerate(
+        zip(cols["a.toks"], cols["b.toks"], cols["id.txt"], cols["sim.txt"], strict=True)
+    ):
+        qid = qid.strip()
+        try:
+            label = int(sim.strip())
+        except ValueError:
+            raise ParseError(
+                f"label {sim!r} is not 0/1", folder / "sim.txt", i + 1, "one integer label per line"
+            ) from None
+        out.queries.setdefault(qid, Query(qid, q.strip()))
+        cands = out.candidates.setdefault(qid, [])
+        did = f"{qid}-{len(cands)}"
+        cands.append(did)
+        out.documents[did] = Document(did, b.strip())
+        out.qrels.setdefault(qid, {})[did] = label
+    return out

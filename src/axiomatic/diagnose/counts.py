@@ -1,0 +1,129 @@
+"""Count tables of diagnostic datasets (Rennings 2019, Tables 3.6-3.11).
+
+* :func:`variant_counts`: instances satisfying the original (strict), the extended, the extended
+  with only document-length relaxation, and the extended + relaxed axiom, out of all candidate
+  tuples (Tables 3.6 and 3.7, plus the relaxed counts of 3.8/3.9);
+* :func:`split_counts`: instances per axiom and split (Tables 3.8/3.9);
+* :func:`presence_table`: how often the document an axiom prefers is relevant (Tables 3.10/3.11).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from axiomatic.axioms.spec import Axiom, parse_axiom
+from axiomatic.data.records import Dataset
+from axiomatic.diagnose.artificial import ArtificialConfig
+from axiomatic.diagnose.mining import mine_query
+from axiomatic.index.collection import CollectionIndex
+
+THESIS_AXIOMS = ("TFC1", "TFC2", "M-TDC", "LNC2")
+
+
+def _stages(name: str, delta_rel: float, delta: float | None) -> list[tuple[str, Axiom]]:
+    tol = f"delta={delta}" if delta is not None else f"delta_rel={delta_rel}"
+    d = parse_axiom(name).definition
+    stages = [
+        ("original", parse_axiom(f"{name}(variant='strict')")),
+        ("extended", parse_axiom(f"{name}(variant='extended')")),
+    ]
+    if d.length:
+        stages.append(("extended+length", parse_axiom(f"{name}(variant='extended', {tol})")))
+        stages.append(("relaxed", parse_axiom(f"{name}(variant='relaxed', {tol})")))
+    else:
+        stages.append(("relaxed", parse_axiom(f"{name}(variant='relaxed')")))
+    return stages
+
+
+def variant_counts(
+    dataset: Dataset,
+    axioms: Sequence[str] = THESIS_AXIOMS,
+    index: CollectionIndex | None = None,
+    depth: int | None = None,
+    delta_rel: float = 0.1,
+    delta: float | None = None,
+    artificial: ArtificialConfig | None = ArtificialConfig(),
+) -> pd.DataFrame:
+    """Instances per axiom and conversion stage (original / extended / +length / relaxed).
+
+    Columns: axiom, stage, spec, instances, tuples (ordered candidate pairs, or triples for
+    TFC2), fraction. LNC2's relaxed stage includes the artificial duplicates (the thesis's only
+    source of LNC2 instances); the other stages count real duplicate pairs only.
+    """
+    if index is None:
+        from axiomatic.index.cache import dataset_index
+
+        index = dataset_index(dataset)
+    plan = [(name, stage, ax) for name in axioms for stage, ax in _stages(name, delta_rel, delta)]
+    counts: Counter = Counter()
+    pairs = triples = 0
+    for qid, q in dataset.queries.items():
+        ids = dataset.candidate_ids(qid) if dataset.candidates is not None else []
+        ids = [d for d in (ids[:depth] if depth else ids) if d in dataset.documents]
+        n = len(ids)
+        pairs += n * (n - 1)
+        triples += n * (n - 1) * (n - 2)
+        if n == 0:
+            continue
+        docs = [dataset.documents[d] for d in ids]
+        for name, stage, ax in plan:
+            art = artificial if (name == "LNC2" and stage == "relaxed") else None
+            res = mine_query(q, docs, index, [ax], dataset.judged(qid), dataset.split, art)
+            counts[(name, stage)] += res.table.num_rows
+    rows = []
+    for name, stage, ax in plan:
+        tuples = triples if ax.arity == 3 else pairs
+        k = counts[(name, stage)]
+        rows.append(
+            {
+                "axiom": name,
+                "stage": stage,
+                "spec": ax.spec,
+                "instances": k,
+                "tuples": tuples,
+                "fraction": k / tuples if tuples else 0.0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def split_counts(instances: pd.DataFrame) -> pd.DataFrame:
+    """Instances per split (rows) and axiom spec (columns), with a Total row (Tables 3.8/3.9)."""
+    if instances.empty:
+        return pd.DataFrame()
+    split = instances["split"].fillna("all")
+    table = pd.crosstab(split, instances["spec"])
+    table.loc["Total"] = table.sum()
+    return table
+
+
+def _label(rel: pd.Series, threshold: int) -> pd.Series:
+    out = pd.Series(np.where(rel.isna(), "?", "N"), index=rel.index)
+    out[rel.fillna(-1).astype(int) >= threshold] = "R"
+    return out
+
+
+def presence_table(instances: pd.DataFrame, rel_threshold: int = 1) -> pd.DataFrame:
+    """Relevance of the documents in each instance (Tables 3.10/3.11).
+
+    ``pattern`` is the relevance of (doc_a, doc_b[, doc_c]) in the order the axiom prescribes:
+    ``R`` relevant (grade >= ``rel_threshold``), ``N`` judged non-relevant or unjudged when the
+    dataset has no judgment for it is shown as ``?``. E.g. ``R>N``: the preferred document is
+    relevant and the other one not. Columns: spec, pattern, instances, percent (per spec).
+    """
+    if instances.empty:
+        return pd.DataFrame(columns=["spec", "pattern", "instances", "percent"])
+    a = _label(instances["rel_a"], rel_threshold)
+    b = _label(instances["rel_b"], rel_threshold)
+    c = _label(instances["rel_c"], rel_threshold)
+    triple = instances["doc_c"].notna()
+    sep = np.where(instances["relation"] == ">=", ">=", ">")
+    pattern = np.where(triple, a + "," + b + "," + c, a + pd.Series(sep, index=a.index) + b)
+    df = pd.DataFrame({"spec": instances["spec"], "pattern": pattern})
+    out = df.groupby(["spec", "pattern"]).size().rename("instances").reset_index()
+    out["percent"] = 100.0 * out["instances"] / out.groupby("spec")["instances"].transform("sum")
+    return out.sort_values(["spec", "instances"], ascending=[True, False]).reset_index(drop=True)

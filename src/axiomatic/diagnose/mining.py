@@ -1,0 +1,569 @@
+"""Mine diagnostic datasets: every candidate pair (triple) that satisfies an axiom variant.
+
+Rennings 2019, section 3.2.2: per query, over its candidate list, keep the document pairs
+(triples for TFC2) whose preconditions hold; add artificial LNC2 instances by duplicating
+documents. Output is a directory of Parquet shards with one row per instance (schema
+:data:`INSTANCE_SCHEMA`), written atomically (temp file + ``os.replace``) and tracked in a
+``manifest.json`` so that re-running resumes: finished shards are skipped and a killed job loses
+nothing that was finished. Work streams query by query: memory does not grow with the number
+of queries. ``workers=N`` runs shards on a local Dask cluster, ``scheduler="ADDRESS"`` on an
+existing one; the output is identical to the single-process run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from axiomatic.axioms.context import QueryContext
+from axiomatic.axioms.spec import Axiom, parse_axioms
+from axiomatic.data.records import Dataset, Document, Query
+from axiomatic.diagnose.artificial import (
+    ArtificialConfig,
+    artificial_records,
+    extend_context,
+    plan_duplicates,
+)
+from axiomatic.index.collection import CollectionIndex
+
+MANIFEST = "manifest.json"
+ARTIFICIAL_FILE = "artificial_docs.parquet"
+FORMAT_VERSION = 1
+
+INSTANCE_SCHEMA = pa.schema(
+    [
+        ("query_id", pa.string()),
+        ("axiom", pa.string()),
+        ("variant", pa.string()),
+        ("spec", pa.string()),
+        ("doc_a", pa.string()),
+        ("doc_b", pa.string()),
+        ("doc_c", pa.string()),
+        ("relation", pa.string()),
+        ("len_a", pa.int64()),
+        ("len_b", pa.int64()),
+        ("len_diff_abs", pa.int64()),
+        ("len_diff_rel", pa.float64()),
+        ("rel_a", pa.int64()),
+        ("rel_b", pa.int64()),
+        ("rel_c", pa.int64()),
+        ("split", pa.string()),
+        ("artificial", pa.bool_()),
+    ]
+)
+"""One row per instance. ``relation``: ``>`` (S(a) > S(b), a tie violates), ``>=`` (a tie
+fulfils), ``diff>`` (triples: S(b) - S(a) > S(c) - S(b)). ``len_diff_*`` over all documents of
+the instance (max - min, and that over max). ``rel_*`` are null when unjudged."""
+
+ARTIFICIAL_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("text", pa.string()),
+        ("source_doc_id", pa.string()),
+        ("query_id", pa.string()),
+        ("k", pa.int64()),
+    ]
+)
+
+SKIP_KEYS = ("no_candidates", "no_query_terms", "empty_documents", "unknown_documents")
+
+
+# ---------------------------------------------------------------------- per-query kernel
+@dataclass
+class QueryResult:
+    table: pa.Table
+    artificial: list[dict[str, object]] = field(default_factory=list)
+    skips: Counter = field(default_factory=Counter)
+    pairs_examined: int = 0
+
+
+def _rel_array(labels: dict[str, int], ids: Sequence[str]) -> pa.Array:
+    return pa.array([labels.get(d) for d in ids], type=pa.int64())
+
+
+def mine_query(
+    query: Query,
+    documents: Sequence[Document],
+    index: CollectionIndex,
+    axioms: Sequence[Axiom],
+    labels: dict[str, int] | None = None,
+    split: str | None = None,
+    artificial: ArtificialConfig | None = ArtificialConfig(),
+    max_instances_per_query: int | None = None,
+    similarity: Any = None,
+) -> QueryResult:
+    """Instances of every axiom for one query and its candidates (a pure function of its inputs).
+
+    Documents of analyzed length 0 are dropped (and counted under ``empty_documents``); a query
+    without candidates or whose terms are all stopwords yields no rows and a counted skip.
+    """
+    labels = labels or {}
+    skips: Counter = Counter()
+    if not documents:
+        skips["no_candidates"] += 1
+        return QueryResult(INSTANCE_SCHEMA.empty_table(), [], skips)
+    ctx = QueryContext.build(query, documents, index, similarity=similarity)
+    if ctx.n_terms == 0:
+        skips["no_query_terms"] += 1
+        return QueryResult(INSTANCE_SCHEMA.empty_table(), [], skips)
+    nonempty = ctx.doc_len > 0
+    if not nonempty.all():
+        skips["empty_documents"] += int((~nonempty).sum())
+        keep = [d for d, ok in zip(documents, nonempty, strict=True) if ok]
+        if not keep:
+            return QueryResult(INSTANCE_SCHEMA.empty_table(), [], skips)
+        ctx = QueryContext.build(query, keep, index, similarity=similarity)
+    ids = np.asarray(ctx.doc_ids, dtype=object)
+    L = ctx.doc_len
+    tables: list[pa.Table] = []
+    art_rows: list[dict[str, object]] = []
+    art_done: dict[tuple[int, int], str] = {}
+    examined = 0
+    n = ctx.n
+    for ax in axioms:
+        if ax.arity == 3:
+            inst = ax.instances(ctx, max_instances=max_instances_per_query)
+            examined += n * (n - 1) * (n - 2)
+            tables.append(
+                _rows(
+                    query.query_id,
+                    ax,
+                    ids,
+                    L,
+                    inst.i,
+                    inst.j,
+                    inst.k,
+                    labels,
+                    split,
+                    np.zeros(len(inst.i), dtype=bool),
+                    inst.relation,
+                )
+            )
+            continue
+        inst = ax.instances(ctx, max_instances=max_instances_per_query)
+        examined += n * (n - 1)
+        tables.append(
+            _rows(
+                query.query_id,
+                ax,
+                ids,
+                L,
+                inst.i,
+                inst.j,
+                None,
+                labels,
+                split,
+                np.zeros(len(inst.i), dtype=bool),
+                inst.relation,
+            )
+        )
+        if ax.name == "LNC2" and artificial is not None:
+            t, rows = _artificial_lnc2(
+                ctx, ax, artificial, labels, split, art_done, max_instances_per_query
+            )
+            tables.append(t)
+            art_rows.extend(rows)
+    table = pa.concat_tables(tables) if tables else INSTANCE_SCHEMA.empty_table()
+    return QueryResult(table, art_rows, skips, examined)
+
+
+def _artificial_lnc2(
+    ctx: QueryContext,
+    ax: Axiom,
+    cfg: ArtificialConfig,
+    labels: dict[str, int],
+    split: str | None,
+    done: dict[tuple[int, int], str],
+    cap: int | None,
+) -> tuple[pa.Table, list[dict[str, object]]]:
+    if ax.variant == "strict" and ctx.n_terms != 1:
+        return INSTANCE_SCHEMA.empty_table(), []
+    eligible = (ctx.counts > 0).all(axis=1) if ax.variant != "relaxed" else ctx.qsum > 0
+    src, ks = plan_duplicates(ctx, cfg, eligible)
+    if len(src) == 0:
+        return INSTANCE_SCHEMA.empty_table(), []
+    ext, docs = extend_context(ctx, src, ks)
+    n = ctx.n
+    block = slice(n, n + len(src))
+    holds = ax.definition.kernel(ext, ax.variant, dict(ax.params), block)[:, :n]
+    a, b = np.nonzero(holds)
+    if cap is not None and len(a) > cap:
+        a, b = a[:cap], b[:cap]
+    ids = np.asarray(ext.doc_ids, dtype=object)
+    src_ids = [ctx.doc_ids[s] for s in src.tolist()]
+    labels2 = dict(labels)
+    for d, s in zip(docs, src_ids, strict=True):
+        if s in labels:
+            labels2[d.doc_id] = labels[s]
+    flags = np.ones(len(a), dtype=bool)
+    table = _rows(
+        ctx.query.query_id, ax, ids, ext.doc_len, a + n, b, None, labels2, split, flags, ax.relation
+    )
+    used = sorted(set(a.tolist()))
+    rows = artificial_records(
+        [docs[u] for u in used],
+        [src_ids[u] for u in used],
+        [int(ks[u]) for u in used],
+        ctx.query.query_id,
+    )
+    return table, rows
+
+
+def _rows(
+    qid: str,
+    ax: Axiom,
+    ids: np.ndarray,
+    L: np.ndarray,
+    i: np.ndarray,
+    j: np.ndarray,
+    k: np.ndarray | None,
+    labels: dict[str, int],
+    split: str | None,
+    artificial: np.ndarray,
+    relation: str,
+) -> pa.Table:
+    m = len(i)
+    if m == 0:
+        return INSTANCE_SCHEMA.empty_table()
+    la, lb = L[i], L[j]
+    if k is None:
+        hi, lo = np.maximum(la, lb), np.minimum(la, lb)
+    else:
+        lc = L[k]
+        hi = np.maximum(np.maximum(la, lb), lc)
+        lo = np.minimum(np.minimum(la, lb), lc)
+    diff = hi - lo
+    rel = np.where(hi > 0, diff / np.maximum(hi, 1), 0.0)
+    a_ids, b_ids = ids[i].tolist(), ids[j].tolist()
+    c_ids = ids[k].tolist() if k is not None else None
+    cols = {
+        "query_id": pa.array([qid] * m, pa.string()),
+        "axiom": pa.array([ax.name] * m, pa.string()),
+        "variant": pa.array([ax.variant] * m, pa.string()),
+        "spec": pa.array([ax.spec] * m, pa.string()),
+        "doc_a": pa.array(a_ids, pa.string()),
+        "doc_b": pa.array(b_ids, pa.string()),
+        "doc_c": pa.array(c_ids if c_ids is not None else [None] * m, pa.string()),
+        "relation": pa.array([relation] * m, pa.string()),
+        "len_a": pa.array(la, pa.int64()),
+        "len_b": pa.array(lb, pa.int64()),
+        "len_diff_abs": pa.array(diff, pa.int64()),
+        "len_diff_rel": pa.array(rel, pa.float64()),
+        "rel_a": _rel_array(labels, a_ids),
+        "rel_b": _rel_array(labels, b_ids),
+        "rel_c": _rel_array(labels, c_ids) if c_ids is not None else pa.nulls(m, pa.int64()),
+        "split": pa.array([split] * m, pa.string()),
+        "artificial": pa.array(artificial, pa.bool_()),
+    }
+    return pa.table(cols, schema=INSTANCE_SCHEMA)
+
+
+# ---------------------------------------------------------------------- shards
+@dataclass
+class ShardTask:
+    shard_id: str
+    queries: list[Query]
+    documents: list[list[Document]]
+    labels: list[dict[str, int]]
+
+
+def mine_shard(
+    task: ShardTask,
+    index: CollectionIndex,
+    axioms: Sequence[Axiom],
+    split: str | None,
+    artificial: ArtificialConfig | None,
+    max_instances_per_query: int | None,
+    similarity: Any = None,
+) -> tuple[str, pa.Table, pa.Table, dict[str, int], int]:
+    """Mine every query of one shard; returns (shard_id, instances, artificial docs, skips, pairs)."""
+    tables, arts = [], []
+    skips: Counter = Counter()
+    examined = 0
+    for q, docs, lab in zip(task.queries, task.documents, task.labels, strict=True):
+        res = mine_query(
+            q, docs, index, axioms, lab, split, artificial, max_instances_per_query, similarity
+        )
+        tables.append(res.table)
+        arts.extend(res.artificial)
+        skips.update(res.skips)
+        examined += res.pairs_examined
+    table = pa.concat_tables(tables) if tables else INSTANCE_SCHEMA.empty_table()
+    if arts:
+        seen: dict[str, dict[str, object]] = {}
+        for r in arts:
+            seen.setdefault(str(r["doc_id"]), r)
+        art = pa.Table.from_pylist(list(seen.values()), schema=ARTIFICIAL_SCHEMA)
+    else:
+        art = ARTIFICIAL_SCHEMA.empty_table()
+    return task.shard_id, table, art, dict(skips), examined
+
+
+def _atomic_write(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+def _atomic_json(obj: Any, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _config(
+    dataset: Dataset,
+    axioms: Sequence[Axiom],
+    index: CollectionIndex,
+    shard_size: int,
+    depth: int | None,
+    artificial: ArtificialConfig | None,
+    cap: int | None,
+    qids: Sequence[str],
+) -> dict[str, Any]:
+    h = hashlib.sha1("\0".join(qids).encode("utf-8")).hexdigest()[:16]
+    return {
+        "format_version": FORMAT_VERSION,
+        "dataset": dataset.name,
+        "split": dataset.split,
+        "axioms": [a.spec for a in axioms],
+        "analyzer": index.analyzer.config_hash,
+        "shard_size": shard_size,
+        "depth": depth,
+        "artificial": None
+        if artificial is None
+        else {"ks": list(artificial.ks), "max_len": artificial.max_len},
+        "max_instances_per_query": cap,
+        "queries": len(qids),
+        "query_ids_sha1": h,
+    }
+
+
+def mine(
+    dataset: Dataset,
+    axioms: str | Sequence[str | Axiom],
+    out_dir: str | os.PathLike[str],
+    *,
+    index: CollectionIndex | None = None,
+    depth: int | None = None,
+    shard_size: int = 100,
+    artificial: ArtificialConfig | bool | None = True,
+    max_instances_per_query: int | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    overwrite: bool = False,
+    progress: bool = True,
+    similarity: Any = None,
+) -> dict[str, Any]:
+    """Mine ``axioms`` from the candidate lists of ``dataset`` into Parquet shards in ``out_dir``.
+
+    Parameters
+    ----------
+    axioms: axiom strings / objects, e.g. ``"TFC1,TFC2,M-TDC,LNC2"``.
+    index: collection index (default: the cached ``dataset_index(dataset)``).
+    depth: only the first ``depth`` candidates of each query.
+    shard_size: queries per shard (the unit of atomic writing and of resuming).
+    artificial: LNC2 duplicates (``True`` = thesis defaults k in {2,3,4}, max length 240;
+        an :class:`ArtificialConfig`; ``False``/``None`` for none).
+    max_instances_per_query: cap per query and axiom (``None``: no cap, the default).
+    workers: run shards on a local Dask cluster with this many workers.
+    scheduler: address of an existing Dask scheduler (takes precedence over ``workers``).
+    overwrite: start afresh when ``out_dir`` holds a run with another configuration.
+
+    Returns a summary: counts per axiom, skip counts (``no_candidates``, ``no_query_terms``,
+    ``empty_documents``, ``unknown_documents``), shards written and skipped, pairs examined and
+    seconds.
+    """
+    t0 = time.perf_counter()
+    axs = parse_axioms(axioms)
+    if shard_size < 1:
+        raise ValueError(f"shard_size must be >= 1 (got {shard_size})")
+    if artificial is True:
+        artificial = ArtificialConfig()
+    elif artificial is False:
+        artificial = None
+    if index is None:
+        from axiomatic.index.cache import dataset_index
+
+        index = dataset_index(dataset)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    qids = list(dataset.queries)
+    cfg = _config(dataset, axs, index, shard_size, depth, artificial, max_instances_per_query, qids)
+    manifest_path = out / MANIFEST
+    done: dict[str, Any] = {}
+    if manifest_path.exists():
+        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if old.get("config") != cfg:
+            if not overwrite:
+                diff = sorted(k for k in cfg if old.get("config", {}).get(k) != cfg[k])
+                raise ValueError(
+                    f"{out} holds instances mined with another configuration (differs in "
+                    f"{diff}); use a new output directory or pass overwrite=True"
+                )
+            for f in out.glob("shard-*.parquet"):
+                f.unlink()
+            for f in (out / "artificial").glob("*.parquet"):
+                f.unlink()
+        else:
+            done = {
+                k: v for k, v in old.get("shards", {}).items() if (out / f"{k}.parquet").exists()
+            }
+    manifest: dict[str, Any] = {"config": cfg, "shards": dict(done), "complete": False}
+    _atomic_json(manifest, manifest_path)
+    (out / "artificial").mkdir(exist_ok=True)
+
+    shard_ids = [f"shard-{s // shard_size:05d}" for s in range(0, len(qids), shard_size)]
+    todo = [
+        (sid, qids[s * shard_size : (s + 1) * shard_size])
+        for s, sid in enumerate(shard_ids)
+        if sid not in done
+    ]
+    skipped_shards = len(shard_ids) - len(todo)
+
+    def make_task(sid: str, shard_qids: list[str]) -> ShardTask:
+        queries, docs, labels = [], [], []
+        for q in shard_qids:
+            cand = dataset.candidate_ids(q) if dataset.candidates is not None else []
+            if depth is not None:
+                cand = cand[:depth]
+            present = [d for d in cand if d in dataset.documents]
+            miss = len(cand) - len(present)
+            queries.append(dataset.queries[q])
+            docs.append([dataset.documents[d] for d in present])
+            labels.append(dict(dataset.judged(q)))
+            if miss:
+                manifest.setdefault("unknown_documents", 0)
+                manifest["unknown_documents"] += miss
+        return ShardTask(sid, queries, docs, labels)
+
+    def record(result: tuple[str, pa.Table, pa.Table, dict[str, int], int]) -> None:
+        sid, table, art, skips, examined = result
+        if art.num_rows:
+            _atomic_write(art, out / "artificial" / f"{sid}.parquet")
+        _atomic_write(table, out / f"{sid}.parquet")
+        counts = Counter(table.column("spec").to_pylist()) if table.num_rows else Counter()
+        manifest["shards"][sid] = {
+            "instances": table.num_rows,
+            "per_axiom": dict(counts),
+            "skips": skips,
+            "pairs_examined": examined,
+        }
+        _atomic_json(manifest, manifest_path)
+
+    split = dataset.split
+    args = (axs, split, artificial, max_instances_per_query, similarity)
+    if scheduler is not None or workers is not None:
+        _run_dask(todo, make_task, record, index, args, workers, scheduler, progress)
+    else:
+        it: Iterable[tuple[str, list[str]]] = todo
+        if progress and len(todo) > 1:
+            from axiomatic.report.progress import track
+
+            it = track(todo, description=f"mining {dataset.name}", total=len(todo))
+        for sid, shard_qids in it:
+            record(mine_shard(make_task(sid, shard_qids), index, *args))
+
+    _consolidate_artificial(out)
+    manifest["complete"] = True
+    _atomic_json(manifest, manifest_path)
+    return summarize(manifest, skipped_shards, time.perf_counter() - t0)
+
+
+def _run_dask(todo, make_task, record, index, args, workers, scheduler, progress) -> None:
+    from dask.distributed import as_completed
+
+    from axiomatic.diagnose.dask_utils import dask_client, n_workers
+
+    with dask_client(workers, scheduler) as client:
+        idx = client.scatter(index, broadcast=True)
+        limit = 2 * n_workers(client, workers or 1)  # bounded in flight: memory flat in #queries
+        pending = list(todo)
+        futures = as_completed()
+        for _ in range(min(limit, len(pending))):
+            sid, qs = pending.pop(0)
+            futures.add(client.submit(mine_shard, make_task(sid, qs), idx, *args, pure=False))
+        for fut in futures:
+            record(fut.result())
+            fut.release()
+            if pending:
+                sid, qs = pending.pop(0)
+                futures.add(client.submit(mine_shard, make_task(sid, qs), idx, *args, pure=False))
+
+
+def _consolidate_artificial(out: Path) -> None:
+    parts = sorted((out / "artificial").glob("shard-*.parquet"))
+    if not parts:
+        _atomic_write(ARTIFICIAL_SCHEMA.empty_table(), out / ARTIFICIAL_FILE)
+        return
+    table = pa.concat_tables([pq.read_table(p, schema=ARTIFICIAL_SCHEMA) for p in parts])
+    df = table.to_pandas().drop_duplicates("doc_id", keep="first")
+    _atomic_write(
+        pa.Table.from_pandas(df, schema=ARTIFICIAL_SCHEMA, preserve_index=False),
+        out / ARTIFICIAL_FILE,
+    )
+
+
+def summarize(
+    manifest: dict[str, Any], skipped_shards: int = 0, seconds: float | None = None
+) -> dict[str, Any]:
+    per_axiom: Counter = Counter()
+    skips: Counter = Counter({k: 0 for k in SKIP_KEYS})
+    total = examined = 0
+    for info in manifest["shards"].values():
+        per_axiom.update(info["per_axiom"])
+        skips.update(info["skips"])
+        total += info["instances"]
+        examined += info.get("pairs_examined", 0)
+    skips["unknown_documents"] += manifest.get("unknown_documents", 0)
+    return {
+        "instances": total,
+        "per_axiom": dict(per_axiom),
+        "skips": dict(skips),
+        "shards": len(manifest["shards"]),
+        "shards_skipped": skipped_shards,
+        "pairs_examined": examined,
+        "seconds": seconds,
+    }
+
+
+def read_instances(
+    directory: str | os.PathLike[str],
+) -> tuple[pd.DataFrame, dict[str, Document]]:
+    """Load a mined directory: (instances DataFrame, artificial documents by id).
+
+    Relevance columns are pandas nullable ``Int64``; ``doc_c`` is null except for triples.
+    """
+    d = Path(directory)
+    shards = sorted(d.glob("shard-*.parquet"))
+    if not shards and not (d / MANIFEST).exists():
+        raise FileNotFoundError(
+            f"{d} holds no mined instances (no shard-*.parquet, no {MANIFEST}); "
+            "run axiomatic.diagnose.mining.mine(...) first"
+        )
+    if shards:
+        table = pa.concat_tables([pq.read_table(p, schema=INSTANCE_SCHEMA) for p in shards])
+    else:
+        table = INSTANCE_SCHEMA.empty_table()
+    df = table.to_pandas()
+    for c in ("rel_a", "rel_b", "rel_c", "len_a", "len_b", "len_diff_abs"):
+        df[c] = df[c].astype("Int64") if c.startswith("rel") else df[c].astype("int64")
+    arts: dict[str, Document] = {}
+    afile = d / ARTIFICIAL_FILE
+    parts = [afile] if afile.exists() else sorted((d / "artificial").glob("shard-*.parquet"))
+    for p in parts:
+        for row in pq.read_table(p, schema=ARTIFICIAL_SCHEMA).to_pylist():
+            arts.setdefault(row["doc_id"], Document(row["doc_id"], row["text"]))
+    return df, arts

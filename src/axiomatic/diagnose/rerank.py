@@ -1,0 +1,189 @@
+"""Axiomatic re-ranking (Hagen, Völske, Göring, Stein 2016, CIKM).
+
+The top-``depth`` candidates of a base run are re-ordered by aggregated axiom preferences:
+
+* ``majority``: ``pref(i, j) = sum_a P_a(i, j)`` (one vote per axiom, sign decides);
+* ``weighted``: ``pref(i, j) = sum_a w_a P_a(i, j)`` with user weights;
+* ``learned``: the weights of a logistic regression without intercept,
+  ``P(d_i more relevant than d_j) = sigmoid(sum_a w_a P_a(i, j))``, fit on the pairwise
+  preferences of a training split against its qrels (antisymmetric features, so the model is
+  antisymmetric too).
+
+The order is computed with KwikSort (Ailon, Charikar, Newman 2008) with seeded random pivots:
+documents preferred over the pivot go before it, those it is preferred over go after it, and
+pairs without a preference keep their base-run order. Documents below ``depth`` keep their
+base order after the re-ranked head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from axiomatic.axioms.context import QueryContext
+from axiomatic.axioms.spec import Axiom, parse_axioms
+from axiomatic.data.records import Dataset, Run
+from axiomatic.index.collection import CollectionIndex
+
+AGGREGATIONS = ("majority", "weighted", "learned")
+
+
+def _ranked(run_q: dict[str, float]) -> list[str]:
+    return [d for d, _ in sorted(run_q.items(), key=lambda x: (-x[1], x[0]))]
+
+
+def preference_stack(ctx: QueryContext, axioms: Sequence[Axiom]) -> np.ndarray:
+    """``int8[A, n, n]``: the preference matrix of every pairwise axiom (triples are skipped)."""
+    mats = [ax.preferences(ctx) for ax in axioms if ax.arity == 2]
+    if not mats:
+        return np.zeros((0, ctx.n, ctx.n), dtype=np.int8)
+    return np.stack(mats)
+
+
+def kwiksort(pref: np.ndarray, seed: int = 0) -> np.ndarray:
+    """Order ``0..n-1`` (the base order) by the antisymmetric preference ``pref``.
+
+    ``pref[i, j] > 0``: ``i`` before ``j``. Ties (``0``) keep the base order. Seeded pivots.
+    """
+    n = pref.shape[0]
+    rng = np.random.default_rng(seed)
+
+    def sort(items: np.ndarray) -> list[int]:
+        if len(items) <= 1:
+            return items.tolist()
+        p = items[rng.integers(len(items))]
+        rest = items[items != p]
+        s = pref[rest, p]
+        before = rest[(s > 0) | ((s == 0) & (rest < p))]
+        after = rest[(s < 0) | ((s == 0) & (rest > p))]
+        return [*sort(before), int(p), *sort(after)]
+
+    return np.asarray(sort(np.arange(n)), dtype=np.int64)
+
+
+def _contexts(dataset: Dataset, run: Run, depth: int, index: CollectionIndex, similarity: Any):
+    for qid, q in dataset.queries.items():
+        ranked = _ranked(run.get(qid, {}))
+        head = [d for d in ranked[:depth] if d in dataset.documents]
+        docs = [dataset.documents[d] for d in head]
+        scores = [run[qid][d] for d in head]
+        ctx = QueryContext.build(q, docs, index, similarity=similarity, scores=scores)
+        yield qid, ranked, head, ctx
+
+
+def learn_weights(
+    dataset: Dataset,
+    axioms: str | Sequence[str | Axiom],
+    base_run: Run,
+    depth: int = 20,
+    index: CollectionIndex | None = None,
+    l2: float = 1e-2,
+    iters: int = 500,
+    seed: int = 0,
+    similarity: Any = None,
+) -> np.ndarray:
+    """Logistic-regression weights of the pairwise axioms on ``dataset``'s qrels (no intercept).
+
+    Training pairs: candidate pairs of the top ``depth`` with different relevance labels;
+    features ``P_a(i, j)``; target ``1[rel_i > rel_j]``. Gradient descent on the L2-regularized
+    log loss, deterministic (``seed`` only orders the data).
+    """
+    axs = [a for a in parse_axioms(axioms) if a.arity == 2]
+    if dataset.qrels is None:
+        raise ValueError(f"dataset {dataset.name!r} has no qrels; learning weights needs labels")
+    if index is None:
+        from axiomatic.index.cache import dataset_index
+
+        index = dataset_index(dataset)
+    X_parts, y_parts = [], []
+    for qid, _, head, ctx in _contexts(dataset, base_run, depth, index, similarity):
+        if ctx.n < 2 or ctx.n_terms == 0:
+            continue
+        rel = np.asarray([dataset.judged(qid).get(d, 0) for d in head])
+        i, j = np.nonzero(rel[:, None] != rel[None, :])
+        if not len(i):
+            continue
+        F = preference_stack(ctx, axs)
+        X_parts.append(F[:, i, j].T.astype(np.float64))
+        y_parts.append((rel[i] > rel[j]).astype(np.float64))
+    if not X_parts:
+        raise ValueError("no training pairs with different labels; use more queries or depth")
+    X = np.concatenate(X_parts)
+    y = np.concatenate(y_parts)
+    order = np.random.default_rng(seed).permutation(len(y))
+    X, y = X[order], y[order]
+    w = np.zeros(X.shape[1])
+    lr = 1.0
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        grad = X.T @ (p - y) / len(y) + l2 * w
+        w -= lr * grad
+    return w
+
+
+def axiomatic_rerank(
+    dataset: Dataset,
+    axioms: str | Sequence[str | Axiom],
+    base_run: Run,
+    depth: int = 20,
+    aggregation: str = "majority",
+    seed: int = 0,
+    weights: Sequence[float] | np.ndarray | None = None,
+    index: CollectionIndex | None = None,
+    similarity: Any = None,
+    train: Dataset | None = None,
+    train_run: Run | None = None,
+) -> Run:
+    """Re-rank the top ``depth`` of ``base_run`` with aggregated axiom preferences (KwikSort).
+
+    ``aggregation="learned"`` fits weights on ``train`` / ``train_run`` (:func:`learn_weights`)
+    unless ``weights`` are given. Returns a run whose scores encode the new order (``depth``
+    re-ranked documents first, the rest in base order).
+    """
+    if aggregation not in AGGREGATIONS:
+        import difflib
+
+        close = difflib.get_close_matches(aggregation, AGGREGATIONS, n=1)
+        raise ValueError(
+            f"unknown aggregation {aggregation!r}; expected one of {list(AGGREGATIONS)}"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+        )
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1 (got {depth})")
+    axs = [a for a in parse_axioms(axioms) if a.arity == 2]
+    if not axs:
+        raise ValueError("re-ranking needs at least one pairwise axiom (TFC2 is a triple axiom)")
+    if index is None:
+        from axiomatic.index.cache import dataset_index
+
+        index = dataset_index(dataset)
+    if aggregation == "majority":
+        w = np.ones(len(axs))
+    elif weights is not None:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (len(axs),):
+            raise ValueError(f"got {w.shape[0] if w.ndim else 0} weights for {len(axs)} axioms")
+    elif aggregation == "learned":
+        if train is None or train_run is None:
+            raise ValueError("aggregation='learned' needs train= and train_run= (or weights=)")
+        w = learn_weights(
+            train, axs, train_run, depth, index=None, seed=seed, similarity=similarity
+        )
+    else:
+        raise ValueError("aggregation='weighted' needs weights=, one per pairwise axiom")
+    out: Run = {}
+    for qid, ranked, head, ctx in _contexts(dataset, base_run, depth, index, similarity):
+        if ctx.n >= 2 and ctx.n_terms > 0:
+            F = preference_stack(ctx, axs).astype(np.float64)
+            agg = np.tensordot(w, F, axes=1)
+            pref = np.sign(agg)
+            order = kwiksort(pref, seed=seed)
+            new_head = [head[o] for o in order]
+        else:
+            new_head = list(head)
+        tail = [d for d in ranked if d not in set(new_head)]
+        final = new_head + tail
+        out[qid] = {d: float(len(final) - r) for r, d in enumerate(final)}
+    return out

@@ -1,0 +1,224 @@
+"""Effectiveness measures through ir_measures, with per-dataset relevance thresholds.
+
+Measures are ir_measures value objects (``nDCG@10``, ``RR@10``, ``AP``, ``P@5``, ``R@100``, ...),
+parsed safely by ir_measures (``ast``, never ``eval``). Graded qrels are used as follows:
+
+* **binary measures** (AP, RR, P, R, Success, ...) count a document as relevant when its grade is
+  ``>= rel_threshold`` (ir_measures' ``rel=`` parameter; e.g. 2 for TREC DL). A threshold written
+  explicitly in the measure (``AP(rel=3)``) wins;
+* **graded measures** (nDCG) use the grades themselves, as linear gains (trec_eval's nDCG:
+  ``gain = grade``, not ``2^grade - 1``; ``nDCG(gains=...)`` maps grades to other gains).
+
+The query set is that of the **qrels**: a query that has judgments but is missing from the run
+(or has an empty ranking) scores 0 on every measure, as ``trec_eval -c`` does; run queries without
+judgments are ignored. Averages are arithmetic means over that query set.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from axiomatic.data.records import Qrels, Run
+
+__all__ = [
+    "COMMON_MEASURES",
+    "evaluate",
+    "evaluate_per_query",
+    "measure_name",
+    "parse_measures",
+    "per_query_matrix",
+]
+
+COMMON_MEASURES = (
+    "nDCG@10",
+    "nDCG@20",
+    "nDCG@100",
+    "nDCG",
+    "RR@10",
+    "RR",
+    "AP",
+    "MAP",
+    "AP@100",
+    "P@1",
+    "P@5",
+    "P@10",
+    "P@20",
+    "R@10",
+    "R@100",
+    "R@1000",
+    "Success@1",
+    "Success@10",
+    "Rprec",
+    "Judged@10",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+)
+
+MeasureLike = Any  # an ir_measures Measure
+
+
+def _ir_measures() -> Any:
+    import ir_measures
+
+    return ir_measures
+
+
+def _split_measure_string(text: str) -> list[str]:
+    """Split on whitespace and commas that are not inside parentheses."""
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if cur:
+                out.append("".join(cur))
+                cur = []
+            continue
+        cur.append(ch)
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) -> list[MeasureLike]:
+    """Parse ``"nDCG@10 RR@10 AP"`` (space/comma separated), a list of names, or Measure objects.
+
+    Raises ``ValueError`` naming the unknown measure with close matches, e.g.
+    ``unknown measure 'nDGC@10'; did you mean 'nDCG@10'?``.
+    """
+    im = _ir_measures()
+    if isinstance(measures, str):
+        items: list[Any] = _split_measure_string(measures)
+    elif hasattr(measures, "NAME"):
+        items = [measures]
+    else:
+        items = list(measures)
+    if not items:
+        raise ValueError(
+            "no measures given; expected names such as 'nDCG@10 RR@10 AP' "
+            f"(known: {', '.join(COMMON_MEASURES[:8])}, ...)"
+        )
+    out = []
+    for item in items:
+        if hasattr(item, "NAME"):
+            out.append(item)
+            continue
+        if not isinstance(item, str):
+            raise TypeError(f"measures must be strings or ir_measures measures (got {item!r})")
+        try:
+            out.append(im.parse_measure(item))
+        except Exception as exc:  # ir_measures raises several types for bad names
+            known = list(dict.fromkeys([*COMMON_MEASURES, *sorted(im.measures.registry.keys())]))
+            close = difflib.get_close_matches(item, known, n=3, cutoff=0.5)
+            if not close:
+                base = item.split("@")[0].split("(")[0]
+                close = difflib.get_close_matches(base, known, n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise ValueError(
+                f"unknown measure {item!r}{hint} (expected ir_measures syntax such as "
+                f"'nDCG@10', 'RR@10', 'AP', 'P@5', 'R@100', 'AP(rel=2)'; error: {exc})"
+            ) from None
+    return out
+
+
+def measure_name(measure: MeasureLike) -> str:
+    """The display name of a measure, as written by ir_measures (``nDCG@10``, ``AP(rel=2)``)."""
+    return str(measure)
+
+
+def _with_threshold(measure: MeasureLike, rel_threshold: int) -> MeasureLike:
+    """Binary measures get ``rel=rel_threshold`` unless they carry an explicit ``rel``."""
+    if "rel" in measure.SUPPORTED_PARAMS and "rel" not in measure.params and rel_threshold != 1:
+        return measure(rel=int(rel_threshold))
+    return measure
+
+
+def _check_inputs(run: Run, qrels: Qrels, rel_threshold: int) -> None:
+    if not isinstance(run, Mapping):
+        raise TypeError(
+            f"run must be a dict {{query_id: {{doc_id: score}}}} (got {type(run).__name__}); "
+            "read TREC run files with axiomatic.data.trec.read_run"
+        )
+    if not isinstance(qrels, Mapping):
+        raise TypeError(
+            f"qrels must be a dict {{query_id: {{doc_id: grade}}}} (got {type(qrels).__name__}); "
+            "read TREC qrels with axiomatic.data.trec.read_qrels"
+        )
+    if isinstance(rel_threshold, bool) or not isinstance(rel_threshold, (int, np.integer)):
+        raise TypeError(f"rel_threshold must be an int grade (got {rel_threshold!r})")
+
+
+def evaluate_per_query(
+    run: Run,
+    qrels: Qrels,
+    measures: str | Iterable[str | MeasureLike],
+    rel_threshold: int = 1,
+) -> pd.DataFrame:
+    """Per-query values: a DataFrame with columns ``query_id``, ``measure``, ``value``.
+
+    One row per (judged query, measure), sorted by measure then query id; ``measure`` is the name
+    as requested (``AP``, not ``AP(rel=2)``). Judged queries missing from the run get 0.
+    """
+    _check_inputs(run, qrels, rel_threshold)
+    im = _ir_measures()
+    parsed = parse_measures(measures)
+    names = [measure_name(m) for m in parsed]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"measure(s) requested twice: {dup}")
+    actual = [_with_threshold(m, rel_threshold) for m in parsed]
+    back = {a: n for a, n in zip(actual, names, strict=True)}
+    qids = sorted(q for q, judged in qrels.items() if judged)
+    clean_qrels = {q: {d: int(g) for d, g in qrels[q].items()} for q in qids}
+    clean_run = {
+        q: {d: float(s) for d, s in docs.items()}
+        for q, docs in run.items()
+        if q in clean_qrels and docs
+    }
+    values: dict[tuple[str, str], float] = {}
+    if clean_run:
+        for metric in im.iter_calc(actual, clean_qrels, clean_run):
+            values[(back[metric.measure], str(metric.query_id))] = float(metric.value)
+    rows = [(q, name, values.get((name, q), 0.0)) for name in names for q in qids]
+    return pd.DataFrame(rows, columns=["query_id", "measure", "value"])
+
+
+def evaluate(
+    run: Run,
+    qrels: Qrels,
+    measures: str | Iterable[str | MeasureLike],
+    rel_threshold: int = 1,
+) -> dict[str, float]:
+    """Mean of each measure over the judged queries, ``{name: value}`` in the requested order.
+
+    Judged queries that the run lacks count as 0 (see the module docstring).
+    """
+    per_q = evaluate_per_query(run, qrels, measures, rel_threshold)
+    names = (
+        list(dict.fromkeys(per_q["measure"]))
+        if len(per_q)
+        else [measure_name(m) for m in parse_measures(measures)]
+    )
+    means = per_q.groupby("measure", sort=False)["value"].mean()
+    return {n: float(means.get(n, 0.0)) for n in names}
+
+
+def per_query_matrix(per_query: pd.DataFrame, measure: str) -> pd.Series:
+    """Values of one measure indexed by query id (from :func:`evaluate_per_query` output)."""
+    sel = per_query[per_query["measure"] == measure]
+    if sel.empty:
+        known = sorted(set(per_query["measure"]))
+        close = difflib.get_close_matches(measure, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"measure {measure!r} is not in the table (has {known}){hint}")
+    return sel.set_index("query_id")["value"].sort_index()

@@ -1,0 +1,191 @@
+"""Paired significance tests over per-query values, with Holm's multiple-comparison correction.
+
+Two systems are compared on the same queries: :func:`paired_test` aligns per-query values (by
+query id when given mappings/Series), then runs the paired t-test (``scipy.stats.ttest_rel``) or
+the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``). :func:`holm` adjusts a family of
+p-values (Holm, 1979, *A simple sequentially rejective multiple test procedure*), and
+:func:`compare_runs` does both for several systems against a baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from axiomatic.data.records import Qrels, Run
+
+__all__ = ["PairedTestResult", "compare_runs", "holm", "paired_test"]
+
+TestName = Literal["t", "wilcoxon"]
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """Outcome of a paired test of ``a`` against ``b`` (``mean_diff = mean(a - b)``)."""
+
+    test: str
+    statistic: float
+    pvalue: float
+    mean_a: float
+    mean_b: float
+    mean_diff: float
+    n: int
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        return self.pvalue < alpha
+
+
+def _align(
+    a: Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series,
+    b: Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series,
+) -> tuple[np.ndarray, np.ndarray]:
+    keyed_a = isinstance(a, (Mapping, pd.Series))
+    keyed_b = isinstance(b, (Mapping, pd.Series))
+    if keyed_a != keyed_b:
+        raise TypeError(
+            "a and b must both be keyed by query id (dict / pandas Series) or both be arrays "
+            f"in the same query order (got {type(a).__name__} and {type(b).__name__})"
+        )
+    if keyed_a:
+        da = dict(a.items())  # type: ignore[union-attr]
+        db = dict(b.items())  # type: ignore[union-attr]
+        if set(da) != set(db):
+            only_a = sorted(set(da) - set(db))[:5]
+            only_b = sorted(set(db) - set(da))[:5]
+            raise ValueError(
+                "paired test needs values for the same queries; "
+                f"only in a: {only_a}, only in b: {only_b} "
+                "(evaluate both runs with the same qrels: missing queries then count as 0)"
+            )
+        keys = sorted(da)
+        xa = np.asarray([da[k] for k in keys], dtype=np.float64)
+        xb = np.asarray([db[k] for k in keys], dtype=np.float64)
+    else:
+        xa = np.asarray(a, dtype=np.float64).ravel()
+        xb = np.asarray(b, dtype=np.float64).ravel()
+        if xa.shape != xb.shape:
+            raise ValueError(
+                f"paired test needs equally long arrays (got {len(xa)} and {len(xb)} values)"
+            )
+    if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
+        raise ValueError("per-query values must be finite (found NaN or inf)")
+    return xa, xb
+
+
+def paired_test(
+    a: Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series,
+    b: Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series,
+    test: TestName = "t",
+) -> PairedTestResult:
+    """Two-sided paired test of per-query values ``a`` vs ``b``.
+
+    ``test="t"``: paired Student t-test, ``t = mean(d) / (sd(d) / sqrt(n))`` with ``d = a - b``.
+    ``test="wilcoxon"``: Wilcoxon signed-rank test (zero differences dropped, "wilcox" method).
+    When every difference is 0 the systems are indistinguishable: statistic 0, p-value 1.
+    """
+    from scipy import stats
+
+    if test not in ("t", "wilcoxon"):
+        import difflib
+
+        close = difflib.get_close_matches(str(test), ["t", "wilcoxon"], n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown test {test!r}: expected 't' or 'wilcoxon'{hint}")
+    xa, xb = _align(a, b)
+    n = len(xa)
+    if n < 2:
+        raise ValueError(f"a paired test needs at least 2 queries (got {n})")
+    d = xa - xb
+    if np.allclose(d, 0.0, atol=1e-15):
+        stat, p = 0.0, 1.0
+    elif test == "t":
+        if np.allclose(d, d[0]):  # constant non-zero difference: zero variance
+            stat, p = float(np.sign(d[0]) * np.inf), 0.0
+        else:
+            res = stats.ttest_rel(xa, xb)
+            stat, p = float(res.statistic), float(res.pvalue)
+    else:
+        res = stats.wilcoxon(xa, xb, zero_method="wilcox")
+        stat, p = float(res.statistic), float(res.pvalue)
+    return PairedTestResult(
+        test=test,
+        statistic=stat,
+        pvalue=p,
+        mean_a=float(xa.mean()),
+        mean_b=float(xb.mean()),
+        mean_diff=float(d.mean()),
+        n=n,
+    )
+
+
+def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values, in the input order.
+
+    Sorted ascending ``p_(1) <= ... <= p_(m)``: ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
+    Rejecting where ``adj < alpha`` controls the family-wise error rate at ``alpha``.
+    """
+    p = np.asarray(pvalues, dtype=np.float64).ravel()
+    if p.size == 0:
+        return p
+    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"p-values must lie in [0, 1] (got {p.tolist()})")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adj_sorted = np.maximum.accumulate(scaled)
+    out = np.empty(m, dtype=np.float64)
+    out[order] = adj_sorted
+    return out
+
+
+def compare_runs(
+    runs: Mapping[str, Run],
+    qrels: Qrels,
+    measures: str | Sequence[str],
+    baseline: str,
+    rel_threshold: int = 1,
+    test: TestName = "t",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Mean of each measure per system, and paired tests of each system against ``baseline``.
+
+    Holm's correction is applied per measure across the compared systems. Columns: ``system``,
+    ``measure``, ``value``, ``diff`` (vs baseline), ``pvalue``, ``pvalue_holm``, ``significant``
+    (``pvalue_holm < alpha``); the baseline row has NaN p-values.
+    """
+    from axiomatic.evaluate.metrics import evaluate_per_query
+
+    if baseline not in runs:
+        import difflib
+
+        close = difflib.get_close_matches(baseline, list(runs), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"baseline {baseline!r} is not among the runs {sorted(runs)}{hint}")
+    per = {
+        name: evaluate_per_query(run, qrels, measures, rel_threshold) for name, run in runs.items()
+    }
+    rows = []
+    base = per[baseline]
+    for measure in dict.fromkeys(base["measure"]):
+        b = base[base["measure"] == measure].set_index("query_id")["value"]
+        others = [s for s in runs if s != baseline]
+        results = {}
+        for s in others:
+            t = per[s]
+            a = t[t["measure"] == measure].set_index("query_id")["value"]
+            results[s] = paired_test(a, b, test=test)
+        adj = holm([results[s].pvalue for s in others]) if others else np.empty(0)
+        rows.append((baseline, measure, float(b.mean()), 0.0, np.nan, np.nan, False))
+        for s, padj in zip(others, adj, strict=True):
+            r = results[s]
+            rows.append(
+                (s, measure, r.mean_a, r.mean_diff, r.pvalue, float(padj), bool(padj < alpha))
+            )
+    return pd.DataFrame(
+        rows,
+        columns=["system", "measure", "value", "diff", "pvalue", "pvalue_holm", "significant"],
+    )

@@ -1,0 +1,250 @@
+"""Model registry, construction and safe persistence (safetensors weights + JSON config, no pickle).
+
+A saved model is a folder::
+
+    config.json          {"format": "axiomatic-model", "model_type": ..., "config": {...}, ...}
+    model.safetensors    the weights (state dict)
+    vocab.json           word-level models: tokens + analyzer settings
+    tokenizer/           transformer models: the word-piece tokenizer files
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from axiomatic.models.base import NeuralRankingModel, seeded_init
+
+FORMAT = "axiomatic-model"
+FORMAT_VERSION = 1
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+VOCAB_FILE = "vocab.json"
+TOKENIZER_DIR = "tokenizer"
+
+# registry name -> (module, class); resolved lazily so that importing the package stays cheap
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "knrm": ("axiomatic.models.knrm", "KNRM"),
+    "conv-knrm": ("axiomatic.models.knrm", "ConvKNRM"),
+    "drmm": ("axiomatic.models.matchzoo", "DRMM"),
+    "matchpyramid": ("axiomatic.models.matchzoo", "MatchPyramid"),
+    "duet": ("axiomatic.models.matchzoo", "Duet"),
+    "anmm": ("axiomatic.models.matchzoo", "ANMM"),
+    "arc-i": ("axiomatic.models.matchzoo", "ARCI"),
+    "mv-lstm": ("axiomatic.models.matchzoo", "MVLSTM"),
+    "cross-encoder": ("axiomatic.models.transformer", "CrossEncoder"),
+    "bi-encoder": ("axiomatic.models.transformer", "BiEncoder"),
+}
+_ALIASES = {"cknrm": "conv-knrm", "k-nrm": "knrm", "arci": "arc-i", "mvlstm": "mv-lstm"}
+_TRANSFORMERS = ("cross-encoder", "bi-encoder")
+
+
+def list_models() -> list[str]:
+    """Registry names accepted by :func:`build_model`."""
+    return list(_REGISTRY)
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(" ", "-")
+
+
+def resolve_model_name(name: str) -> str:
+    """Canonical registry name of ``name`` (case, ``_``/``-`` and common spellings forgiven)."""
+    key = _key(name)
+    if key in _REGISTRY:
+        return key
+    squashed = key.replace("-", "")
+    for canonical in _REGISTRY:
+        if canonical.replace("-", "") == squashed:
+            return canonical
+    if squashed in _ALIASES:
+        return _ALIASES[squashed]
+    close = difflib.get_close_matches(key, [*_REGISTRY, *_ALIASES], n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(repr(_ALIASES.get(c, c)) for c in close)}?" if close else ""
+    raise ValueError(f"unknown model {name!r}; expected one of {list_models()}.{hint}")
+
+
+def model_class(name: str) -> type[NeuralRankingModel]:
+    module, cls = _REGISTRY[resolve_model_name(name)]
+    return getattr(importlib.import_module(module), cls)
+
+
+def is_word_model(name: str) -> bool:
+    return resolve_model_name(name) not in _TRANSFORMERS
+
+
+def _check_config(cls: type, config: dict[str, Any], reserved: Iterable[str] = ()) -> None:
+    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    allowed = set(params) - set(reserved)
+    for key in config:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, sorted(allowed), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"{cls.__name__} has no option {key!r}; options are {sorted(allowed)}.{hint}"
+            )
+
+
+def build_model(
+    name: str,
+    *,
+    vocab: Any = None,
+    texts: Iterable[str] | None = None,
+    embeddings: str | np.ndarray = "random",
+    seed: int = 0,
+    analyzer: Any = None,
+    max_vocab: int | None = 100_000,
+    min_count: int = 1,
+    word2vec_options: dict[str, Any] | None = None,
+    **config: Any,
+) -> NeuralRankingModel:
+    """Build a fresh model by registry name (see :func:`list_models`), seeded by ``seed``.
+
+    Word-level models need a vocabulary: pass ``vocab`` (a :class:`Vocabulary`) or ``texts`` (the
+    training collection; the vocabulary keeps the ``max_vocab`` most frequent tokens seen
+    ``min_count`` times, tokenized with ``analyzer``, default surface tokens). ``embeddings`` is
+    ``"random"``, ``"word2vec"`` (trained on ``texts`` with gensim, seeded), ``"minilm"`` (mean of
+    MiniLM word-piece input embeddings, 384-d unless ``embedding_dim`` is given) or a matrix.
+    Other keyword arguments are the model's constructor options (e.g. ``n_kernels=11``,
+    ``max_length=128`` for the cross-encoder).
+    """
+    canonical = resolve_model_name(name)
+    cls = model_class(canonical)
+    if canonical in _TRANSFORMERS:
+        _check_config(cls, config, reserved=("tokenizer_path",))
+        with seeded_init(seed):
+            model = cls(**config)
+        model.build_info = {"seed": seed}  # type: ignore[attr-defined]
+        return model
+
+    from axiomatic.models.embeddings import make_embeddings
+    from axiomatic.models.vocab import Vocabulary
+
+    _check_config(cls, config, reserved=("vocab", "embeddings"))
+    texts_list = list(texts) if texts is not None else None
+    if vocab is None:
+        if texts_list is None:
+            raise ValueError(
+                f"{canonical} is a word-level model: pass texts=... (the training collection) "
+                "to build its vocabulary, or vocab=Vocabulary.build(texts)"
+            )
+        vocab = Vocabulary.build(
+            texts_list, analyzer=analyzer, max_size=max_vocab, min_count=min_count
+        )
+    source = embeddings if isinstance(embeddings, str) else "matrix"
+    if "embedding_dim" not in config:
+        if isinstance(embeddings, np.ndarray):
+            config["embedding_dim"] = int(embeddings.shape[1])
+        elif embeddings == "minilm":
+            config["embedding_dim"] = 384
+    dim = int(
+        config.get(
+            "embedding_dim", inspect.signature(cls.__init__).parameters["embedding_dim"].default
+        )
+    )
+    matrix = make_embeddings(
+        embeddings, vocab, dim, texts=texts_list, seed=seed, **(word2vec_options or {})
+    )
+    with seeded_init(seed):
+        model = cls(vocab=vocab, embeddings=matrix, **config)
+    model.build_info = {"seed": seed, "embeddings": source}  # type: ignore[attr-defined]
+    return model
+
+
+def save_model(model: NeuralRankingModel, directory: str | Path) -> Path:
+    """Write ``model`` to ``directory`` (created): config.json, model.safetensors and the
+    vocabulary or tokenizer. Returns the directory."""
+    from safetensors.torch import save_model as save_weights
+
+    if not isinstance(model, NeuralRankingModel):
+        raise TypeError(f"save_model expects a NeuralRankingModel (got {type(model).__name__})")
+    resolve_model_name(model.model_type)
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    meta: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "model_type": model.model_type,
+        "config": model.config,
+        "weights": WEIGHTS_FILE,
+        "vocabulary": None,
+        "analyzer": None,
+        "tokenizer": None,
+        "metadata": getattr(model, "build_info", {}),
+    }
+    vocab = getattr(model, "vocab", None)
+    if vocab is not None:
+        vocab.save(out / VOCAB_FILE)
+        meta["vocabulary"] = VOCAB_FILE
+        meta["analyzer"] = vocab.analyzer.config()
+    tokenizer = getattr(model, "tokenizer", None)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(str(out / TOKENIZER_DIR))
+        meta["tokenizer"] = TOKENIZER_DIR
+    save_weights(model, str(out / WEIGHTS_FILE))
+    (out / CONFIG_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
+    return out
+
+
+def read_model_config(directory: str | Path) -> dict[str, Any]:
+    """The parsed config.json of a saved model folder (validated)."""
+    path = Path(directory) / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: {directory} is not a saved model folder "
+            "(expected config.json + model.safetensors written by axiomatic.models.save_model)"
+        )
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f'{path}: not an axiomatic model config (expected "format": "{FORMAT}")')
+    if int(meta.get("format_version", 0)) > FORMAT_VERSION:
+        raise ValueError(
+            f"{path}: format_version {meta['format_version']} is newer than this axiomatic "
+            f"({FORMAT_VERSION}); upgrade axiomatic-ir"
+        )
+    return meta
+
+
+def load_model(
+    directory: str | Path, device: str | torch.device | None = None
+) -> NeuralRankingModel:
+    """Rebuild a model saved by :func:`save_model`, in eval mode, on ``device`` (default CPU)."""
+    from safetensors.torch import load_model as load_weights
+
+    from axiomatic.models.vocab import Vocabulary
+
+    directory = Path(directory)
+    meta = read_model_config(directory)
+    canonical = resolve_model_name(meta["model_type"])
+    cls = model_class(canonical)
+    config = dict(meta.get("config") or {})
+    # the initial weights are overwritten below; a fixed seed keeps the caller's RNG untouched
+    with seeded_init(0):
+        if canonical in _TRANSFORMERS:
+            tok = meta.get("tokenizer")
+            tok_path = directory / tok if tok and (directory / tok).is_dir() else None
+            model = cls(**config, pretrained=False, tokenizer_path=tok_path)
+        else:
+            vocab_file = meta.get("vocabulary") or VOCAB_FILE
+            vocab = Vocabulary.load(directory / vocab_file)
+            model = cls(vocab=vocab, **config)
+    weights = directory / meta.get("weights", WEIGHTS_FILE)
+    if not weights.is_file():
+        raise FileNotFoundError(f"{weights} not found: the model folder lacks its weights")
+    load_weights(model, str(weights), strict=True, device="cpu")
+    model.build_info = dict(meta.get("metadata") or {})  # type: ignore[attr-defined]
+    model.eval()
+    if device is not None:
+        model.to(device)
+    return model

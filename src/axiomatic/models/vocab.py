@@ -1,0 +1,149 @@
+"""Word vocabulary shared by the word-level neural models (KNRM, Conv-KNRM, DRMM, ...).
+
+Tokens come from the project :class:`~axiomatic.text.analyzer.Analyzer` (by default surface tokens:
+lowercased, no stopping, no stemming), so that the models and the axioms agree on what a word is.
+Id 0 is padding and id 1 stands for every out-of-vocabulary token.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from axiomatic.text.analyzer import Analyzer
+
+PAD_ID = 0
+OOV_ID = 1
+PAD_TOKEN = "<pad>"
+OOV_TOKEN = "<oov>"
+
+
+def model_analyzer(language: str = "en") -> Analyzer:
+    """The default analyzer of the word-level models: surface tokens, no stopping, no stemming."""
+    return Analyzer(language=language, stopwords=False, stemmer=None)
+
+
+class Vocabulary:
+    """Maps tokens to integer ids (``0`` = padding, ``1`` = OOV, real words from ``2``).
+
+    Build it from texts with :meth:`build`; ``tokens[i]`` is the word of id ``i``.
+    """
+
+    def __init__(self, tokens: Sequence[str], analyzer: Analyzer | None = None) -> None:
+        tokens = list(tokens)
+        if tokens[:2] != [PAD_TOKEN, OOV_TOKEN]:
+            tokens = [PAD_TOKEN, OOV_TOKEN, *[t for t in tokens if t not in (PAD_TOKEN, OOV_TOKEN)]]
+        self.tokens: list[str] = tokens
+        self.analyzer: Analyzer = analyzer if analyzer is not None else model_analyzer()
+        self.index: dict[str, int] = {t: i for i, t in enumerate(tokens)}
+        if len(self.index) != len(tokens):
+            dup = [t for t, c in Counter(tokens).items() if c > 1][:5]
+            raise ValueError(f"vocabulary tokens must be unique (duplicates: {dup})")
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def build(
+        cls,
+        texts: Iterable[str],
+        analyzer: Analyzer | None = None,
+        max_size: int | None = 100_000,
+        min_count: int = 1,
+    ) -> Vocabulary:
+        """Vocabulary of the ``max_size`` most frequent tokens seen at least ``min_count`` times.
+
+        Ties in frequency are broken alphabetically, so the same texts give the same ids.
+        ``max_size`` counts real words (padding and OOV come on top).
+        """
+        if min_count < 1:
+            raise ValueError(f"min_count must be >= 1 (got {min_count})")
+        if max_size is not None and max_size < 1:
+            raise ValueError(f"max_size must be >= 1 or None (got {max_size})")
+        analyzer = analyzer if analyzer is not None else model_analyzer()
+        counts: Counter[str] = Counter()
+        for text in texts:
+            counts.update(analyzer.analyze(text))
+        items = sorted(
+            ((t, c) for t, c in counts.items() if c >= min_count), key=lambda tc: (-tc[1], tc[0])
+        )
+        if max_size is not None:
+            items = items[:max_size]
+        return cls([PAD_TOKEN, OOV_TOKEN, *(t for t, _ in items)], analyzer)
+
+    # ------------------------------------------------------------------ lookup
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __contains__(self, token: object) -> bool:
+        return token in self.index
+
+    def tokenize(self, text: str) -> list[str]:
+        return self.analyzer.analyze(text)
+
+    def ids(self, tokens: Sequence[str]) -> list[int]:
+        get = self.index.get
+        return [get(t, OOV_ID) for t in tokens]
+
+    def encode(self, text: str, max_len: int | None = None) -> list[int]:
+        """Ids of the tokens of ``text`` (truncated to ``max_len``)."""
+        ids = self.ids(self.tokenize(text))
+        return ids[:max_len] if max_len is not None else ids
+
+    def encode_batch(
+        self, texts: Sequence[str], max_len: int, min_len: int = 1, fixed: bool = False
+    ) -> torch.Tensor:
+        """``(len(texts), L)`` LongTensor of ids padded with 0.
+
+        ``L`` is the longest text (capped at ``max_len``, at least ``min_len``) or exactly
+        ``max_len`` when ``fixed``.
+        """
+        rows = [self.encode(t, max_len) for t in texts]
+        width = max_len if fixed else max(min_len, max((len(r) for r in rows), default=0))
+        width = max(width, min_len)
+        out = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, r in enumerate(rows):
+            if r:
+                out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+        return out
+
+    # ------------------------------------------------------------------ I/O
+    def to_dict(self) -> dict[str, Any]:
+        return {"tokens": self.tokens, "analyzer": self.analyzer.config()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Vocabulary:
+        return cls(data["tokens"], Analyzer.from_config(data["analyzer"]))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Vocabulary:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(
+                f"vocabulary file {path} does not exist; a saved word-level model keeps it next "
+                "to config.json (save the model again with axiomatic.models.save_model)"
+            ) from exc
+        if not isinstance(data, dict) or "tokens" not in data or "analyzer" not in data:
+            raise ValueError(
+                f"{path}: expected a JSON object with 'tokens' and 'analyzer' "
+                "(written by Vocabulary.save)"
+            )
+        return cls.from_dict(data)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Vocabulary)
+            and self.tokens == other.tokens
+            and self.analyzer.config() == other.analyzer.config()
+        )
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({len(self)} tokens, analyzer={self.analyzer!r})"

@@ -1,0 +1,464 @@
+"""Lexical rankers over a :class:`~axiomatic.index.collection.CollectionIndex`: BM25, QL, RM3, TF-IDF.
+
+Every ranker does two jobs with the same per-posting kernel, so the two agree to float precision:
+
+* **full-collection retrieval** (:meth:`retrieve`, :meth:`retrieve_run`): a document x term weight
+  matrix is computed once (lazily, per ranker) from the index's CSR counts; a query's scores are one
+  sparse product over the query terms' columns (no per-document Python);
+* **re-ranking** (:meth:`score`): the candidates' count vectors over the query terms are read from
+  the index rows; documents that are *not* in the index (artificial or perturbed documents, or an
+  id whose text differs from the indexed one) are analyzed with :meth:`CollectionIndex.analyze_texts`
+  and scored against the **original** collection statistics (N, df, avgdl and p(t|C) unchanged),
+  as Rennings (2019, section 4.1.1) prescribes for diagnostic datasets.
+
+All rankers share the index's one :class:`~axiomatic.text.analyzer.Analyzer`. Query terms are
+counted: a term repeated in the query contributes once per occurrence (weight ``qtf``).
+Retrieval returns only documents that contain at least one query term (as Lucene/Anserini do).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from axiomatic.data.records import Document, Query, Run
+from axiomatic.index.collection import CollectionIndex
+
+__all__ = [
+    "BM25Ranker",
+    "LexicalRanker",
+    "QLRanker",
+    "RM3Ranker",
+    "TFIDFRanker",
+    "bm25_idf",
+    "bm25_weights",
+    "ql_weights",
+    "tfidf_weights",
+]
+
+
+# ---------------------------------------------------------------------------- pure kernels
+def bm25_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
+    """Lucene's BM25 idf, ``log(1 + (N - df + 0.5) / (df + 0.5))`` (always positive)."""
+    df = np.asarray(df, dtype=np.float64)
+    return np.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+
+def bm25_weights(
+    tf: np.ndarray, doc_len: np.ndarray, idf: np.ndarray, avg_doc_len: float, k1: float, b: float
+) -> np.ndarray:
+    """Per-(document, term) BM25 weight, Lucene variant (Kamphuis et al., ECIR 2020).
+
+    ``w(t, d) = idf(t) * tf / (tf + k1 * (1 - b + b * |d| / avgdl))``; broadcasting: ``tf`` and
+    ``doc_len``/``idf`` must broadcast together (e.g. ``n x q``, ``n x 1`` and ``q``).
+    """
+    tf = np.asarray(tf, dtype=np.float64)
+    norm = k1 * (1.0 - b + b * np.asarray(doc_len, dtype=np.float64) / max(avg_doc_len, 1e-12))
+    return np.asarray(idf, dtype=np.float64) * tf / (tf + norm)
+
+
+def ql_weights(tf: np.ndarray, p_coll: np.ndarray, mu: float) -> np.ndarray:
+    """Document-dependent part of Dirichlet QL for a matching term: ``log(1 + tf / (mu p(t|C)))``.
+
+    The full Dirichlet log-likelihood of a term is
+    ``log((tf + mu p(t|C)) / (|d| + mu)) = log(1 + tf / (mu p)) + log(mu p) - log(|d| + mu)``
+    (Zhai & Lafferty, 2001); the last two parts are added per query / per document.
+    """
+    return np.log1p(np.asarray(tf, dtype=np.float64) / (mu * np.asarray(p_coll, dtype=np.float64)))
+
+
+def tfidf_weights(tf: np.ndarray, idf: np.ndarray) -> np.ndarray:
+    """Sublinear TF-IDF: ``(1 + ln tf) * idf`` for ``tf > 0``, else 0."""
+    tf = np.asarray(tf, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        logtf = np.where(tf > 0, 1.0 + np.log(np.maximum(tf, 1.0)), 0.0)
+    return logtf * np.asarray(idf, dtype=np.float64)
+
+
+def _top_k(scores: np.ndarray, candidates: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top ``k`` of ``scores[candidates]`` by score desc, ties by row asc (deterministic)."""
+    if len(candidates) == 0 or k <= 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    s = scores[candidates]
+    if len(candidates) > k:
+        part = np.argpartition(-s, k - 1)[:k]
+        # keep every document tied with the k-th score so the tie-break below is stable
+        kth = s[part].min()
+        part = np.nonzero(s >= kth)[0]
+        candidates, s = candidates[part], s[part]
+    order = np.lexsort((candidates, -s))[:k]
+    return candidates[order], s[order]
+
+
+def _postings(
+    w: sp.csc_matrix, term_ids: np.ndarray, qw: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and ``qw``-weighted values of the postings of ``term_ids`` (CSC column slices)."""
+    starts = w.indptr[term_ids]
+    ends = w.indptr[term_ids + 1]
+    lens = ends - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    # gather positions start..end of every column without a Python loop over postings
+    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+    pos = np.arange(total, dtype=np.int64) + offsets
+    return w.indices[pos], w.data[pos] * np.repeat(qw, lens)
+
+
+# ---------------------------------------------------------------------------- base class
+class LexicalRanker:
+    """Shared machinery: query analysis, candidate count vectors, retrieval by sparse products.
+
+    Subclasses implement :meth:`_posting_weights` (weights of the non-zero (doc, term) counts,
+    vectorized), :meth:`_doc_offset` (a per-document, per-query additive term, e.g. QL's length
+    normalization) and optionally :meth:`_query_weights` (e.g. RM3's expanded query).
+    """
+
+    name: str = "lexical"
+
+    def __init__(self, index: CollectionIndex) -> None:
+        self.index = index
+        self._weights: sp.csc_matrix | None = None
+
+    # -- hooks -------------------------------------------------------------------------
+    def _check(self) -> None:
+        """Validate parameters (called on first use; constructors only store them)."""
+
+    def _posting_weights(
+        self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
+    ) -> np.ndarray:
+        raise NotImplementedError
+
+    def _doc_offset(
+        self, doc_len: np.ndarray, term_ids: np.ndarray, qw: np.ndarray
+    ) -> np.ndarray | float:
+        """Additive score term for documents of length ``doc_len`` (QL's normalization)."""
+        return 0.0
+
+    def _query_weights(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
+        """In-vocabulary term ids of the query and their weights (default: query term counts)."""
+        return self._query_terms(query.text)
+
+    # -- query ---------------------------------------------------------------------------
+    def _query_terms(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        counts = Counter(self.index.analyzer.analyze(text))
+        if not counts:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        tids = self.index.term_ids(list(counts))
+        qtf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        ok = tids >= 0
+        return tids[ok], qtf[ok]
+
+    # -- re-ranking ---------------------------------------------------------------------
+    def _candidate_counts(
+        self, documents: Sequence[Document], term_ids: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Dense ``n x |q|`` counts and lengths; out-of-index documents analyzed on the fly."""
+        index = self.index
+        n = len(documents)
+        counts = np.zeros((n, len(term_ids)), dtype=np.int64)
+        lens = np.zeros(n, dtype=np.int64)
+        in_index: list[int] = []
+        rows: list[int] = []
+        outside: list[int] = []
+        texts = index.texts
+        for i, doc in enumerate(documents):
+            r = index.doc_index.get(doc.doc_id)
+            if r is not None and (texts is None or texts[doc.doc_id] == doc.text):
+                in_index.append(i)
+                rows.append(r)
+            else:
+                outside.append(i)
+        if in_index:
+            r_arr = np.asarray(rows, dtype=np.int64)
+            counts[in_index] = index.counts(r_arr, term_ids)
+            lens[in_index] = index.doc_len[r_arr]
+        if outside:
+            analyzed = index.analyze_texts([documents[i].text for i in outside])
+            if len(term_ids):
+                counts[outside] = analyzed.tf[:, term_ids].toarray()
+            lens[outside] = analyzed.doc_len
+        return counts, lens
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+        """Scores of ``documents`` for ``query`` (one float64 per document, in order)."""
+        self._check()
+        term_ids, qw = self._query_weights(query)
+        counts, lens = self._candidate_counts(documents, term_ids)
+        if len(documents) == 0:
+            return np.zeros(0, dtype=np.float64)
+        scores = np.zeros(len(documents), dtype=np.float64)
+        if len(term_ids):
+            w = np.zeros(counts.shape, dtype=np.float64)
+            nz = counts > 0
+            if nz.any():
+                r, c = np.nonzero(nz)
+                w[r, c] = self._posting_weights(counts[r, c], lens[r], term_ids[c])
+            scores = w @ qw
+        return scores + self._doc_offset(lens, term_ids, qw)
+
+    # -- retrieval ---------------------------------------------------------------------
+    def weight_matrix(self) -> sp.csc_matrix:
+        """``n_docs x n_terms`` per-posting weights (CSC, float64), computed once."""
+        if self._weights is None:
+            self._check()
+            tf = self.index.tf.tocoo()
+            data = self._posting_weights(
+                tf.data, self.index.doc_len[tf.row], tf.col.astype(np.int64)
+            )
+            w = sp.csr_matrix((data, (tf.row, tf.col)), shape=tf.shape, dtype=np.float64)
+            self._weights = w.tocsc()
+        return self._weights
+
+    def scores_all(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every document for ``query`` and the rows that match >= 1 query term."""
+        self._check()
+        term_ids, qw = self._query_weights(query)
+        return self._scores_for(term_ids, qw)
+
+    def _scores_for(self, term_ids: np.ndarray, qw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = self.index.n_docs
+        if len(term_ids) == 0:
+            return np.zeros(n, dtype=np.float64), np.empty(0, dtype=np.int64)
+        w = self.weight_matrix()
+        rows, contrib = _postings(w, term_ids, qw)
+        scores = np.bincount(rows, weights=contrib, minlength=n)
+        hit = np.zeros(n, dtype=bool)
+        hit[rows] = True
+        matched = np.flatnonzero(hit)
+        scores = scores + self._doc_offset(self.index.doc_len, term_ids, qw)
+        return scores, matched
+
+    def retrieve(self, query: Query, k: int = 1000) -> list[tuple[str, float]]:
+        """Top ``k`` documents of the whole collection as ``(doc_id, score)``, best first."""
+        if int(k) != k or k < 1:
+            raise ValueError(f"k must be a positive integer (got {k!r})")
+        scores, matched = self.scores_all(query)
+        rows, s = _top_k(scores, matched, int(k))
+        ids = self.index.doc_ids
+        return [(ids[r], float(v)) for r, v in zip(rows.tolist(), s.tolist(), strict=True)]
+
+    def retrieve_run(self, queries: Iterable[Query] | Mapping[str, Query], k: int = 1000) -> Run:
+        """Full-collection retrieval for many queries (a :data:`Run`, top ``k`` per query)."""
+        from axiomatic.report.progress import track
+
+        qs = list(queries.values()) if isinstance(queries, Mapping) else list(queries)
+        run: Run = {}
+        for q in track(qs, description=f"retrieving with {self.name}", total=len(qs)):
+            run[q.query_id] = dict(self.retrieve(q, k))
+        return run
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, index={self.index!r})"
+
+
+# ---------------------------------------------------------------------------- BM25
+class BM25Ranker(LexicalRanker):
+    """Okapi BM25, Lucene variant (the one bm25s' ``method="lucene"`` implements).
+
+    ``score(q, d) = sum_{t in q} qtf(t) * idf(t) * tf(t,d) / (tf(t,d) + k1 * (1 - b + b |d|/avgdl))``
+    with Lucene's ``idf(t) = log(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Like Lucene >= 8 the
+    ``(k1 + 1)`` numerator factor is dropped (a constant factor: the ranking is unchanged).
+    Robertson & Zaragoza (2009), *The Probabilistic Relevance Framework: BM25 and Beyond*;
+    Kamphuis, de Vries, Boytsov & Lin (2020), *Which BM25 do you mean?*, ECIR.
+
+    Parameters: ``k1 >= 0`` (term-frequency saturation), ``0 <= b <= 1`` (length normalization).
+    Defaults ``k1=0.9, b=0.4`` (Anserini's).
+    """
+
+    def __init__(self, index: CollectionIndex, k1: float = 0.9, b: float = 0.4) -> None:
+        super().__init__(index)
+        self.k1 = k1
+        self.b = b
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"BM25(k1={self.k1:g},b={self.b:g})"
+
+    def _check(self) -> None:
+        _check_number("k1", self.k1, low=0.0)
+        _check_number("b", self.b, low=0.0, high=1.0)
+
+    def _posting_weights(
+        self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
+    ) -> np.ndarray:
+        idf = bm25_idf(self.index.df[term_ids], self.index.n_docs)
+        return bm25_weights(tf, doc_len, idf, self.index.avg_doc_len, self.k1, self.b)
+
+
+# ---------------------------------------------------------------------------- TF-IDF
+class TFIDFRanker(LexicalRanker):
+    """Sublinear TF-IDF without length normalization.
+
+    ``score(q, d) = sum_{t in q, tf(t,d) > 0} qtf(t) * (1 + ln tf(t,d)) * ln(N / df(t))``
+    (Salton & Buckley, 1988, *Term-weighting approaches in automatic text retrieval*; the "ltn"
+    document weighting of SMART notation).
+    """
+
+    name = "TF-IDF"
+
+    def _posting_weights(
+        self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
+    ) -> np.ndarray:
+        df = self.index.df[term_ids].astype(np.float64)
+        idf = np.log(self.index.n_docs / np.maximum(df, 1.0))
+        return tfidf_weights(tf, idf)
+
+
+# ---------------------------------------------------------------------------- QL
+class QLRanker(LexicalRanker):
+    """Query likelihood with Dirichlet prior smoothing (Zhai & Lafferty, SIGIR 2001).
+
+    ``score(q, d) = sum_{t in q} w(t) * log((tf(t,d) + mu p(t|C)) / (|d| + mu))`` with
+    ``p(t|C) = cf(t) / |C|`` and ``w(t)`` the query-term count (or, for RM3, the weight of the
+    expanded query model). Terms absent from the collection are skipped (their p(t|C) is 0).
+    """
+
+    def __init__(self, index: CollectionIndex, mu: float = 1000.0) -> None:
+        super().__init__(index)
+        self.mu = mu
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"QL(mu={self.mu:g})"
+
+    def _check(self) -> None:
+        _check_number("mu", self.mu, low=0.0, strict=True)
+
+    def _p_coll(self, term_ids: np.ndarray) -> np.ndarray:
+        return self.index.cf[term_ids] / max(self.index.total_terms, 1)
+
+    def _posting_weights(
+        self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
+    ) -> np.ndarray:
+        return ql_weights(tf, self._p_coll(term_ids), float(self.mu))
+
+    def _doc_offset(
+        self, doc_len: np.ndarray, term_ids: np.ndarray, qw: np.ndarray
+    ) -> np.ndarray | float:
+        if len(term_ids) == 0:
+            return 0.0
+        mu = float(self.mu)
+        const = float(qw @ np.log(mu * self._p_coll(term_ids)))
+        return const - qw.sum() * np.log(np.asarray(doc_len, dtype=np.float64) + mu)
+
+
+# ---------------------------------------------------------------------------- RM3
+class RM3Ranker(QLRanker):
+    """RM3 pseudo-relevance feedback over Dirichlet QL (Lavrenko & Croft, SIGIR 2001;
+    Abdul-Jaleel et al., *UMass at TREC 2004*).
+
+    1. Retrieve the top ``fb_docs`` documents of the whole collection with QL(``mu``).
+    2. Relevance model ``P(w|R) ∝ sum_{d in F} P(w|d) P(q|d)`` with ``P(w|d) = tf(w,d)/|d|`` and
+       ``P(q|d)`` the documents' query likelihoods (softmax over the feedback set).
+    3. Keep the ``fb_terms`` most probable terms, renormalize, and interpolate with the original
+       query model: ``P'(w) = orig_weight * qtf(w)/|q| + (1 - orig_weight) * P(w|R)``.
+    4. Score with Dirichlet QL using ``P'(w)`` as query-term weights.
+
+    The expansion depends on the query and the collection only (never on the candidate list), so
+    a document scores the same in any candidate list, artificial documents included.
+    """
+
+    def __init__(
+        self,
+        index: CollectionIndex,
+        fb_docs: int = 10,
+        fb_terms: int = 10,
+        orig_weight: float = 0.5,
+        mu: float = 1000.0,
+    ) -> None:
+        super().__init__(index, mu=mu)
+        self.fb_docs = fb_docs
+        self.fb_terms = fb_terms
+        self.orig_weight = orig_weight
+        self._expansions: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return (
+            f"RM3(fb_docs={self.fb_docs},fb_terms={self.fb_terms},"
+            f"orig_weight={self.orig_weight:g},mu={self.mu:g})"
+        )
+
+    def _check(self) -> None:
+        super()._check()
+        _check_int("fb_docs", self.fb_docs, low=1)
+        _check_int("fb_terms", self.fb_terms, low=1)
+        _check_number("orig_weight", self.orig_weight, low=0.0, high=1.0)
+
+    def expand(self, query: Query) -> dict[str, float]:
+        """The expanded query model ``{term: weight}`` (weights sum to 1)."""
+        tids, w = self._query_weights(query)
+        terms = self.index.terms
+        return {terms[t]: float(x) for t, x in zip(tids.tolist(), w.tolist(), strict=True)}
+
+    def _query_weights(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
+        key = query.text
+        hit = self._expansions.get(key)
+        if hit is not None:
+            self._expansions.move_to_end(key)
+            return hit
+        out = self._expand(query)
+        self._expansions[key] = out
+        if len(self._expansions) > 4096:
+            self._expansions.popitem(last=False)
+        return out
+
+    def _expand(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
+        tids, qtf = self._query_terms(query.text)
+        if len(tids) == 0:
+            return tids, qtf
+        # 1. feedback documents by plain QL over the original query
+        ql, matched = self._scores_for(tids, qtf)
+        rows, loglik = _top_k(ql, matched, int(self.fb_docs))
+        if len(rows) == 0:
+            return tids, qtf / qtf.sum()
+        # 2. relevance model over the feedback documents
+        p_q = np.exp(loglik - loglik.max())
+        p_q /= p_q.sum()
+        fb = self.index.tf[rows]  # CSR, |F| x V
+        lens = np.maximum(self.index.doc_len[rows], 1).astype(np.float64)
+        p_wd = sp.diags(p_q / lens) @ fb
+        rm = np.asarray(p_wd.sum(axis=0)).ravel()
+        # 3. top terms, renormalized, interpolated with the original query model
+        cand = np.nonzero(rm > 0)[0]
+        n_keep = min(int(self.fb_terms), len(cand))
+        top = cand[np.lexsort((cand, -rm[cand]))[:n_keep]]
+        rm_top = rm[top] / rm[top].sum()
+        alpha = float(self.orig_weight)
+        model: dict[int, float] = {}
+        for t, x in zip(tids.tolist(), (alpha * qtf / qtf.sum()).tolist(), strict=True):
+            model[t] = model.get(t, 0.0) + x
+        for t, x in zip(top.tolist(), ((1 - alpha) * rm_top).tolist(), strict=True):
+            model[t] = model.get(t, 0.0) + x
+        ids = np.fromiter(model.keys(), dtype=np.int64, count=len(model))
+        ws = np.fromiter(model.values(), dtype=np.float64, count=len(model))
+        keep = ws > 0
+        return ids[keep], ws[keep]
+
+
+# ---------------------------------------------------------------------------- validation
+def _check_number(
+    name: str, value: Any, low: float | None = None, high: float | None = None, strict: bool = False
+) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number (got {value!r} of type {type(value).__name__})")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite (got {value!r})")
+    if low is not None and (value <= low if strict else value < low):
+        op = ">" if strict else ">="
+        raise ValueError(f"{name} must be {op} {low:g} (got {value!r})")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high:g} (got {value!r})")
+
+
+def _check_int(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer (got {value!r} of type {type(value).__name__})")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low} (got {value!r})")

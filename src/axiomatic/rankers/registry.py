@@ -1,0 +1,270 @@
+"""Rankers from short spec strings: ``bm25``, ``bm25:k1=1.2,b=0.75``, ``ql:mu=1000``, ``rm3``,
+``tfidf``, ``run:PATH`` (optionally ``run:PATH,missing=min``) and ``model:PATH``.
+
+Parameter values are parsed safely with :func:`ast.literal_eval` (never ``eval``); bare words are
+taken as strings (``missing=min``). Unknown ranker or parameter names get close-match
+suggestions. Lexical rankers share the dataset's cached index
+(:func:`axiomatic.index.cache.dataset_index`) and hence its one analyzer.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import inspect
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from axiomatic.data.records import Dataset
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.rankers.base import Ranker
+from axiomatic.text.analyzer import Analyzer
+
+__all__ = ["RankerInfo", "RankerSpecError", "list_rankers", "make_ranker", "parse_ranker_spec"]
+
+
+class RankerSpecError(ValueError):
+    """A ranker spec string could not be understood."""
+
+
+@dataclass(frozen=True)
+class RankerInfo:
+    name: str
+    description: str
+    params: dict[str, Any]  # parameter -> default
+    example: str
+
+
+def _lexical_classes() -> dict[str, type]:
+    from axiomatic.rankers.lexical import BM25Ranker, QLRanker, RM3Ranker, TFIDFRanker
+
+    return {"bm25": BM25Ranker, "ql": QLRanker, "rm3": RM3Ranker, "tfidf": TFIDFRanker}
+
+
+_DESCRIPTIONS = {
+    "bm25": ("Okapi BM25 (Lucene variant)", "bm25:k1=0.9,b=0.4"),
+    "ql": ("query likelihood, Dirichlet smoothing", "ql:mu=1000"),
+    "rm3": (
+        "RM3 pseudo-relevance feedback over Dirichlet QL",
+        "rm3:fb_docs=10,fb_terms=10,orig_weight=0.5",
+    ),
+    "tfidf": ("sublinear TF-IDF", "tfidf"),
+    "run": (
+        "scores read from a TREC run file (external systems)",
+        "run:runs/splade.trec,missing=min",
+    ),
+    "model": ("a saved neural ranking model (axiomatic.models)", "model:models/knrm"),
+}
+_RUN_PARAMS = {"missing": "error", "name": None}
+_ALIASES = {"tf-idf": "tfidf", "tf_idf": "tfidf", "qld": "ql", "lm": "ql", "dirichlet": "ql"}
+
+
+def _ctor_params(cls: type) -> dict[str, Any]:
+    sig = inspect.signature(cls)
+    return {
+        n: p.default
+        for n, p in sig.parameters.items()
+        if n not in ("self", "index") and p.kind is p.POSITIONAL_OR_KEYWORD
+    }
+
+
+def list_rankers() -> list[RankerInfo]:
+    """The ranker kinds :func:`make_ranker` understands, with their parameters and defaults."""
+    out = []
+    lex = _lexical_classes()
+    for name, (desc, example) in _DESCRIPTIONS.items():
+        if name in lex:
+            params = _ctor_params(lex[name])
+        elif name == "run":
+            params = dict(_RUN_PARAMS)
+        else:
+            params = {}
+        out.append(RankerInfo(name, desc, params, example))
+    return out
+
+
+def _suggest(name: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(name, choices, n=2, cutoff=0.5)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _parse_params(text: str, spec: str) -> dict[str, Any]:
+    """``k1=0.9,b=0.4`` -> ``{"k1": 0.9, "b": 0.4}`` via the ``ast`` of a call, values literal."""
+    text = text.strip()
+    if not text:
+        return {}
+    try:
+        tree = ast.parse(f"f({text})", mode="eval")
+    except SyntaxError:
+        raise RankerSpecError(
+            f"cannot parse the parameters of ranker spec {spec!r}: expected "
+            "'name:key=value,key=value' (e.g. 'bm25:k1=0.9,b=0.4')"
+        ) from None
+    call = tree.body
+    if not isinstance(call, ast.Call) or call.args:
+        raise RankerSpecError(
+            f"ranker spec {spec!r}: parameters must be given as key=value pairs "
+            "(e.g. 'bm25:k1=0.9,b=0.4')"
+        )
+    out: dict[str, Any] = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise RankerSpecError(f"ranker spec {spec!r}: '**' is not allowed in parameters")
+        node = kw.value
+        if isinstance(node, ast.Name):  # bare word: a string (missing=min)
+            value: Any = {"true": True, "false": False, "none": None}.get(node.id.lower(), node.id)
+        else:
+            try:
+                value = ast.literal_eval(node)
+            except ValueError:
+                raise RankerSpecError(
+                    f"ranker spec {spec!r}: the value of {kw.arg!r} must be a literal "
+                    f"(number, string, True/False/None), got {ast.unparse(node)!r}"
+                ) from None
+        out[kw.arg] = value
+    return out
+
+
+def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a spec into ``(kind, params)``; for ``run``/``model`` the path is ``params["path"]``.
+
+    A path may contain ``:`` and ``,``; for ``run:`` only trailing ``,missing=...`` /
+    ``,name=...`` pairs are taken as parameters.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise RankerSpecError(
+            f"a ranker spec must be a non-empty string such as 'bm25' (got {spec!r}); "
+            f"known rankers: {', '.join(_DESCRIPTIONS)}"
+        )
+    spec = spec.strip()
+    kind, _, rest = spec.partition(":")
+    kind = kind.strip().lower()
+    kind = _ALIASES.get(kind, kind)
+    if kind not in _DESCRIPTIONS:
+        raise RankerSpecError(
+            f"unknown ranker {kind!r} in spec {spec!r}{_suggest(kind, list(_DESCRIPTIONS))} "
+            f"(known: {', '.join(_DESCRIPTIONS)})"
+        )
+    if kind in ("run", "model"):
+        path = rest
+        params: dict[str, Any] = {}
+        if kind == "run":
+            m = re.search(r"((?:,\s*(?:missing|name)\s*=\s*[^,]*)+)$", rest)
+            if m:
+                path = rest[: m.start()]
+                params = _parse_params(m.group(1).lstrip(",").strip(), spec)
+        if not path.strip():
+            raise RankerSpecError(
+                f"ranker spec {spec!r} needs a path: '{kind}:PATH' (e.g. {_DESCRIPTIONS[kind][1]!r})"
+            )
+        params["path"] = path.strip()
+        return kind, params
+    return kind, _parse_params(rest, spec)
+
+
+def _coerce(
+    kind: str, params: dict[str, Any], defaults: dict[str, Any], spec: str
+) -> dict[str, Any]:
+    out = {}
+    for key, value in params.items():
+        if key not in defaults:
+            raise RankerSpecError(
+                f"unknown parameter {key!r} for ranker {kind!r} in spec {spec!r}"
+                f"{_suggest(key, list(defaults))} (parameters: "
+                f"{', '.join(f'{k}={v!r}' for k, v in defaults.items())})"
+            )
+        default = defaults[key]
+        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float):
+            if not value.is_integer():
+                raise RankerSpecError(
+                    f"parameter {key!r} of ranker {kind!r} must be an integer (got {value!r})"
+                )
+            value = int(value)
+        if (
+            isinstance(default, (int, float))
+            and not isinstance(default, bool)
+            and (isinstance(value, bool) or not isinstance(value, (int, float)))
+        ):
+            raise RankerSpecError(
+                f"parameter {key!r} of ranker {kind!r} must be a number (got {value!r}); "
+                f"e.g. {key}={default!r}"
+            )
+        out[key] = value
+    return out
+
+
+def make_ranker(
+    spec: str,
+    dataset: Dataset,
+    index: CollectionIndex | None = None,
+    analyzer: Analyzer | None = None,
+) -> Ranker:
+    """Build the ranker described by ``spec`` for ``dataset``.
+
+    Lexical rankers use ``index`` when given, else the dataset's cached index built with
+    ``analyzer`` (default: the dataset's default analyzer). ``run:PATH`` reads a TREC run (documents
+    of ``dataset`` only; artificial documents are rejected). ``model:PATH`` loads a saved neural
+    model with ``axiomatic.models.io.load_ranker``.
+    """
+    kind, params = parse_ranker_spec(spec)
+    if kind in _lexical_classes():
+        cls = _lexical_classes()[kind]
+        kwargs = _coerce(kind, params, _ctor_params(cls), spec)
+        if index is None:
+            from axiomatic.index.cache import dataset_index
+
+            index = dataset_index(dataset, analyzer=analyzer)
+        elif analyzer is not None and analyzer.config_hash != index.analyzer.config_hash:
+            raise ValueError(
+                f"the analyzer given ({analyzer!r}) differs from the index's "
+                f"({index.analyzer!r}); pass one of them, or build the index with this analyzer"
+            )
+        ranker = cls(index, **kwargs)
+        ranker._check()  # fail now on bad values, not at the first query
+        return ranker  # type: ignore[no-any-return]
+    if kind == "run":
+        from axiomatic.rankers.runfile import RunFileRanker
+
+        path = params.pop("path")
+        kwargs = _coerce(kind, params, dict(_RUN_PARAMS), spec)
+        if not os.path.exists(path):
+            raise FileNotFoundError(
+                f"run file {path!r} (from ranker spec {spec!r}) does not exist; "
+                "expected 'run:PATH' with PATH a TREC run file"
+            )
+        ranker_run = RunFileRanker(path, collection=dataset.documents, **kwargs)
+        ranker_run._check()
+        return ranker_run
+    # model:PATH
+    path = params.pop("path")
+    if not os.path.exists(path):
+        raise FileNotFoundError(
+            f"model directory {path!r} (from ranker spec {spec!r}) does not exist; "
+            "expected 'model:PATH' with PATH a directory written by axiomatic.models.save_model"
+        )
+    loader = _model_loader()
+    return loader(path)
+
+
+def _model_loader() -> Callable[[str], Ranker]:
+    import importlib
+
+    try:
+        models_io = importlib.import_module("axiomatic.models.io")
+    except ImportError as exc:
+        raise ImportError(
+            "'model:PATH' rankers need axiomatic.models.io (and torch); it could not be imported "
+            f"({exc}). Install the neural extras or use a lexical ranker such as 'bm25'."
+        ) from exc
+    loader = getattr(models_io, "load_ranker", None)
+    if loader is None:
+        raise ImportError(
+            "axiomatic.models.io has no load_ranker(path); 'model:PATH' rankers are unavailable "
+            "in this version"
+        )
+    return loader  # type: ignore[no-any-return]

@@ -1,0 +1,170 @@
+"""A self-contained HTML report of a diagnosis: inline CSS, plots embedded as base64 PNG."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from axiomatic.diagnose.diagnosis import Diagnosis
+from axiomatic.report import tables
+
+CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;
+max-width:1200px;color:#222;line-height:1.45;padding:0 1rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;
+border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.meta{color:#666;font-size:.9rem}
+table.tbl{border-collapse:collapse;font-size:.85rem;margin:.6rem 0;font-variant-numeric:tabular-nums}
+table.tbl th,table.tbl td{padding:.25rem .55rem;border-bottom:1px solid #eee;text-align:right}
+table.tbl thead th{background:#f5f6f8;border-bottom:2px solid #ccc;position:sticky;top:0}
+table.tbl th.row{text-align:left}
+table.tbl tbody tr:hover{background:#fafbff}
+td.up{color:#0a7a2f;font-weight:600}td.down{color:#b3261e;font-weight:600}
+.note{background:#fff8e1;border-left:4px solid #f2b705;padding:.5rem .8rem;margin:.6rem 0;
+font-size:.9rem}
+img{max-width:100%;border:1px solid #eee;margin:.4rem 0}
+.scroll{overflow-x:auto}
+details summary{cursor:pointer;color:#345}
+"""
+
+
+def _img(png: bytes, alt: str) -> str:
+    b64 = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
+
+
+def render_html(
+    diagnosis: Diagnosis,
+    effectiveness: Any = None,
+    images: Mapping[str, bytes] | None = None,
+    title: str = "Axiomatic diagnosis",
+    notes: Sequence[str] = (),
+    baseline: str | None = None,
+    max_mcnemar_rows: int = 300,
+    min_n: int = 30,
+) -> str:
+    """The report as one HTML string (no external resources)."""
+    esc = html.escape
+    summ = diagnosis.summary()
+    images = images or {}
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        f"<p class='meta'>dataset <b>{esc(str(summ['dataset']))}</b> · "
+        f"{summ['instances']:,} instances over {summ['queries']:,} queries "
+        f"({summ['artificial']:,} with artificial documents) · "
+        f"rankers: {esc(', '.join(summ['rankers']))} · relevant = grade ≥ "
+        f"{summ['rel_threshold']} · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>",
+    ]
+    ov = tables.overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
+    base = ov.attrs.get("baseline")
+    parts.append("<h2>Overview</h2>")
+    parts.append(
+        "<p>Effectiveness measures, then the fraction of fulfilled diagnostic instances per axiom "
+        f"(%). {tables.UP}/{tables.DOWN}: significantly better/worse than the baseline "
+        f"<b>{esc(str(base))}</b> (effectiveness: paired t-test; axioms: McNemar; Holm-corrected, "
+        f"p &lt; 0.05); (n=…): fewer than {min_n} instances. Layout of Rennings (2019) "
+        "Table 4.5.</p>"
+    )
+    parts.append(f"<div class='scroll'>{tables.to_html_table(ov)}</div>")
+    variants = {g[1] for g in diagnosis.groups()}
+    if len(variants) > 1:
+        parts.append(
+            "<h2>Axiom variants</h2><p>Fulfilment (%) and instance counts per variant "
+            "(original = strict, extended, relaxed; layout of Table 4.6).</p>"
+        )
+        parts.append(
+            f"<div class='scroll'>{tables.to_html_table(tables.variant_frame(diagnosis, True))}</div>"
+        )
+    if "bars" in images:
+        parts.append(_img(images["bars"], "fulfilment per axiom"))
+
+    parts.append("<h2>Instances</h2>")
+    counts = diagnosis.table()
+    first = counts[counts["ranker"] == diagnosis.rankers[0]][["axiom", "variant", "spec"]].copy()
+    per = diagnosis.instances.groupby(["spec"], sort=False).agg(
+        instances=("query_id", "size"), queries=("query_id", "nunique")
+    )
+    first = first.join(per, on="spec")
+    parts.append(tables.to_html_table(first.reset_index(drop=True), index=False))
+
+    skip_lines = [
+        f"<b>{esc(r)}</b>: {n:,} instances skipped — {esc(reason)}"
+        for r, reasons in diagnosis.skips.items()
+        for reason, n in reasons.items()
+        if n
+    ]
+    for line in [*skip_lines, *(esc(n) for n in notes)]:
+        parts.append(f"<div class='note'>{line}</div>")
+
+    if "delta_sweep" in images or "delta_diff" in images:
+        parts.append(
+            "<h2>Document length differences (δ*)</h2><p>Fulfilment among instances "
+            "whose relative length difference is at most δ* (Rennings 2019, Figs "
+            "4.5–4.8); instance counts along the top axis.</p>"
+        )
+        for key in ("delta_sweep", "delta_diff"):
+            if key in images:
+                parts.append(_img(images[key], key))
+    if "correlation" in images:
+        parts.append("<h2>Axiomatic performance vs effectiveness</h2>")
+        parts.append(_img(images["correlation"], "correlation"))
+        if effectiveness is not None:
+            try:
+                corr = diagnosis.correlation(tables.effectiveness_wide(effectiveness))
+                show = corr[
+                    [
+                        "spec",
+                        "measure",
+                        "n",
+                        "pearson",
+                        "pearson_p",
+                        "spearman",
+                        "kendall",
+                        "kendall_p",
+                    ]
+                ].set_index("spec")
+                parts.append(tables.to_html_table(show))
+            except (KeyError, ValueError):
+                pass
+
+    parts.append(
+        "<h2>By relevance of the documents</h2><p>Fulfilment (%) and counts by the "
+        "relevance of doc_a (prescribed higher) and doc_b.</p>"
+    )
+    parts.append(
+        f"<div class='scroll'>{tables.to_html_table(tables.relevance_frame(diagnosis), index=False)}</div>"
+    )
+
+    mc = diagnosis.mcnemar()
+    if len(mc):
+        labels = tables.group_labels(diagnosis)
+        mc = mc.assign(axiom=mc["spec"].map(labels))
+        show = mc[
+            [
+                "axiom",
+                "ranker_a",
+                "ranker_b",
+                "fraction_a",
+                "fraction_b",
+                "n",
+                "a_only",
+                "b_only",
+                "pvalue",
+                "pvalue_holm",
+                "significant",
+            ]
+        ]
+        n_sig = int(mc["significant"].sum())
+        parts.append(
+            f"<h2>McNemar tests</h2><details><summary>{len(mc)} pairwise tests, "
+            f"{n_sig} significant after Holm correction</summary>"
+        )
+        parts.append(tables.to_html_table(show.head(max_mcnemar_rows), index=False))
+        parts.append("</details>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,359 @@
+"""Result tables of a diagnosis: the layouts of Rennings (2019) Tables 4.5 and 4.6.
+
+* :func:`overview_frame` - rows = rankers; columns = effectiveness measures (marked when a paired
+  t-test with Holm correction finds them better ``▲`` / worse ``▼`` than the baseline ranker),
+  then the fraction of fulfilled instances per axiom (%; marked ``▲``/``▼`` when McNemar's test
+  with Holm correction finds the ranker different from the baseline on that axiom).
+* :func:`variant_frame` - rows = rankers; columns = axiom x variant (strict / extended /
+  relaxed): the Table 4.6 comparison of the original axioms with their extended and relaxed forms.
+
+Frames hold display strings; :func:`rich_table`, :func:`to_markdown` and :func:`to_html_table`
+render them. :func:`effectiveness_table` computes the measures and tests from runs and qrels.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from axiomatic.data.records import Qrels, Run
+from axiomatic.diagnose.diagnosis import Diagnosis
+
+UP, DOWN = "▲", "▼"
+VARIANT_ORDER = {"strict": 0, "original": 0, "extended": 1, "relaxed": 2}
+EFFECTIVENESS_COLUMNS = [
+    "system",
+    "measure",
+    "value",
+    "diff",
+    "pvalue",
+    "pvalue_holm",
+    "significant",
+]
+
+
+# ----------------------------------------------------------------------------- effectiveness
+def effectiveness_table(
+    runs: Mapping[str, Run],
+    qrels: Qrels,
+    measures: str | Sequence[str] = ("nDCG@10", "AP", "RR@10"),
+    baseline: str | None = None,
+    rel_threshold: int = 1,
+    test: str = "t",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Mean effectiveness per ranker and paired tests against ``baseline`` (Holm per measure).
+
+    Long format with columns :data:`EFFECTIVENESS_COLUMNS` (``system`` is the ranker name); the
+    baseline (default: the first run) has NaN p-values. Uses
+    :func:`axiomatic.evaluate.significance.compare_runs`.
+    """
+    from axiomatic.evaluate.significance import compare_runs
+
+    if not runs:
+        raise ValueError("effectiveness_table needs at least one run")
+    base = next(iter(runs)) if baseline is None else baseline
+    df = compare_runs(
+        runs, qrels, measures, base, rel_threshold=rel_threshold, test=test, alpha=alpha
+    )
+    df.attrs["baseline"] = base
+    return df
+
+
+def normalize_effectiveness(effectiveness: Any) -> pd.DataFrame:
+    """Long-format effectiveness from a long table, a wide one (index = ranker) or a mapping."""
+    if effectiveness is None:
+        return pd.DataFrame(columns=EFFECTIVENESS_COLUMNS)
+    if isinstance(effectiveness, pd.DataFrame) and {"system", "measure", "value"} <= set(
+        effectiveness.columns
+    ):
+        df = effectiveness.copy()
+        for c in EFFECTIVENESS_COLUMNS:
+            if c not in df:
+                df[c] = False if c == "significant" else np.nan
+        df.attrs = dict(effectiveness.attrs)
+        return df
+    if isinstance(effectiveness, Mapping):
+        wide = pd.DataFrame.from_dict(dict(effectiveness), orient="index")
+    elif isinstance(effectiveness, pd.DataFrame):
+        wide = effectiveness
+    else:
+        raise TypeError(
+            "effectiveness must be a DataFrame (long: system/measure/value..., or wide: index = "
+            f"ranker, one column per measure) or a mapping ranker -> {{measure: value}} (got "
+            f"{type(effectiveness).__name__})"
+        )
+    long = (
+        wide.rename_axis("system")
+        .reset_index()
+        .melt(id_vars="system", var_name="measure", value_name="value")
+    )
+    for c in EFFECTIVENESS_COLUMNS[3:]:
+        long[c] = False if c == "significant" else np.nan
+    return long[EFFECTIVENESS_COLUMNS]
+
+
+def effectiveness_wide(effectiveness: Any) -> pd.DataFrame:
+    """Ranker x measure table of mean values."""
+    long = normalize_effectiveness(effectiveness)
+    if long.empty:
+        return pd.DataFrame()
+    return long.pivot_table(
+        index="system", columns="measure", values="value", aggfunc="first", sort=False
+    )
+
+
+# ----------------------------------------------------------------------------- labels
+def group_labels(diagnosis: Diagnosis) -> dict[str, str]:
+    """Short column label of every axiom group (keyed by spec): the axiom name when it is the
+    only group of that axiom, else ``axiom (variant)``, else the full spec."""
+    groups = diagnosis.groups()
+    by_axiom: dict[str, list[tuple[str, str, str]]] = {}
+    for g in groups:
+        by_axiom.setdefault(g[0], []).append(g)
+    labels = {}
+    for axiom, gs in by_axiom.items():
+        variants = [g[1] for g in gs]
+        for a, v, s in gs:
+            if len(gs) == 1:
+                labels[s] = a
+            elif len(set(variants)) == len(variants):
+                labels[s] = f"{axiom} ({v})"
+            else:
+                labels[s] = s
+    return labels
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "-" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _pct(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{100 * x:.1f}"
+
+
+def _ranker_order(diagnosis: Diagnosis, eff: pd.DataFrame) -> list[str]:
+    names = list(diagnosis.rankers)
+    for s in dict.fromkeys(eff["system"].astype(str)) if len(eff) else []:
+        if s not in names:
+            names.append(s)
+    return names
+
+
+# ----------------------------------------------------------------------------- frames
+def overview_frame(
+    diagnosis: Diagnosis,
+    effectiveness: Any = None,
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    measures: Sequence[str] | None = None,
+    min_n: int = 0,
+) -> pd.DataFrame:
+    """Table 4.5 layout as display strings (index = ranker).
+
+    A fraction over fewer than ``min_n`` instances is shown with its count, ``"9.1 (n=11)"``.
+    """
+    eff = normalize_effectiveness(effectiveness)
+    if baseline is None:
+        baseline = eff.attrs.get("baseline") if len(eff) else None
+        if baseline is None:
+            baseline = next((r for r in diagnosis.rankers if r not in diagnosis.references), None)
+    names = _ranker_order(diagnosis, eff)
+    out = pd.DataFrame(index=pd.Index(names, name="ranker"))
+    if len(eff):
+        ms = list(dict.fromkeys(eff["measure"])) if measures is None else list(measures)
+        for m in ms:
+            sub = eff[eff["measure"] == m].set_index("system")
+            col = []
+            for r in names:
+                if r not in sub.index:
+                    col.append("-")
+                    continue
+                row = sub.loc[r]
+                mark = ""
+                if bool(row["significant"]) and r != baseline:
+                    mark = UP if float(row["diff"]) > 0 else DOWN
+                col.append(_fmt(float(row["value"])) + mark)
+            out[m] = col
+    table = diagnosis.table()
+    labels = group_labels(diagnosis)
+    mc = diagnosis.mcnemar(alpha=alpha) if baseline in diagnosis.rankers else pd.DataFrame()
+    for spec, label in labels.items():
+        t = table[table["spec"] == spec].set_index("ranker")
+        col = []
+        for r in names:
+            if r not in t.index:
+                col.append("-")
+                continue
+            frac = float(t.loc[r, "fraction"])
+            mark = ""
+            if len(mc) and r != baseline and not np.isnan(frac):
+                sel = mc[
+                    (mc["spec"] == spec)
+                    & (
+                        ((mc["ranker_a"] == r) & (mc["ranker_b"] == baseline))
+                        | ((mc["ranker_b"] == r) & (mc["ranker_a"] == baseline))
+                    )
+                ]
+                if len(sel) and bool(sel.iloc[0]["significant"]):
+                    base_frac = float(t.loc[baseline, "fraction"])
+                    mark = UP if frac > base_frac else DOWN
+            n = int(t.loc[r, "n"])
+            small = f" (n={n})" if 0 < n < min_n else ""
+            col.append(_pct(frac) + mark + small)
+        out[label] = col
+    out.attrs["baseline"] = baseline
+    return out
+
+
+def overview_numbers(diagnosis: Diagnosis, effectiveness: Any = None) -> pd.DataFrame:
+    """Numeric version of :func:`overview_frame`: measures and fractions (0-1) per ranker."""
+    eff = effectiveness_wide(effectiveness)
+    piv = diagnosis.pivot(by="spec").rename(columns=group_labels(diagnosis))
+    if eff.empty:
+        return piv
+    return eff.join(piv, how="outer").reindex(
+        _ranker_order(diagnosis, normalize_effectiveness(effectiveness))
+    )
+
+
+def variant_frame(diagnosis: Diagnosis, with_counts: bool = False) -> pd.DataFrame:
+    """Table 4.6 layout: fulfilment (%) per ranker for each axiom under each variant.
+
+    Columns are ``"<axiom> <variant>"`` ordered by axiom, then strict / extended / relaxed; a
+    variant that was not mined for an axiom has no column. ``with_counts`` adds the instance count
+    ``(n)`` to every cell.
+    """
+    t = diagnosis.table()
+    keys = (
+        t[["axiom", "variant", "spec"]]
+        .drop_duplicates()
+        .assign(_o=lambda d: d["variant"].map(VARIANT_ORDER).fillna(9))
+    )
+    axioms = list(dict.fromkeys(keys["axiom"]))
+    keys["_a"] = keys["axiom"].map({a: i for i, a in enumerate(axioms)})
+    keys = keys.sort_values(["_a", "_o"], kind="stable")
+    dup = keys.duplicated(["axiom", "variant"], keep=False)
+    out = pd.DataFrame(index=pd.Index(list(diagnosis.rankers), name="ranker"))
+    for (_, row), is_dup in zip(keys.iterrows(), dup, strict=True):
+        label = row["spec"] if is_dup else f"{row['axiom']} {row['variant']}"
+        sub = t[t["spec"] == row["spec"]].set_index("ranker")
+        cells = []
+        for r in out.index:
+            if r not in sub.index:
+                cells.append("-")
+                continue
+            cell = _pct(float(sub.loc[r, "fraction"]))
+            if with_counts:
+                cell += f" ({int(sub.loc[r, 'n'])})"
+            cells.append(cell)
+        out[label] = cells
+    return out
+
+
+def relevance_frame(diagnosis: Diagnosis) -> pd.DataFrame:
+    """Fulfilment (%) with instance counts per ranker x axiom group x relevance-pair type."""
+    from axiomatic.diagnose.diagnosis import REL_TYPES
+
+    br = diagnosis.by_relevance()
+    labels = group_labels(diagnosis)
+    br["group"] = br["spec"].map(labels)
+    br["cell"] = [
+        f"{_pct(f)} ({n})" if n else "-" for f, n in zip(br["fraction"], br["n"], strict=True)
+    ]
+    p = br.pivot_table(
+        index=["ranker", "group"], columns="rel_type", values="cell", aggfunc="first", sort=False
+    )
+    p = p.reindex(columns=[c for c in REL_TYPES if c in p.columns]).fillna("-")
+    return p.reset_index()
+
+
+# ----------------------------------------------------------------------------- renderers
+def rich_table(frame: pd.DataFrame, title: str = "", caption: str = "") -> Any:
+    """A ``rich.table.Table`` of a display frame (index shown as the first column)."""
+    from rich.table import Table
+
+    t = Table(title=title or None, caption=caption or None, show_lines=False)
+    idx_name = frame.index.name or ""
+    has_index = not isinstance(frame.index, pd.RangeIndex)
+    if has_index:
+        t.add_column(str(idx_name), style="bold")
+    for c in frame.columns:
+        t.add_column(str(c), justify="right")
+    for idx, row in frame.iterrows():
+        cells = [str(v) for v in row.tolist()]
+        t.add_row(*(([str(idx)] if has_index else []) + cells))
+    return t
+
+
+def to_markdown(frame: pd.DataFrame, index: bool = True) -> str:
+    """GitHub-flavoured markdown table (no extra dependency)."""
+    has_index = index and not isinstance(frame.index, pd.RangeIndex)
+    head = ([str(frame.index.name or "")] if has_index else []) + [str(c) for c in frame.columns]
+    rows = []
+    for idx, row in frame.iterrows():
+        cells = ([str(idx)] if has_index else []) + [
+            _fmt(v) if isinstance(v, float) else str(v) for v in row.tolist()
+        ]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    align = ["---"] * (1 if has_index else 0) + ["---:"] * len(frame.columns)
+    return "\n".join(["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |", *rows])
+
+
+def to_html_table(frame: pd.DataFrame, index: bool = True, css_class: str = "tbl") -> str:
+    """An escaped HTML table of a display frame."""
+    has_index = index and not isinstance(frame.index, pd.RangeIndex)
+    esc = html.escape
+    head = ([frame.index.name or ""] if has_index else []) + [str(c) for c in frame.columns]
+    parts = [f'<table class="{css_class}"><thead><tr>']
+    parts += [f"<th>{esc(str(h))}</th>" for h in head]
+    parts.append("</tr></thead><tbody>")
+    for idx, row in frame.iterrows():
+        parts.append("<tr>")
+        if has_index:
+            parts.append(f'<th class="row">{esc(str(idx))}</th>')
+        for v in row.tolist():
+            s = _fmt(v) if isinstance(v, float) else str(v)
+            cls = ' class="up"' if s.endswith(UP) else ' class="down"' if s.endswith(DOWN) else ""
+            parts.append(f"<td{cls}>{esc(s)}</td>")
+        parts.append("</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def print_tables(
+    diagnosis: Diagnosis,
+    effectiveness: Any = None,
+    console: Any = None,
+    baseline: str | None = None,
+    min_n: int = 30,
+) -> None:
+    """Print the overview (Table 4.5 layout) and, with several variants, the variant table."""
+    if console is None:
+        from rich.console import Console
+
+        console = Console()
+    ov = overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
+    console.print(
+        rich_table(
+            ov,
+            title=f"Axiomatic diagnosis: {diagnosis.dataset_name}",
+            caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
+            f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05)",
+        )
+    )
+    if len({g[1] for g in diagnosis.groups()}) > 1:
+        console.print(
+            rich_table(
+                variant_frame(diagnosis, with_counts=True),
+                title="% fulfilled (instances) per axiom variant",
+            )
+        )
+    for r, reasons in diagnosis.skips.items():
+        for reason, n in reasons.items():
+            if n:
+                console.print(f"[yellow]note:[/] {r}: {n:,} instances skipped ({reason})")

@@ -1,0 +1,114 @@
+"""Write a diagnosis report to a folder: CSV/JSON tables, PNG plots and a self-contained HTML page.
+
+Every file is written atomically (temporary file + ``os.replace``), so an interrupted run never
+leaves a half-written report behind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from axiomatic.diagnose.diagnosis import Diagnosis, atomic_write_bytes
+from axiomatic.report import tables
+
+
+def _text(path: Path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_report(
+    diagnosis: Diagnosis,
+    effectiveness: Any = None,
+    out_dir: str | os.PathLike[str] = "report",
+    *,
+    title: str = "Axiomatic diagnosis",
+    measure: str | None = None,
+    baseline: str | None = None,
+    plots: bool = True,
+    notes: Sequence[str] = (),
+) -> dict[str, Path]:
+    """Write the full report of ``diagnosis`` into ``out_dir`` and return the paths by name.
+
+    ``effectiveness``: long table from :func:`axiomatic.report.tables.effectiveness_table`, a wide
+    table (index = ranker, one column per measure), a mapping, or ``None``. ``measure`` is the one
+    correlated with axiomatic performance (default: ``AP`` when present, else the first).
+
+    Files: ``diagnosis.csv`` (per ranker x axiom), ``by_relevance.csv``, ``mcnemar.csv``,
+    ``delta_sweep.csv``, ``overview.csv`` (numeric Table 4.5), ``effectiveness.csv``,
+    ``correlation.csv``, ``diagnosis.json`` (everything), ``diagnosis_state/`` (reloadable with
+    :meth:`Diagnosis.load`), PNGs (``bars.png``, ``delta_sweep.png``, ``delta_diff.png``,
+    ``correlation.png``) and ``report.html``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    paths["diagnosis_csv"] = diagnosis.to_csv(out / "diagnosis.csv")
+    paths["by_relevance_csv"] = _text(
+        out / "by_relevance.csv", diagnosis.by_relevance().to_csv(index=False)
+    )
+    paths["mcnemar_csv"] = _text(out / "mcnemar.csv", diagnosis.mcnemar().to_csv(index=False))
+    has_len = "len_diff_rel" in diagnosis.instances
+    sweep = diagnosis.delta_sweep() if has_len else None
+    if sweep is not None:
+        paths["delta_sweep_csv"] = _text(out / "delta_sweep.csv", sweep.to_csv(index=False))
+    diagnosis.to_json(out / "diagnosis.json")
+    paths["json"] = out / "diagnosis.json"
+    paths["state"] = diagnosis.save(out / "diagnosis_state")
+
+    eff_long = tables.normalize_effectiveness(effectiveness)
+    wide = tables.effectiveness_wide(eff_long) if len(eff_long) else None
+    if len(eff_long):
+        paths["effectiveness_csv"] = _text(out / "effectiveness.csv", eff_long.to_csv(index=False))
+        if measure is None:
+            measure = "AP" if "AP" in wide.columns else str(wide.columns[0])
+        paths["correlation_csv"] = _text(
+            out / "correlation.csv", diagnosis.correlation(wide, measure).to_csv(index=False)
+        )
+    paths["overview_csv"] = _text(
+        out / "overview.csv",
+        tables.overview_numbers(diagnosis, eff_long if len(eff_long) else None).to_csv(),
+    )
+
+    images: dict[str, bytes] = {}
+    if plots:
+        from axiomatic.report import plots as P
+
+        images["bars"] = P.plot_axiom_bars(diagnosis, out / "bars.png")
+        paths["bars_png"] = out / "bars.png"
+        if sweep is not None and len(sweep):
+            images["delta_sweep"] = P.plot_delta_sweep(
+                diagnosis, out / "delta_sweep.png", sweep=sweep
+            )
+            images["delta_diff"] = P.plot_delta_sweep(
+                diagnosis, out / "delta_diff.png", value="diff_vs_0", sweep=sweep
+            )
+            paths["delta_sweep_png"] = out / "delta_sweep.png"
+            paths["delta_diff_png"] = out / "delta_diff.png"
+        n_eff = (
+            0
+            if wide is None
+            else len(
+                [r for r in wide.index if r in diagnosis.rankers and r not in diagnosis.references]
+            )
+        )
+        if wide is not None and n_eff >= 2:
+            images["correlation"] = P.plot_correlation(
+                diagnosis, wide, measure, out / "correlation.png"
+            )
+            paths["correlation_png"] = out / "correlation.png"
+
+    from axiomatic.report.html import render_html
+
+    page = render_html(
+        diagnosis,
+        eff_long if len(eff_long) else None,
+        images,
+        title=title,
+        notes=notes,
+        baseline=baseline,
+    )
+    paths["html"] = _text(out / "report.html", page)
+    return paths

@@ -1,0 +1,376 @@
+"""Training configuration: a dataclass, TOML I/O and safe parsing of regularizer strings.
+
+Regularizer / augmentation strings look like function calls::
+
+    ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC1-D,TFC3,LNC)
+    perturb(axioms=TFC1-A,TFC1-D)
+    diagnostic(mode=paired, delta_max=0.1, axioms=TFC1)
+
+They are parsed without ``eval``: values go through :func:`ast.literal_eval` (numbers, strings,
+booleans), and bare words such as axiom names stay strings; a comma-separated run of bare words
+after ``key=`` is one list value.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+LOSSES = ("hinge", "mse", "softmax")
+OPTIMIZERS = ("adam", "adamw")
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """A parsed ``name(key=value, ...)`` string."""
+
+    name: str
+    params: dict[str, Any]
+
+    def __str__(self) -> str:
+        def fmt(v: Any) -> str:
+            if isinstance(v, (list, tuple)):
+                return ",".join(str(x) for x in v)
+            return str(v)
+
+        inner = ", ".join(f"{k}={fmt(v)}" for k, v in self.params.items())
+        return f"{self.name}({inner})"
+
+
+_CALL = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(.*)$", re.S)
+
+
+def _literal(text: str) -> Any:
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas outside brackets and quotes."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def parse_call(spec: str, what: str = "regularizer") -> CallSpec:
+    """Parse ``name(k=v, k2=a,b,c)`` safely (no ``eval``); raise ``ValueError`` explaining the form."""
+    m = _CALL.match(spec or "")
+    if not m:
+        raise ValueError(
+            f"cannot parse {what} {spec!r}: expected NAME or NAME(key=value, ...), "
+            f"e.g. 'ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC3)'"
+        )
+    name, inner = m.group(1).lower(), m.group(2)
+    params: dict[str, Any] = {}
+    if inner and inner.strip():
+        key: str | None = None
+        for chunk in _split_top_level(inner):
+            km = _KEY.match(chunk)
+            if km:
+                key = km.group(1)
+                if key in params:
+                    raise ValueError(f"{what} {spec!r}: parameter {key!r} given twice")
+                params[key] = _literal(km.group(2))
+            elif key is None:
+                raise ValueError(
+                    f"{what} {spec!r}: {chunk.strip()!r} is not key=value; "
+                    "write e.g. 'ar(lambda=0.1)'"
+                )
+            else:  # continuation of a comma-separated list value
+                prev = params[key]
+                params[key] = [*(prev if isinstance(prev, list) else [prev]), _literal(chunk)]
+    return CallSpec(name, params)
+
+
+@dataclass(frozen=True)
+class ARSpec:
+    """Axiomatic regularization settings (Rosset et al. 2019)."""
+
+    lambda_: float = 0.1
+    mu: float = 0.1
+    axioms: tuple[str, ...] = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+    lnc_terms: int = 3
+
+
+@dataclass(frozen=True)
+class PerturbAugmentSpec:
+    """Perturbation augmentation (Cheng & Fang 2020 'AP'): perturbed docs as extra pairs."""
+
+    axioms: tuple[str, ...] = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+    lnc_terms: int = 3
+
+
+def _as_tuple(v: Any) -> tuple[str, ...]:
+    if isinstance(v, (list, tuple)):
+        return tuple(str(x).strip() for x in v)
+    return tuple(s.strip() for s in str(v).split(",") if s.strip())
+
+
+def _check_keys(spec: CallSpec, allowed: dict[str, str], what: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in spec.params.items():
+        if k not in allowed:
+            close = difflib.get_close_matches(k, list(allowed), n=2, cutoff=0.5)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise ValueError(
+                f"unknown {what} parameter {k!r} in {str(spec)!r}; "
+                f"expected {', '.join(allowed)}.{hint}"
+            )
+        out[allowed[k]] = v
+    return out
+
+
+def parse_regularizer(spec: str | None) -> ARSpec | None:
+    """``"ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC1-D,TFC3,LNC, k=3)"`` -> :class:`ARSpec`."""
+    from axiomatic.perturb import canonical_perturbation
+
+    if spec is None or str(spec).strip().lower() in ("", "none"):
+        return None
+    call = parse_call(spec, "regularizer")
+    if call.name not in ("ar", "axiomatic"):
+        raise ValueError(
+            f"unknown regularizer {call.name!r}; the only one is 'ar' "
+            "(axiomatic regularization, Rosset et al. 2019)"
+        )
+    kw = _check_keys(
+        call,
+        {"lambda": "lambda_", "lambda_": "lambda_", "lam": "lambda_", "mu": "mu",
+         "axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms"},
+        "regularizer",
+    )
+    if "axioms" in kw:
+        kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
+    for key in ("lambda_", "mu"):
+        if key in kw:
+            try:
+                kw[key] = float(kw[key])
+            except (TypeError, ValueError):
+                raise ValueError(f"regularizer {key.rstrip('_')} must be a number (got {kw[key]!r})") from None
+            if kw[key] < 0:
+                raise ValueError(f"regularizer {key.rstrip('_')} must be >= 0 (got {kw[key]})")
+    if "lnc_terms" in kw:
+        kw["lnc_terms"] = int(kw["lnc_terms"])
+    return ARSpec(**kw)
+
+
+@dataclass(frozen=True)
+class DiagnosticAugmentSpec:
+    """Training on mined diagnostic instances (Rennings 2019, section 4.4).
+
+    ``mode``: ``multi-graded`` (labels 2/1/0, all pairs of different labels, unconstrained
+    ratio), ``paired`` (axiom pairs 1:1 with regular pairs) or ``paired-delta`` (the same with
+    ``len_diff_rel <= delta_max``). ``instances`` is the directory written by mining.
+    """
+
+    mode: str = "paired"
+    instances: str = ""
+    delta_max: float = 0.1
+    axioms: tuple[str, ...] = ()
+
+
+AUGMENT_MODES = ("multi-graded", "paired", "paired-delta")
+
+
+def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugmentSpec | None:
+    """``perturb(axioms=...)`` or ``diagnostic(mode=paired, instances=DIR, delta_max=0.1)``."""
+    from axiomatic.perturb import canonical_perturbation
+
+    if spec is None or str(spec).strip().lower() in ("", "none"):
+        return None
+    call = parse_call(spec, "augmentation")
+    if call.name in ("perturb", "ap"):
+        kw = _check_keys(call, {"axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms"},
+                         "augmentation")
+        if "axioms" in kw:
+            kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
+        return PerturbAugmentSpec(**kw)
+    if call.name in ("diagnostic", "instances"):
+        kw = _check_keys(
+            call,
+            {"mode": "mode", "instances": "instances", "delta_max": "delta_max",
+             "axioms": "axioms"},
+            "augmentation",
+        )
+        if "axioms" in kw:
+            kw["axioms"] = _as_tuple(kw["axioms"])
+        mode = str(kw.get("mode", "paired"))
+        if mode not in AUGMENT_MODES:
+            raise ValueError(
+                f"unknown diagnostic augmentation mode {mode!r}; expected one of "
+                f"{', '.join(AUGMENT_MODES)}"
+            )
+        kw["mode"] = mode
+        if "delta_max" in kw:
+            kw["delta_max"] = float(kw["delta_max"])
+        return DiagnosticAugmentSpec(**kw)
+    raise ValueError(
+        f"unknown augmentation {call.name!r}; expected 'perturb(...)' (perturbation augmentation) "
+        "or 'diagnostic(...)' (mined axiom instances)"
+    )
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs (written as ``config.toml`` next to its outputs)."""
+
+    dataset: str = "demo"
+    model: str = "knrm"
+    model_config: dict[str, Any] = field(default_factory=dict)
+    loss: str = "hinge"
+    margin: float = 1.0
+    list_size: int = 8
+    regularizer: str | None = None
+    augmentation: str | None = None
+    optimizer: str = "adam"
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    batch_size: int = 32
+    steps: int = 1000
+    epochs: float | None = None
+    eval_every: int = 100
+    patience: int = 5
+    dev_queries: int = 512
+    dev_depth: int = 50
+    candidate_depth: int = 100
+    checkpoint_every: int = 100
+    grad_clip: float | None = 5.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.loss not in LOSSES:
+            raise ValueError(
+                f"unknown loss {self.loss!r}; expected one of {', '.join(LOSSES)}"
+                + _hint(self.loss, LOSSES)
+            )
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(
+                f"unknown optimizer {self.optimizer!r}; expected one of {', '.join(OPTIMIZERS)}"
+                + _hint(self.optimizer, OPTIMIZERS)
+            )
+        for name in ("batch_size", "steps", "eval_every", "checkpoint_every", "list_size"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1 (got {getattr(self, name)})")
+        if self.lr <= 0:
+            raise ValueError(f"lr must be > 0 (got {self.lr})")
+        # validate the strings early (a bad regularizer should fail before any work is done)
+        parse_regularizer(self.regularizer)
+        parse_augmentation(self.augmentation)
+
+    @property
+    def ar(self) -> ARSpec | None:
+        return parse_regularizer(self.regularizer)
+
+    @property
+    def augment(self) -> PerturbAugmentSpec | DiagnosticAugmentSpec | None:
+        return parse_augmentation(self.augmentation)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        names = {f.name for f in fields(cls)}
+        unknown = [k for k in data if k not in names]
+        if unknown:
+            k = unknown[0]
+            raise ValueError(
+                f"unknown training setting {k!r}; expected one of {', '.join(sorted(names))}"
+                + _hint(k, names)
+            )
+        return cls(**data)
+
+
+def _hint(name: str, choices: Any) -> str:
+    close = difflib.get_close_matches(str(name), list(choices), n=3, cutoff=0.5)
+    return f". Did you mean: {', '.join(close)}?" if close else ""
+
+
+# ---------------------------------------------------------------------- TOML
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Read a TOML file; errors name the file and the parser's line/column."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"config file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: invalid TOML: {exc}") from None
+
+
+def load_config(path: str | Path, section: str | None = "train") -> TrainConfig:
+    """A :class:`TrainConfig` from a TOML file (the ``[train]`` table, or the top level)."""
+    data = read_toml(path)
+    if section and section in data:
+        data = data[section]
+    try:
+        return TrainConfig.from_dict(data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def _toml_key(k: str) -> str:
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else _toml_value(k)
+
+
+def dumps_toml(data: dict[str, Any]) -> str:
+    """A tiny TOML writer: scalars, lists, inline tables, one level of ``[tables]``; ``None`` dropped."""
+    lines: list[str] = []
+    tables = {k: v for k, v in data.items() if isinstance(v, dict) and v and all(
+        not isinstance(x, dict) for x in v.values())}
+    for k, v in data.items():
+        if k in tables or v is None:
+            continue
+        lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+    for k, v in tables.items():
+        lines.append("")
+        lines.append(f"[{_toml_key(k)}]")
+        for kk, vv in v.items():
+            if vv is not None:
+                lines.append(f"{_toml_key(kk)} = {_toml_value(vv)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_toml(data: dict[str, Any], path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(dumps_toml(data), encoding="utf-8")
+    tmp.replace(path)
+    return path

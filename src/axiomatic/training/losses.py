@@ -1,0 +1,101 @@
+"""Ranking losses and the axiomatic regularizer (Rosset et al. 2019).
+
+All losses take score tensors produced by one forward pass of a
+:class:`~axiomatic.models.base.NeuralRankingModel` and return a scalar (mean over the batch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+
+def pairwise_hinge(s_pos: torch.Tensor, s_neg: torch.Tensor, margin: float = 1.0) -> torch.Tensor:
+    r"""Pairwise hinge loss (Herbrich et al. 2000; Rosset et al. 2019, eq. 2).
+
+    .. math:: \ell(q, d_{pos}, d_{neg}) = \max\{0,\ \epsilon - (s(q,d_{pos}) - s(q,d_{neg}))\}
+
+    ``s_pos``, ``s_neg``: ``(B,)`` scores; ``margin`` is epsilon. Returns the batch mean.
+    """
+    return F.relu(margin - (s_pos - s_neg)).mean()
+
+
+def pointwise_mse(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    r"""Pointwise squared error to the relevance label: :math:`\frac1B\sum_i (s_i - y_i)^2`.
+
+    ``scores``, ``labels``: ``(B,)``. Rosset et al. (2019) add AR to such a regression loss for
+    their proprietary DNN.
+    """
+    return F.mse_loss(scores, labels.to(scores.dtype))
+
+
+def listwise_softmax_ce(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    r"""Listwise softmax cross-entropy (ListNet top-1 / "softmax loss").
+
+    .. math:: \ell = -\sum_j \frac{y_j}{\sum_k y_k}\ \log \frac{e^{s_j}}{\sum_k e^{s_k}}
+
+    ``scores``, ``labels``: ``(B, L)``; each list needs a positive label (the sampler puts one
+    relevant document first). Returns the mean over lists.
+    """
+    target = labels.to(scores.dtype).clamp_min(0)
+    target = target / target.sum(dim=1, keepdim=True).clamp_min(1e-12)
+    return -(target * F.log_softmax(scores, dim=1)).sum(dim=1).mean()
+
+
+@dataclass(frozen=True)
+class AxiomaticRegularizationLoss:
+    r"""Hinge loss with axiomatic regularization (Rosset et al. 2019, eq. 4).
+
+    .. math::
+
+        \ell_{AR}(q, d_{pos}, d_{neg}, \Delta_i) =
+            \max\{0, \epsilon - (s(q,d_{pos}) - s(q,d_{neg}))\}
+            + \lambda \max\{0, \mu - \delta_i (s(q,d_{pos}) - s(q,d_{pos}^{(i)}))\}
+            + \lambda \max\{0, \mu - \delta_i (s(q,d_{neg}) - s(q,d_{neg}^{(i)}))\}
+
+    where :math:`d^{(i)}` is the document perturbed along constraint :math:`\Delta_i` (drawn
+    uniformly from the configured axioms, one per document) and :math:`\delta_i = +1` when the
+    axiom says the original should score higher (TFC1-D, LNC), :math:`-1` otherwise (TFC1-A,
+    TFC3). Pairs whose perturbation did not apply (e.g. TFC3 when every query term is present)
+    are masked out of the regularizer and the regularizer is averaged over the batch size.
+
+    Inputs (all ``(B,)``): ``s_pos, s_neg, s_pos_pert, s_neg_pert`` scores from one forward pass;
+    ``delta_pos, delta_neg`` in {-1, +1}; ``mask_pos, mask_neg`` in {0, 1}.
+    ``base_loss`` optionally replaces the hinge term (e.g. MSE for pointwise training).
+    """
+
+    lambda_: float = 0.1
+    mu: float = 0.1
+    margin: float = 1.0
+
+    def regularizer(
+        self,
+        s_orig: torch.Tensor,
+        s_pert: torch.Tensor,
+        delta: torch.Tensor,
+        mask: torch.Tensor,
+    ) -> torch.Tensor:
+        r""":math:`\frac1B\sum_b m_b\max\{0, \mu - \delta_b (s_b - s^{(i)}_b)\}`."""
+        term = F.relu(self.mu - delta.to(s_orig.dtype) * (s_orig - s_pert))
+        return (term * mask.to(s_orig.dtype)).sum() / max(len(s_orig), 1)
+
+    def __call__(
+        self,
+        s_pos: torch.Tensor,
+        s_neg: torch.Tensor,
+        s_pos_pert: torch.Tensor,
+        s_neg_pert: torch.Tensor,
+        delta_pos: torch.Tensor,
+        delta_neg: torch.Tensor,
+        mask_pos: torch.Tensor,
+        mask_neg: torch.Tensor,
+        base_loss: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Returns ``(total, base, ar)`` with ``total = base + lambda * ar``."""
+        base = pairwise_hinge(s_pos, s_neg, self.margin) if base_loss is None else base_loss
+        ar = self.regularizer(s_pos, s_pos_pert, delta_pos, mask_pos) + self.regularizer(
+            s_neg, s_neg_pert, delta_neg, mask_neg
+        )
+        return base + self.lambda_ * ar, base, ar

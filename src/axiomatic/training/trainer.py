@@ -1,0 +1,536 @@
+"""The trainer: pairwise / pointwise / listwise losses, axiomatic regularization, augmentation,
+dev-based model selection, early stopping, atomic checkpoints and exact resume.
+
+Output directory layout (everything a run needs to be inspected or resumed)::
+
+    config.toml     the TrainConfig
+    log.jsonl       one JSON record per logged step: loss, base loss, AR loss, dev metric
+    checkpoint.pt   model + optimizer + sampler state + torch RNG + step (written atomically)
+    best.pt         weights with the best dev metric so far
+    model/          the final (best) model, via axiomatic.models.save_model when available
+    metrics.json    written last: marks the run as finished
+    summary.md      a short human-readable summary
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from axiomatic.data.records import Dataset, Document, Run
+from axiomatic.models.base import NeuralRankingModel
+from axiomatic.training.config import (
+    DiagnosticAugmentSpec,
+    PerturbAugmentSpec,
+    TrainConfig,
+    write_toml,
+)
+from axiomatic.training.losses import (
+    AxiomaticRegularizationLoss,
+    listwise_softmax_ce,
+    pairwise_hinge,
+    pointwise_mse,
+)
+from axiomatic.training.samplers import (
+    Pair,
+    PairSampler,
+    make_list,
+    negatives_by_query,
+    qrels_pairs,
+)
+
+
+class NonFiniteLossError(RuntimeError):
+    """The loss became NaN or infinite; the message names the step and the batch."""
+
+
+@dataclass
+class TrainResult:
+    out_dir: Path
+    steps: int
+    best_step: int | None
+    best_dev: float | None
+    stopped_early: bool
+    seconds: float
+    history: list[dict[str, Any]] = field(default_factory=list)
+    pools: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pools": self.pools,
+            "out_dir": str(self.out_dir),
+            "steps": self.steps,
+            "best_step": self.best_step,
+            "best_dev": self.best_dev,
+            "stopped_early": self.stopped_early,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def visible_tokens(model: NeuralRankingModel) -> int | None:
+    """How many leading document words the model sees (insertions past it would be invisible).
+
+    Word models truncate documents to ``max_doc_len`` tokens; the cross-encoder truncates the
+    pair to ``max_length`` word pieces (about half of them document words is a safe bound).
+    """
+    if getattr(model, "max_doc_len", None):
+        return int(model.max_doc_len)  # type: ignore[arg-type]
+    if getattr(model, "max_length", None):
+        return max(int(model.max_length) // 2, 8)  # type: ignore[arg-type]
+    return None
+
+
+# ---------------------------------------------------------------------- evaluation helpers
+def score_dataset(
+    model: NeuralRankingModel,
+    dataset: Dataset,
+    depth: int | None = None,
+    batch_size: int = 128,
+    documents: Mapping[str, Document] | None = None,
+) -> Run:
+    """Score each query's first ``depth`` candidates with ``model`` (no grad) -> run."""
+    docs = documents if documents is not None else dataset.documents
+    qs: list[str] = []
+    ds: list[str] = []
+    keys: list[tuple[str, str]] = []
+    for qid, query in dataset.queries.items():
+        ids = dataset.candidate_ids(qid)
+        if depth is not None:
+            ids = ids[:depth]
+        for d in ids:
+            qs.append(query.text)
+            ds.append(docs[d].text)
+            keys.append((qid, d))
+    scores = model.score_pairs(qs, ds, batch_size=batch_size).numpy() if qs else np.zeros(0)
+    run: Run = {q: {} for q in dataset.queries}
+    for (q, d), s in zip(keys, scores, strict=True):
+        run[q][d] = float(s)
+    return run
+
+
+def mrr_at_k(run: Run, qrels: Mapping[str, Mapping[str, int]], k: int = 10, rel: int = 1) -> float:
+    """Mean reciprocal rank of the first relevant document in the top ``k`` (ties by doc id)."""
+    vals = []
+    for qid, scores in run.items():
+        judged = qrels.get(qid, {})
+        ranked = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k]
+        rr = 0.0
+        for i, (d, _) in enumerate(ranked):
+            if judged.get(d, 0) >= rel:
+                rr = 1.0 / (i + 1)
+                break
+        vals.append(rr)
+    return float(np.mean(vals)) if vals else 0.0
+
+
+# ---------------------------------------------------------------------- trainer
+class Trainer:
+    """Trains a :class:`NeuralRankingModel` on a dataset (see the module docstring).
+
+    Parameters
+    ----------
+    model: the model to train (moved to CUDA when available).
+    config: a :class:`TrainConfig`.
+    out_dir: where checkpoints, logs and the final model go.
+    train: training dataset (needs qrels and candidate lists; see
+        :func:`~axiomatic.training.samplers.with_bm25_candidates` for full-retrieval datasets).
+    dev: dev dataset for model selection and early stopping (``None``: last step is kept).
+    analyzer: analyzer deciding query-term membership for perturbations (default: the
+        project default for the dataset language).
+    pools, pool_weights: extra pair pools (e.g. mined axiom pairs) and their batch shares; the
+        qrels pairs are always the pool ``"qrels"``.
+    extra_documents: texts of artificial documents referenced by extra pools.
+    callback: called as ``callback(step, record)`` after every step (tests use it to simulate
+        a kill).
+    """
+
+    def __init__(
+        self,
+        model: NeuralRankingModel,
+        config: TrainConfig,
+        out_dir: str | os.PathLike[str],
+        train: Dataset,
+        dev: Dataset | None = None,
+        analyzer: Any = None,
+        pools: Mapping[str, Sequence[Pair]] | None = None,
+        pool_weights: Mapping[str, float] | None = None,
+        extra_documents: Mapping[str, Document] | None = None,
+        callback: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.model = model
+        self.config = config
+        self.out_dir = Path(out_dir)
+        self.train_data = train
+        self.dev_data = dev
+        self.analyzer = analyzer
+        self.pools = pools
+        self.pool_weights = pool_weights
+        self.extra_documents = extra_documents
+        self.callback = callback
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self) -> None:
+        cfg = self.config
+        torch.manual_seed(cfg.seed)
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model.to(self.device)
+        pools: dict[str, list[Pair]] = {"qrels": qrels_pairs(self.train_data, cfg.candidate_depth)}
+        weights = {"qrels": 1.0}
+        aug = cfg.augment
+        if isinstance(aug, DiagnosticAugmentSpec) and self.pools is None:
+            from axiomatic.training.augment import diagnostic_pools
+
+            extra, weights, docs = diagnostic_pools(self.train_data, aug, pools["qrels"])
+            pools = extra
+            self.extra_documents = {**(self.extra_documents or {}), **docs}
+        if self.pools is not None:
+            pools.update({k: list(v) for k, v in self.pools.items()})
+            weights.update(dict(self.pool_weights or {}))
+        self.sampler = PairSampler(pools, cfg.batch_size, seed=cfg.seed, weights=weights)
+        self.negatives = negatives_by_query(pools["qrels"]) if cfg.loss == "softmax" else {}
+        decay = cfg.weight_decay
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        if cfg.optimizer == "adamw":
+            self.optimizer: torch.optim.Optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=decay)
+        else:
+            self.optimizer = torch.optim.Adam(params, lr=cfg.lr, weight_decay=decay)
+        self.ar = cfg.ar
+        self.ar_loss = (
+            AxiomaticRegularizationLoss(self.ar.lambda_, self.ar.mu, cfg.margin) if self.ar else None
+        )
+        self.perturber = None
+        self.perturb_axioms: tuple[str, ...] = ()
+        if self.ar is not None or isinstance(aug, PerturbAugmentSpec):
+            from axiomatic.perturb import DocumentPerturber, build_vocabulary
+            from axiomatic.text.analyzer import default_analyzer
+
+            analyzer = self.analyzer or default_analyzer(self.train_data.doc_language or "en")
+            spec = self.ar if self.ar is not None else aug
+            assert spec is not None  # for type checkers; both branches set it
+            texts = [self._text(d) for d in {p.doc_hi for p in pools["qrels"]}
+                     | {p.doc_lo for p in pools["qrels"]}]
+            vocab = build_vocabulary(sorted(texts), analyzer, min_count=1)
+            self.perturber = DocumentPerturber(
+                analyzer, vocab, lnc_terms=spec.lnc_terms, max_position=visible_tokens(self.model)
+            )
+            self.perturb_axioms = spec.axioms
+        self.augment_perturb = isinstance(aug, PerturbAugmentSpec)
+        self.total_steps = cfg.steps
+        if cfg.epochs is not None:
+            main = self.sampler.counts["qrels"]
+            self.total_steps = max(1, math.ceil(cfg.epochs * len(pools["qrels"]) / max(main, 1)))
+
+    def _text(self, doc_id: str) -> str:
+        if self.extra_documents is not None and doc_id in self.extra_documents:
+            return self.extra_documents[doc_id].text
+        return self.train_data.documents[doc_id].text
+
+    # ------------------------------------------------------------------ one step
+    def _perturb(
+        self, query: str, text: str, rng: np.random.Generator
+    ) -> tuple[str, int] | None:
+        assert self.perturber is not None
+        res = self.perturber.perturb_random(query, text, self.perturb_axioms, rng)
+        return None if res is None else (res.text, res.direction)
+
+    def _step_loss(self, batch: list[Pair], step: int) -> tuple[torch.Tensor, dict[str, float]]:
+        cfg = self.config
+        rng = np.random.default_rng([cfg.seed, step, 17])
+        queries = [self.train_data.queries[p.query_id].text for p in batch]
+        B = len(batch)
+        all_q: list[str] = []
+        all_d: list[str] = []
+        # base documents
+        if cfg.loss == "softmax":
+            lists = [make_list(p, self.negatives.get(p.query_id, []), cfg.list_size, rng) for p in batch]
+            L = max(len(d) for d, _ in lists)
+            lists = [(d + [d[-1]] * (L - len(d)), lab + [-1.0] * (L - len(lab))) for d, lab in lists]
+            for q, (docs, _) in zip(queries, lists, strict=True):
+                all_q += [q] * L
+                all_d += [self._text(d) for d in docs]
+            hi_idx = [b * L for b in range(B)]
+            lo_idx = [b * L + 1 for b in range(B)]
+        else:
+            for q, p in zip(queries, batch, strict=True):
+                all_q += [q, q]
+                all_d += [self._text(p.doc_hi), self._text(p.doc_lo)]
+            hi_idx = [2 * b for b in range(B)]
+            lo_idx = [2 * b + 1 for b in range(B)]
+        # AR: one perturbation per document (Rosset eq. 4); AP: perturbed pairs as extra pairs
+        pert: dict[str, list[tuple[int, int, int]]] = {"hi": [], "lo": []}  # (b, idx, delta)
+        ap_pairs: list[tuple[int, int]] = []
+        if self.perturber is not None:
+            for b in range(B):
+                for side, idx in (("hi", hi_idx[b]), ("lo", lo_idx[b])):
+                    res = self._perturb(all_q[idx], all_d[idx], rng)
+                    if res is None:
+                        continue
+                    all_q.append(all_q[idx])
+                    all_d.append(res[0])
+                    new = len(all_d) - 1
+                    if self.augment_perturb:
+                        ap_pairs.append((idx, new) if res[1] > 0 else (new, idx))
+                    else:
+                        pert[side].append((b, new, res[1]))
+        enc = self.model.encode_batch(all_q, all_d)
+        scores = self.model(**{k: v.to(self.device) for k, v in enc.items()}).float()
+        s_hi = scores[hi_idx]
+        s_lo = scores[lo_idx]
+        info: dict[str, float] = {}
+        if cfg.loss == "hinge":
+            base = pairwise_hinge(s_hi, s_lo, cfg.margin)
+        elif cfg.loss == "mse":
+            labels = torch.tensor(
+                [p.label_hi for p in batch] + [p.label_lo for p in batch], device=scores.device
+            )
+            base = pointwise_mse(torch.cat([s_hi, s_lo]), labels)
+        else:
+            s_list = scores[: B * L].view(B, L)
+            labels = torch.tensor([lab for _, lab in lists], device=scores.device)
+            valid = labels >= 0
+            s_list = s_list.masked_fill(~valid, -1e4)
+            base = listwise_softmax_ce(s_list, labels.clamp_min(0))
+        if ap_pairs:
+            a = torch.tensor([x for x, _ in ap_pairs], device=scores.device)
+            c = torch.tensor([y for _, y in ap_pairs], device=scores.device)
+            n_base = B
+            # AP pairs join the base hinge as extra pairs (weighted by count, no regularizer)
+            ap = pairwise_hinge(scores[a], scores[c], cfg.margin)
+            base = (base * n_base + ap * len(ap_pairs)) / (n_base + len(ap_pairs))
+            info["ap_pairs"] = float(len(ap_pairs))
+        total = base
+        if self.ar_loss is not None:
+            parts = []
+            for side, s_orig in (("hi", s_hi), ("lo", s_lo)):
+                s_pert = s_orig.detach().clone()
+                delta = torch.zeros(B, device=scores.device)
+                mask = torch.zeros(B, device=scores.device)
+                if pert[side]:
+                    bs = torch.tensor([x[0] for x in pert[side]], device=scores.device)
+                    ids = torch.tensor([x[1] for x in pert[side]], device=scores.device)
+                    s_pert = s_pert.index_put((bs,), scores[ids])
+                    delta[bs] = torch.tensor(
+                        [float(x[2]) for x in pert[side]], device=scores.device
+                    )
+                    mask[bs] = 1.0
+                parts.append(self.ar_loss.regularizer(s_orig, s_pert, delta, mask))
+            ar = parts[0] + parts[1]
+            total = base + self.ar_loss.lambda_ * ar
+            info["ar_loss"] = float(ar.detach())
+            info["perturbed"] = float(len(pert["hi"]) + len(pert["lo"]))
+        info["base_loss"] = float(base.detach())
+        return total, info
+
+    # ------------------------------------------------------------------ checkpoints
+    def _checkpoint_path(self) -> Path:
+        return self.out_dir / "checkpoint.pt"
+
+    def _save_checkpoint(self, step: int, finished: bool = False) -> None:
+        state = {
+            "step": step,
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "sampler": self.sampler.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+            "best_dev": self.best_dev,
+            "best_step": self.best_step,
+            "bad_evals": self.bad_evals,
+            "finished": finished,
+            "stopped_early": self.stopped_early,
+            "config": self.config.to_dict(),
+        }
+        _atomic_torch_save(state, self._checkpoint_path())
+
+    def _load_checkpoint(self) -> int:
+        state = torch.load(self._checkpoint_path(), map_location=self.device, weights_only=False)
+        saved = state.get("config")
+        if saved is not None:
+            mine = self.config.to_dict()
+            diff = sorted(k for k in set(saved) | set(mine) if saved.get(k) != mine.get(k))
+            if diff:
+                raise ValueError(
+                    f"{self._checkpoint_path()} was written with another configuration "
+                    f"(differs in {', '.join(diff)}); resume with the same settings, or use a "
+                    "new output folder / --no-resume to start afresh"
+                )
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.sampler.load_state_dict(state["sampler"])
+        torch.set_rng_state(state["torch_rng"])
+        if state.get("cuda_rng") is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(state["cuda_rng"])
+        self.best_dev = state["best_dev"]
+        self.best_step = state["best_step"]
+        self.bad_evals = state["bad_evals"]
+        self.stopped_early = state.get("stopped_early", False)
+        self._finished = state.get("finished", False)
+        return int(state["step"])
+
+    # ------------------------------------------------------------------ dev
+    def evaluate_dev(self) -> float | None:
+        if self.dev_data is None or not self.dev_data.queries:
+            return None
+        run = score_dataset(self.model, self.dev_data, depth=self.config.dev_depth)
+        return mrr_at_k(run, self.dev_data.qrels or {}, 10, self.dev_data.rel_threshold)
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, resume: bool = True) -> TrainResult:
+        """Train (or resume) until ``steps``/``epochs`` or early stopping; returns a summary."""
+        cfg = self.config
+        t0 = time.perf_counter()
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._setup()
+        write_toml(cfg.to_dict(), self.out_dir / "config.toml")
+        self.best_dev: float | None = None
+        self.best_step: int | None = None
+        self.bad_evals = 0
+        self.stopped_early = False
+        self._finished = False
+        log_path = self.out_dir / "log.jsonl"
+        step = 0
+        if resume and self._checkpoint_path().exists():
+            step = self._load_checkpoint()
+            _truncate_log(log_path, step)
+        elif log_path.exists():
+            log_path.unlink()
+        history = _read_log(log_path)
+        if not self._finished:
+            self.model.train()
+            from axiomatic.report.progress import track
+
+            steps = range(step + 1, self.total_steps + 1)
+            with open(log_path, "a", encoding="utf-8") as log:
+                for step in track(steps, description=f"training {cfg.model}", total=len(steps)):
+                    batch = self.sampler.next_batch()
+                    loss, info = self._step_loss(batch, step)
+                    if not torch.isfinite(loss):
+                        qids = sorted({p.query_id for p in batch})
+                        raise NonFiniteLossError(
+                            f"loss became {float(loss.detach())} at step {step} (batch of {len(batch)} "
+                            f"pairs, queries {qids[:8]}); the last good checkpoint is "
+                            f"{self._checkpoint_path()}. Lower the learning rate (lr={cfg.lr}) "
+                            "or set grad_clip, then resume."
+                        )
+                    self.optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    if cfg.grad_clip:
+                        torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.grad_clip)
+                    self.optimizer.step()
+                    record: dict[str, Any] = {
+                        "step": step,
+                        "epoch": round(self.sampler.epochs_done, 4),
+                        "loss": float(loss.detach()),
+                        **info,
+                    }
+                    if step % cfg.eval_every == 0 or step == self.total_steps:
+                        dev = self.evaluate_dev()
+                        self.model.train()
+                        if dev is not None:
+                            record["dev_mrr@10"] = dev
+                            if self.best_dev is None or dev > self.best_dev:
+                                self.best_dev, self.best_step, self.bad_evals = dev, step, 0
+                                _atomic_torch_save(self.model.state_dict(), self.out_dir / "best.pt")
+                            else:
+                                self.bad_evals += 1
+                    log.write(json.dumps(record) + "\n")
+                    history.append(record)
+                    stop = cfg.patience > 0 and self.bad_evals >= cfg.patience
+                    if step % cfg.checkpoint_every == 0 or step == self.total_steps or stop:
+                        log.flush()
+                        self.stopped_early = stop and step < self.total_steps
+                        self._save_checkpoint(step, finished=stop or step == self.total_steps)
+                    if self.callback is not None:
+                        self.callback(step, record)
+                    if stop:
+                        break
+        if self.best_step is not None and (self.out_dir / "best.pt").exists():
+            best = torch.load(self.out_dir / "best.pt", map_location=self.device, weights_only=True)
+            self.model.load_state_dict(best)
+        self.model.eval()
+        self._save_final_model()
+        last = history[-1]["step"] if history else step
+        result = TrainResult(
+            self.out_dir, int(last), self.best_step, self.best_dev, self.stopped_early,
+            time.perf_counter() - t0, history,
+            {k: len(v) for k, v in self.sampler.pools.items()},
+        )
+        _write_json(self.out_dir / "metrics.json", result.to_dict())
+        _write_summary(self.out_dir / "summary.md", cfg, result)
+        return result
+
+    def _save_final_model(self) -> None:
+        try:
+            from axiomatic.models import save_model
+        except ImportError:
+            save_model = None
+        if save_model is not None:
+            try:
+                save_model(self.model, self.out_dir / "model")
+                return
+            except (NotImplementedError, TypeError, KeyError, AttributeError, ValueError):
+                pass  # a stand-in model the registry does not know: keep the state dict
+        _atomic_torch_save(self.model.state_dict(), self.out_dir / "model.pt")
+
+
+# ---------------------------------------------------------------------- small I/O helpers
+def _atomic_torch_save(obj: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:  # a line cut by a kill
+                break
+    return out
+
+
+def _truncate_log(path: Path, step: int) -> None:
+    """Drop log records after the checkpointed step (they will be re-run on resume)."""
+    keep = [r for r in _read_log(path) if r.get("step", 0) <= step]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_summary(path: Path, cfg: TrainConfig, result: TrainResult) -> None:
+    lines = [
+        f"# Training run: {cfg.model} on {cfg.dataset}",
+        "",
+        f"- loss: {cfg.loss} (margin {cfg.margin}); regularizer: {cfg.regularizer or 'none'}; "
+        f"augmentation: {cfg.augmentation or 'none'}",
+        f"- optimizer: {cfg.optimizer} lr={cfg.lr} weight_decay={cfg.weight_decay}, "
+        f"batch {cfg.batch_size}, seed {cfg.seed}",
+        f"- steps run: {result.steps}"
+        + (" (stopped early)" if result.stopped_early else ""),
+        f"- best dev MRR@10: {result.best_dev if result.best_dev is None else round(result.best_dev, 4)}"
+        f" at step {result.best_step}",
+        f"- wall time: {result.seconds:.1f} s",
+        "",
+        "Files: config.toml, log.jsonl (loss and dev metric per step), checkpoint.pt, best.pt, "
+        "metrics.json.",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,141 @@
+"""CLI axiom commands (axioms, mine, diagnose, rerank) on the built-in demo dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from axiomatic.cli.main import app
+
+runner = CliRunner()
+
+
+def test_axioms_lists_catalogue_as_table_and_json() -> None:
+    res = runner.invoke(app, ["axioms"])
+    assert res.exit_code == 0, res.output
+    assert "TFC1" in res.output and "LNC2" in res.output
+    res = runner.invoke(app, ["axioms", "--json"])
+    assert res.exit_code == 0, res.output
+    names = {r["name"] for r in json.loads(res.output)}
+    assert {"TFC1", "TFC2", "M-TDC", "LNC2"} <= names
+
+
+@pytest.fixture(scope="module")
+def mined(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "inst"
+    res = runner.invoke(
+        app,
+        [
+            "mine",
+            "--dataset",
+            "demo",
+            "--axioms",
+            "TFC1,TFC2,M-TDC,LNC2",
+            "--variant",
+            "relaxed",
+            "--out",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_mine_writes_shards_and_resumes(mined: Path) -> None:
+    from axiomatic.diagnose.mining import read_instances
+
+    inst, art = read_instances(mined)
+    assert len(inst) > 0 and set(inst["variant"]) == {"relaxed"}
+    assert {"TFC1", "LNC2"} <= set(inst["axiom"])
+    assert art  # LNC2 duplicates
+    res = runner.invoke(
+        app,
+        [
+            "mine",
+            "-d",
+            "demo",
+            "-a",
+            "TFC1,TFC2,M-TDC,LNC2",
+            "--variant",
+            "relaxed",
+            "-o",
+            str(mined),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "resumed 1" in res.output
+
+
+def test_mine_rejects_bad_axiom_and_variant(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["mine", "-d", "demo", "-a", "TFC9", "-o", str(tmp_path / "x")])
+    assert res.exit_code != 0
+    res = runner.invoke(
+        app, ["mine", "-d", "demo", "--variant", "relaxd", "-o", str(tmp_path / "y")]
+    )
+    assert res.exit_code != 0 and "relaxed" in res.output
+
+
+def test_diagnose_rankers_and_run_file(mined: Path, tmp_path: Path) -> None:
+    run_path = tmp_path / "ql.trec"
+    assert (
+        runner.invoke(app, ["rank", "-d", "demo", "-r", "ql", "-o", str(run_path)]).exit_code == 0
+    )
+    out = tmp_path / "rep"
+    res = runner.invoke(
+        app,
+        [
+            "diagnose",
+            "--instances",
+            str(mined),
+            "--ranker",
+            "bm25",
+            "--ranker",
+            "tfidf",
+            "--run",
+            str(run_path),
+            "--out",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "nDCG@10" in res.output and "ql.trec" in res.output
+    assert "skipped" in res.output  # run file cannot score LNC2 duplicates
+    table = pd.read_csv(out / "diagnosis.csv")
+    assert set(table["ranker"]) >= {"ql.trec", "oracle"}
+    lnc2_run = table[(table["ranker"] == "ql.trec") & (table["axiom"] == "LNC2")].iloc[0]
+    assert lnc2_run["n"] == 0 and lnc2_run["skipped"] > 0
+    assert (out / "report.html").is_file() and (out / "bars.png").is_file()
+
+
+def test_diagnose_errors_are_clean(mined: Path, tmp_path: Path) -> None:
+    res = runner.invoke(app, ["diagnose", "-i", str(mined), "-o", str(tmp_path / "r")])
+    assert res.exit_code != 0 and "--ranker" in res.output
+    res = runner.invoke(
+        app, ["diagnose", "-i", str(mined), "-r", "bm26", "-o", str(tmp_path / "r")]
+    )
+    assert res.exit_code != 0 and "bm26" in res.output
+    res = runner.invoke(
+        app, ["diagnose", "-i", str(tmp_path / "none"), "-r", "bm25", "-o", str(tmp_path / "r")]
+    )
+    assert res.exit_code != 0
+
+
+def test_rerank_writes_a_run(tmp_path: Path) -> None:
+    pytest.importorskip("axiomatic.diagnose.rerank")
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.data.trec import read_run
+
+    out = tmp_path / "axio.trec"
+    res = runner.invoke(
+        app, ["rerank", "--dataset", "demo", "--axioms", "TFC1,M-TDC", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    run = read_run(out)
+    ds = demo_dataset()
+    assert set(run) == set(ds.queries)
+    for q, docs in run.items():
+        assert set(docs) <= set(ds.candidate_ids(q))

@@ -1,0 +1,67 @@
+"""Statistics used by the diagnosis: Wilson interval, McNemar, Holm, correlation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from axiomatic.diagnose import stats
+
+
+def test_wilson_interval_known_values_and_edges():
+    lo, hi = stats.wilson_interval(np.array([5, 0, 10]), np.array([10, 10, 10]))
+    # 5/10 at 95%: (0.2366, 0.7634) (Wilson 1927; e.g. statsmodels proportion_confint).
+    assert lo[0] == pytest.approx(0.2366, abs=1e-4)
+    assert hi[0] == pytest.approx(0.7634, abs=1e-4)
+    assert lo[1] == 0.0 and 0.0 < hi[1] < 0.35
+    assert hi[2] == pytest.approx(1.0) and lo[2] > 0.65
+    lo0, hi0 = stats.wilson_interval(0, 0)
+    assert float(lo0) == 0.0 and float(hi0) == 1.0
+    with pytest.raises(ValueError, match="successes"):
+        stats.wilson_interval(3, 2)
+
+
+def test_mcnemar_exact_matches_binomial_and_chi2_for_large():
+    a = np.array([1] * 8 + [0] * 2 + [1] * 5, dtype=bool)
+    b = np.array([0] * 8 + [1] * 2 + [1] * 5, dtype=bool)
+    r = stats.mcnemar(a, b)
+    assert (r.a_only, r.b_only, r.exact) == (8, 2, True)
+    assert r.pvalue == pytest.approx(st.binomtest(2, 10, 0.5).pvalue)
+    big_a = np.r_[np.ones(60, bool), np.zeros(30, bool)]
+    big_b = ~big_a
+    rb = stats.mcnemar(big_a, big_b)
+    assert not rb.exact
+    assert rb.statistic == pytest.approx((30 - 1) ** 2 / 90)
+    assert rb.pvalue == pytest.approx(st.chi2.sf((30 - 1) ** 2 / 90, 1))
+    same = stats.mcnemar(a, a)
+    assert same.pvalue == 1.0
+    with pytest.raises(ValueError, match="same instances"):
+        stats.mcnemar(a, b[:3])
+
+
+def test_holm_step_down():
+    p = [0.01, 0.04, 0.03, 0.005]
+    adj = stats.holm(p)
+    # sorted: .005*4=.02, .01*3=.03, .03*2=.06, .04*1=.04 -> monotone .06
+    assert adj.tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert np.isnan(stats.holm([np.nan, 0.2])[0])
+    assert stats.holm([0.2, np.nan])[0] == pytest.approx(0.2)
+
+
+def test_correlation_and_trend():
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    y = 2 * x + 1
+    r = stats.correlation(x, y)
+    assert r["pearson"] == pytest.approx(1.0)
+    assert r["spearman"] == pytest.approx(1.0)
+    assert r["kendall"] == pytest.approx(1.0)
+    assert r["slope"] == pytest.approx(2.0) and r["intercept"] == pytest.approx(1.0)
+    flat = stats.correlation([1, 1, 1], [1, 2, 3])
+    assert np.isnan(flat["pearson"]) and flat["n"] == 3
+
+
+def test_delta_grid_is_thesis_grid():
+    g = stats.DELTA_GRID
+    assert g[:11] == tuple(round(i / 100, 2) for i in range(11))
+    assert g[11:] == (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

@@ -1,0 +1,82 @@
+"""Reference comparison: our BM25 equals bm25s (method="lucene") for the same analyzer.
+
+Our Analyzer is configured like bm25s' tokenizer: its English stopword list, its token pattern
+``(?u)\\b\\w\\w+\\b`` and PyStemmer's Snowball stemmer. Our analyzer NFKC-normalizes before
+lowercasing, so bm25s gets NFKC-normalized texts too (same input, same tokens).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+import pytest
+
+from axiomatic.data.records import Document, Query
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.rankers.lexical import BM25Ranker
+from axiomatic.text.analyzer import Analyzer
+from conftest import require_collection
+
+bm25s = pytest.importorskip("bm25s")
+Stemmer = pytest.importorskip("Stemmer")
+
+BM25S_PATTERN = r"(?u)\b\w\w+\b"
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def _compare(docs: list[Document], queries: list[Query], k1: float, b: float) -> float:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    analyzer = Analyzer(
+        stopwords=frozenset(STOPWORDS_EN), token_pattern=BM25S_PATTERN, stemmer="snowball"
+    )
+    index = CollectionIndex.build(docs, analyzer)
+    ours = BM25Ranker(index, k1=k1, b=b)
+    stemmer = Stemmer.Stemmer("english")
+    ref = bm25s.BM25(k1=k1, b=b, method="lucene")
+    tokens = bm25s.tokenize(
+        [_nfkc(d.text) for d in docs], stopwords="en", stemmer=stemmer, show_progress=False
+    )
+    ref.index(tokens, show_progress=False)
+    worst = 0.0
+    compared = 0
+    for q in queries:
+        q_tokens = bm25s.tokenize(
+            [_nfkc(q.text)], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+        )[0]
+        q_tokens = [t for t in q_tokens if t in ref.vocab_dict]
+        if not q_tokens:
+            continue
+        expected = ref.get_scores(q_tokens)  # row order = docs order
+        got_all, _ = ours.scores_all(q)
+        got_rerank = ours.score(q, docs[:50])
+        assert index.doc_ids == [d.doc_id for d in docs]
+        scale = max(float(np.abs(expected).max()), 1e-9)
+        worst = max(worst, float(np.abs(got_all - expected).max()) / scale)
+        worst = max(worst, float(np.abs(got_rerank - expected[:50]).max()) / scale)
+        compared += 1
+    assert compared > 0
+    return worst
+
+
+def test_bm25_equals_bm25s_on_demo_collection():
+    from axiomatic.data.demo import demo_dataset
+
+    ds = demo_dataset()
+    docs = list(ds.documents.values())
+    queries = list(ds.queries.values())
+    assert _compare(docs, queries, k1=0.9, b=0.4) < 1e-5
+    assert _compare(docs, queries, k1=1.5, b=1.0) < 1e-5
+
+
+def test_bm25_equals_bm25s_on_scifact():
+    from axiomatic.data.readers.scifact import read_scifact_claims, read_scifact_corpus
+
+    root = require_collection("scifact")
+    docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
+    queries, _ = read_scifact_claims(root / "raw" / "claims_validation.csv")
+    assert _compare(docs, list(queries.values())[:60], k1=1.2, b=0.75) < 1e-5

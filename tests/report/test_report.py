@@ -1,0 +1,180 @@
+"""Reports: Table 4.5/4.6 layouts, CSV/JSON, PNG plots and the self-contained HTML page."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from axiomatic.data.records import Dataset, Document, Query
+from axiomatic.diagnose.diagnosis import Diagnosis, diagnose, instance_frame
+from axiomatic.report import tables
+
+
+class LenRanker:
+    """Score = weight * query-term count + bias * length (differs between rankers)."""
+
+    def __init__(self, name: str, weight: float, bias: float) -> None:
+        self.name, self.weight, self.bias = name, weight, bias
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+        w = query.text.split()
+        return np.array(
+            [
+                self.weight * sum(d.text.split().count(t) for t in w)
+                + self.bias * len(d.text.split())
+                for d in documents
+            ]
+        )
+
+
+@pytest.fixture(scope="module")
+def setup():
+    rng = np.random.default_rng(0)
+    vocab = ["apple", "pie", "cake", "tree", "red"]
+    docs = {
+        f"d{i}": Document(f"d{i}", " ".join(rng.choice(vocab, size=rng.integers(3, 12))))
+        for i in range(30)
+    }
+    queries = {f"q{j}": Query(f"q{j}", vocab[j]) for j in range(3)}
+    qrels = {q: {f"d{i}": int(rng.integers(0, 3)) for i in range(0, 30, 2)} for q in queries}
+    ds = Dataset("toy", queries, docs, qrels, {q: list(docs) for q in queries})
+    rows = []
+    for q in queries:
+        for _k in range(60):
+            a, b = rng.choice(30, 2, replace=False)
+            la, lb = len(docs[f"d{a}"].text.split()), len(docs[f"d{b}"].text.split())
+            for ax, var in (("TFC1", "strict"), ("TFC1", "relaxed"), ("M-TDC", "relaxed")):
+                rows.append(
+                    {
+                        "query_id": q,
+                        "axiom": ax,
+                        "variant": var,
+                        "spec": f"{ax}(variant={var!r})",
+                        "doc_a": f"d{a}",
+                        "doc_b": f"d{b}",
+                        "doc_c": None,
+                        "relation": ">",
+                        "len_a": la,
+                        "len_b": lb,
+                        "len_diff_abs": abs(la - lb),
+                        "len_diff_rel": abs(la - lb) / max(la, lb),
+                        "rel_a": qrels[q].get(f"d{a}"),
+                        "rel_b": qrels[q].get(f"d{b}"),
+                        "rel_c": None,
+                        "split": "test",
+                        "artificial": False,
+                    }
+                )
+    inst = instance_frame(rows)
+    rankers = [LenRanker("tf", 1.0, 0.0), LenRanker("tf-len", 1.0, -0.3), LenRanker("len", 0, 1)]
+    diag = diagnose(inst, rankers, ds, oracle=True)
+    eff = pd.DataFrame(
+        {
+            "system": ["tf", "tf-len", "len"] * 2,
+            "measure": ["AP"] * 3 + ["nDCG@10"] * 3,
+            "value": [0.30, 0.40, 0.10, 0.5, 0.6, 0.2],
+            "diff": [0.0, 0.10, -0.20, 0.0, 0.1, -0.3],
+            "pvalue": [np.nan, 0.01, 0.2, np.nan, 0.001, 0.04],
+            "pvalue_holm": [np.nan, 0.02, 0.2, np.nan, 0.002, 0.04],
+            "significant": [False, True, False, False, True, True],
+        }
+    )
+    return diag, eff
+
+
+def test_overview_layout_and_marks(setup):
+    diag, eff = setup
+    ov = tables.overview_frame(diag, eff, baseline="tf")
+    assert list(ov.index) == ["tf", "tf-len", "len", "oracle"]
+    assert list(ov.columns[:2]) == ["AP", "nDCG@10"]
+    assert ov.loc["tf-len", "AP"] == "0.400" + tables.UP
+    assert ov.loc["len", "nDCG@10"] == "0.200" + tables.DOWN
+    assert ov.loc["len", "AP"] == "0.100"  # not significant: no mark
+    assert ov.loc["oracle", "AP"] == "-"
+    # axiom columns carry the variant because TFC1 has two variants
+    assert "TFC1 (strict)" in ov.columns and "M-TDC" in ov.columns
+    frac = (
+        diag.table()
+        .set_index(["ranker", "axiom", "variant"])
+        .loc[("tf", "M-TDC", "relaxed"), "fraction"]
+    )
+    assert ov.loc["tf", "M-TDC"].startswith(f"{100 * frac:.1f}")
+
+
+def test_variant_table_orders_variants(setup):
+    diag, _ = setup
+    vf = tables.variant_frame(diag, with_counts=True)
+    assert list(vf.columns) == ["TFC1 strict", "TFC1 relaxed", "M-TDC relaxed"]
+    n = int(diag.table().query("ranker == 'tf' and variant == 'strict'")["n"].iloc[0])
+    assert vf.loc["tf", "TFC1 strict"].endswith(f"({n})")
+
+
+def test_markdown_and_rich_render(setup):
+    diag, eff = setup
+    md = tables.to_markdown(tables.overview_frame(diag, eff))
+    lines = md.splitlines()
+    assert lines[0].startswith("| ranker | AP |") and len(lines) == 2 + 4
+    from rich.console import Console
+
+    con = Console(record=True, width=200)
+    tables.print_tables(diag, eff, console=con)
+    text = con.export_text()
+    assert "Axiomatic diagnosis" in text and "tf-len" in text and "TFC1 strict" in text
+
+
+def test_effectiveness_from_runs_marks_significance():
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(8)}
+    good = {q: {"a": 2.0, "b": 1.0} for q in qrels}
+    bad = {q: {"a": 1.0, "b": 2.0} for q in qrels}
+    eff = tables.effectiveness_table({"bad": bad, "good": good}, qrels, ["AP"], baseline="bad")
+    row = eff.set_index("system").loc["good"]
+    assert row["value"] == pytest.approx(1.0) and row["diff"] == pytest.approx(0.5)
+    wide = tables.effectiveness_wide(eff)
+    assert wide.loc["bad", "AP"] == pytest.approx(0.5)
+
+
+def test_write_report_files_plots_and_html(tmp_path, setup):
+    from axiomatic.report.writer import write_report
+
+    diag, eff = setup
+    paths = write_report(
+        diag, eff, tmp_path / "rep", title="Toy <diagnosis>", notes=["a note & more"]
+    )
+    for key in (
+        "diagnosis_csv",
+        "mcnemar_csv",
+        "delta_sweep_csv",
+        "json",
+        "html",
+        "bars_png",
+        "delta_sweep_png",
+        "delta_diff_png",
+        "correlation_png",
+        "correlation_csv",
+    ):
+        assert paths[key].is_file() and paths[key].stat().st_size > 0, key
+    for png in ("bars_png", "delta_sweep_png", "correlation_png"):
+        assert paths[png].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = paths["html"].read_text(encoding="utf-8")
+    assert "Toy &lt;diagnosis&gt;" in page and "a note &amp; more" in page
+    assert page.count("data:image/png;base64,") == 4
+    assert "http://" not in page and "https://" not in page  # self-contained
+    data = json.loads(paths["json"].read_text())
+    assert data["summary"]["instances"] == len(diag.instances)
+    back = Diagnosis.load(paths["state"])
+    pd.testing.assert_frame_equal(back.table(), diag.table())
+    corr = pd.read_csv(paths["correlation_csv"])
+    assert set(corr["measure"]) == {"AP"} and (corr["n"] == 3).all()
+    assert not list(tmp_path.glob("rep/.*.tmp"))  # atomic writes leave no temp files
+
+
+def test_write_report_without_effectiveness(tmp_path, setup):
+    from axiomatic.report.writer import write_report
+
+    diag, _ = setup
+    paths = write_report(diag, None, tmp_path / "r2", plots=False)
+    assert "correlation_png" not in paths and paths["html"].is_file()
