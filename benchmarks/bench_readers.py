@@ -28,8 +28,10 @@ def main() -> None:
     for info in catalog.list_datasets(args.data_root, pattern=args.pattern):
         if not info.available:
             continue
-        if args.pattern is None and info.name.startswith("xquad-clir/") and not (
-            info.name.startswith("xquad-clir/en-")
+        if (
+            args.pattern is None
+            and info.name.startswith("xquad-clir/")
+            and not (info.name.startswith("xquad-clir/en-"))
         ):
             continue
         catalog.clear_cache()

@@ -106,7 +106,7 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
             swap = const[rows, None] & const[None, :] & (Ci[:, None, 0] == C[None, :, 0])
         idf = ctx.idf
         has_lower = (idf[:, None] >= idf[None, :]) & ~np.eye(m, dtype=bool)
-        need = has_lower.any(axis=1)  # terms a that have some b != a with idf(a) >= idf(b)
+        need = np.asarray(has_lower.any(axis=1))  # terms a that have some b != a with idf(a) >= idf(b)
         cond = ((Ci[:, None, :] >= C[None, :, :]) | ~need[None, None, :]).all(axis=-1)
         return swap & cond & lens
     D = Ci[:, None, :] - C[None, :, :]
@@ -149,9 +149,9 @@ def lnc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
         multiple = (Lj > 0) & (Li >= 2 * Lj) & (Li % np.maximum(Lj, 1) == 0)
     C = ctx.counts
     if variant == "relaxed":
-        has = ctx.qsum[rows] > 0
+        has = np.asarray(ctx.qsum[rows] > 0)
     else:
-        has = (C[rows] > 0).all(axis=1)
+        has = np.asarray((C[rows] > 0).all(axis=1))
     multiple &= has[:, None]
     a, j = np.nonzero(multiple)
     if len(a) == 0:
@@ -207,9 +207,9 @@ def tfc2(
         return empty
     S = ctx.qsum
     rng = np.random.default_rng(12345)
-    r = rng.integers(1, 2**61, size=m, dtype=np.int64) | 1
+    r = np.asarray(rng.integers(1, 2**61, size=m, dtype=np.int64)) | 1
     with np.errstate(over="ignore"):
-        h = (C.astype(np.int64) * r[None, :]).sum(axis=1)
+        h = np.asarray((C.astype(np.int64) * r[None, :]).sum(axis=1))
     order = np.argsort(h, kind="stable")
     hs = h[order]
     # pairwise (i, j) candidates: S_j > S_i > 0 and lengths close (a necessary condition)

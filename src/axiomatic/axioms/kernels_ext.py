@@ -185,7 +185,7 @@ def lb2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> n
 def and_(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""AND (Zheng & Fang 2010 via ir_axioms 1.2.5): prefer the document that contains every
     query term over one that does not."""
-    allq = _present(ctx).all(axis=1).astype(np.int8)
+    allq = np.asarray(_present(ctx).all(axis=1), dtype=np.int8)
     out = _wins(allq, rows)
     return out & _lens(ctx, p, rows) if p.get("_len") else out
 
@@ -388,7 +388,7 @@ def _same_subset(ctx: QueryContext, rows: slice) -> np.ndarray:
 
 
 def _all_terms(ctx: QueryContext, rows: slice) -> np.ndarray:
-    P = _present(ctx).all(axis=1) & (ctx.n_terms > 1)
+    P = np.asarray(_present(ctx).all(axis=1)) & (ctx.n_terms > 1)
     return P[rows, None] & P[None, :]
 
 

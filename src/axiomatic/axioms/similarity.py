@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -81,7 +81,7 @@ class MiniLMSimilarity(VectorSimilarity):
 
     def __init__(self) -> None:
         super().__init__({})
-        self._tok = None
+        self._tok: Any = None
         self._emb: np.ndarray | None = None
         self._cache: dict[str, np.ndarray] = {}
 

@@ -39,14 +39,35 @@ def datasets(
         bool, typer.Option("--counts/--no-counts", help="Load each available dataset to count it.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    pattern: Annotated[
+        str | None,
+        typer.Option(help="Only names matching this glob, e.g. 'xquad-clir/en-*' or 'trec-dl-*'."),
+    ] = None,
 ) -> None:
-    """List the dataset catalog: names, descriptions and whether the data is present."""
+    """List the dataset catalog: names, descriptions and whether the data is present.
+
+    The 432 XQuAD language-pair names are folded into one line unless --pattern selects them.
+    """
     from axiomatic.data.catalog import list_datasets, load_dataset, resolve_data_root
 
     root = resolve_data_root(data_root)
-    entries = list_datasets(data_root)
+    entries = list_datasets(data_root, pattern=pattern)
     rows = []
+    folded = 0
     for e in entries:
+        if pattern is None and e.name.startswith("xquad-clir/"):
+            folded += 1
+            if folded > 1:
+                continue
+            rows.append(
+                {
+                    "name": "xquad-clir/<q>-<d>/{train,dev,test}",
+                    "available": bool(e.available),
+                    "description": "XQuAD graded CLIR for every pair of its 12 languages "
+                    "(list them with --pattern 'xquad-clir/*')",
+                }
+            )
+            continue
         row = {"name": e.name, "available": bool(e.available), "description": e.description}
         if counts and e.available:
             try:
@@ -178,17 +199,15 @@ def evaluate_cmd(
         for m in names:
             a = _values(per[baseline], m)
             b = _values(per[i], m)
-            pvals[(i, m)] = paired_test(b, a, test=test)["p_value"]
+            pvals[(i, m)] = paired_test(b, a, test=test).pvalue
     adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
     for i, path in enumerate(run):
         cells = [path.name + (" (baseline)" if i == baseline and len(run) > 1 else "")]
         for m in names:
-            v = _values(per[i], m)
-            mean = sum(v.values()) / max(len(v), 1)
+            mean = _mean(_values(per[i], m))
             mark = ""
             if (i, m) in adjusted and adjusted[(i, m)] < 0.05:
-                base_mean = sum(_values(per[baseline], m).values()) / max(len(v), 1)
-                mark = " ▲" if mean > base_mean else " ▼"
+                mark = " ▲" if mean > _mean(_values(per[baseline], m)) else " ▼"
             cells.append(f"{mean:.4f}{mark}")
         table.add_row(*cells)
     console.print(table)
@@ -204,6 +223,10 @@ def evaluate_cmd(
             frames.append(df)
         pd.concat(frames).to_csv(per_query, index=False)
         err_console.print(f"wrote {per_query}")
+
+
+def _mean(values: dict[str, float]) -> float:
+    return sum(values.values()) / max(len(values), 1)
 
 
 def _values(df, measure: str) -> dict[str, float]:

@@ -166,7 +166,7 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
         close = difflib.get_close_matches(name, list(entries), n=5, cutoff=0.5)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise UnknownDatasetError(
-            f"unknown dataset {name!r}.{hint} List the names with `axiomatic data list` "
+            f"unknown dataset {name!r}.{hint} List the names with `axiomatic datasets` "
             "(or axiomatic.data.catalog.dataset_names()); ir_datasets ids work as 'irds:<id>'."
         )
     return _load(name, str(root.resolve()) if root.exists() else str(root))

@@ -192,10 +192,10 @@ def _read_sgml_topics(text: str, path: str | Path, field: str, skip_malformed: b
     topics: ParsedDict = ParsedDict()
     for m in _TOP_RE.finditer(text):
         body = m.group(1)
-        lineno = text.count("\n", 0, m.start()) + 1
         num = _NUM_RE.search(body)
         found = [p.search(body) for p in patterns]
         if num is None or found[0] is None:
+            lineno = text.count("\n", 0, m.start()) + 1  # only on error: keeps reading linear
             missing = "<num>" if num is None else f"<{fields[0]}>"
             if skip_malformed:
                 topics.skipped += 1
