@@ -2,10 +2,11 @@
 
 * cross-encoder inference throughput (pairs/s) at 128 and 256 word pieces, float32 vs bf16
   autocast;
-* per model: forward+backward time of one training batch and the peak resident memory of a
-  process that builds the model and runs training steps (each model in its own subprocess, so
-  ``ru_maxrss`` is that model's high-water mark; ``baseline_rss_mb`` is the same process before
-  the first training step).
+* per model: forward+backward(+Adam) time of one training batch and the memory of its training
+  step, each model in its own subprocess: ``baseline_rss_mb`` is the resident set after building
+  the model and the batch, ``peak_rss_mb`` the process's peak (``VmHWM``, reset just before the
+  steps through ``/proc/self/clear_refs`` where the kernel allows it) and
+  ``train_step_extra_mb`` their difference (activations, gradients, optimizer state).
 
 Usage::
 
@@ -71,6 +72,27 @@ def synthetic_texts(n: int, n_words: int, seed: int, vocab_size: int = 3000) -> 
     ranks = np.arange(1, vocab_size + 1)
     p = (1.0 / ranks) / (1.0 / ranks).sum()  # Zipf
     return [" ".join(rng.choice(lexicon, size=n_words, p=p)) for _ in range(n)]
+
+
+def _proc_status_mb(field: str) -> float | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    return None
+
+
+def reset_peak_rss() -> bool:
+    """Reset VmHWM to the current RSS (Linux >= 4.0); False where not permitted."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def load_info() -> dict[str, Any]:
@@ -144,7 +166,10 @@ def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -
     opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-4)
     batch = model.encode_batch(queries, docs)
     model.train()
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    baseline = _proc_status_mb("VmRSS")
+    reset = reset_peak_rss()
+    if baseline is None:  # not Linux: ru_maxrss is the best we have (kB on Linux, bytes on macOS)
+        baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     times = []
     for _ in range(steps + 1):  # the first step is warm-up
         start = time.perf_counter()
@@ -155,7 +180,9 @@ def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -
         loss.backward()
         opt.step()
         times.append(time.perf_counter() - start)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _proc_status_mb("VmHWM")
+    if peak is None:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     step_times = sorted(times[1:])
     return {
         "model": name,
@@ -168,11 +195,15 @@ def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -
         "baseline_rss_mb": round(baseline, 1),
         "peak_rss_mb": round(peak, 1),
         "train_step_extra_mb": round(peak - baseline, 1),
+        "peak_reset_before_steps": reset,
+        "torch_threads": torch.get_num_threads(),
         "load_after": load_info(),
     }
 
 
-def run_worker_subprocess(name: str, batch_size: int, steps: int, max_length: int) -> dict:
+def run_worker_subprocess(
+    name: str, batch_size: int, steps: int, max_length: int, threads: int | None = None
+) -> dict:
     cmd = [
         sys.executable,
         __file__,
@@ -184,6 +215,7 @@ def run_worker_subprocess(name: str, batch_size: int, steps: int, max_length: in
         str(steps),
         "--max-length",
         str(max_length),
+        *(["--threads", str(threads)] if threads else []),
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -203,9 +235,16 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--max-length", type=int, default=128, help="transformer step length")
     parser.add_argument("--pairs", type=int, default=None, help="pairs per throughput run")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: torch's choice)"
+    )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     if args.worker:
         print(
             json.dumps(train_step_worker(args.worker, args.batch_size, args.steps, args.max_length))
@@ -231,7 +270,7 @@ def main() -> None:
         names = args.models or list_models()
         report["train_step"] = []
         for name in names:
-            res = run_worker_subprocess(name, args.batch_size, steps, args.max_length)
+            res = run_worker_subprocess(name, args.batch_size, steps, args.max_length, args.threads)
             print(json.dumps(res), file=sys.stderr)
             report["train_step"].append(res)
     report["machine"]["load_at_end"] = load_info()

@@ -16,8 +16,14 @@ import tempfile
 import time
 
 
-def bench(model_name: str, dataset_name: str, batch_size: int, steps: int, warmup: int,
-          threads: int | None) -> dict:
+def bench(
+    model_name: str,
+    dataset_name: str,
+    batch_size: int,
+    steps: int,
+    warmup: int,
+    threads: int | None,
+) -> dict:
     import torch
 
     from axiomatic.data.catalog import load_dataset
@@ -33,8 +39,15 @@ def bench(model_name: str, dataset_name: str, batch_size: int, steps: int, warmu
     cfg_extra = {"cross-encoder": {"max_length": 128}}.get(model_name, {"max_doc_len": 128})
     out: dict = {"model": model_name, "dataset": dataset_name, "batch_size": batch_size}
     for variant, reg in (("plain", None), ("ar", "ar(lambda=0.1, mu=0.1)")):
-        cfg = TrainConfig(dataset=dataset_name, model=model_name, model_config=cfg_extra,
-                          regularizer=reg, batch_size=batch_size, steps=1, seed=0)
+        cfg = TrainConfig(
+            dataset=dataset_name,
+            model=model_name,
+            model_config=cfg_extra,
+            regularizer=reg,
+            batch_size=batch_size,
+            steps=1,
+            seed=0,
+        )
         model = build_model_for(cfg, texts)
         with tempfile.TemporaryDirectory() as tmp:
             tr = Trainer(model, cfg, tmp, ds)
@@ -75,13 +88,20 @@ def main() -> None:
         bench(m.strip(), args.dataset, args.batch_size, args.steps, args.warmup, args.threads)
         for m in args.models.split(",")
     ]
-    print(json.dumps({
-        "benchmark": "training_step_ar_vs_plain",
-        "machine": {"cpu": platform.processor() or platform.machine(),
+    print(
+        json.dumps(
+            {
+                "benchmark": "training_step_ar_vs_plain",
+                "machine": {
+                    "cpu": platform.processor() or platform.machine(),
                     "torch_threads": torch.get_num_threads(),
-                    "cuda": torch.cuda.is_available()},
-        "results": results,
-    }, indent=1))
+                    "cuda": torch.cuda.is_available(),
+                },
+                "results": results,
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -87,6 +87,19 @@ def mine_dir(ds, axioms: str, out: Path, index) -> dict:
     t = time.perf_counter()
     summary = mine(ds, axioms, out, index=index, shard_size=1, progress=False)
     summary["wall_s"] = round(time.perf_counter() - t, 2)
+    # A resumed run re-uses finished shards: keep the timing of the run that mined them.
+    timing = out / "bench_mining_timing.json"
+    if summary["shards_skipped"] == 0:
+        timing.write_text(json.dumps({"wall_s": summary["wall_s"]}), encoding="utf-8")
+        summary["fresh"] = True
+    elif timing.is_file():
+        summary["wall_s"] = json.loads(timing.read_text(encoding="utf-8"))["wall_s"]
+        summary["fresh"] = False
+    from axiomatic.axioms import parse_axioms
+
+    summary["empty"] = [
+        a.spec for a in parse_axioms(axioms) if not summary["per_axiom"].get(a.spec)
+    ]
     return summary
 
 
@@ -223,6 +236,33 @@ def _counts_table(diag) -> pd.DataFrame:
     return per
 
 
+def _resumed(res: dict) -> str:
+    if res["mined"].get("fresh", True):
+        return ""
+    return " (this run resumed the mined shards; mining time is that of the run that mined them)"
+
+
+def _finding(corr: pd.DataFrame) -> str:
+    row = corr[corr["spec"] == "mean"]
+    if row.empty or np.isnan(row.iloc[0]["pearson"]):
+        return ""
+    r = row.iloc[0]
+    sign = "negative" if r["pearson"] < 0 else "positive"
+    return (
+        f"Across the {int(r['n'])} systems, the mean fulfilment over the axioms correlates with "
+        f"nDCG@10 at Pearson r = {r['pearson']:.2f} (Kendall τ = {r['kendall']:.2f}, p = "
+        f"{r['kendall_p']:.3f}): a {sign} relation. "
+        + (
+            "The lexical systems order these instances as the term-frequency axioms prescribe "
+            "far more often, while the neural systems are far more effective: the same sign as "
+            "Rennings (2019) found on MS MARCO (r = -0.36 with MAP, section 4.2.2), where "
+            "TFC1 and M-TDC did not diagnose effectiveness either."
+            if r["pearson"] < 0
+            else "Systems that satisfy the axioms more often are also more effective here."
+        )
+    )
+
+
 def write_markdown(a: dict | None, b: dict | None, args, out: Path) -> None:
     from axiomatic.report.tables import (
         effectiveness_wide,
@@ -245,11 +285,43 @@ def write_markdown(a: dict | None, b: dict | None, args, out: Path) -> None:
         "paired t-test; axioms: McNemar; Holm-corrected, p < 0.05). Intervals, McNemar tables,",
         "relevance breakdowns and δ* sweeps are in each HTML/CSV report.",
         "",
-        "How it works: `axiomatic.diagnose.diagnosis.diagnose(instances, rankers, dataset, ...)`",
-        "scores each query's distinct documents once per ranker and evaluates every instance with",
-        "array operations; `axiomatic.report.writer.write_report` writes CSV/JSON/PNG/HTML. From",
-        "the command line: `axiomatic mine ...` then `axiomatic diagnose --instances DIR",
-        "--ranker bm25 --run FILE --out DIR`.",
+        "## How to run a diagnosis",
+        "",
+        "```bash",
+        'axiomatic mine --dataset demo --axioms "TFC1,TFC2,M-TDC,LNC2" --variant relaxed --out inst/',
+        "axiomatic diagnose --instances inst/ --ranker bm25 --ranker ql --run my.trec --out rep/",
+        "```",
+        "",
+        "```python",
+        "from axiomatic.data.catalog import load_dataset",
+        "from axiomatic.diagnose.mining import mine, read_instances",
+        "from axiomatic.diagnose.diagnosis import diagnose",
+        "from axiomatic.rankers.base import rerank",
+        "from axiomatic.rankers.registry import make_ranker",
+        "from axiomatic.report.tables import effectiveness_table, print_tables",
+        "from axiomatic.report.writer import write_report",
+        "",
+        'ds = load_dataset("demo")',
+        'mine(ds, "TFC1,TFC2,M-TDC,LNC2", "inst/")',
+        'instances, artificial = read_instances("inst/")',
+        'rankers = [make_ranker("bm25", ds), make_ranker("ql", ds)]',
+        "diag = diagnose(instances, rankers, ds, artificial, oracle=True)",
+        "diag.table(); diag.by_relevance(); diag.mcnemar(); diag.delta_sweep()",
+        "eff = effectiveness_table({r.name: rerank(r, ds) for r in rankers}, ds.qrels,",
+        '                          ["nDCG@10", "AP"])',
+        "print_tables(diag, eff)",
+        'write_report(diag, eff, "rep/")  # CSV, JSON, PNG, report.html',
+        "```",
+        "",
+        "`diagnose` scores each query's distinct documents once per ranker (one batched "
+        "`score` call) and evaluates all instances with array operations. Relations: `>` "
+        "(a tie violates), `>=` (a tie fulfils), `diff>` (TFC2 triples, strict). Rankers that "
+        "only know a run (`RunFileRanker`) skip instances on artificial documents; documents "
+        'missing from a run are skipped (`missing="skip"`) or ranked below the retrieved '
+        'ones (`missing="below"`). Every skip is counted per ranker and reported. Intervals: '
+        "95% Wilson; McNemar: exact binomial under 25 discordant pairs, else χ² with continuity "
+        "correction, Holm-corrected over the ranker pairs of each axiom; δ* sweep: Rennings "
+        "(2019) section 4.3.1 (LNC2 and artificial documents left out).",
         "",
     ]
     if a is not None:
@@ -293,6 +365,8 @@ def write_markdown(a: dict | None, b: dict | None, args, out: Path) -> None:
             "",
             to_markdown(show.map(lambda v: f"{v:.3f}" if isinstance(v, float) else v)),
             "",
+            _finding(corr),
+            "",
             "![fulfilment per axiom](img/dl19_bars.png)",
             "",
             "![delta sweep](img/dl19_delta_sweep.png)",
@@ -303,7 +377,8 @@ def write_markdown(a: dict | None, b: dict | None, args, out: Path) -> None:
             "",
             f"Timing (2 shared cores): mining {a['mined']['wall_s']} s "
             f"({a['mined']['pairs_examined']:,} pairs/triples examined), diagnosis of "
-            f"{len(diag.rankers)} rankers {a['diagnose_s']} s, part total {a['total_s']} s.",
+            f"{len(diag.rankers)} rankers {a['diagnose_s']} s, part total {a['total_s']} s"
+            f"{_resumed(a)}.",
             "",
         ]
     if b is not None:
@@ -314,7 +389,8 @@ def write_markdown(a: dict | None, b: dict | None, args, out: Path) -> None:
             "TFC1, TFC2 and M-TDC in their original (strict), extended and relaxed "
             "(δ* ≤ 0.1) variants, and LNC2 (layout of Rennings 2019, Table 4.6). "
             f"{b['mined']['instances']:,} instances mined; {b['sampled']:,} diagnosed (at most "
-            f"{args.cap} per query and axiom). Cells: % fulfilled (instances).",
+            f"{args.cap} per query and axiom). Cells: % fulfilled (instances). No instances "
+            f"were found for: {', '.join(b['mined']['empty']) or 'none'}.",
             "",
             to_markdown(variant_frame(diag, with_counts=True)),
             "",
@@ -322,8 +398,10 @@ def write_markdown(a: dict | None, b: dict | None, args, out: Path) -> None:
             "",
             "![fulfilment per axiom](img/msmarco_bars.png)",
             "",
+            "![delta sweep](img/msmarco_delta_sweep.png)",
+            "",
             f"Timing: mining {b['mined']['wall_s']} s, diagnosis {b['diagnose_s']} s, part "
-            f"total {b['total_s']} s.",
+            f"total {b['total_s']} s{_resumed(b)}.",
             "",
         ]
     out.write_text("\n".join(lines), encoding="utf-8")

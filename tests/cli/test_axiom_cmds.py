@@ -139,3 +139,12 @@ def test_rerank_writes_a_run(tmp_path: Path) -> None:
     assert set(run) == set(ds.queries)
     for q, docs in run.items():
         assert set(docs) <= set(ds.candidate_ids(q))
+
+
+def test_rerank_learned_needs_train_dataset(tmp_path: Path) -> None:
+    pytest.importorskip("axiomatic.diagnose.rerank")
+    res = runner.invoke(
+        app, ["rerank", "-d", "demo", "--aggregation", "learned", "-o", str(tmp_path / "x.trec")]
+    )
+    assert res.exit_code != 0 and "--train-dataset" in res.output
+    assert not (tmp_path / "x.trec").exists()

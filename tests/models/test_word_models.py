@@ -188,3 +188,19 @@ def test_load_model_rejects_a_folder_without_config(tmp_path):
     (tmp_path / "config.json").write_text('{"format": "something-else"}')
     with pytest.raises(ValueError, match="axiomatic-model"):
         load_model(tmp_path)
+
+
+def test_saved_model_is_a_ranker_through_the_model_spec(tmp_path):
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.data.records import Document, Query
+    from axiomatic.models import NeuralRanker
+    from axiomatic.rankers.registry import make_ranker
+
+    model = tiny("knrm", seed=4)
+    save_model(model, tmp_path / "knrm-tiny")
+    ranker = make_ranker(f"model:{tmp_path / 'knrm-tiny'}", demo_dataset())
+    assert isinstance(ranker, NeuralRanker) and ranker.name == "knrm:knrm-tiny"
+    docs = [Document("a", DOCS[0]), Document("b", DOCS[2])]
+    got = ranker.score(Query("q", QUERIES[0]), docs)
+    want = model.score_pairs([QUERIES[0]] * 2, [DOCS[0], DOCS[2]]).numpy()
+    assert got == pytest.approx(want, abs=1e-6)

@@ -20,9 +20,29 @@ from axiomatic.text.analyzer import Analyzer, default_analyzer
 
 # stems collide on purpose (retrieval / retrieving / retrieved), stopwords and mixed case included
 WORDS = [
-    "retrieval", "Retrieving", "retrieved", "neural", "Networks", "network", "the", "of", "and",
-    "axiom", "axioms", "ranking", "ranked", "cat", "dogs", "dog", "ocean", "a", "is", "BM25",
-    "café", "naïve", "x2",
+    "retrieval",
+    "Retrieving",
+    "retrieved",
+    "neural",
+    "Networks",
+    "network",
+    "the",
+    "of",
+    "and",
+    "axiom",
+    "axioms",
+    "ranking",
+    "ranked",
+    "cat",
+    "dogs",
+    "dog",
+    "ocean",
+    "a",
+    "is",
+    "BM25",
+    "café",
+    "naïve",
+    "x2",
 ]
 SEPS = [" ", "  ", ", ", ". ", "; ", " - ", "\n", "(", ") "]
 
@@ -114,9 +134,15 @@ def test_lnc_adds_k_non_query_terms(query: str, doc: str, seed: int) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(query=texts(1, 4), doc=texts(1), seed=st.integers(0, 2**32 - 1),
-       name=st.sampled_from(["TFC1-A", "TFC3", "LNC"]))
-def test_insertions_keep_the_surface_tokens_in_order(query: str, doc: str, seed: int, name: str) -> None:
+@given(
+    query=texts(1, 4),
+    doc=texts(1),
+    seed=st.integers(0, 2**32 - 1),
+    name=st.sampled_from(["TFC1-A", "TFC3", "LNC"]),
+)
+def test_insertions_keep_the_surface_tokens_in_order(
+    query: str, doc: str, seed: int, name: str
+) -> None:
     """The perturbed text is the original (normalized) text with whole words inserted."""
     res = PERTURBER.perturb(query, doc, name, np.random.default_rng(seed))
     if res is None:
@@ -130,7 +156,9 @@ def test_insertions_keep_the_surface_tokens_in_order(query: str, doc: str, seed:
 
 def test_stemmed_membership_and_readable_text() -> None:
     rng = np.random.default_rng(0)
-    res = PERTURBER.perturb("retrieval models", "Retrieving documents, we retrieved them!", "TFC1-D", rng)
+    res = PERTURBER.perturb(
+        "retrieval models", "Retrieving documents, we retrieved them!", "TFC1-D", rng
+    )
     assert res is not None
     assert res.text == "documents, we them!"
     assert ANALYZER.analyze(res.text) == ANALYZER.analyze("documents we them")
@@ -170,6 +198,17 @@ def test_lnc_without_vocabulary_does_not_apply() -> None:
 def test_analyzer_without_stemming_decides_membership_on_surface_forms() -> None:
     plain = Analyzer(stemmer=None)
     p = DocumentPerturber(plain)
-    res = p.perturb("retrieval", "retrieving retrieval retrieval", "TFC1-D", np.random.default_rng(0))
+    res = p.perturb(
+        "retrieval", "retrieving retrieval retrieval", "TFC1-D", np.random.default_rng(0)
+    )
     assert res is not None
     assert plain.analyze(res.text) == ["retrieving"]
+
+
+def test_tfc1_d_picks_a_term_visible_inside_the_window() -> None:
+    p = DocumentPerturber(ANALYZER, VOCAB, max_position=5)
+    doc = "ocean " + " ".join(["filler"] * 20) + " neural"
+    for seed in range(20):
+        res = p.perturb("neural ocean", doc, "TFC1-D", np.random.default_rng(seed))
+        assert res is not None and res.changed_terms == ("ocean",)
+    assert p.perturb("neural", doc, "TFC1-D", np.random.default_rng(0)) is None

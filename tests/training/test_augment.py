@@ -15,14 +15,16 @@ from axiomatic.training.trainer import Trainer
 def _instances() -> pd.DataFrame:
     # q0-d0 is relevant; rows cover the kept and the two excluded instance types
     rows = [
-        ("q0", "TFC1", "q0-d1", "q0-d2", ">", 0.05),   # non-rel > non-rel: kept
-        ("q0", "TFC1", "q0-d3", "q0-d0", ">", 0.05),   # non-rel > relevant: excluded
-        ("q0", "TFC1", "q0-d0", "q0-d4", ">", 0.50),   # relevant > non-rel: kept (large delta*)
+        ("q0", "TFC1", "q0-d1", "q0-d2", ">", 0.05),  # non-rel > non-rel: kept
+        ("q0", "TFC1", "q0-d3", "q0-d0", ">", 0.05),  # non-rel > relevant: excluded
+        ("q0", "TFC1", "q0-d0", "q0-d4", ">", 0.50),  # relevant > non-rel: kept (large delta*)
         ("q1", "M-TDC", "q1-d1", "q1-d2", ">=", 0.0),  # other axiom
         ("q1", "TFC2", "q1-d1", "q1-d2", "diff>", 0.0),  # triple: never a pair
-        ("zz", "TFC1", "x", "y", ">", 0.0),            # not a training query
+        ("zz", "TFC1", "x", "y", ">", 0.0),  # not a training query
     ]
-    df = pd.DataFrame(rows, columns=["query_id", "axiom", "doc_a", "doc_b", "relation", "len_diff_rel"])
+    df = pd.DataFrame(
+        rows, columns=["query_id", "axiom", "doc_a", "doc_b", "relation", "len_diff_rel"]
+    )
     df["doc_c"] = [None, None, None, None, "q1-d3", None]
     return df
 
@@ -34,7 +36,10 @@ def test_filter_excludes_the_counter_intuitive_types() -> None:
     extra = pd.DataFrame([("q0", "TFC1", "q0-d0", "q0-d5", ">", 0.0, None)], columns=df.columns)
     kept = filter_instances(pd.concat([df, extra]), ds, axioms=("TFC1", "M-TDC"))
     assert list(zip(kept["doc_a"], kept["doc_b"], strict=True)) == [
-        ("q0-d1", "q0-d2"), ("q0-d0", "q0-d4"), ("q1-d1", "q1-d2")]
+        ("q0-d1", "q0-d2"),
+        ("q0-d0", "q0-d4"),
+        ("q1-d1", "q1-d2"),
+    ]
     kept = filter_instances(df, ds, axioms=("TFC1",), delta_max=0.1)
     assert list(kept["doc_a"]) == ["q0-d1"]
 
@@ -46,13 +51,16 @@ def test_paired_pools_are_mixed_one_to_one() -> None:
     pools, weights, _ = pools_from_instances(ds, spec, regular, _instances())
     assert weights == {"qrels": 1.0, "axiom": 1.0}
     assert {(p.doc_hi, p.doc_lo, p.label_hi) for p in pools["axiom"]} == {
-        ("q0-d1", "q0-d2", 1.0), ("q0-d0", "q0-d4", 2.0)}
+        ("q0-d1", "q0-d2", 1.0),
+        ("q0-d0", "q0-d4", 2.0),
+    }
     spec = DiagnosticAugmentSpec(mode="paired-delta", axioms=("TFC1",), delta_max=0.1)
     pools, _, _ = pools_from_instances(ds, spec, regular, _instances())
     assert [(p.doc_hi, p.doc_lo) for p in pools["axiom"]] == [("q0-d1", "q0-d2")]
     with pytest.raises(ValueError, match="no usable axiom instances"):
-        pools_from_instances(ds, DiagnosticAugmentSpec(mode="paired", axioms=("LNC2",)), regular,
-                             _instances())
+        pools_from_instances(
+            ds, DiagnosticAugmentSpec(mode="paired", axioms=("LNC2",)), regular, _instances()
+        )
 
 
 def test_multi_graded_labels() -> None:
@@ -72,10 +80,16 @@ def test_trainer_uses_the_axiom_pool(tmp_path) -> None:
     ds = make_toy_dataset()
     regular = qrels_pairs(ds)
     spec = DiagnosticAugmentSpec(mode="paired", axioms=("TFC1",))
-    pools, weights, _ = pools_from_instances(ds, spec, regular, _instances())
+    pools, _, _ = pools_from_instances(ds, spec, regular, _instances())
     cfg = TrainConfig(steps=3, batch_size=6, eval_every=10, augmentation=None)
-    trainer = Trainer(TinyRanker(), cfg, tmp_path, ds, pools={"axiom": pools["axiom"]},
-                      pool_weights={"axiom": 1.0})
+    trainer = Trainer(
+        TinyRanker(),
+        cfg,
+        tmp_path,
+        ds,
+        pools={"axiom": pools["axiom"]},
+        pool_weights={"axiom": 1.0},
+    )
     result = trainer.fit()
     assert result.pools == {"qrels": len(regular), "axiom": 2}
     assert trainer.sampler.counts == {"qrels": 3, "axiom": 3}

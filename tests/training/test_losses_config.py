@@ -35,7 +35,9 @@ def test_pairwise_hinge_matches_equation_2() -> None:
 
 
 def test_pointwise_and_listwise() -> None:
-    assert pointwise_mse(torch.tensor([1.0, 3.0]), torch.tensor([1, 1])).item() == pytest.approx(2.0)
+    assert pointwise_mse(torch.tensor([1.0, 3.0]), torch.tensor([1, 1])).item() == pytest.approx(
+        2.0
+    )
     scores = torch.zeros(2, 4)
     labels = torch.tensor([[1, 0, 0, 0], [1, 0, 0, 0]])
     assert listwise_softmax_ce(scores, labels).item() == pytest.approx(math.log(4))
@@ -95,8 +97,12 @@ def test_parse_call_is_literal_only() -> None:
 
 
 def test_parse_augmentation() -> None:
-    assert parse_augmentation("perturb(axioms=TFC1-A,TFC1-D)") == PerturbAugmentSpec(("TFC1-A", "TFC1-D"))
-    spec = parse_augmentation("diagnostic(mode=paired-delta, instances=/tmp/x, delta_max=0.2, axioms=TFC1)")
+    assert parse_augmentation("perturb(axioms=TFC1-A,TFC1-D)") == PerturbAugmentSpec(
+        ("TFC1-A", "TFC1-D")
+    )
+    spec = parse_augmentation(
+        "diagnostic(mode=paired-delta, instances=/tmp/x, delta_max=0.2, axioms=TFC1)"
+    )
     assert spec == DiagnosticAugmentSpec("paired-delta", "/tmp/x", 0.2, ("TFC1",))
     with pytest.raises(ValueError, match="mode"):
         parse_augmentation("diagnostic(mode=pairs)")
@@ -107,14 +113,18 @@ def test_config_validation_and_toml_round_trip(tmp_path) -> None:
         TrainConfig(loss="hnge")
     with pytest.raises(ValueError, match="unknown regularizer"):
         TrainConfig(regularizer="foo(x=1)")
-    cfg = TrainConfig(model="conv-knrm", regularizer="ar(lambda=0.25, mu=0.5)", seed=3,
-                      model_config={"n_filters": 32, "max_doc_len": 64})
+    cfg = TrainConfig(
+        model="conv-knrm",
+        regularizer="ar(lambda=0.25, mu=0.5)",
+        seed=3,
+        model_config={"n_filters": 32, "max_doc_len": 64},
+    )
     path = write_toml(cfg.to_dict(), tmp_path / "c.toml")
     assert load_config(path) == cfg
     (tmp_path / "bad.toml").write_text("[train]\nlr = 0.1\nbatchsize = 3\n")
     with pytest.raises(ValueError, match="Did you mean: batch_size"):
         load_config(tmp_path / "bad.toml")
     (tmp_path / "broken.toml").write_text("lr = \n")
-    with pytest.raises(ValueError, match="broken.toml: invalid TOML"):
+    with pytest.raises(ValueError, match=r"broken\.toml: invalid TOML"):
         load_config(tmp_path / "broken.toml")
     assert 'name = "a\\"b"' in dumps_toml({"name": 'a"b', "skip": None})

@@ -16,8 +16,18 @@ from axiomatic.training.trainer import NonFiniteLossError, Trainer
 
 
 def _cfg(**kw) -> TrainConfig:
-    base = dict(dataset="toy", model="tiny", steps=12, batch_size=6, eval_every=4, lr=0.05,
-                checkpoint_every=5, patience=0, regularizer="ar(lambda=0.5, mu=0.5)", seed=3)
+    base = dict(
+        dataset="toy",
+        model="tiny",
+        steps=12,
+        batch_size=6,
+        eval_every=4,
+        lr=0.05,
+        checkpoint_every=5,
+        patience=0,
+        regularizer="ar(lambda=0.5, mu=0.5)",
+        seed=3,
+    )
     base.update(kw)
     return TrainConfig(**base)
 
@@ -39,7 +49,8 @@ def test_resumed_run_reaches_the_same_weights(tmp_path, toy_dataset) -> None:
     with pytest.raises(Killed):
         Trainer(killed, _cfg(), tmp_path / "resumed", train, dev, callback=kill).fit()
     assert torch.load(tmp_path / "resumed" / "checkpoint.pt", weights_only=False)["step"] == 5
-    resumed = TinyRanker(seed=99)  # a fresh process: different init, weights come from the checkpoint
+    # a fresh process: a different init, the weights come from the checkpoint
+    resumed = TinyRanker(seed=99)
     result = Trainer(resumed, _cfg(), tmp_path / "resumed", train, dev).fit(resume=True)
     assert result.steps == 12
     for (k, a), b in zip(full.state_dict().items(), resumed.state_dict().values(), strict=True):

@@ -13,11 +13,47 @@ from torch import nn
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.models.base import NeuralRankingModel
 
-WORDS = (
-    "neural ranking model query document retrieval axiom term frequency length signal kernel "
-    "protein cell cancer gene vaccine virus climate ocean carbon energy solar wind battery "
-    "river mountain forest desert city market price trade bank loan music film novel poem"
-).split()
+WORDS = [
+    "neural",
+    "ranking",
+    "model",
+    "query",
+    "document",
+    "retrieval",
+    "axiom",
+    "term",
+    "frequency",
+    "length",
+    "signal",
+    "kernel",
+    "protein",
+    "cell",
+    "cancer",
+    "gene",
+    "vaccine",
+    "virus",
+    "climate",
+    "ocean",
+    "carbon",
+    "energy",
+    "solar",
+    "wind",
+    "battery",
+    "river",
+    "mountain",
+    "forest",
+    "desert",
+    "city",
+    "market",
+    "price",
+    "trade",
+    "bank",
+    "loan",
+    "music",
+    "film",
+    "novel",
+    "poem",
+]
 
 
 class TinyRanker(NeuralRankingModel):
@@ -37,12 +73,17 @@ class TinyRanker(NeuralRankingModel):
         toks = re.findall(r"\w+", text.lower())
         return [1 + zlib.crc32(t.encode()) % (self.buckets - 1) for t in toks] or [0]
 
-    def encode_batch(self, queries: Sequence[str], documents: Sequence[str]) -> dict[str, torch.Tensor]:
+    def encode_batch(
+        self, queries: Sequence[str], documents: Sequence[str]
+    ) -> dict[str, torch.Tensor]:
         def pad(rows: list[list[int]]) -> torch.Tensor:
             n = max(len(r) for r in rows)
             return torch.tensor([r + [0] * (n - len(r)) for r in rows], dtype=torch.long)
 
-        return {"q": pad([self._ids(q) for q in queries]), "d": pad([self._ids(d) for d in documents])}
+        return {
+            "q": pad([self._ids(q) for q in queries]),
+            "d": pad([self._ids(d) for d in documents]),
+        }
 
     def forward(self, q: torch.Tensor, d: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
         match = ((q[:, :, None] == d[:, None, :]) & (d[:, None, :] > 0)).float().sum(-1)
@@ -76,5 +117,3 @@ def make_toy_dataset(n_queries: int = 24, n_cands: int = 8, seed: int = 0) -> Da
         cands[qid] = order
         qrels[qid] = {f"{qid}-d0": 1}
     return Dataset("toy", queries, docs, qrels, cands, split="train")
-
-

@@ -215,20 +215,38 @@ class QueryContext:
             cache[i] = self.index.analyzer.analyze(self.documents[i].text)
         return cache[i]
 
+    def positions_of(self, i: int) -> list[np.ndarray]:
+        """Sorted positions of every query term in document ``i`` (lazy, cached per document)."""
+        cache = self._cache.setdefault("positions_of", {})
+        out = cache.get(i)
+        if out is None:
+            tid = {t: k for k, t in enumerate(self.terms)}
+            lists: list[list[int]] = [[] for _ in self.terms]
+            for p, tok in enumerate(self.tokens(i)):
+                k = tid.get(tok)
+                if k is not None:
+                    lists[k].append(p)
+            out = cache[i] = [np.asarray(x, dtype=np.int64) for x in lists]
+        return out
+
     def positions(self) -> list[list[np.ndarray]]:
         """``positions()[i][t]``: sorted positions of query term ``t`` in document ``i`` (lazy)."""
-        if "positions" not in self._cache:
-            tid = {t: k for k, t in enumerate(self.terms)}
-            out: list[list[np.ndarray]] = []
-            for i in range(self.n):
-                lists: list[list[int]] = [[] for _ in self.terms]
-                for p, tok in enumerate(self.tokens(i)):
-                    k = tid.get(tok)
-                    if k is not None:
-                        lists[k].append(p)
-                out.append([np.asarray(x, dtype=np.int64) for x in lists])
-            self._cache["positions"] = out
-        return self._cache["positions"]
+        return [self.positions_of(i) for i in range(self.n)]
+
+    def doc_term_matrix(self) -> tuple[sp.csr_matrix, list[str]]:
+        """Binary ``n x |V_q|`` matrix of which distinct terms each candidate contains, and the
+        candidates' joint vocabulary ``V_q`` (its column order)."""
+
+        def compute() -> tuple[sp.csr_matrix, list[str]]:
+            uniq = self.unique_terms()
+            vocab = sorted({t for u in uniq for t in u})
+            pos = {t: k for k, t in enumerate(vocab)}
+            cols = np.asarray([pos[t] for u in uniq for t in u], dtype=np.int64)
+            indptr = np.concatenate([[0], np.cumsum([len(u) for u in uniq])])
+            data = np.ones(len(cols))
+            return sp.csr_matrix((data, cols, indptr), shape=(self.n, len(vocab))), vocab
+
+        return self.cache("doc_term_matrix", compute)
 
     def first_positions(self) -> np.ndarray:
         """``n x |q|`` first position of each query term (``doc_len`` when absent)."""
@@ -248,11 +266,29 @@ class QueryContext:
             return list(self.terms)
         return self.index.analyzer.analyze(self.query.text)
 
+    def unique_terms(self) -> list[list[str]]:
+        """Distinct analyzed terms of every document (from the index rows where possible;
+        documents not in the index are analyzed)."""
+
+        def compute() -> list[list[str]]:
+            out: list[list[str]] = []
+            terms = self.index.terms if self.index is not None else []
+            tf = self.index.tf if self.index is not None else None
+            for i in range(self.n):
+                r = int(self.rows[i])
+                if r >= 0 and tf is not None:
+                    cols = tf.indices[tf.indptr[r] : tf.indptr[r + 1]]
+                    out.append([terms[c] for c in cols])
+                else:
+                    out.append(sorted(set(self.tokens(i))))
+            return out
+
+        return self.cache("unique_terms", compute)
+
     def doc_vocab_sizes(self) -> np.ndarray:
         """Number of distinct terms per document."""
         return self.cache(
-            "vocab_sizes",
-            lambda: np.asarray([len(set(self.tokens(i))) for i in range(self.n)], dtype=np.int64),
+            "vocab_sizes", lambda: np.asarray([len(u) for u in self.unique_terms()], np.int64)
         )
 
     def term_similarity(self) -> TermSimilarity:

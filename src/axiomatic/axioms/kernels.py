@@ -106,24 +106,29 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
             swap = const[rows, None] & const[None, :] & (Ci[:, None, 0] == C[None, :, 0])
         idf = ctx.idf
         has_lower = (idf[:, None] >= idf[None, :]) & ~np.eye(m, dtype=bool)
-        need = np.asarray(has_lower.any(axis=1))  # terms a that have some b != a with idf(a) >= idf(b)
+        need = np.asarray(
+            has_lower.any(axis=1)
+        )  # terms a that have some b != a with idf(a) >= idf(b)
         cond = ((Ci[:, None, :] >= C[None, :, :]) | ~need[None, None, :]).all(axis=-1)
         return swap & cond & lens
-    D = Ci[:, None, :] - C[None, :, :]
+    # only pairs with equal query-term mass and close lengths can qualify: test those alone
     S = ctx.qsum
-    two = ((D != 0).sum(axis=-1) == 2) & (S[rows, None] == S[None, :])
-    wa = D.argmax(axis=-1)
-    wb = D.argmin(axis=-1)
-    idf = ctx.idf
-    qtf = ctx.qtf
-    bi = np.arange(nb)[:, None]
-    bj = np.arange(ctx.n)[None, :]
-    cia, cib = Ci[bi, wa], Ci[bi, wb]
-    cja, cjb = C[bj, wa], C[bj, wb]
-    c1 = idf[wa] >= idf[wb]
-    c3 = qtf[wa] >= qtf[wb]
-    c4 = (cia == cjb) & (cib == cja)
-    return two & c1 & c3 & c4 & lens
+    a, j = np.nonzero((S[rows, None] == S[None, :]) & lens)
+    out = np.zeros((nb, ctx.n), dtype=bool)
+    if len(a) == 0:
+        return out
+    A, B = Ci[a], C[j]
+    D = A - B
+    two = (D != 0).sum(axis=1) == 2
+    wa = D.argmax(axis=1)
+    wb = D.argmin(axis=1)
+    r = np.arange(len(a))
+    c1 = ctx.idf[wa] >= ctx.idf[wb]
+    c3 = ctx.qtf[wa] >= ctx.qtf[wb]
+    c4 = (A[r, wa] == B[r, wb]) & (A[r, wb] == B[r, wa])
+    ok = two & c1 & c3 & c4
+    out[a[ok], j[ok]] = True
+    return out
 
 
 # ---------------------------------------------------------------------- LNC2

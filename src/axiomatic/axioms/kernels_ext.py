@@ -224,18 +224,17 @@ def reg(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> n
 
 # ---------------------------------------------------------------------- semantic matching
 def _doc_unique_terms(ctx: QueryContext) -> list[list[str]]:
-    return ctx.cache("uniq_terms", lambda: [sorted(set(ctx.tokens(i))) for i in range(ctx.n)])
+    return ctx.unique_terms()
 
 
 def _avg_sim_to_query(ctx: QueryContext) -> np.ndarray:
     def compute() -> np.ndarray:
-        uniq = _doc_unique_terms(ctx)
-        vocab = sorted({t for u in uniq for t in u})
+        U, vocab = ctx.doc_term_matrix()
         if not vocab or not ctx.terms:
             return np.zeros(ctx.n)
-        pos = {t: i for i, t in enumerate(vocab)}
         per_term = ctx.term_similarity().matrix(vocab, ctx.terms).mean(axis=1)
-        return np.asarray([per_term[[pos[t] for t in u]].mean() if u else 0.0 for u in uniq])
+        k = np.asarray(U.sum(axis=1)).ravel()
+        return np.where(k > 0, (U @ per_term) / np.maximum(k, 1), 0.0)
 
     return ctx.cache("avg_sim", compute)
 
@@ -263,7 +262,7 @@ def stmc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
 
     def pair() -> tuple[int, str] | None:
         qset = set(ctx.terms)
-        vocab = sorted({t for u in _doc_unique_terms(ctx) for t in u} - qset)
+        vocab = [t for t in ctx.doc_term_matrix()[1] if t not in qset]
         if not vocab:
             return None
         sim = ctx.term_similarity().matrix(ctx.terms, vocab)
@@ -275,10 +274,14 @@ def stmc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
         return out
     qi, t = best
     cq = ctx.counts[:, qi].astype(np.float64)
-    ct = ctx.cache(
-        "stmc2_ct",
-        lambda: np.asarray([ctx.tokens(i).count(t) for i in range(ctx.n)], dtype=np.float64),
-    )
+
+    def count_t() -> np.ndarray:
+        tid = ctx.index.vocab.get(t) if ctx.index is not None else None
+        if tid is not None and (ctx.rows >= 0).all():
+            return ctx.full_tf()[:, tid].toarray().ravel().astype(np.float64)
+        return np.asarray([ctx.tokens(i).count(t) for i in range(ctx.n)], dtype=np.float64)
+
+    ct = ctx.cache("stmc2_ct", count_t)
     L = ctx.doc_len.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         lr = L[None, :] / L[rows, None]
@@ -298,13 +301,11 @@ def stmc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     """
 
     def cover() -> np.ndarray:
-        uniq = _doc_unique_terms(ctx)
-        vocab = sorted({t for u in uniq for t in u})
+        U, vocab = ctx.doc_term_matrix()
         if not vocab or not ctx.terms:
             return np.zeros(ctx.n)
-        pos = {t: i for i, t in enumerate(vocab)}
         hit = ctx.term_similarity().matrix(vocab, ctx.terms) >= float(p["threshold"])
-        return np.asarray([hit[[pos[t] for t in u]].any(axis=0).sum() if u else 0 for u in uniq])
+        return np.asarray(((U @ hit.astype(np.float64)) > 0).sum(axis=1)).ravel()
 
     c = ctx.cache(f"stmc3_cover_{p['threshold']}", cover)
     S = ctx.qsum
@@ -317,7 +318,8 @@ def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
 
     def compute() -> dict[str, np.ndarray]:
         n, m = ctx.n, ctx.n_terms
-        pos = ctx.positions()
+        # every proximity precondition needs >= 2 distinct query terms in the document
+        need = _present(ctx).sum(axis=1) >= 2
         qtok = ctx.query_tokens()
         avg_between = np.zeros(n)
         first_sum = np.zeros(n)
@@ -326,8 +328,8 @@ def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         group_cnt = np.zeros(n)
         span = np.full(n, np.inf)
         qid = {t: k for k, t in enumerate(ctx.terms)}
-        for i in range(n):
-            P = pos[i]
+        for i in np.nonzero(need)[0].tolist():
+            P = ctx.positions_of(i)
             present = [k for k in range(m) if len(P[k])]
             firsts = {k: int(P[k][0]) for k in present}
             pairs = list(combinations(present, 2))

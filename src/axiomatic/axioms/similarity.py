@@ -45,18 +45,28 @@ class VectorSimilarity:
 
     def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
         self.vectors = vectors
+        self._table: tuple[dict[str, int], np.ndarray] | None = None
+
+    def _normalized(self) -> tuple[dict[str, int], np.ndarray]:
+        if self._table is None:
+            terms = list(self.vectors)
+            if terms:
+                E = np.stack([np.asarray(self.vectors[t], dtype=np.float64) for t in terms])
+            else:
+                E = np.zeros((0, 1))
+            norm = np.linalg.norm(E, axis=1, keepdims=True)
+            E = E / np.where(norm > 0, norm, 1.0)
+            self._table = ({t: i for i, t in enumerate(terms)}, E)
+        return self._table
 
     def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        dim = len(next(iter(self.vectors.values()))) if self.vectors else 1
-        out = np.zeros((len(terms), dim))
-        known = np.zeros(len(terms), dtype=bool)
-        for i, t in enumerate(terms):
-            v = self.vectors.get(t)
-            if v is not None:
-                out[i] = v
-                known[i] = True
-        norm = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norm > 0, norm, 1.0), known
+        pos, E = self._normalized()
+        rows = np.asarray([pos.get(t, -1) for t in terms], dtype=np.int64)
+        known = rows >= 0
+        out = np.zeros((len(terms), E.shape[1]))
+        out[known] = E[rows[known]]
+        known &= np.linalg.norm(out, axis=1) > 0
+        return out, known
 
     def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
         ea, ka = self._embed(list(terms_a))

@@ -316,9 +316,23 @@ def rerank(
     base: Annotated[
         str, typer.Option(help="Base ranking: a ranker spec (bm25, ql) or run:PATH.")
     ] = "bm25",
-    depth: Annotated[int | None, typer.Option(help="Re-rank the top N of the base run.")] = 20,
-    aggregation: Annotated[str, typer.Option(help="Preference aggregation.")] = "majority",
+    depth: Annotated[int, typer.Option(help="Re-rank the top N of the base run.")] = 20,
+    aggregation: Annotated[
+        str,
+        typer.Option(
+            help="Preference aggregation: majority | weighted | learned (learned fits "
+            "weights on the dataset's own qrels)."
+        ),
+    ] = "majority",
     seed: Annotated[int, typer.Option(help="Seed of the KwikSort pivots.")] = 0,
+    train_dataset: Annotated[
+        str | None,
+        typer.Option(
+            "--train-dataset",
+            help="Dataset (with qrels) to fit the axiom weights on, "
+            "for --aggregation learned (e.g. msmarco-dev-top20/train).",
+        ),
+    ] = None,
     measures: Annotated[str, typer.Option(help="Measures to report.")] = DEFAULT_MEASURES,
     data_root: DataRoot = None,
 ) -> None:
@@ -338,9 +352,21 @@ def rerank(
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
     base_run = rerank_fn(base_ranker, ds)
+    extra: dict[str, Any] = {}
+    if train_dataset is not None:
+        train = _load_dataset(train_dataset, data_root)
+        try:
+            extra = {"train": train, "train_run": rerank_fn(make_ranker(base, train), train)}
+        except (KeyError, ValueError, FileNotFoundError) as exc:
+            raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
+    elif aggregation == "learned":
+        raise fail(
+            "--aggregation learned needs --train-dataset NAME (a dataset with qrels to "
+            "fit the axiom weights on), e.g. --train-dataset msmarco-dev-top20/train"
+        )
     try:
         new_run = axiomatic_rerank(
-            ds, axs, base_run, depth=depth, aggregation=aggregation, seed=seed
+            ds, axs, base_run, depth=depth, aggregation=aggregation, seed=seed, **extra
         )
     except (KeyError, ValueError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None

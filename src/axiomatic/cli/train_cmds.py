@@ -21,9 +21,9 @@ def train(
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="knrm, conv-knrm, duet, cross-encoder, ...")
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")] = Path(
-        "models/run"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")
+    ] = Path("models/run"),
     loss: Annotated[str | None, typer.Option(help="hinge | mse | softmax.")] = None,
     regularizer: Annotated[
         str | None,
@@ -38,17 +38,23 @@ def train(
         ),
     ] = None,
     config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="TOML file (a \\[train] table or top-level keys).")
+        Path | None,
+        typer.Option("--config", "-c", help="TOML file (a \\[train] table or top-level keys)."),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
     steps: Annotated[int | None, typer.Option(help="Training steps (batches).")] = None,
-    epochs: Annotated[float | None, typer.Option(help="Epochs over the pairs (overrides --steps).")] = None,
+    epochs: Annotated[
+        float | None, typer.Option(help="Epochs over the pairs (overrides --steps).")
+    ] = None,
     batch_size: Annotated[int | None, typer.Option("--batch-size", help="Pairs per batch.")] = None,
     lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,
     resume: Annotated[
-        bool, typer.Option("--resume/--no-resume", help="Continue from out/checkpoint.pt if present.")
+        bool,
+        typer.Option("--resume/--no-resume", help="Continue from out/checkpoint.pt if present."),
     ] = True,
-    data_root: Annotated[Path | None, typer.Option("--data-root", help="Shared data folder.")] = None,
+    data_root: Annotated[
+        Path | None, typer.Option("--data-root", help="Shared data folder.")
+    ] = None,
 ) -> None:
     """Train a neural ranker (optionally with axiomatic regularization or augmentation)."""
     from axiomatic.training.config import TrainConfig, load_config
@@ -57,9 +63,16 @@ def train(
         base = load_config(config) if config is not None else TrainConfig()
         values = base.to_dict()
         overrides = {
-            "dataset": dataset, "model": model, "loss": loss, "regularizer": regularizer,
-            "augmentation": augmentation, "seed": seed, "steps": steps, "epochs": epochs,
-            "batch_size": batch_size, "lr": lr,
+            "dataset": dataset,
+            "model": model,
+            "loss": loss,
+            "regularizer": regularizer,
+            "augmentation": augmentation,
+            "seed": seed,
+            "steps": steps,
+            "epochs": epochs,
+            "batch_size": batch_size,
+            "lr": lr,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if config is None and dataset is None:
@@ -90,25 +103,51 @@ def train(
 @app.command()
 def experiment(
     name: Annotated[str, typer.Argument(help="rosset2019 | rennings-augment")],
-    quick: Annotated[bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")
+    ] = False,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
     seeds: Annotated[str | None, typer.Option(help="Comma-separated seeds, e.g. 0,1.")] = None,
     models: Annotated[str | None, typer.Option(help="Comma-separated models.")] = None,
     steps: Annotated[int | None, typer.Option(help="Training steps per run.")] = None,
-    data_root: Annotated[Path | None, typer.Option("--data-root", help="Shared data folder.")] = None,
+    data_root: Annotated[
+        Path | None, typer.Option("--data-root", help="Shared data folder.")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", "-c", help="TOML file of plan settings (e.g. configs/*.toml)."),
+    ] = None,
+    report_only: Annotated[
+        bool, typer.Option("--report-only", help="Only summarize the runs finished so far.")
+    ] = False,
 ) -> None:
     """Run (or resume: finished runs are skipped) a paper's training experiment."""
     key = name.strip().lower()
     if key not in EXPERIMENTS:
-        raise fail(f"unknown experiment {name!r}; expected one of {', '.join(EXPERIMENTS)}."
-                   + suggest(key, EXPERIMENTS))
+        raise fail(
+            f"unknown experiment {name!r}; expected one of {', '.join(EXPERIMENTS)}."
+            + suggest(key, EXPERIMENTS)
+        )
     out = out or Path("outputs") / (key + ("-quick" if quick else ""))
-    overrides = {
+    overrides: dict = {}
+    if config is not None:
+        from axiomatic.training.config import read_toml
+
+        try:
+            overrides.update(read_toml(config).get("plan", {}))
+        except (ValueError, FileNotFoundError) as exc:
+            raise fail(str(exc)) from None
+    if report_only:
+        if key != "rosset2019":
+            raise fail("--report-only is available for rosset2019")
+        overrides["report_only"] = True
+    cli = {
         "seeds": [int(s) for s in seeds.split(",")] if seeds else None,
         "models": [m.strip() for m in models.split(",")] if models else None,
         "steps": steps,
         "data_root": str(data_root) if data_root else None,
     }
+    overrides.update({k: v for k, v in cli.items() if v is not None})
 
     def echo(msg: str) -> None:
         console.print(msg, highlight=False)

@@ -292,21 +292,6 @@ class Diagnosis:
             ldr = np.where(art, np.nan, ldr)
         if exclude_axioms:
             ldr = np.where(self.instances["axiom"].isin(list(exclude_axioms)), np.nan, ldr)
-        frames = []
-        for d in deltas:
-            mask = ldr <= float(d) + 1e-9
-            if not mask.any():
-                continue
-            sub = Diagnosis(
-                instances=self.instances[mask],
-                outcomes=self.outcomes[mask],
-                rankers=self.rankers,
-                rel_threshold=self.rel_threshold,
-                confidence=self.confidence,
-            )
-            t = sub.table()
-            t.insert(0, "delta", float(d))
-            frames.append(t)
         cols = [
             "delta",
             "ranker",
@@ -319,13 +304,44 @@ class Diagnosis:
             "ci_high",
             "diff_vs_0",
         ]
-        if not frames:
+        codes, uniq = pd.factorize(pd.MultiIndex.from_frame(self._keys()), sort=False)
+        n_groups = len(uniq)
+        rows = []
+        # Counts per (delta, group) by bincount: one pass per ranker and delta, no regrouping.
+        for name in self.rankers:
+            out = self.outcomes[name].to_numpy()
+            base: np.ndarray = np.full(n_groups, np.nan)
+            for d in sorted(deltas):
+                mask = ldr <= float(d) + 1e-9
+                if not mask.any():
+                    continue
+                g = codes[mask]
+                o = out[mask]
+                total = np.bincount(g, minlength=n_groups)
+                n = np.bincount(g[o >= 0], minlength=n_groups)
+                k = np.bincount(g[o == FULFILLED], minlength=n_groups)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    frac = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+                lo, hi = stats.wilson_interval(k, n, self.confidence)
+                base = np.where(np.isnan(base), frac, base)
+                for gi in np.flatnonzero(total > 0):
+                    rows.append(
+                        (
+                            float(d),
+                            name,
+                            *uniq[gi],
+                            int(n[gi]),
+                            int(k[gi]),
+                            int(total[gi] - n[gi]),
+                            frac[gi],
+                            lo[gi] if n[gi] else np.nan,
+                            hi[gi] if n[gi] else np.nan,
+                            abs(frac[gi] - base[gi]),
+                        )
+                    )
+        if not rows:
             return pd.DataFrame(columns=cols)
-        res = pd.concat(frames, ignore_index=True)
-        first = res.sort_values("delta").groupby(["ranker", *GROUP_KEYS], sort=False)["fraction"]
-        base = first.transform(lambda s: s.dropna().iloc[0] if s.notna().any() else np.nan)
-        res["diff_vs_0"] = (res["fraction"] - base.reindex(res.index)).abs()
-        return res[cols]
+        return pd.DataFrame(rows, columns=cols)
 
     def correlation(
         self,
@@ -610,7 +626,10 @@ def _artificial_labels(instances: pd.DataFrame, art_docs: Mapping[str, Document]
             continue
         docs = instances[dcol]
         rels = pd.to_numeric(instances[rcol], errors="coerce")
-        mask = docs.isin(list(art_docs)) & rels.notna()
+        mask = (
+            np.fromiter((d in art_docs for d in docs), dtype=bool, count=len(docs))
+            & rels.notna().to_numpy()
+        )
         for q, d, r in zip(instances["query_id"][mask], docs[mask], rels[mask], strict=True):
             extra.setdefault(str(q), {})[str(d)] = int(r)
     return extra
@@ -842,6 +861,12 @@ def _atomic_write_text(path: Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
     p = Path(path)
@@ -850,6 +875,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual mode
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

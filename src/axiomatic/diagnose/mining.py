@@ -190,9 +190,7 @@ def _artificial_lnc2(
 ) -> tuple[pa.Table, list[dict[str, object]]]:
     if ax.variant == "strict" and ctx.n_terms != 1:
         return INSTANCE_SCHEMA.empty_table(), []
-    eligible = np.asarray(
-        (ctx.counts > 0).all(axis=1) if ax.variant != "relaxed" else ctx.qsum > 0
-    )
+    eligible = np.asarray((ctx.counts > 0).all(axis=1) if ax.variant != "relaxed" else ctx.qsum > 0)
     src, ks = plan_duplicates(ctx, cfg, eligible)
     if len(src) == 0:
         return INSTANCE_SCHEMA.empty_table(), []

@@ -66,8 +66,14 @@ class RenningsPlan:
     @classmethod
     def quick(cls) -> RenningsPlan:
         return cls(
-            train="demo/train", test="demo/test", models=["knrm"], steps=10, batch_size=8,
-            eval_every=5, patience=0, dev_queries=1,
+            train="demo/train",
+            test="demo/test",
+            models=["knrm"],
+            steps=10,
+            batch_size=8,
+            eval_every=5,
+            patience=0,
+            dev_queries=1,
             model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
         )
 
@@ -121,13 +127,24 @@ class RenningsAugment:
                     if scheme == "perturb":
                         aug = "perturb(axioms=TFC1-A,TFC1-D,TFC3,LNC)"
                     elif scheme != "regular":
-                        aug = (f"diagnostic(mode={scheme}, instances={train_inst}, "
-                               f"delta_max={p.delta_max}, axioms={p.weak_axiom})")
+                        aug = (
+                            f"diagnostic(mode={scheme}, instances={train_inst}, "
+                            f"delta_max={p.delta_max}, axioms={p.weak_axiom})"
+                        )
                     cfg = TrainConfig(
-                        dataset=p.train, model=model, model_config=dict(p.model_config.get(model, {})),
-                        augmentation=aug, lr=p.lr, batch_size=p.batch_size, steps=p.steps,
-                        eval_every=p.eval_every, patience=p.patience, dev_queries=p.dev_queries,
-                        dev_depth=p.depth, candidate_depth=p.depth, checkpoint_every=p.eval_every,
+                        dataset=p.train,
+                        model=model,
+                        model_config=dict(p.model_config.get(model, {})),
+                        augmentation=aug,
+                        lr=p.lr,
+                        batch_size=p.batch_size,
+                        steps=p.steps,
+                        eval_every=p.eval_every,
+                        patience=p.patience,
+                        dev_queries=p.dev_queries,
+                        dev_depth=p.depth,
+                        candidate_depth=p.depth,
+                        checkpoint_every=p.eval_every,
                         seed=seed,
                     )
                     t0 = time.perf_counter()
@@ -141,11 +158,22 @@ class RenningsAugment:
                         write_json(run_file, run)
                     pq = per_query(run, test, MEASURES)
                     runs[(model, scheme, seed)] = pq
-                    rankers[f"{model}/{scheme}/s{seed}"] = NeuralRanker(net, name=f"{model}/{scheme}/s{seed}")
-                    rows.append({"model": model, "scheme": scheme, "seed": seed,
-                                 **mean_values(pq), "best_dev": res.best_dev})
-                    self.echo(f"[rennings-augment] {model} {scheme} seed={seed}: "
-                              f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)")
+                    rankers[f"{model}/{scheme}/s{seed}"] = NeuralRanker(
+                        net, name=f"{model}/{scheme}/s{seed}"
+                    )
+                    rows.append(
+                        {
+                            "model": model,
+                            "scheme": scheme,
+                            "seed": seed,
+                            **mean_values(pq),
+                            "best_dev": res.best_dev,
+                        }
+                    )
+                    self.echo(
+                        f"[rennings-augment] {model} {scheme} seed={seed}: "
+                        f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
+                    )
         for r in rows:
             base = runs.get((r["model"], "regular", r["seed"]))
             if r["scheme"] == "regular" or base is None:
@@ -191,5 +219,11 @@ def run_rennings_augment(
     **overrides: Any,
 ) -> dict[str, Any]:
     plan = RenningsPlan.quick() if quick else RenningsPlan()
+    unknown = sorted(set(overrides) - set(RenningsPlan.__dataclass_fields__))
+    if unknown:
+        raise ValueError(
+            f"unknown rennings-augment setting(s) {unknown}; expected some of "
+            f"{sorted(RenningsPlan.__dataclass_fields__)}"
+        )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
     return RenningsAugment(plan, out_dir, echo).run()

@@ -149,8 +149,9 @@ class Rosset2019:
         pool, dev = split_dev(train_all, p.dev_queries, seed=0)
         if dev is not None and dev.candidates is not None:
             dev.candidates = {q: c[: p.test_depth] for q, c in dev.candidates.items()}
-        usable = [q for q in pool.queries if any(
-            g >= pool.rel_threshold for g in pool.judged(q).values())]
+        usable = [
+            q for q in pool.queries if any(g >= pool.rel_threshold for g in pool.judged(q).values())
+        ]
         subsets = nested_subsets(usable, dp.sizes, seed=0)
         texts = [d.text for d in train_all.documents.values()]
         return _Data(pool, dev, test, subsets, texts)
@@ -174,7 +175,9 @@ class Rosset2019:
         from axiomatic.training.trainer import Trainer, score_dataset
 
         p = self.plan
-        unit = self.out_dir / "runs" / _slug(dp.train) / f"n{size}" / model / variant / f"seed{seed}"
+        unit = (
+            self.out_dir / "runs" / _slug(dp.train) / f"n{size}" / model / variant / f"seed{seed}"
+        )
         done = unit / ("test_metrics.json" if score_test else "metrics.json")
         if done.exists():
             return read_json(done)
@@ -183,18 +186,33 @@ class Rosset2019:
         t0 = time.perf_counter()
         train = data.train_pool.subset(data.subsets[size], split="train")
         cfg = TrainConfig(
-            dataset=dp.train, model=model, model_config=dict(p.model_config.get(model, {})),
-            loss="hinge", margin=p.margin, regularizer=regularizer, lr=p.lr,
-            batch_size=p.batch_size, steps=p.steps_per_model.get(model, p.steps),
-            eval_every=p.eval_every, patience=p.patience,
-            dev_queries=p.dev_queries, dev_depth=p.test_depth, candidate_depth=p.train_depth,
-            checkpoint_every=p.eval_every, seed=seed,
+            dataset=dp.train,
+            model=model,
+            model_config=dict(p.model_config.get(model, {})),
+            loss="hinge",
+            margin=p.margin,
+            regularizer=regularizer,
+            lr=p.lr,
+            batch_size=p.batch_size,
+            steps=p.steps_per_model.get(model, p.steps),
+            eval_every=p.eval_every,
+            patience=p.patience,
+            dev_queries=p.dev_queries,
+            dev_depth=p.test_depth,
+            candidate_depth=p.train_depth,
+            checkpoint_every=p.eval_every,
+            seed=seed,
         )
         net = build_model(model, texts=data.vocab_texts, seed=seed, **cfg.model_config)
         result = Trainer(net, cfg, unit, train, data.dev).fit(resume=True)
         out: dict[str, Any] = {
-            "dataset": dp.train, "size": size, "n_queries": len(train.queries), "model": model,
-            "variant": variant, "seed": seed, "regularizer": regularizer,
+            "dataset": dp.train,
+            "size": size,
+            "n_queries": len(train.queries),
+            "model": model,
+            "variant": variant,
+            "seed": seed,
+            "regularizer": regularizer,
             **result.to_dict(),
         }
         if score_test:
@@ -208,6 +226,34 @@ class Rosset2019:
             f"dev={out.get('best_dev')} test={out.get('test')} ({time.perf_counter() - t0:.0f}s)"
         )
         return out
+
+    def _agreement(self, unit: Path, test: Dataset) -> None:
+        """Add the trained model's agreement with each perturbation axiom on test pairs."""
+        f = unit / "test_metrics.json"
+        u = read_json(f)
+        if "agreement" in u or not (unit / "model").exists():
+            return
+        from axiomatic.models import load_model
+        from axiomatic.perturb import DocumentPerturber, build_vocabulary
+        from axiomatic.text.analyzer import default_analyzer
+        from axiomatic.training.analysis import perturbation_agreement
+        from axiomatic.training.trainer import visible_tokens
+
+        model = load_model(unit / "model")
+        an = default_analyzer(test.language)
+        texts = [
+            test.documents[d].text
+            for q in sorted(test.queries)[:50]
+            for d in test.candidate_ids(q)[:10]
+        ]
+        perturber = DocumentPerturber(
+            an,
+            build_vocabulary(texts, an, min_count=1),
+            lnc_terms=3,
+            max_position=visible_tokens(model),
+        )
+        u["agreement"] = perturbation_agreement(model, test, perturber, ALL_AXIOMS, n_pairs=200)
+        write_json(f, u)
 
     def _ar(self, lam: float, mu: float, axioms: Sequence[str]) -> tuple[str, str]:
         spec = f"ar(lambda={_fmt(lam)}, mu={_fmt(mu)}, axioms={','.join(axioms)})"
@@ -237,7 +283,9 @@ class Rosset2019:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         from axiomatic.training.config import write_toml
 
-        write_toml({"experiment": "rosset2019", **_plain(p.to_dict())}, self.out_dir / "config.toml")
+        write_toml(
+            {"experiment": "rosset2019", **_plain(p.to_dict())}, self.out_dir / "config.toml"
+        )
         units: list[dict[str, Any]] = []
         chosen: dict[str, Any] = {}
         for dp in p.datasets:
@@ -248,7 +296,11 @@ class Rosset2019:
                     chosen[f"{dp.train}|{size}|{model}"] = {"lambda": lam, "mu": mu}
                     write_json(self.out_dir / "chosen_lambda_mu.json", chosen)
                     variants = [("base", None), self._ar(lam, mu, p.axioms)]
-                    if p.ablation and size == (p.ablation_size or dp.sizes[0]) and dp is p.datasets[0]:
+                    if (
+                        p.ablation
+                        and size == (p.ablation_size or dp.sizes[0])
+                        and dp is p.datasets[0]
+                    ):
                         variants += [self._ar(lam, mu, (ax,)) for ax in p.axioms]
                     for seed in p.seeds:
                         for variant, spec in variants:
@@ -268,6 +320,9 @@ class Rosset2019:
             for dp in self.plan.datasets
             if any(k[0] == dp.train for k in groups)
         }
+        for (ds_name, *_), dirs in groups.items():
+            for d in dirs:
+                self._agreement(d, tests[ds_name])
         chosen_file = self.out_dir / "chosen_lambda_mu.json"
         chosen = read_json(chosen_file) if chosen_file.exists() else {}
         return self.summarize(groups, tests, chosen)
@@ -283,33 +338,65 @@ class Rosset2019:
 
         p = self.plan
         rows: list[dict[str, Any]] = []
-        pq: dict[tuple[str, int, str, str], dict[str, dict[str, float]]] = {}
         for key, dirs in groups.items():
             ds_name, size, model, variant = key
             test = tests[ds_name]
             runs: list[Run] = [read_json(d / "test_run.json") for d in dirs]
             values = per_query(ensemble(runs), test, MEASURES)
-            pq[key] = values
             seed_vals = [read_json(d / "test_metrics.json")["test"]["RR@10"] for d in dirs]
-            rows.append({
-                "dataset": ds_name, "size": size, "model": model, "variant": variant,
-                "seeds": len(dirs), "MRR@10": mean_values(values)["RR@10"],
-                "MAP": mean_values(values)["AP"],
-                "MRR@10 per-seed mean": sum(seed_vals) / len(seed_vals),
-            })
+            rows.append(
+                {
+                    "dataset": ds_name,
+                    "size": size,
+                    "model": model,
+                    "variant": variant,
+                    "seeds": len(dirs),
+                    "MRR@10": mean_values(values)["RR@10"],
+                    "MAP": mean_values(values)["AP"],
+                    "MRR@10 per-seed mean": sum(seed_vals) / len(seed_vals),
+                    **{f"agree {ax}": _mean_key(dirs, ax) for ax in ALL_AXIOMS},
+                }
+            )
+        rows.sort(
+            key=lambda r: (
+                r["dataset"],
+                r["size"],
+                r["model"],
+                r["variant"] != "base",
+                r["variant"],
+            )
+        )
+
+        def seeds_of(dirs: Sequence[Path]) -> dict[int, Path]:
+            return {int(read_json(d / "test_metrics.json")["seed"]): d for d in dirs}
+
         for r in rows:
-            base = pq.get((r["dataset"], r["size"], r["model"], "base"))
-            if r["variant"] == "base" or base is None:
+            key = (r["dataset"], r["size"], r["model"], r["variant"])
+            base_key = (*key[:3], "base")
+            if r["variant"] == "base" or base_key not in groups:
                 continue
-            mine = pq[(r["dataset"], r["size"], r["model"], r["variant"])]
+            mine_s, base_s = seeds_of(groups[key]), seeds_of(groups[base_key])
+            common = sorted(set(mine_s) & set(base_s))
+            if not common:
+                continue
+            # compare ensembles over the same seeds (a finished AR seed without its base twin
+            # would otherwise bias the comparison)
+            test = tests[r["dataset"]]
+            mine = per_query(
+                ensemble([read_json(mine_s[k] / "test_run.json") for k in common]), test, MEASURES
+            )
+            base = per_query(
+                ensemble([read_json(base_s[k] / "test_run.json") for k in common]), test, MEASURES
+            )
+            r["seeds compared"] = len(common)
             for m, label in (("RR@10", "MRR@10"), ("AP", "MAP")):
                 t = paired_test(mine[m], base[m], test="t")
                 r[f"{label} diff"] = t.mean_diff
                 r[f"{label} p"] = t.pvalue
         bm25 = []
-        for name, test in tests.items():
-            values = mean_values(per_query(_candidate_run(test), test, MEASURES))
-            bm25.append({"dataset": name, "MRR@10": values["RR@10"], "MAP": values["AP"]})
+        for test in tests.values():
+            means = mean_values(per_query(_candidate_run(test), test, MEASURES))
+            bm25.append({"dataset": test.name, "MRR@10": means["RR@10"], "MAP": means["AP"]})
         summary = {"rows": rows, "bm25": bm25, "chosen_lambda_mu": chosen, "plan": p.to_dict()}
         write_json(self.out_dir / "results.json", summary)
         self._figures(rows, groups)
@@ -332,13 +419,19 @@ class Rosset2019:
             for model in sorted({r["model"] for r in main}):
                 for kind in ("base", "ar"):
                     pts = sorted(
-                        (r["size"], r["MRR@10"]) for r in main
-                        if r["dataset"] == ds and r["model"] == model
+                        (r["size"], r["MRR@10"])
+                        for r in main
+                        if r["dataset"] == ds
+                        and r["model"] == model
                         and (r["variant"] == "base") == (kind == "base")
                     )
                     if pts:
-                        ax.plot(*zip(*pts, strict=True), marker="o",
-                                ls="-" if kind == "ar" else "--", label=f"{model} {kind}")
+                        ax.plot(
+                            *zip(*pts, strict=True),
+                            marker="o",
+                            ls="-" if kind == "ar" else "--",
+                            label=f"{model} {kind}",
+                        )
             ax.set_xscale("log")
             ax.set_xlabel("training queries")
             ax.set_ylabel("MRR@10 (ensemble)")
@@ -351,8 +444,10 @@ class Rosset2019:
         for (ds, size, model, variant), dirs in groups.items():
             if variant != "base":
                 continue
-            ar_key = next((k for k in groups if k[:3] == (ds, size, model)
-                           and k[3].startswith("ar-all")), None)
+            ar_key = next(
+                (k for k in groups if k[:3] == (ds, size, model) and k[3].startswith("ar-all")),
+                None,
+            )
             if ar_key is None or size != max(k[1] for k in groups if k[0] == ds):
                 continue
             fig, (a1, a2) = plt.subplots(1, 2, figsize=(8, 3.2))
@@ -378,13 +473,27 @@ class Rosset2019:
         rows = summary["rows"]
         main = [r for r in rows if r["variant"] == "base" or r["variant"].startswith("ar-all")]
         abl = [r for r in rows if r not in main]
-        cols = ["dataset", "size", "model", "variant", "seeds", "MRR@10", "MAP",
-                "MRR@10 diff", "MRR@10 p", "MAP p", "MRR@10 per-seed mean"]
+        cols = [
+            "dataset",
+            "size",
+            "model",
+            "variant",
+            "seeds",
+            "MRR@10",
+            "MAP",
+            "seeds compared",
+            "MRR@10 diff",
+            "MRR@10 p",
+            "MAP p",
+            "MRR@10 per-seed mean",
+        ]
+        agree_cols = ["dataset", "size", "model", "variant"] + [f"agree {a}" for a in ALL_AXIOMS]
         text = [
             "# Rosset et al. 2019 - axiomatic regularization (reproduction)",
             "",
             "Ensembles average the z-normalized scores of the seeds' models. p: paired t-test "
-            "of the AR ensemble against the non-regularized ensemble over test queries. "
+            "of the AR ensemble against the non-regularized ensemble over test queries, both "
+            "ensembles built from the seeds finished for both ('seeds compared'). "
             f"Re-ranking depth {self.plan.test_depth} (BM25 candidates).",
             "",
             "## Figure 1 (MRR@10 / MAP by training-set size)",
@@ -392,18 +501,39 @@ class Rosset2019:
             markdown_table(main, cols),
             "",
             "BM25 (candidate order): "
-            + "; ".join(f"{b['dataset']}: MRR@10 {b['MRR@10']:.4f}, MAP {b['MAP']:.4f}"
-                        for b in summary["bm25"]),
+            + "; ".join(
+                f"{b['dataset']}: MRR@10 {b['MRR@10']:.4f}, MAP {b['MAP']:.4f}"
+                for b in summary["bm25"]
+            ),
         ]
         if abl:
             text += ["", "## Table 2 (add-one-in ablation)", "", markdown_table(abl, cols)]
-        text += ["", "lambda, mu per (dataset, size, model): "
-                 + ", ".join(f"{k}: {v}" for k, v in summary["chosen_lambda_mu"].items())]
+        text += [
+            "",
+            "## Do the models follow the perturbation axioms? (test pairs, mean over seeds)",
+            "",
+            "Fraction of 200 (query, candidate) test pairs where delta * (s(d) - s(d')) > 0.",
+            "",
+            markdown_table(rows, agree_cols),
+        ]
+        text += [
+            "",
+            "lambda, mu per (dataset, size, model): "
+            + ", ".join(f"{k}: {v}" for k, v in summary["chosen_lambda_mu"].items()),
+        ]
         (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
 
 
+def _mean_key(dirs: Sequence[Path], axiom: str) -> float | None:
+    vals = [read_json(d / "test_metrics.json").get("agreement", {}).get(axiom) for d in dirs]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
 def _candidate_run(ds: Dataset) -> Run:
-    return {q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()}
+    return {
+        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
+    }
 
 
 def _read_log(path: Path) -> list[dict[str, Any]]:
@@ -440,6 +570,18 @@ def run_rosset2019(
     """Run (or resume) the experiment; ``overrides`` replace plan fields (e.g. ``seeds=[0, 1]``)."""
     plan = RossetPlan.quick() if quick else RossetPlan.full()
     report_only = overrides.pop("report_only", False)
+    if overrides.get("datasets"):
+        overrides["datasets"] = [
+            d if isinstance(d, DatasetPlan) else DatasetPlan(**d) for d in overrides["datasets"]
+        ]
+    if isinstance(overrides.get("axioms"), list):
+        overrides["axioms"] = tuple(overrides["axioms"])
+    unknown = sorted(set(overrides) - set(RossetPlan.__dataclass_fields__))
+    if unknown:
+        raise ValueError(
+            f"unknown rosset2019 setting(s) {unknown}; expected some of "
+            f"{sorted(RossetPlan.__dataclass_fields__)}"
+        )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
     runner = Rosset2019(plan, out_dir, echo)
     return runner.report() if report_only else runner.run()

@@ -63,6 +63,9 @@ class NeuralRankingModel(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.config: dict[str, Any] = {}
+        self.build_info: dict[
+            str, Any
+        ] = {}  # how it was built (seed, embeddings); saved as metadata
 
     def encode_batch(
         self, queries: Sequence[str], documents: Sequence[str]

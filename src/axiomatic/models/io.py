@@ -72,7 +72,8 @@ def resolve_model_name(name: str) -> str:
     raise ValueError(f"unknown model {name!r}; expected one of {list_models()}.{hint}")
 
 
-def model_class(name: str) -> type[NeuralRankingModel]:
+def model_class(name: str) -> Any:
+    """The model class registered as ``name``."""
     module, cls = _REGISTRY[resolve_model_name(name)]
     return getattr(importlib.import_module(module), cls)
 
@@ -82,7 +83,7 @@ def is_word_model(name: str) -> bool:
 
 
 def _check_config(cls: type, config: dict[str, Any], reserved: Iterable[str] = ()) -> None:
-    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    params = [p for p in inspect.signature(cls).parameters if p != "self"]
     allowed = set(params) - set(reserved)
     for key in config:
         if key not in allowed:
@@ -98,7 +99,7 @@ def build_model(
     *,
     vocab: Any = None,
     texts: Iterable[str] | None = None,
-    embeddings: str | np.ndarray = "random",
+    embeddings: str | np.ndarray = "auto",
     seed: int = 0,
     analyzer: Any = None,
     max_vocab: int | None = 100_000,
@@ -112,7 +113,8 @@ def build_model(
     training collection; the vocabulary keeps the ``max_vocab`` most frequent tokens seen
     ``min_count`` times, tokenized with ``analyzer``, default surface tokens). ``embeddings`` is
     ``"random"``, ``"word2vec"`` (trained on ``texts`` with gensim, seeded), ``"minilm"`` (mean of
-    MiniLM word-piece input embeddings, 384-d unless ``embedding_dim`` is given) or a matrix.
+    MiniLM word-piece input embeddings, 384-d unless ``embedding_dim`` is given), a matrix, or
+    ``"auto"`` (the default): word2vec when ``texts`` are given, else minilm.
     Other keyword arguments are the model's constructor options (e.g. ``n_kernels=11``,
     ``max_length=128`` for the cross-encoder).
     """
@@ -122,7 +124,7 @@ def build_model(
         _check_config(cls, config, reserved=("tokenizer_path",))
         with seeded_init(seed):
             model = cls(**config)
-        model.build_info = {"seed": seed}  # type: ignore[attr-defined]
+        model.build_info = {"seed": seed}
         return model
 
     from axiomatic.models.embeddings import make_embeddings
@@ -139,6 +141,8 @@ def build_model(
         vocab = Vocabulary.build(
             texts_list, analyzer=analyzer, max_size=max_vocab, min_count=min_count
         )
+    if isinstance(embeddings, str) and embeddings == "auto":
+        embeddings = "word2vec" if texts_list is not None else "minilm"
     source = embeddings if isinstance(embeddings, str) else "matrix"
     if "embedding_dim" not in config:
         if isinstance(embeddings, np.ndarray):
@@ -146,16 +150,14 @@ def build_model(
         elif embeddings == "minilm":
             config["embedding_dim"] = 384
     dim = int(
-        config.get(
-            "embedding_dim", inspect.signature(cls.__init__).parameters["embedding_dim"].default
-        )
+        config.get("embedding_dim", inspect.signature(cls).parameters["embedding_dim"].default)
     )
     matrix = make_embeddings(
         embeddings, vocab, dim, texts=texts_list, seed=seed, **(word2vec_options or {})
     )
     with seeded_init(seed):
         model = cls(vocab=vocab, embeddings=matrix, **config)
-    model.build_info = {"seed": seed, "embeddings": source}  # type: ignore[attr-defined]
+    model.build_info = {"seed": seed, "embeddings": source}
     return model
 
 
@@ -243,8 +245,18 @@ def load_model(
     if not weights.is_file():
         raise FileNotFoundError(f"{weights} not found: the model folder lacks its weights")
     load_weights(model, str(weights), strict=True, device="cpu")
-    model.build_info = dict(meta.get("metadata") or {})  # type: ignore[attr-defined]
+    model.build_info = dict(meta.get("metadata") or {})
     model.eval()
     if device is not None:
         model.to(device)
     return model
+
+
+def __getattr__(name: str) -> Any:
+    # the ranker helpers live in axiomatic.models.ranker; other layers look them up here too
+    # (``model:PATH`` specs call axiomatic.models.io.load_ranker)
+    if name in ("NeuralRanker", "load_ranker", "minilm_bi_encoder_ranker"):
+        from axiomatic.models import ranker
+
+        return getattr(ranker, name)
+    raise AttributeError(f"module 'axiomatic.models.io' has no attribute {name!r}")

@@ -36,6 +36,9 @@ def kernel_sigmas(
     return [exact_sigma] + [sigma] * (n_kernels - 1)
 
 
+_FAR = 1e3
+
+
 def kernel_pooling(
     sim: torch.Tensor,
     query_mask: torch.Tensor,
@@ -54,15 +57,20 @@ def kernel_pooling(
     ``log_scale``).
     """
     with torch.autocast(device_type=sim.device.type, enabled=False):
-        x = sim.float().unsqueeze(-1)  # B, Lq, Ld, 1
-        k = torch.exp(-((x - mus) ** 2) / (2 * sigmas**2))
-        k = k * doc_mask[:, None, :, None].float()
+        # padding columns are moved far from every kernel (exp underflows to exactly 0), which
+        # saves multiplying the 4-D kernel tensor by the mask
+        x = sim.float().masked_fill(~doc_mask[:, None, :], _FAR).unsqueeze(-1)  # B, Lq, Ld, 1
+        coef = -0.5 / sigmas.float() ** 2
+        k = torch.exp((x - mus).square() * coef)
         soft_tf = k.sum(dim=2)  # B, Lq, K
         logs = torch.log(soft_tf.clamp(min=1e-10)) * log_scale
         return (logs * query_mask.unsqueeze(-1).float()).sum(dim=1)
 
 
 class _KernelMixin(nn.Module):
+    mus: torch.Tensor
+    sigmas: torch.Tensor
+
     def _init_kernels(self, n_kernels: int, sigma: float, exact_sigma: float) -> None:
         self.register_buffer(
             "mus", torch.tensor(kernel_mus(n_kernels), dtype=torch.float32), persistent=False
@@ -174,8 +182,9 @@ class ConvKNRM(WordRankingModel, _KernelMixin):
     def _ngrams(self, ids: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         emb, mask = self.embed(ids)
         x = emb.transpose(1, 2)  # B, E, L
+        # unit-normalized once here, so each of the max_ngram^2 cross matches is one bmm
         return [
-            (F.relu(conv(x)).transpose(1, 2), ngram_mask(mask, n))
+            (F.normalize(F.relu(conv(x)).transpose(1, 2).float(), dim=-1), ngram_mask(mask, n))
             for n, conv in enumerate(self.convs, start=1)
         ]
 
@@ -183,7 +192,7 @@ class ConvKNRM(WordRankingModel, _KernelMixin):
         qs = self._ngrams(query_ids)
         ds = self._ngrams(doc_ids)
         feats = [
-            kernel_pooling(cosine_matrix(q, d), qm, dm, self.mus, self.sigmas)
+            kernel_pooling(torch.bmm(q, d.transpose(1, 2)), qm, dm, self.mus, self.sigmas)
             for q, qm in qs
             for d, dm in ds
         ]

@@ -46,12 +46,14 @@ class NeuralRanker:
     def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
         if not documents:
             return np.zeros(0, dtype=np.float64)
-        scores = self.model.score_pairs(
-            [query.text] * len(documents),
-            [d.text for d in documents],
-            batch_size=self.batch_size,
-            bf16=self.bf16,
-        )
+        texts = [d.text for d in documents]
+        one_query = getattr(self.model, "score_query", None)  # encodes the query once
+        if one_query is not None:
+            scores = one_query(query.text, texts, batch_size=self.batch_size, bf16=self.bf16)
+        else:
+            scores = self.model.score_pairs(
+                [query.text] * len(texts), texts, batch_size=self.batch_size, bf16=self.bf16
+            )
         return scores.numpy().astype(np.float64)
 
     def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:

@@ -222,12 +222,18 @@ class BiEncoder(_MiniLMModel):
         return self.scale * F.cosine_similarity(q, d, dim=-1)
 
     def embed_texts(
-        self, texts: Sequence[str], batch_size: int = 64, bf16: bool | None = None
+        self,
+        texts: Sequence[str],
+        batch_size: int = 64,
+        bf16: bool | None = None,
+        as_query: bool = False,
     ) -> torch.Tensor:
-        """L2-normalized vectors ``(N, hidden)`` of ``texts`` encoded as documents (no grad)."""
+        """L2-normalized vectors ``(N, hidden)`` of ``texts`` (no grad), truncated as documents
+        (``max_length``) or, with ``as_query``, as queries (``max_query_length``)."""
         device = self.device
         if bf16 is None:
             bf16 = bf16_supported(device)
+        max_length = self.max_query_length if as_query else self.max_length
         was_training = self.training
         self.eval()
         self.__dict__["_fast_bf16"] = bool(bf16)
@@ -235,12 +241,21 @@ class BiEncoder(_MiniLMModel):
         try:
             with torch.inference_mode():
                 for i in range(0, len(texts), batch_size):
-                    enc = self._tok(texts[i : i + batch_size], self.max_length, "doc")
+                    enc = self._tok(texts[i : i + batch_size], max_length, "t")
                     v = self.embed(
-                        enc["doc_input_ids"].to(device), enc["doc_attention_mask"].to(device)
+                        enc["t_input_ids"].to(device), enc["t_attention_mask"].to(device)
                     )
                     out.append(F.normalize(v.float(), dim=-1).cpu())
         finally:
             self.__dict__["_fast_bf16"] = False
             self.train(was_training)
         return torch.cat(out) if out else torch.zeros((0, self.hidden_size))
+
+    def score_query(
+        self, query: str, documents: Sequence[str], batch_size: int = 64, bf16: bool | None = None
+    ) -> torch.Tensor:
+        """Scores of ``documents`` for one query, encoding the query once (same values as
+        :meth:`score_pairs`)."""
+        q = self.embed_texts([query], batch_size, bf16, as_query=True)
+        d = self.embed_texts(documents, batch_size, bf16)
+        return self.scale * (d @ q[0])

@@ -89,10 +89,11 @@ class DocumentPerturber:
     lnc_terms:
         ``k``, the number of noise terms LNC inserts.
     max_position:
-        Insert only before one of the first ``max_position`` surface tokens. Set it to a word
-        model's document truncation length (e.g. 200 for KNRM): an insertion past the cut is
-        invisible to the model, so the regularizer would ask for a score change the model
-        cannot see. ``None``: anywhere.
+        Insert only before one of the first ``max_position`` surface tokens, and let TFC1-D
+        pick only query terms occurring among them. Set it to a word model's document
+        truncation length (e.g. 128 for KNRM): an edit past the cut is invisible to the model,
+        so the regularizer would ask for a score change the model cannot see (its hinge term
+        is then a constant with no gradient). ``None``: anywhere.
     """
 
     def __init__(
@@ -184,7 +185,10 @@ class DocumentPerturber:
             term = keys[int(rng.integers(len(keys)))]
             return PerturbedText(self._insert(doc, [qterms[term]], rng), name, direction, (term,))
         if name == "TFC1-D":
-            keys = sorted(t for t in qterms if t in present)
+            # a term whose every occurrence is past the visible window would change nothing the
+            # model sees: pick among the terms with an occurrence inside it
+            visible = doc.terms if self.max_position is None else doc.terms[: self.max_position]
+            keys = sorted(t for t in qterms if t in set(visible) and t is not None)
             if not keys:
                 return None
             term = keys[int(rng.integers(len(keys)))]

@@ -92,14 +92,19 @@ def render_html(
     first = first.join(per, on="spec")
     parts.append(tables.to_html_table(first.reset_index(drop=True), index=False))
 
-    skip_lines = [
-        f"<b>{esc(r)}</b>: {n:,} instances skipped — {esc(reason)}"
+    skip_rows = [
+        {"ranker": r, "reason": reason, "instances skipped": f"{n:,}"}
         for r, reasons in diagnosis.skips.items()
         for reason, n in reasons.items()
         if n
     ]
-    for line in [*skip_lines, *(esc(n) for n in notes)]:
-        parts.append(f"<div class='note'>{line}</div>")
+    if skip_rows:
+        import pandas as pd
+
+        parts.append("<p>Skipped instances (not counted in the fractions):</p>")
+        parts.append(tables.to_html_table(pd.DataFrame(skip_rows), index=False))
+    for line in notes:
+        parts.append(f"<div class='note'>{esc(line)}</div>")
 
     if "delta_sweep" in images or "delta_diff" in images:
         parts.append(

@@ -108,10 +108,17 @@ def effectiveness_wide(effectiveness: Any) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- labels
+def ordered_groups(diagnosis: Diagnosis) -> list[tuple[str, str, str]]:
+    """Axiom groups by axiom (first seen), then strict / extended / relaxed."""
+    groups = diagnosis.groups()
+    first = {a: i for i, (a, _, _) in reversed(list(enumerate(groups)))}
+    return sorted(groups, key=lambda g: (first[g[0]], VARIANT_ORDER.get(g[1], 9)))
+
+
 def group_labels(diagnosis: Diagnosis) -> dict[str, str]:
     """Short column label of every axiom group (keyed by spec): the axiom name when it is the
     only group of that axiom, else ``axiom (variant)``, else the full spec."""
-    groups = diagnosis.groups()
+    groups = ordered_groups(diagnosis)
     by_axiom: dict[str, list[tuple[str, str, str]]] = {}
     for g in groups:
         by_axiom.setdefault(g[0], []).append(g)

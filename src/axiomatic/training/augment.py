@@ -57,7 +57,10 @@ def filter_instances(
     qrels = dataset.qrels or {}
     thr = dataset.rel_threshold
     rel_b = np.fromiter(
-        (qrels.get(q, {}).get(b, 0) >= thr for q, b in zip(df["query_id"], df["doc_b"], strict=True)),
+        (
+            qrels.get(q, {}).get(b, 0) >= thr
+            for q, b in zip(df["query_id"], df["doc_b"], strict=True)
+        ),
         dtype=bool,
         count=len(df),
     )
@@ -82,7 +85,10 @@ def axiom_pairs(instances: pd.DataFrame, dataset: Dataset) -> list[Pair]:
     thr = dataset.rel_threshold
     out = []
     for q, a, b, ax in zip(
-        instances["query_id"], instances["doc_a"], instances["doc_b"], instances["axiom"],
+        instances["query_id"],
+        instances["doc_a"],
+        instances["doc_b"],
+        instances["axiom"],
         strict=True,
     ):
         la = 2.0 if qrels.get(q, {}).get(a, 0) >= thr else 1.0

@@ -156,8 +156,15 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
         )
     kw = _check_keys(
         call,
-        {"lambda": "lambda_", "lambda_": "lambda_", "lam": "lambda_", "mu": "mu",
-         "axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms"},
+        {
+            "lambda": "lambda_",
+            "lambda_": "lambda_",
+            "lam": "lambda_",
+            "mu": "mu",
+            "axioms": "axioms",
+            "k": "lnc_terms",
+            "lnc_terms": "lnc_terms",
+        },
         "regularizer",
     )
     if "axioms" in kw:
@@ -167,7 +174,9 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
             try:
                 kw[key] = float(kw[key])
             except (TypeError, ValueError):
-                raise ValueError(f"regularizer {key.rstrip('_')} must be a number (got {kw[key]!r})") from None
+                raise ValueError(
+                    f"regularizer {key.rstrip('_')} must be a number (got {kw[key]!r})"
+                ) from None
             if kw[key] < 0:
                 raise ValueError(f"regularizer {key.rstrip('_')} must be >= 0 (got {kw[key]})")
     if "lnc_terms" in kw:
@@ -201,16 +210,21 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
         return None
     call = parse_call(spec, "augmentation")
     if call.name in ("perturb", "ap"):
-        kw = _check_keys(call, {"axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms"},
-                         "augmentation")
+        kw = _check_keys(
+            call, {"axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms"}, "augmentation"
+        )
         if "axioms" in kw:
             kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
         return PerturbAugmentSpec(**kw)
     if call.name in ("diagnostic", "instances"):
         kw = _check_keys(
             call,
-            {"mode": "mode", "instances": "instances", "delta_max": "delta_max",
-             "axioms": "axioms"},
+            {
+                "mode": "mode",
+                "instances": "instances",
+                "delta_max": "delta_max",
+                "axioms": "axioms",
+            },
             "augmentation",
         )
         if "axioms" in kw:
@@ -275,8 +289,12 @@ class TrainConfig:
         if self.lr <= 0:
             raise ValueError(f"lr must be > 0 (got {self.lr})")
         # validate the strings early (a bad regularizer should fail before any work is done)
-        parse_regularizer(self.regularizer)
-        parse_augmentation(self.augmentation)
+        ar = parse_regularizer(self.regularizer)
+        if ar is not None and isinstance(parse_augmentation(self.augmentation), PerturbAugmentSpec):
+            raise ValueError(
+                "use either the AR regularizer or perturbation augmentation, not both: AR "
+                "compares each document with its perturbation, augmentation trains on them as pairs"
+            )
 
     @property
     def ar(self) -> ARSpec | None:
@@ -352,8 +370,11 @@ def _toml_key(k: str) -> str:
 def dumps_toml(data: dict[str, Any]) -> str:
     """A tiny TOML writer: scalars, lists, inline tables, one level of ``[tables]``; ``None`` dropped."""
     lines: list[str] = []
-    tables = {k: v for k, v in data.items() if isinstance(v, dict) and v and all(
-        not isinstance(x, dict) for x in v.values())}
+    tables = {
+        k: v
+        for k, v in data.items()
+        if isinstance(v, dict) and v and all(not isinstance(x, dict) for x in v.values())
+    }
     for k, v in data.items():
         if k in tables or v is None:
             continue

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from axiomatic.training.config import TrainConfig
-from axiomatic.training.trainer import TrainResult, Trainer
+from axiomatic.training.trainer import Trainer, TrainResult
 
 
 def build_model_for(cfg: TrainConfig, texts: list[str]) -> Any:
@@ -33,7 +33,9 @@ def train_model(
     from axiomatic.data.catalog import load_dataset
     from axiomatic.training.samplers import split_dev, with_bm25_candidates
 
-    dataset = with_bm25_candidates(load_dataset(cfg.dataset, data_root=data_root), cfg.candidate_depth)
+    dataset = with_bm25_candidates(
+        load_dataset(cfg.dataset, data_root=data_root), cfg.candidate_depth
+    )
     if not dataset.qrels:
         raise ValueError(
             f"dataset {cfg.dataset!r} has no relevance judgments; training needs qrels "

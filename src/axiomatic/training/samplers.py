@@ -39,9 +39,7 @@ def with_bm25_candidates(dataset: Dataset, depth: int = 100, index: Any = None) 
 
     index = index if index is not None else dataset_index(dataset)
     ranker = BM25Ranker(index)
-    cands = {
-        qid: [d for d, _ in ranker.retrieve(q, depth)] for qid, q in dataset.queries.items()
-    }
+    cands = {qid: [d for d, _ in ranker.retrieve(q, depth)] for qid, q in dataset.queries.items()}
     out = dataset.subset(list(dataset.queries))
     out.candidates = cands
     return out
@@ -99,7 +97,7 @@ class PairSampler:
         w = {k: float((weights or {}).get(k, 1.0)) for k in self.pools}
         total = sum(w.values())
         names = list(self.pools)
-        counts = [int(round(batch_size * w[k] / total)) for k in names]
+        counts = [round(batch_size * w[k] / total) for k in names]
         counts[0] += batch_size - sum(counts)
         self.counts = dict(zip(names, counts, strict=True))
         self.state: dict[str, list[int]] = {k: [0, 0] for k in self.pools}

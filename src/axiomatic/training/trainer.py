@@ -153,6 +153,9 @@ class Trainer:
         a kill).
     """
 
+    best_dev: float | None
+    best_step: int | None
+
     def __init__(
         self,
         model: NeuralRankingModel,
@@ -200,12 +203,16 @@ class Trainer:
         decay = cfg.weight_decay
         params = [p for p in self.model.parameters() if p.requires_grad]
         if cfg.optimizer == "adamw":
-            self.optimizer: torch.optim.Optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=decay)
+            self.optimizer: torch.optim.Optimizer = torch.optim.AdamW(
+                params, lr=cfg.lr, weight_decay=decay
+            )
         else:
             self.optimizer = torch.optim.Adam(params, lr=cfg.lr, weight_decay=decay)
         self.ar = cfg.ar
         self.ar_loss = (
-            AxiomaticRegularizationLoss(self.ar.lambda_, self.ar.mu, cfg.margin) if self.ar else None
+            AxiomaticRegularizationLoss(self.ar.lambda_, self.ar.mu, cfg.margin)
+            if self.ar
+            else None
         )
         self.perturber = None
         self.perturb_axioms: tuple[str, ...] = ()
@@ -214,15 +221,18 @@ class Trainer:
             from axiomatic.text.analyzer import default_analyzer
 
             analyzer = self.analyzer or default_analyzer(self.train_data.doc_language or "en")
-            spec = self.ar if self.ar is not None else aug
-            assert spec is not None  # for type checkers; both branches set it
-            texts = [self._text(d) for d in {p.doc_hi for p in pools["qrels"]}
-                     | {p.doc_lo for p in pools["qrels"]}]
+            if self.ar is not None:
+                lnc_terms, self.perturb_axioms = self.ar.lnc_terms, self.ar.axioms
+            elif isinstance(aug, PerturbAugmentSpec):
+                lnc_terms, self.perturb_axioms = aug.lnc_terms, aug.axioms
+            texts = [
+                self._text(d)
+                for d in {p.doc_hi for p in pools["qrels"]} | {p.doc_lo for p in pools["qrels"]}
+            ]
             vocab = build_vocabulary(sorted(texts), analyzer, min_count=1)
             self.perturber = DocumentPerturber(
-                analyzer, vocab, lnc_terms=spec.lnc_terms, max_position=visible_tokens(self.model)
+                analyzer, vocab, lnc_terms=lnc_terms, max_position=visible_tokens(self.model)
             )
-            self.perturb_axioms = spec.axioms
         self.augment_perturb = isinstance(aug, PerturbAugmentSpec)
         self.total_steps = cfg.steps
         if cfg.epochs is not None:
@@ -235,9 +245,7 @@ class Trainer:
         return self.train_data.documents[doc_id].text
 
     # ------------------------------------------------------------------ one step
-    def _perturb(
-        self, query: str, text: str, rng: np.random.Generator
-    ) -> tuple[str, int] | None:
+    def _perturb(self, query: str, text: str, rng: np.random.Generator) -> tuple[str, int] | None:
         assert self.perturber is not None
         res = self.perturber.perturb_random(query, text, self.perturb_axioms, rng)
         return None if res is None else (res.text, res.direction)
@@ -251,9 +259,13 @@ class Trainer:
         all_d: list[str] = []
         # base documents
         if cfg.loss == "softmax":
-            lists = [make_list(p, self.negatives.get(p.query_id, []), cfg.list_size, rng) for p in batch]
+            lists = [
+                make_list(p, self.negatives.get(p.query_id, []), cfg.list_size, rng) for p in batch
+            ]
             L = max(len(d) for d, _ in lists)
-            lists = [(d + [d[-1]] * (L - len(d)), lab + [-1.0] * (L - len(lab))) for d, lab in lists]
+            lists = [
+                (d + [d[-1]] * (L - len(d)), lab + [-1.0] * (L - len(lab))) for d, lab in lists
+            ]
             for q, (docs, _) in zip(queries, lists, strict=True):
                 all_q += [q] * L
                 all_d += [self._text(d) for d in docs]
@@ -391,8 +403,8 @@ class Trainer:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._setup()
         write_toml(cfg.to_dict(), self.out_dir / "config.toml")
-        self.best_dev: float | None = None
-        self.best_step: int | None = None
+        self.best_dev = None
+        self.best_step = None
         self.bad_evals = 0
         self.stopped_early = False
         self._finished = False
@@ -439,7 +451,9 @@ class Trainer:
                             record["dev_mrr@10"] = dev
                             if self.best_dev is None or dev > self.best_dev:
                                 self.best_dev, self.best_step, self.bad_evals = dev, step, 0
-                                _atomic_torch_save(self.model.state_dict(), self.out_dir / "best.pt")
+                                _atomic_torch_save(
+                                    self.model.state_dict(), self.out_dir / "best.pt"
+                                )
                             else:
                                 self.bad_evals += 1
                     log.write(json.dumps(record) + "\n")
@@ -460,8 +474,13 @@ class Trainer:
         self._save_final_model()
         last = history[-1]["step"] if history else step
         result = TrainResult(
-            self.out_dir, int(last), self.best_step, self.best_dev, self.stopped_early,
-            time.perf_counter() - t0, history,
+            self.out_dir,
+            int(last),
+            self.best_step,
+            self.best_dev,
+            self.stopped_early,
+            time.perf_counter() - t0,
+            history,
             {k: len(v) for k, v in self.sampler.pools.items()},
         )
         _write_json(self.out_dir / "metrics.json", result.to_dict())
@@ -524,8 +543,7 @@ def _write_summary(path: Path, cfg: TrainConfig, result: TrainResult) -> None:
         f"augmentation: {cfg.augmentation or 'none'}",
         f"- optimizer: {cfg.optimizer} lr={cfg.lr} weight_decay={cfg.weight_decay}, "
         f"batch {cfg.batch_size}, seed {cfg.seed}",
-        f"- steps run: {result.steps}"
-        + (" (stopped early)" if result.stopped_early else ""),
+        f"- steps run: {result.steps}" + (" (stopped early)" if result.stopped_early else ""),
         f"- best dev MRR@10: {result.best_dev if result.best_dev is None else round(result.best_dev, 4)}"
         f" at step {result.best_step}",
         f"- wall time: {result.seconds:.1f} s",
