@@ -282,7 +282,7 @@ def mine_one(args: argparse.Namespace) -> dict:
 
 def mine_bench(args: argparse.Namespace) -> dict:
     runs = []
-    specs = [["--source", "msmarco-dev-top20/test"]]
+    specs = [["--source", "msmarco-dev-top20"]]
     specs.append(
         [
             "--source",

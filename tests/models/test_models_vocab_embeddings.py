@@ -90,3 +90,19 @@ def test_make_embeddings_validates_source_and_shape():
         make_embeddings(np.zeros((3, 8)), vocab, 8)
     r1 = make_embeddings("random", vocab, 8, seed=1)
     np.testing.assert_array_equal(r1, make_embeddings("random", vocab, 8, seed=1))
+
+
+def test_suggest_num_threads_backs_off_under_load(monkeypatch):
+    import os
+
+    from axiomatic.models.base import suggest_num_threads
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 6.0, 6.0))
+    assert suggest_num_threads() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # only ourselves
+    assert suggest_num_threads() == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+    assert suggest_num_threads(reserve_self=False) == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 1.0, 1.0))
+    assert suggest_num_threads(reserve_self=False) == 1

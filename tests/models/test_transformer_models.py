@@ -155,4 +155,4 @@ def test_zero_shot_bi_encoder_reranks_the_demo_collection(bi_ranker):
         correct += sum(r > n for r in rel for n in non)
         total += len(rel) * len(non)
     assert total > 0
-    assert correct / total > 0.7  # pairwise accuracy; random ordering gives about 0.5
+    assert correct / total > 0.9  # pairwise accuracy (1.0 measured); random order gives ~0.5

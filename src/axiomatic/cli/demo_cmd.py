@@ -11,7 +11,7 @@ from axiomatic.cli.app import app
 from axiomatic.cli.common import console, err_console
 
 DEMO_AXIOMS = (
-    "TFC1,TFC2,TFC3,TDC,M-TDC,LNC1,LNC2,TF-LNC,LB1,LB2,STMC1,STMC2,STMC3,"
+    "TFC1,TFC2,TFC3,TDC,M-TDC,LNC1,LNC2,TF-LNC,LB2,STMC1,STMC2,STMC3,"
     "PROX1,PROX2,PROX3,PROX4,PROX5,REG,AND,DIV"
 )
 
@@ -35,16 +35,16 @@ def demo(
 
     Everything is written under OUT: runs/*.trec, instances/ (Parquet), report/ (HTML, CSV, PNG).
     """
+    from axiomatic.axioms import parse_axioms
     from axiomatic.data.demo import demo_dataset
     from axiomatic.data.trec import write_run
     from axiomatic.diagnose.diagnosis import diagnose
     from axiomatic.diagnose.mining import mine, read_instances
-    from axiomatic.evaluate.metrics import evaluate_per_query
     from axiomatic.index.cache import dataset_index
     from axiomatic.rankers.base import rerank
     from axiomatic.rankers.registry import make_ranker
-    from axiomatic.report import write_report
-    from axiomatic.axioms import parse_axioms
+    from axiomatic.report.tables import effectiveness_table
+    from axiomatic.report.writer import write_report
 
     out.mkdir(parents=True, exist_ok=True)
     ds = demo_dataset()
@@ -53,36 +53,73 @@ def demo(
         f"[bold]demo collection[/]: {c['queries']} queries, {c['documents']} documents, "
         f"{c['qrels']} judgments, {c['candidates']} candidates"
     )
-    index = dataset_index(ds, cache_dir=out / "index")
+    index = dataset_index(ds, cache_dir=out / "cache")
     console.print(f"[bold]index[/]: {index}")
 
     rankers = [make_ranker(s, ds, index=index) for s in ("bm25", "ql", "rm3")]
     if neural:
-        try:
-            from axiomatic.models.io import minilm_bi_encoder_ranker
+        from axiomatic.models.ranker import minilm_bi_encoder_ranker
 
-            rankers.append(minilm_bi_encoder_ranker())
-        except ImportError as exc:  # the model package is a dependency; say so if it is missing
-            err_console.print(f"[yellow]skipping the MiniLM bi-encoder:[/] {exc}")
+        rankers.append(minilm_bi_encoder_ranker())
 
-    measures = ["nDCG@10", "RR@10", "AP"]
-    effectiveness = {}
     (out / "runs").mkdir(exist_ok=True)
+    runs = {}
     for r in rankers:
-        run = rerank(r, ds)
-        write_run(run, out / "runs" / f"{r.name}.trec", tag=r.name)
-        effectiveness[r.name] = evaluate_per_query(
-            run, ds.qrels or {}, measures, rel_threshold=ds.rel_threshold
-        )
+        runs[r.name] = rerank(r, ds)
+        write_run(runs[r.name], out / "runs" / f"{r.name}.trec", tag=r.name)
+    effectiveness = effectiveness_table(
+        runs, ds.qrels or {}, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold
+    )
 
-    axiom_list = parse_axioms(axioms, variant=variant)
-    summary = mine(ds, axiom_list, out / "instances", index=index)
+    axiom_list = parse_axioms([f"{a.strip()}(variant={variant!r})" for a in axioms.split(",")])
+    summary = mine(ds, axiom_list, out / "instances", index=index, overwrite=True, progress=False)
     instances, artificial = read_instances(out / "instances")
-    console.print(f"[bold]mined[/]: {len(instances)} instances ({summary})")
+    console.print(
+        f"[bold]mined[/]: {len(instances)} instances of {instances['axiom'].nunique()} axioms "
+        f"({len(artificial)} artificial LNC2 documents, {summary['pairs_examined']} pairs examined)"
+    )
 
-    diagnosis = diagnose(instances, rankers, ds, artificial)
-    paths = write_report(diagnosis, effectiveness, out / "report", title="axiomatic demo")
-    from axiomatic.report.tables import print_table_4_5
-
-    print_table_4_5(diagnosis, effectiveness, baseline=rankers[0].name, console=console)
+    diagnosis = diagnose(instances, rankers, ds, artificial, oracle=True)
+    _print_demo_tables(diagnosis, effectiveness, [r.name for r in rankers])
+    paths = write_report(
+        diagnosis, effectiveness, out / "report", title="axiomatic demo", baseline=rankers[0].name
+    )
     console.print(f"[bold green]report[/]: {paths['html']}")
+
+
+def _print_demo_tables(diagnosis, effectiveness, names: list[str]) -> None:
+    """Effectiveness (rankers x measures), then fulfilment transposed (axioms x rankers) so that
+    twenty axioms fit an 80-column terminal."""
+    from rich.table import Table
+
+    from axiomatic.report.tables import effectiveness_wide
+
+    short = {n: n.split("(")[0] for n in names}
+    eff = effectiveness_wide(effectiveness)
+    t = Table(title="retrieval effectiveness (demo, all queries)")
+    t.add_column("ranker", style="bold")
+    for m in eff.columns:
+        t.add_column(str(m), justify="right")
+    for name in eff.index:
+        t.add_row(str(name), *(f"{v:.3f}" for v in eff.loc[name]))
+    console.print(t)
+
+    tab = diagnosis.table()
+    tab = tab[tab["ranker"].isin(names)]
+    t = Table(title="% of axiom instances fulfilled (instances per axiom in brackets)")
+    t.add_column("axiom", style="bold")
+    for n in names:
+        t.add_column(short[n], justify="right")
+    order = {a: i for i, a in enumerate(a.strip() for a in DEMO_AXIOMS.split(","))}
+    axioms_present = sorted(tab["axiom"].unique(), key=lambda a: order.get(a, len(order)))
+    for axiom in axioms_present:
+        grp = tab[tab["axiom"] == axiom]
+        by = grp.set_index("ranker")
+        cells = []
+        for n in names:
+            if n in by.index and by.loc[n, "n"] > 0:
+                cells.append(f"{100 * by.loc[n, 'fraction']:.0f}%")
+            else:
+                cells.append("-")
+        t.add_row(f"{axiom} ({int(grp['n'].max())})", *cells)
+    console.print(t)

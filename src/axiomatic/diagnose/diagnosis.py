@@ -780,8 +780,8 @@ def diagnose(
         for query, slots, docs in track(
             per_query, description=f"diagnosing {name}", total=len(per_query)
         ):
-            s, dropped = _score_query(ranker, query, docs, slot_art[slots], fixed)
-            scores[slots] = s
+            q_scores, dropped = _score_query(ranker, query, docs, slot_art[slots], fixed)
+            scores[slots] = q_scores
             dropped_art |= dropped
         if missing == "below":
             scores[np.isnan(scores) & ~slot_art] = -np.inf

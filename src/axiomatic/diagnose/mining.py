@@ -277,6 +277,7 @@ class ShardTask:
     queries: list[Query]
     documents: list[list[Document]]
     labels: list[dict[str, int]]
+    unknown_documents: int = 0
 
 
 def mine_shard(
@@ -291,6 +292,8 @@ def mine_shard(
     """Mine every query of one shard; returns (shard_id, instances, artificial docs, skips, pairs)."""
     tables, arts = [], []
     skips: Counter = Counter()
+    if task.unknown_documents:
+        skips["unknown_documents"] += task.unknown_documents
     examined = 0
     for q, docs, lab in zip(task.queries, task.documents, task.labels, strict=True):
         res = mine_query(
@@ -388,6 +391,12 @@ def mine(
     """
     t0 = time.perf_counter()
     axs = parse_axioms(axioms)
+    if dataset.candidates is None:
+        raise ValueError(
+            f"dataset {dataset.name!r} has no candidate lists (a full-retrieval collection); "
+            "mining works on re-ranking datasets: give it candidates, e.g. a BM25 top-k run "
+            "(dataset.candidates = {qid: [doc ids]}) or use a '/bm25' re-ranking variant"
+        )
     if shard_size < 1:
         raise ValueError(f"shard_size must be >= 1 (got {shard_size})")
     if artificial is True:
@@ -435,8 +444,9 @@ def mine(
 
     def make_task(sid: str, shard_qids: list[str]) -> ShardTask:
         queries, docs, labels = [], [], []
+        unknown = 0
         for q in shard_qids:
-            cand = dataset.candidate_ids(q) if dataset.candidates is not None else []
+            cand = dataset.candidate_ids(q)
             if depth is not None:
                 cand = cand[:depth]
             present = [d for d in cand if d in dataset.documents]
@@ -444,10 +454,8 @@ def mine(
             queries.append(dataset.queries[q])
             docs.append([dataset.documents[d] for d in present])
             labels.append(dict(dataset.judged(q)))
-            if miss:
-                manifest.setdefault("unknown_documents", 0)
-                manifest["unknown_documents"] += miss
-        return ShardTask(sid, queries, docs, labels)
+            unknown += miss
+        return ShardTask(sid, queries, docs, labels, unknown)
 
     def record(result: tuple[str, pa.Table, pa.Table, dict[str, int], int]) -> None:
         sid, table, art, skips, examined = result
@@ -527,7 +535,6 @@ def summarize(
         skips.update(info["skips"])
         total += info["instances"]
         examined += info.get("pairs_examined", 0)
-    skips["unknown_documents"] += manifest.get("unknown_documents", 0)
     return {
         "instances": total,
         "per_axiom": dict(per_axiom),

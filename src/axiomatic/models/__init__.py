@@ -13,6 +13,7 @@ _EXPORTS = {
     "NeuralRankingModel": "axiomatic.models.base",
     "autocast": "axiomatic.models.base",
     "bf16_supported": "axiomatic.models.base",
+    "suggest_num_threads": "axiomatic.models.base",
     "Vocabulary": "axiomatic.models.vocab",
     "model_analyzer": "axiomatic.models.vocab",
     "WordRankingModel": "axiomatic.models.word",

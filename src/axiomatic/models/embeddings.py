@@ -41,13 +41,15 @@ def train_word2vec(
     sample: float = 1e-3,
     negative: int = 5,
     seed: int = 0,
+    workers: int = 1,
 ) -> np.ndarray:
     """word2vec vectors (Mikolov et al., 2013) for every word of ``vocab``, trained on ``texts``.
 
     ``texts`` are tokenized with the vocabulary's analyzer. Words of ``vocab`` that word2vec did not
     learn (too rare in ``texts``) get small random vectors from ``seed``. One worker thread keeps
     the result deterministic for a given seed. ``sample`` is word2vec's down-sampling threshold of
-    frequent words (use 0 for tiny corpora, where every word is "frequent").
+    frequent words (use 0 for tiny corpora, where every word is "frequent"). ``workers > 1`` is
+    faster on large collections but no longer bit-reproducible (gensim's threads race).
     """
     try:
         from gensim.models import Word2Vec
@@ -63,7 +65,7 @@ def train_word2vec(
         window=window,
         min_count=min_count,
         sg=int(sg),
-        workers=1,
+        workers=workers,
         seed=seed,
         epochs=epochs,
         sample=sample,

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from axiomatic.text.analyzer import Analyzer
@@ -101,14 +102,22 @@ class Vocabulary:
         ``L`` is the longest text (capped at ``max_len``, at least ``min_len``) or exactly
         ``max_len`` when ``fixed``.
         """
+        if isinstance(texts, str):
+            raise TypeError("encode_batch expects a sequence of texts, not a single string")
         rows = [self.encode(t, max_len) for t in texts]
-        width = max_len if fixed else max(min_len, max((len(r) for r in rows), default=0))
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        width = max_len if fixed else int(lengths.max(initial=0))
         width = max(width, min_len)
-        out = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, r in enumerate(rows):
-            if r:
-                out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
-        return out
+        out = np.zeros((len(rows), width), dtype=np.int64)
+        if lengths.sum():
+            # scatter every row's ids into its padded row in one assignment
+            flat = np.fromiter(
+                (i for r in rows for i in r), dtype=np.int64, count=int(lengths.sum())
+            )
+            row_idx = np.repeat(np.arange(len(rows)), lengths)
+            col_idx = np.arange(len(flat)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+            out[row_idx, col_idx] = flat
+        return torch.from_numpy(out)
 
     # ------------------------------------------------------------------ I/O
     def to_dict(self) -> dict[str, Any]:

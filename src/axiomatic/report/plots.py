@@ -41,7 +41,7 @@ def _colors(names: list[str], references: list[str]) -> dict[str, Any]:
     from matplotlib import colormaps
 
     cmap = colormaps["tab10"]
-    out = {}
+    out: dict[str, Any] = {}
     i = 0
     for n in names:
         if n in references:

@@ -43,7 +43,7 @@ def effectiveness_table(
     measures: str | Sequence[str] = ("nDCG@10", "AP", "RR@10"),
     baseline: str | None = None,
     rel_threshold: int = 1,
-    test: str = "t",
+    test: Any = "t",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Mean effectiveness per ranker and paired tests against ``baseline`` (Holm per measure).

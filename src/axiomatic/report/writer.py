@@ -60,7 +60,7 @@ def write_report(
 
     eff_long = tables.normalize_effectiveness(effectiveness)
     wide = tables.effectiveness_wide(eff_long) if len(eff_long) else None
-    if len(eff_long):
+    if wide is not None:
         paths["effectiveness_csv"] = _text(out / "effectiveness.csv", eff_long.to_csv(index=False))
         if measure is None:
             measure = "AP" if "AP" in wide.columns else str(wide.columns[0])

@@ -245,10 +245,12 @@ class Trainer:
         return self.train_data.documents[doc_id].text
 
     # ------------------------------------------------------------------ one step
-    def _perturb(self, query: str, text: str, rng: np.random.Generator) -> tuple[str, int] | None:
+    def _perturb(
+        self, query: str, text: str, rng: np.random.Generator
+    ) -> tuple[str, int, str] | None:
         assert self.perturber is not None
         res = self.perturber.perturb_random(query, text, self.perturb_axioms, rng)
-        return None if res is None else (res.text, res.direction)
+        return None if res is None else (res.text, res.direction, res.perturbation)
 
     def _step_loss(self, batch: list[Pair], step: int) -> tuple[torch.Tensor, dict[str, float]]:
         cfg = self.config
@@ -279,6 +281,7 @@ class Trainer:
             lo_idx = [2 * b + 1 for b in range(B)]
         # AR: one perturbation per document (Rosset eq. 4); AP: perturbed pairs as extra pairs
         pert: dict[str, list[tuple[int, int, int]]] = {"hi": [], "lo": []}  # (b, idx, delta)
+        pert_axiom: list[tuple[int, int, int, str]] = []  # (orig idx, pert idx, delta, axiom)
         ap_pairs: list[tuple[int, int]] = []
         if self.perturber is not None:
             for b in range(B):
@@ -293,6 +296,7 @@ class Trainer:
                         ap_pairs.append((idx, new) if res[1] > 0 else (new, idx))
                     else:
                         pert[side].append((b, new, res[1]))
+                        pert_axiom.append((idx, new, res[1], res[2]))
         enc = self.model.encode_batch(all_q, all_d)
         scores = self.model(**{k: v.to(self.device) for k, v in enc.items()}).float()
         s_hi = scores[hi_idx]
@@ -338,6 +342,14 @@ class Trainer:
             ar = parts[0] + parts[1]
             total = base + self.ar_loss.lambda_ * ar
             info["ar_loss"] = float(ar.detach())
+            # per-axiom mean hinge (monitoring only: which constraint the model cannot meet)
+            with torch.no_grad():
+                by_axiom: dict[str, list[float]] = {}
+                for o, n, d, ax in pert_axiom:
+                    h = float(torch.relu(self.ar_loss.mu - d * (scores[o] - scores[n])))
+                    by_axiom.setdefault(ax, []).append(h)
+                for ax, hs in by_axiom.items():
+                    info[f"ar_{ax}"] = sum(hs) / len(hs)
             info["perturbed"] = float(len(pert["hi"]) + len(pert["lo"]))
         info["base_loss"] = float(base.detach())
         return total, info
