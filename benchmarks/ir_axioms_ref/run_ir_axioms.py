@@ -154,7 +154,9 @@ def main() -> None:
         cpu[name] = time.process_time() - c0
         mats[name.replace("-", "_")] = np.sign(np.asarray(P, dtype=np.float64)).astype(np.int8)
     np.savez_compressed(out / "preferences.npz", **mats)
-    (out / "timings.json").write_text(json.dumps({"import_s": import_s, "axioms": timings, "cpu": cpu}))
+    (out / "timings.json").write_text(
+        json.dumps({"import_s": import_s, "axioms": timings, "cpu": cpu})
+    )
 
 
 if __name__ == "__main__":

@@ -166,10 +166,14 @@ def test_theory_on_a_real_collection():
         idx = dataset_index(ds)
     single = single_term_dataset(ds, idx)
     ql = QLRanker(idx)
+    bm25 = BM25Ranker(idx)
     n = 0
-    for q, docs, _, inst in strict_instances(single, idx, "TFC1"):
+    for q, docs, ctx, inst in strict_instances(single, idx, "TFC1"):
         s = ql.score(q, docs)
         assert (s[inst.i] > s[inst.j]).all()
+        if ctx.df[0] <= idx.n_docs / 2:
+            b = bm25.score(q, docs)
+            assert (b[inst.i] > b[inst.j]).all()
         n += len(inst.i)
     for q, docs, _, inst in strict_instances(single, idx, "TFC2", delta=0):
         s = ql.score(q, docs)

@@ -181,3 +181,27 @@ def test_count_tables(mined, demo, index):
     pt = presence_table(df, rel_threshold=1)
     assert (pt.groupby("spec").instances.sum() == df.groupby("spec").size()).all()
     assert np.allclose(pt.groupby("spec").percent.sum(), 100.0)
+
+
+@pytest.mark.shared_data
+def test_mining_a_real_collection(tmp_path):
+    from conftest import require_collection
+
+    require_collection("msmarco-passage-dev-bm25top20-graded")
+    from axiomatic.data.catalog import load_dataset
+
+    ds = load_dataset("msmarco-dev-top20/test")
+    ds = ds.subset(list(ds.queries)[:15])
+    idx = dataset_index(ds)
+    s = mine(ds, "TFC1,TFC2,M-TDC,LNC2", tmp_path, index=idx, shard_size=5, progress=False)
+    df, arts = read_instances(tmp_path)
+    assert s["instances"] == len(df) > 0 and set(df.split) == {"test"}
+    assert df[df.artificial].doc_a.isin(list(arts)).all()
+    for (qid, spec), grp in df[~df.artificial & (df.axiom != "TFC2")].groupby(["query_id", "spec"]):
+        ctx = QueryContext.build(ds.queries[qid], ds.candidate_documents(qid), idx)
+        pos = {d: i for i, d in enumerate(ctx.doc_ids)}
+        assert (
+            parse_axiom(spec)
+            .holds(ctx)[[pos[a] for a in grp.doc_a], [pos[b] for b in grp.doc_b]]
+            .all()
+        )

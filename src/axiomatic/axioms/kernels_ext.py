@@ -146,6 +146,18 @@ def lb1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> n
     return close & only_i & ~only_j
 
 
+def orig(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""ORIG (Hagen et al. 2016; ir_axioms 1.2.5): the base ranking as an axiom, prefer the higher
+    base score. Lets an aggregation fall back on the original ranker (needs ``scores=``)."""
+    if ctx.scores is None:
+        raise ValueError(
+            "ORIG prefers the higher base score; build the context with scores "
+            "(QueryContext.build(query, docs, index, scores=...))"
+        )
+    s = ctx.scores
+    return s[rows, None] > s[None, :]
+
+
 def lb2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""LB2 (Lv & Zhai 2011), pairwise form on real documents (ours).
 
@@ -496,6 +508,18 @@ def definitions() -> list[AxiomDef]:
             f"{LV11}; {IRAX}",
             lb1,
             params={"margin": 0.1},
+            length=False,
+            needs=("scores",),
+        ),
+        d(
+            "ORIG",
+            2,
+            ">",
+            ONE,
+            "extended",
+            "the base ranking: prefer the higher base score",
+            f"{HAGEN16}; {IRAX}",
+            orig,
             length=False,
             needs=("scores",),
         ),

@@ -395,7 +395,8 @@ def mine(
         raise ValueError(
             f"dataset {dataset.name!r} has no candidate lists (a full-retrieval collection); "
             "mining works on re-ranking datasets: give it candidates, e.g. a BM25 top-k run "
-            "(dataset.candidates = {qid: [doc ids]}) or use a '/bm25' re-ranking variant"
+            "(dataset.candidates maps each query id to a list of doc ids) or use a '/bm25' "
+            "re-ranking variant"
         )
     if shard_size < 1:
         raise ValueError(f"shard_size must be >= 1 (got {shard_size})")
