@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -86,17 +86,19 @@ def datasets(
             table.add_column(col, justify="right")
     table.add_column("description", overflow="fold")
     for r in rows:
-        cells = [r["name"], "[green]yes[/]" if r["available"] else "[red]no[/]"]
+        cells: list[str] = [str(r["name"]), "[green]yes[/]" if r["available"] else "[red]no[/]"]
         if counts:
             cells += [str(r.get(c, "")) for c in ("queries", "documents", "qrels", "candidates")]
-        cells.append(r["description"])
+        cells.append(str(r["description"]))
         table.add_row(*cells)
     console.print(table)
 
 
 @app.command()
 def rank(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/test.")],
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/test.")
+    ],
     ranker: Annotated[
         str,
         typer.Option(
@@ -178,6 +180,7 @@ def evaluate_cmd(
         raise fail(str(exc)) from None
     if test not in ("t", "wilcoxon"):
         raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r})")
+    test_kind: Literal["t", "wilcoxon"] = "t" if test == "t" else "wilcoxon"
     if not 0 <= baseline < len(run):
         raise fail(f"--baseline must index one of the {len(run)} runs (got {baseline})")
     per: list = []
@@ -199,7 +202,7 @@ def evaluate_cmd(
         for m in names:
             a = _values(per[baseline], m)
             b = _values(per[i], m)
-            pvals[(i, m)] = paired_test(b, a, test=test).pvalue
+            pvals[(i, m)] = paired_test(b, a, test=test_kind).pvalue
     adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
     for i, path in enumerate(run):
         cells = [path.name + (" (baseline)" if i == baseline and len(run) > 1 else "")]
@@ -212,7 +215,9 @@ def evaluate_cmd(
         table.add_row(*cells)
     console.print(table)
     if len(run) > 1:
-        console.print(f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected, p < 0.05)")
+        console.print(
+            f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected, p < 0.05)"
+        )
     if per_query is not None:
         import pandas as pd
 

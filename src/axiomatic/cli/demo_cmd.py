@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, err_console
+from axiomatic.cli.common import console
 
 DEMO_AXIOMS = (
     "TFC1,TFC2,TFC3,TDC,M-TDC,LNC1,LNC2,TF-LNC,LB2,STMC1,STMC2,STMC3,"
@@ -21,9 +21,7 @@ def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("demo-output"),
     neural: Annotated[
         bool,
-        typer.Option(
-            "--neural/--no-neural", help="Also diagnose the zero-shot MiniLM bi-encoder."
-        ),
+        typer.Option("--neural/--no-neural", help="Also diagnose the zero-shot MiniLM bi-encoder."),
     ] = True,
     axioms: Annotated[str, typer.Option(help="Axioms to mine (comma separated).")] = DEMO_AXIOMS,
     variant: Annotated[

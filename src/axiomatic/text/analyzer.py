@@ -74,9 +74,7 @@ class Analyzer:
 
     def __post_init__(self) -> None:
         if self.stemmer not in (None, "snowball", "porter"):
-            raise ValueError(
-                f"stemmer must be 'snowball', 'porter' or None (got {self.stemmer!r})"
-            )
+            raise ValueError(f"stemmer must be 'snowball', 'porter' or None (got {self.stemmer!r})")
         if self.stemmer == "porter" and self.language != "en":
             raise ValueError("the 'porter' stemmer is English only; use stemmer='snowball'")
         if isinstance(self.stopwords, (list, set)):
@@ -141,7 +139,10 @@ class Analyzer:
     def tokenize(self, text: str) -> list[str]:
         """Surface tokens (normalized and lowercased, no stopping or stemming)."""
         if self.lowercase:
-            text = unicodedata.normalize("NFKC", text).lower()
+            # NFKC is a no-op on ASCII text; skipping it there saves most of the cost.
+            if not text.isascii():
+                text = unicodedata.normalize("NFKC", text)
+            text = text.lower()
         if self.language == "zh":
             return _jieba_tokens(text)
         return self._regex.findall(text)
