@@ -1,4 +1,4 @@
-"""Shared fixtures: where ../shared/data is, and a skip marker for tests that need it."""
+"""Shared fixtures: where ../shared/data is (see shared_data.py), quiet progress bars."""
 
 from __future__ import annotations
 
@@ -6,15 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from shared_data import REPO, require_collection, shared_data_root
 
-REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("AXIOMATIC_NO_PROGRESS", "1")
 
-
-def shared_data_root() -> Path | None:
-    env = os.environ.get("AXIOMATIC_DATA")
-    root = Path(env) if env else REPO.parent / "shared" / "data"
-    return root if root.is_dir() else None
+__all__ = ["REPO", "require_collection", "shared_data_root"]
 
 
 @pytest.fixture(scope="session")
@@ -23,11 +19,3 @@ def data_root() -> Path:
     if root is None:
         pytest.skip("../shared/data is not present (set AXIOMATIC_DATA to run data tests)")
     return root
-
-
-def require_collection(name: str) -> Path:
-    """Path of collection folder ``name`` under the shared data, or skip the test."""
-    root = shared_data_root()
-    if root is None or not (root / name).is_dir():
-        pytest.skip(f"shared collection {name!r} is not present")
-    return root / name

@@ -19,7 +19,7 @@ from axiomatic.data.records import Dataset, Query
 from axiomatic.diagnose.artificial import ArtificialConfig, extend_context, plan_duplicates
 from axiomatic.index.cache import dataset_index
 from axiomatic.rankers.lexical import BM25Ranker, QLRanker, bm25_weights
-from conftest import require_collection
+from shared_data import require_collection
 
 
 def single_term_dataset(ds: Dataset, index) -> Dataset:

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from axiomatic.data.catalog import load_dataset
-from conftest import require_collection, shared_data_root
+from shared_data import require_collection, shared_data_root
 
 
 def _n(qrels) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import require_collection
+from shared_data import require_collection
 
 
 @pytest.mark.shared_data

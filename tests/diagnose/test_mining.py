@@ -185,7 +185,7 @@ def test_count_tables(mined, demo, index):
 
 @pytest.mark.shared_data
 def test_mining_a_real_collection(tmp_path):
-    from conftest import require_collection
+    from shared_data import require_collection
 
     require_collection("msmarco-passage-dev-bm25top20-graded")
     from axiomatic.data.catalog import load_dataset

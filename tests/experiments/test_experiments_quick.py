@@ -81,3 +81,12 @@ def test_cli_train_and_errors(tmp_path) -> None:
         app, ["train", "--config", str(cfg), "--lr", "0.5", "--out", str(tmp_path / "m")]
     )
     assert res.exit_code == 2 and "another configuration" in res.output
+
+
+def test_experiment_config_errors(tmp_path) -> None:
+    cfg = tmp_path / "plan.toml"
+    cfg.write_text("[plan]\nseedz = [0]\n")
+    res = CliRunner().invoke(
+        app, ["experiment", "rosset2019", "--quick", "--config", str(cfg), "--out", str(tmp_path)]
+    )
+    assert res.exit_code == 2 and "seedz" in res.output

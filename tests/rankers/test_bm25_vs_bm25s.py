@@ -16,7 +16,7 @@ from axiomatic.data.records import Document, Query
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.rankers.lexical import BM25Ranker
 from axiomatic.text.analyzer import Analyzer
-from conftest import require_collection
+from shared_data import require_collection
 
 bm25s = pytest.importorskip("bm25s")
 Stemmer = pytest.importorskip("Stemmer")

@@ -43,7 +43,7 @@ class RenningsPlan:
     models: list[str] = field(default_factory=lambda: ["duet", "conv-knrm"])
     schemes: list[str] = field(default_factory=lambda: list(SCHEMES))
     seeds: list[int] = field(default_factory=lambda: [0])
-    weak_axiom: str = "TFC1"
+    weak_axiom: str = "TFC1(delta_rel=0.5)"
     diagnose_axioms: str = "TFC1,TFC2,M-TDC"
     delta_max: float = 0.1
     steps: int = 400
@@ -60,6 +60,7 @@ class RenningsPlan:
             "knrm": {"max_doc_len": 128},
         }
     )
+    embeddings: str = "random"
     threads: int | None = 1
     data_root: str | None = None
 
@@ -113,6 +114,9 @@ class RenningsAugment:
         test = load_split(p.test, p.data_root, p.depth)
         train, dev = split_dev(train_all, p.dev_queries, seed=0)
         train_inst = self._mine(train, p.weak_axiom, "train")
+        # the weak labeler may carry parameters, e.g. TFC1(delta_rel=0.5) for wider length
+        # differences (the thesis' TFC1 instances mostly had delta* > 0.1)
+        weak_name = p.weak_axiom.split("(")[0].strip()
         test_inst_dir = self._mine(test, p.diagnose_axioms, "test")
         test_instances, test_art = read_instances(test_inst_dir)
         texts = [d.text for d in train_all.documents.values()]
@@ -129,7 +133,7 @@ class RenningsAugment:
                     elif scheme != "regular":
                         aug = (
                             f"diagnostic(mode={scheme}, instances={train_inst}, "
-                            f"delta_max={p.delta_max}, axioms={p.weak_axiom})"
+                            f"delta_max={p.delta_max}, axioms={weak_name})"
                         )
                     cfg = TrainConfig(
                         dataset=p.train,
@@ -148,7 +152,9 @@ class RenningsAugment:
                         seed=seed,
                     )
                     t0 = time.perf_counter()
-                    net = build_model(model, texts=texts, seed=seed, **cfg.model_config)
+                    net = build_model(
+                        model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
+                    )
                     res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
                     run_file = unit / "test_run.json"
                     if run_file.exists():

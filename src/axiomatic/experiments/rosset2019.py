@@ -37,6 +37,7 @@ from axiomatic.experiments.common import (
 ALL_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 GRID = (0.001, 0.01, 0.1, 0.25, 0.5, 1.0)
 MEASURES = ("RR@10", "AP")
+AGREEMENT_VERSION = 2  # bump when the perturbations change: cached agreements are recomputed
 
 
 @dataclass
@@ -77,6 +78,7 @@ class RossetPlan:
             "cross-encoder": {"max_length": 192},
         }
     )
+    embeddings: str = "random"
     threads: int | None = 1
     data_root: str | None = None
 
@@ -203,7 +205,10 @@ class Rosset2019:
             checkpoint_every=p.eval_every,
             seed=seed,
         )
-        net = build_model(model, texts=data.vocab_texts, seed=seed, **cfg.model_config)
+        # embeddings pinned by the plan (build_model's default may change between versions)
+        net = build_model(
+            model, texts=data.vocab_texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
+        )
         result = Trainer(net, cfg, unit, train, data.dev).fit(resume=True)
         out: dict[str, Any] = {
             "dataset": dp.train,
@@ -231,7 +236,7 @@ class Rosset2019:
         """Add the trained model's agreement with each perturbation axiom on test pairs."""
         f = unit / "test_metrics.json"
         u = read_json(f)
-        if "agreement" in u or not (unit / "model").exists():
+        if u.get("agreement_version") == AGREEMENT_VERSION or not (unit / "model").exists():
             return
         from axiomatic.models import load_model
         from axiomatic.perturb import DocumentPerturber, build_vocabulary
@@ -253,6 +258,7 @@ class Rosset2019:
             max_position=visible_tokens(model),
         )
         u["agreement"] = perturbation_agreement(model, test, perturber, ALL_AXIOMS, n_pairs=200)
+        u["agreement_version"] = AGREEMENT_VERSION
         write_json(f, u)
 
     def _ar(self, lam: float, mu: float, axioms: Sequence[str]) -> tuple[str, str]:
