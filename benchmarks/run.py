@@ -1,7 +1,8 @@
 """Run every benchmark script in this folder and print one JSON document with their results.
 
 Usage: ``python benchmarks/run.py [NAME ...]`` (names: bm25, axioms, models, training, ...).
-Each ``bench_<name>.py`` prints one JSON object on its last stdout line. Not part of CI.
+Each ``bench_<name>.py`` prints one JSON document (the whole of stdout, or its last line). Scripts
+with sub-commands run with the arguments in ``DEFAULT_ARGS``. Not part of CI.
 """
 
 from __future__ import annotations
@@ -13,6 +14,19 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DEFAULT_ARGS: dict[str, list[str]] = {"axioms": ["compare", "--sizes", "100", "1000"]}
+
+
+def _parse(stdout: str) -> object:
+    try:
+        return json.loads(stdout)
+    except json.JSONDecodeError:
+        pass
+    lines = [ln for ln in stdout.strip().splitlines() if ln.strip()]
+    try:
+        return json.loads(lines[-1]) if lines else None
+    except json.JSONDecodeError:
+        return None
 
 
 def main(argv: list[str]) -> int:
@@ -24,13 +38,10 @@ def main(argv: list[str]) -> int:
     for script in scripts:
         name = script.stem.removeprefix("bench_")
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+        cmd = [sys.executable, str(script), *DEFAULT_ARGS.get(name, [])]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
         elapsed = time.perf_counter() - t0
-        lines = [ln for ln in proc.stdout.strip().splitlines() if ln.strip()]
-        try:
-            payload = json.loads(lines[-1]) if lines else None
-        except json.JSONDecodeError:
-            payload = None
+        payload = _parse(proc.stdout)
         results[name] = {
             "returncode": proc.returncode,
             "seconds": round(elapsed, 1),
