@@ -117,8 +117,8 @@ def test_length_tolerance_zero_is_exact_length(ctx, name):
 def test_extended_instances_are_relaxed_instances(ctx, name):
     """Relaxing (thesis step 2) only adds instances: extended(delta) is a subset of relaxed(delta).
 
-    (For M-TDC the two are disjoint by design: the relaxation *requires* a differing term count,
-    which the extended form excludes; see docs/axioms.md.)
+    (Not a law for M-TDC: the relaxation *requires* a differing term count, dropping the
+    identical-count pairs of the extended form, and adds sub-condition 3; see docs/axioms.md.)
     """
     for delta in (0, 2):
         e = parse_axiom(f"{name}(variant='extended', delta={delta})").instances(ctx)

@@ -36,7 +36,9 @@ def length_ok(
     """Document-length closeness of every pair (broadcasts ``len_a`` against ``len_b``).
 
     Absolute (thesis step 2): ``|L_i - L_j| <= delta``. Relative (thesis eq. 4.1, after Hagen et
-    al. 2016): ``|L_i - L_j| / max(L_i, L_j) <= delta_rel``. When both are given both must
+    al. 2016): ``|L_i - L_j| / max(L_i, L_j) <= delta_rel``, evaluated as that quotient (not as
+    ``|L_i - L_j| <= delta_rel * max``, whose rounding rejects boundary pairs such as
+    ``63 / 90 <= 0.7``); two empty documents have difference 0. When both are given both must
     hold; when neither is given every pair is close (no length precondition).
     """
     diff = np.abs(len_a - len_b)
@@ -45,7 +47,8 @@ def length_ok(
         ok &= diff <= delta
     if delta_rel is not None:
         mx = np.maximum(len_a, len_b)
-        ok &= diff <= delta_rel * mx
+        rel = np.where(mx > 0, diff / np.where(mx > 0, mx, 1), 0.0)
+        ok &= rel <= delta_rel
     return ok
 
 
@@ -82,11 +85,15 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
 
     strict (3.7): ``q = {w_1, w_2}``, ``|d_1| = |d_2|``, counts swapped across the documents
     (``c(w_1,d_1) = c(w_2,d_2)``, ``c(w_2,d_1) = c(w_1,d_2)``); if ``idf(w_1) >= idf(w_2)`` and
-    ``c(w_1,d_1) >= c(w_1,d_2)`` then ``S(d_1) >= S(d_2)``.
+    ``c(w_1,d_1) >= c(w_1,d_2)`` then ``S(d_1) >= S(d_2)``. ``w_1, w_2`` name the two terms of
+    the set ``q`` in either order: the pair qualifies when *some* naming meets the premises, so
+    with ``idf(w_1) = idf(w_2)`` every swapped pair qualifies in both directions (``>=`` both
+    ways, i.e. no preference), as it does in the relaxed form.
     extended (3.8): the swap holds for every ordered pair ``w_a != w_b`` of query terms (for
     ``|q| >= 3`` this forces all counts of both documents to one value, as the thesis notes), and
-    ``c(w_a,d_i) >= c(w_a,d_j)`` for every ``w_a`` that has some ``w_b`` with
-    ``idf(w_a) >= idf(w_b)``.
+    ``idf(w_a) >= idf(w_b)`` and ``c(w_a,d_i) >= c(w_a,d_j)`` for a naming ``w_a != w_b`` as in
+    3.7 (for ``|q| = 2`` the extended form is exactly 3.7; for ``|q| >= 3`` the swap already
+    forces ``c(w,d_i) = c(w,d_j)``, so every reading of the premise agrees).
     relaxed (3.9): ``|d_i| ~ |d_j|``, ``sum_w c(w,d_i) = sum_w c(w,d_j)``, the documents differ in
     exactly the counts of two terms ``w_a != w_b`` with 1) ``idf(w_a) >= idf(w_b)``,
     2) ``c(w_a,d_i) > c(w_a,d_j)``, 3) ``c(w_a,q) >= c(w_b,q)``, 4) the two counts are swapped.
@@ -106,10 +113,9 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
             swap = const[rows, None] & const[None, :] & (Ci[:, None, 0] == C[None, :, 0])
         idf = ctx.idf
         has_lower = (idf[:, None] >= idf[None, :]) & ~np.eye(m, dtype=bool)
-        need = np.asarray(
-            has_lower.any(axis=1)
-        )  # terms a that have some b != a with idf(a) >= idf(b)
-        cond = ((Ci[:, None, :] >= C[None, :, :]) | ~need[None, None, :]).all(axis=-1)
+        # candidates for w_a (w_1 of eq. 3.7): terms with some w_b != w_a, idf(w_a) >= idf(w_b)
+        can_a = np.asarray(has_lower.any(axis=1))
+        cond = ((Ci[:, None, :] >= C[None, :, :]) & can_a[None, None, :]).any(axis=-1)
         return swap & cond & lens
     # only pairs with equal query-term mass and close lengths can qualify: test those alone
     S = ctx.qsum
