@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from shared_data import REPO, require_collection, shared_data_root
 
 os.environ.setdefault("AXIOMATIC_NO_PROGRESS", "1")
