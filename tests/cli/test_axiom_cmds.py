@@ -148,3 +148,11 @@ def test_rerank_learned_needs_train_dataset(tmp_path: Path) -> None:
     )
     assert res.exit_code != 0 and "--train-dataset" in res.output
     assert not (tmp_path / "x.trec").exists()
+
+
+def test_counts_command_prints_the_stage_table() -> None:
+    from axiomatic.cli.main import app as main_app
+
+    res = CliRunner().invoke(main_app, ["counts", "--dataset", "demo", "--axioms", "TFC1,M-TDC"])
+    assert res.exit_code == 0, res.output
+    assert "| TFC1 |" in res.output and "extended+length" in res.output

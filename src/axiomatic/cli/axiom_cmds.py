@@ -387,3 +387,50 @@ def rerank(
         console.print(rich_table(wide.map(lambda v: f"{v:.3f}"), title=f"{dataset}: effectiveness"))
     else:
         err_console.print("[yellow]note:[/] the dataset has no qrels; nothing evaluated")
+
+
+@app.command()
+def counts(
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help="Re-ranking dataset to count instances in.")
+    ],
+    axioms: Annotated[str, typer.Option(help="Axioms (comma separated).")] = "TFC1,TFC2,M-TDC,LNC2",
+    delta_rel: Annotated[
+        float, typer.Option(help="Relative length tolerance delta* of the relaxed stage.")
+    ] = 0.1,
+    depth: Annotated[int | None, typer.Option(help="Only the first DEPTH candidates.")] = None,
+    instances: Annotated[
+        Path | None,
+        typer.Option(
+            help="A folder written by `axiomatic mine`: also print the per-split counts "
+            "(Tables 3.8/3.9) and the relevance-presence table (3.10/3.11)."
+        ),
+    ] = None,
+    data_root: DataRoot = None,
+) -> None:
+    """Instance counts per conversion stage: original, extended, extended + length relaxation
+    only, relaxed (Rennings 2019, Tables 3.6/3.7), as markdown."""
+    from axiomatic.diagnose.counts import presence_table, split_counts, variant_counts
+    from axiomatic.report.tables import to_markdown
+
+    ds = _load_dataset(dataset, data_root)
+    names = [a.strip() for a in axioms.split(",") if a.strip()]
+    try:
+        table = variant_counts(ds, names, depth=depth, delta_rel=delta_rel)
+    except (KeyError, ValueError) as exc:
+        raise fail(str(exc.args[0] if exc.args else exc)) from None
+    wide = table.pivot_table(index="axiom", columns="stage", values="instances", sort=False)
+    tuples = table.groupby("axiom", sort=False)["tuples"].max()
+    wide["tuples"] = tuples
+    console.print(f"## {ds.name}: instances per stage (relaxed: delta*={delta_rel})\n")
+    console.print(to_markdown(wide.fillna(-1).astype(int).replace(-1, "-")), markup=False)
+    if instances is not None:
+        from axiomatic.diagnose.mining import read_instances
+
+        inst, _ = read_instances(instances)
+        console.print("\n## instances per split\n")
+        console.print(to_markdown(split_counts(inst)), markup=False)
+        console.print("\n## relevance of (preferred, other) documents\n")
+        console.print(
+            to_markdown(presence_table(inst, ds.rel_threshold), index=False), markup=False
+        )
