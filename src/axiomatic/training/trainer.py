@@ -376,7 +376,8 @@ class Trainer:
         _atomic_torch_save(state, self._checkpoint_path())
 
     def _load_checkpoint(self) -> int:
-        state = torch.load(self._checkpoint_path(), map_location=self.device, weights_only=False)
+        # weights_only: the checkpoint holds only tensors and plain containers; never unpickle code.
+        state = torch.load(self._checkpoint_path(), map_location=self.device, weights_only=True)
         saved = state.get("config")
         if saved is not None:
             mine = self.config.to_dict()
