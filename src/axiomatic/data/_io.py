@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import os
-import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from axiomatic._atomic import atomic_write_text  # noqa: F401  (re-exported for the readers)
 from axiomatic.data.errors import ParseError
 
 
@@ -79,23 +77,3 @@ def report_skipped(result: ParsedDict, path: str | Path, what: str) -> None:
             f"{path}: skipped {result.skipped} malformed {what} line(s) (first at line(s) {first})",
             stacklevel=3,
         )
-
-
-def atomic_write_text(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` through a temporary file + ``os.replace`` (never half-written)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        if path.suffix == ".gz":
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
-                fh.write(text.encode(encoding))
-        else:
-            with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
-                fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path

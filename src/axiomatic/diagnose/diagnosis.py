@@ -28,7 +28,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.data.records import Dataset, Document, Qrels, Query
 from axiomatic.diagnose import stats
 from axiomatic.rankers.base import Ranker
@@ -402,7 +402,7 @@ class Diagnosis:
     # ------------------------------------------------------------------ I/O
     def to_csv(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`table` as CSV (atomically)."""
-        return _atomic_write_text(Path(path), self.table().to_csv(index=False))
+        return atomic_write_text(Path(path), self.table().to_csv(index=False))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -418,7 +418,7 @@ class Diagnosis:
         """The summary and all tables as JSON; written atomically to ``path`` when given."""
         text = json.dumps(self.to_dict(), indent=2, default=_json_default)
         if path is not None:
-            _atomic_write_text(Path(path), text)
+            atomic_write_text(Path(path), text)
         return text
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
@@ -428,9 +428,8 @@ class Diagnosis:
         frame = self.instances.reset_index(drop=True).copy()
         for i, r in enumerate(self.rankers):
             frame[f"__outcome_{i}"] = self.outcomes[r].to_numpy(dtype=np.int8)
-        tmp = d / ".outcomes.parquet.tmp"
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, d / "outcomes.parquet")
+        with atomic_path(d / "outcomes.parquet") as tmp:
+            frame.to_parquet(tmp, index=False)
         meta = {
             "format": 1,
             "rankers": self.rankers,
@@ -441,7 +440,7 @@ class Diagnosis:
             "confidence": self.confidence,
             "metadata": self.metadata,
         }
-        _atomic_write_text(d / "diagnosis.json", json.dumps(meta, indent=2, default=_json_default))
+        atomic_write_text(d / "diagnosis.json", json.dumps(meta, indent=2, default=_json_default))
         return d
 
     @classmethod
@@ -855,32 +854,6 @@ def _json_default(o: Any) -> Any:
     if isinstance(o, Path):
         return str(o)
     raise TypeError(f"not JSON serializable: {type(o).__name__}")
-
-
-def _atomic_write_text(path: Path, text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual mode
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
 
 
 def instance_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:

@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.spec import Axiom, parse_axioms
 from axiomatic.data.records import Dataset, Document, Query
@@ -315,15 +316,12 @@ def mine_shard(
 
 
 def _atomic_write(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def _atomic_json(obj: Any, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(obj, indent=1, sort_keys=True))
 
 
 def _config(

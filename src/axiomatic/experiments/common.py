@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from axiomatic._atomic import atomic_write_text
 from axiomatic.data.records import Dataset, Run
 
 
@@ -30,10 +30,7 @@ def nested_subsets(qids: Sequence[str], sizes: Sequence[int], seed: int) -> dict
 
 
 def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=1, default=str))
 
 
 def read_json(path: Path) -> Any:

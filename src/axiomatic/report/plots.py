@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from axiomatic.diagnose.diagnosis import Diagnosis, atomic_write_bytes, effectiveness_series
+from axiomatic._atomic import atomic_write_bytes
+from axiomatic.diagnose.diagnosis import Diagnosis, effectiveness_series
 
 DPI = 110
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from axiomatic.diagnose.diagnosis import Diagnosis, atomic_write_bytes
+from axiomatic._atomic import atomic_write_bytes
+from axiomatic.diagnose.diagnosis import Diagnosis
 from axiomatic.report import tables
 
 

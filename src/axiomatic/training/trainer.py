@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.training.config import (
@@ -516,15 +517,12 @@ class Trainer:
 
 # ---------------------------------------------------------------------- small I/O helpers
 def _atomic_torch_save(obj: Any, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        torch.save(obj, tmp)
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=1))
 
 
 def _read_log(path: Path) -> list[dict[str, Any]]:
@@ -543,9 +541,7 @@ def _read_log(path: Path) -> list[dict[str, Any]]:
 def _truncate_log(path: Path, step: int) -> None:
     """Drop log records after the checkpointed step (they will be re-run on resume)."""
     keep = [r for r in _read_log(path) if r.get("step", 0) <= step]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
 
 
 def _write_summary(path: Path, cfg: TrainConfig, result: TrainResult) -> None:
