@@ -244,9 +244,8 @@ def load_scifact(root: Path, split: str) -> Dataset:
 
 
 # ----------------------------------------------------------------------------------- specs
-def catalog_specs() -> list[dict[str, Any]]:
-    """``_Entry`` keyword dicts for every catalog name (order = listing order)."""
-    specs: list[dict[str, Any]] = []
+def _spec_adder(specs: list[dict[str, Any]]) -> Callable[..., None]:
+    """``add(name, description, folder, loader, requires=(), note="")`` appending to ``specs``."""
 
     def add(
         name: str,
@@ -266,6 +265,15 @@ def catalog_specs() -> list[dict[str, Any]]:
                 note=note,
             )
         )
+
+    return add
+
+
+def catalog_specs() -> list[dict[str, Any]]:
+    """``_Entry`` keyword dicts for every catalog name (order = listing order)."""
+    specs: list[dict[str, Any]] = []
+
+    add = _spec_adder(specs)
 
     for split in (None, "train", "test"):
         suffix = f"/{split}" if split else ""
@@ -738,24 +746,7 @@ def _more_specs() -> list[dict[str, Any]]:
 
     specs: list[dict[str, Any]] = []
 
-    def add(
-        name: str,
-        description: str,
-        folder: str,
-        loader: Callable[[Path], Dataset],
-        requires: tuple[str, ...] = (),
-        note: str = "",
-    ) -> None:
-        specs.append(
-            dict(
-                name=name,
-                description=description,
-                folder=folder,
-                loader=loader,
-                requires=requires,
-                note=note,
-            )
-        )
+    add = _spec_adder(specs)
 
     add(
         "cranfield",
