@@ -1,4 +1,5 @@
-"""Shared fixtures: where ../shared/data is (see shared_data.py), quiet progress bars."""
+"""Shared fixtures: where ../shared/data is (see shared_data.py; ``AXIOMATIC_REQUIRE_DATA=1``
+turns a missing collection into a failure), quiet progress bars."""
 
 from __future__ import annotations
 
@@ -7,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import REPO, require_collection, shared_data_root
+from shared_data import REPO, require_collection, shared_data_root, skip_missing_data
 
 os.environ.setdefault("AXIOMATIC_NO_PROGRESS", "1")
 
-__all__ = ["REPO", "require_collection", "shared_data_root"]
+__all__ = ["REPO", "require_collection", "shared_data_root", "skip_missing_data"]
 
 
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     root = shared_data_root()
     if root is None:
-        pytest.skip("../shared/data is not present (set AXIOMATIC_DATA to run data tests)")
+        skip_missing_data("../shared/data is not present (set AXIOMATIC_DATA to run data tests)")
     return root

@@ -150,10 +150,8 @@ def test_tf_lnc_satisfied_by_bm25_and_ql(demo):
 @pytest.mark.shared_data
 def test_theory_on_a_real_collection():
     root = require_collection("cranfield")
-    try:
-        from axiomatic.data.catalog import load_dataset
-    except ImportError:
-        pytest.skip("axiomatic.data.catalog is not available yet")
+    from axiomatic.data.catalog import load_dataset
+
     ds = load_dataset("cranfield", data_root=root.parent)
     if ds.candidates is None:
         idx = dataset_index(ds)

@@ -125,7 +125,6 @@ def test_diagnose_errors_are_clean(mined: Path, tmp_path: Path) -> None:
 
 
 def test_rerank_writes_a_run(tmp_path: Path) -> None:
-    pytest.importorskip("axiomatic.diagnose.rerank")
     from axiomatic.data.demo import demo_dataset
     from axiomatic.data.trec import read_run
 
@@ -142,7 +141,6 @@ def test_rerank_writes_a_run(tmp_path: Path) -> None:
 
 
 def test_rerank_learned_needs_train_dataset(tmp_path: Path) -> None:
-    pytest.importorskip("axiomatic.diagnose.rerank")
     res = runner.invoke(
         app, ["rerank", "-d", "demo", "--aggregation", "learned", "-o", str(tmp_path / "x.trec")]
     )

@@ -135,9 +135,10 @@ _AXIOMS = [
 
 
 def test_project_axioms_have_instances_on_demo() -> None:
-    axioms = pytest.importorskip("axiomatic.axioms")
-    cache = pytest.importorskip("axiomatic.index.cache")
     import numpy as np
+
+    from axiomatic import axioms
+    from axiomatic.index import cache
 
     ds = demo_dataset()
     index = cache.dataset_index(ds, cache_dir=False)

@@ -1,12 +1,12 @@
-"""Shared helpers of the ranker tests (tiny corpora, catalog access that skips cleanly)."""
+"""Shared helpers of the ranker tests (tiny corpora, catalog access that skips only without data)."""
 
 from __future__ import annotations
 
-import pytest
-
+from axiomatic.data.catalog import list_datasets, load_dataset
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
+from shared_data import shared_data_root, skip_missing_data
 
 TINY_DOCS = [
     Document("d1", "apple banana apple cherry"),
@@ -37,16 +37,20 @@ def tiny_dataset() -> Dataset:
 
 
 def load_or_skip(name: str) -> Dataset:
-    """``load_dataset(name)`` from the catalog, or skip when the catalog or the data is missing."""
-    try:
-        from axiomatic.data.catalog import load_dataset
-    except ImportError as exc:  # the catalog module is optional for these tests
-        pytest.skip(f"axiomatic.data.catalog is not importable ({exc})")
-    try:
-        return load_dataset(name)
-    except (FileNotFoundError, OSError) as exc:
-        pytest.skip(f"dataset {name!r} is not available ({exc})")
-    except Exception as exc:  # a dataset missing from the shared data is reported differently
-        if "not found" in str(exc).lower() or "not present" in str(exc).lower():
-            pytest.skip(f"dataset {name!r} is not available ({exc})")
-        raise
+    """``load_dataset(name)`` from the catalog, or skip when its files are absent from the shared
+    data (fail instead under ``AXIOMATIC_REQUIRE_DATA=1``).
+
+    Only absent data skips: the catalog's own availability check decides, before loading, so a
+    loader that raises on present data (or a module that fails to import) fails the test.
+    """
+    root = shared_data_root()
+    if root is None:
+        skip_missing_data(f"dataset {name!r} needs ../shared/data, which is not present")
+    infos = [i for i in list_datasets(root) if i.name == name]
+    if not infos:
+        raise ValueError(f"{name!r} is not a catalog dataset name; fix the test")
+    if not infos[0].available:
+        skip_missing_data(
+            f"dataset {name!r} (folder {infos[0].folder!r}) is not present under {root}"
+        )
+    return load_dataset(name, root)
