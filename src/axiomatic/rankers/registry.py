@@ -9,7 +9,6 @@ suggestions. Lexical rankers share the dataset's cached index
 
 from __future__ import annotations
 
-import ast
 import difflib
 import inspect
 import os
@@ -92,40 +91,12 @@ def _suggest(name: str, choices: list[str]) -> str:
 
 
 def _parse_params(text: str, spec: str) -> dict[str, Any]:
-    """``k1=0.9,b=0.4`` -> ``{"k1": 0.9, "b": 0.4}`` via the ``ast`` of a call, values literal."""
-    text = text.strip()
-    if not text:
-        return {}
-    try:
-        tree = ast.parse(f"f({text})", mode="eval")
-    except SyntaxError:
-        raise RankerSpecError(
-            f"cannot parse the parameters of ranker spec {spec!r}: expected "
-            "'name:key=value,key=value' (e.g. 'bm25:k1=0.9,b=0.4')"
-        ) from None
-    call = tree.body
-    if not isinstance(call, ast.Call) or call.args:
-        raise RankerSpecError(
-            f"ranker spec {spec!r}: parameters must be given as key=value pairs "
-            "(e.g. 'bm25:k1=0.9,b=0.4')"
-        )
-    out: dict[str, Any] = {}
-    for kw in call.keywords:
-        if kw.arg is None:
-            raise RankerSpecError(f"ranker spec {spec!r}: '**' is not allowed in parameters")
-        node = kw.value
-        if isinstance(node, ast.Name):  # bare word: a string (missing=min)
-            value: Any = {"true": True, "false": False, "none": None}.get(node.id.lower(), node.id)
-        else:
-            try:
-                value = ast.literal_eval(node)
-            except ValueError:
-                raise RankerSpecError(
-                    f"ranker spec {spec!r}: the value of {kw.arg!r} must be a literal "
-                    f"(number, string, True/False/None), got {ast.unparse(node)!r}"
-                ) from None
-        out[kw.arg] = value
-    return out
+    """``k1=0.9,b=0.4`` -> ``{"k1": 0.9, "b": 0.4}`` (the ``ast``-based shared parser)."""
+    from axiomatic._keyvalue import parse_keyvalues
+
+    return parse_keyvalues(
+        text, what=f"ranker spec {spec!r}", example="bm25:k1=0.9,b=0.4", error=RankerSpecError
+    )
 
 
 def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -6,6 +6,7 @@ every cached artifact is keyed by :attr:`Analyzer.config_hash`.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
@@ -17,6 +18,9 @@ from importlib import resources
 from typing import Any
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\w+"
+# Rennings (2019) sec. 3.4.1 keeps "only alphanumeric characters (and single spaces)": letters and
+# digits of any script, without the underscore that ``\w`` also matches.
+THESIS_TOKEN_PATTERN = r"[^\W_]+"
 _STEMMER_LANGS = {
     "en": "english",
     "de": "german",
@@ -106,6 +110,32 @@ class Analyzer:
         """A stable 16-hex-digit key of the settings (part of every cached artifact's key)."""
         blob = json.dumps(self.config(), sort_keys=True, ensure_ascii=True)
         return hashlib.sha1(blob.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def spec(self) -> str:
+        """Every setting as a ``key=value`` string; :func:`parse_analyzer` of it gives back an
+        equal analyzer. Recorded in manifests, reports and experiment configs."""
+        sw: Any = self.stopwords
+        if isinstance(sw, (frozenset, tuple)):
+            sw = tuple(sorted(sw))
+        stemmer = "None" if self.stemmer is None else self.stemmer
+        return (
+            f"language={self.language},lowercase={self.lowercase},stopwords={sw!r},"
+            f"stemmer={stemmer},token_pattern={self.token_pattern!r}"
+        )
+
+    @property
+    def preset(self) -> str | None:
+        """The name of the preset (``"thesis"``, ``"default"``) this analyzer equals, if any."""
+        for name, settings in ANALYZER_PRESETS.items():
+            if Analyzer(language=self.language, **settings) == self:
+                return name
+        return None
+
+    def describe(self) -> str:
+        """``"thesis (language=en,...)"``: the preset name (when one matches) and the spec."""
+        name = self.preset
+        return f"{name} ({self.spec})" if name else self.spec
 
     # ------------------------------------------------------------------ parts
     @cached_property
@@ -205,3 +235,124 @@ def _jieba_tokens(text: str) -> list[str]:
 def default_analyzer(language: str = "en") -> Analyzer:
     """The project default for ``language``: stopwords + Snowball (jieba segmentation for zh)."""
     return Analyzer(language=language, stopwords=True, stemmer="snowball")
+
+
+class AnalyzerSpecError(ValueError):
+    """An analyzer spec string could not be understood."""
+
+
+# Named settings for ``--analyzer``. "thesis" is Rennings (2019) sec. 3.4.1: Snowball stemming
+# (nltk's English SnowballStemmer there, the same Snowball algorithm as PyStemmer's), no stopword
+# removal ("may remove informative terms such as the question words what and why"), only
+# alphanumeric characters. Lowercasing is implied: the Snowball stemmer lowercases its input.
+ANALYZER_PRESETS: dict[str, dict[str, Any]] = {
+    "default": {
+        "lowercase": True,
+        "stopwords": True,
+        "stemmer": "snowball",
+        "token_pattern": DEFAULT_TOKEN_PATTERN,
+    },
+    "thesis": {
+        "lowercase": True,
+        "stopwords": False,
+        "stemmer": "snowball",
+        "token_pattern": THESIS_TOKEN_PATTERN,
+    },
+}
+_SPEC_KEYS = ("language", "lowercase", "stopwords", "stemmer", "token_pattern")
+_SPEC_EXAMPLE = "stopwords=false,stemmer=porter"
+
+
+def _spec_suggest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.5)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _check_spec_value(key: str, value: Any, spec: str) -> Any:
+    where = f"analyzer spec {spec!r}"
+    if key == "lowercase" and not isinstance(value, bool):
+        raise AnalyzerSpecError(f"{where}: lowercase must be true or false (got {value!r})")
+    if key == "stopwords":
+        if isinstance(value, (list, tuple, set, frozenset)):
+            if not all(isinstance(w, str) for w in value):
+                raise AnalyzerSpecError(f"{where}: stopwords must be a list of words")
+            return frozenset(value)
+        if value is not None and not isinstance(value, bool):
+            raise AnalyzerSpecError(
+                f"{where}: stopwords must be true (the packaged list), false, or a list of "
+                f"words such as ('the','a') (got {value!r})"
+            )
+    if key == "stemmer":
+        if isinstance(value, str) and value.lower() in ("snowball", "porter"):
+            return value.lower()
+        if value is not None:
+            raise AnalyzerSpecError(
+                f"{where}: unknown stemmer {value!r}"
+                f"{_spec_suggest(str(value), ['snowball', 'porter', 'none'])} "
+                "(expected snowball, porter or none)"
+            )
+    if key == "language" and not (isinstance(value, str) and value):
+        raise AnalyzerSpecError(f"{where}: language must be an ISO code such as en (got {value!r})")
+    if key == "token_pattern":
+        if not isinstance(value, str):
+            raise AnalyzerSpecError(
+                f"{where}: token_pattern must be a quoted regular expression, e.g. "
+                f"token_pattern='{THESIS_TOKEN_PATTERN}' (got {value!r})"
+            )
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise AnalyzerSpecError(
+                f"{where}: token_pattern {value!r} is not a valid regular expression ({exc})"
+            ) from None
+    return value
+
+
+def parse_analyzer(spec: str | Analyzer | None, language: str | None = None) -> Analyzer:
+    """An :class:`Analyzer` from a spec string (the ``--analyzer`` option of every command).
+
+    Forms: a preset name (``"thesis"``, ``"default"``), ``key=value`` pairs
+    (``"stopwords=false,stemmer=porter"``: unnamed keys take the ``default`` preset's values), or a
+    preset followed by overrides (``"thesis,stemmer=porter"``). Keys: ``language``, ``lowercase``,
+    ``stopwords`` (true / false / a tuple of words), ``stemmer`` (snowball / porter / none) and
+    ``token_pattern`` (a quoted regex). ``language`` (e.g. the dataset's) applies when the spec
+    does not set one. Values are parsed with :mod:`ast` (no ``eval``); unknown presets and keys
+    raise :class:`AnalyzerSpecError` with close matches. :attr:`Analyzer.spec` round-trips.
+    """
+    if isinstance(spec, Analyzer):
+        return spec
+    if spec is None:
+        spec = "default"
+    if not isinstance(spec, str) or not spec.strip():
+        raise AnalyzerSpecError(
+            f"an analyzer spec must be a non-empty string such as 'thesis', 'default' or "
+            f"{_SPEC_EXAMPLE!r} (got {spec!r})"
+        )
+    text = spec.strip()
+    head, sep, rest = text.partition(",")
+    preset = "default"
+    if "=" not in head:
+        preset, text = head.strip().lower(), rest if sep else ""
+        if preset not in ANALYZER_PRESETS:
+            raise AnalyzerSpecError(
+                f"unknown analyzer {head.strip()!r} in spec {spec!r}"
+                f"{_spec_suggest(preset, ANALYZER_PRESETS)} (presets: "
+                f"{', '.join(ANALYZER_PRESETS)}; or key=value pairs such as {_SPEC_EXAMPLE!r})"
+            )
+    from axiomatic._keyvalue import parse_keyvalues
+
+    params = parse_keyvalues(
+        text, what=f"analyzer spec {spec!r}", example=_SPEC_EXAMPLE, error=AnalyzerSpecError
+    )
+    settings: dict[str, Any] = {"language": language or "en", **ANALYZER_PRESETS[preset]}
+    for key, value in params.items():
+        if key not in _SPEC_KEYS:
+            raise AnalyzerSpecError(
+                f"unknown analyzer setting {key!r} in spec {spec!r}"
+                f"{_spec_suggest(key, _SPEC_KEYS)} (settings: {', '.join(_SPEC_KEYS)})"
+            )
+        settings[key] = _check_spec_value(key, value, spec)
+    try:
+        return Analyzer(**settings)
+    except ValueError as exc:
+        raise AnalyzerSpecError(f"analyzer spec {spec!r}: {exc}") from None
