@@ -120,3 +120,80 @@ def test_cache_dir_env_and_disable(tmp_path, monkeypatch):
     assert not any(p.name.startswith("nodisk") for p in (tmp_path / "env" / "index").iterdir())
     with pytest.raises(TypeError, match="axiomatic Dataset"):
         dataset_index({"a": DOCS[0]})  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ stale keys (issue 13)
+def test_changed_text_with_same_ids_gives_a_fresh_index(tmp_path):
+    """Same ids, same count, one text changed: the cached index must not be served."""
+    clear_memory_cache()
+    an = Analyzer(stopwords=False, stemmer=None)
+    old = dataset_index(_dataset(), analyzer=an, cache_dir=tmp_path)
+    assert old.cf[old.vocab["cat"]] == 2
+    edited = [Document("a", "no felines here at all"), *DOCS[1:]]
+    clear_memory_cache()  # the disk cache alone must not serve the old counts either
+    new = dataset_index(_dataset(docs=edited), analyzer=an, cache_dir=tmp_path)
+    assert "cat" not in new.vocab and new.doc_len.tolist()[0] == 5
+    assert new.text("a") == "no felines here at all"
+    # and without clearing the in-process cache
+    again = dataset_index(_dataset(), analyzer=an, cache_dir=tmp_path)
+    assert again.cf[again.vocab["cat"]] == 2
+    assert cache_key(_dataset(), an) != cache_key(_dataset(docs=edited), an)
+
+
+def test_cache_key_covers_stopword_list_contents(monkeypatch):
+    """``stopwords=True`` names a packaged list; a changed list is another analyzer."""
+    from axiomatic.text import analyzer as analyzer_mod
+
+    before = Analyzer(stopwords=True)
+    key_before = cache_key(_dataset(), before)
+    real = analyzer_mod.load_stopwords
+    monkeypatch.setattr(analyzer_mod, "load_stopwords", lambda lang="en": real(lang) | {"cat"})
+    after = Analyzer(stopwords=True)
+    assert after.config() == before.config()  # same settings ...
+    assert after.config_hash != before.config_hash  # ... but other terms
+    assert cache_key(_dataset(), after) != key_before
+
+
+def test_fingerprint_covers_stemmer_pattern_and_normalization():
+    base = Analyzer()
+    others = [
+        Analyzer(stemmer="porter"),
+        Analyzer(stemmer=None),
+        Analyzer(token_pattern=r"\S+"),
+        Analyzer(lowercase=False),
+        Analyzer(language="de"),
+        Analyzer(stopwords=frozenset({"the"})),
+    ]
+    hashes = {a.config_hash for a in others}
+    assert base.config_hash not in hashes and len(hashes) == len(others)
+    fp = base.fingerprint()
+    assert fp["stemmer"]["algorithm"] == "english" and fp["normalization"] == "NFKC+lower"
+    assert fp["stopwords"]["count"] == len(base.stopword_set) > 0
+    assert Analyzer().config_hash == base.config_hash  # stable
+
+
+def test_cache_key_is_versioned_and_order_sensitive():
+    an = Analyzer()
+    key = cache_key(_dataset(), an)
+    assert key.endswith(f"-v{cache_mod.CACHE_FORMAT}")
+    swapped = [DOCS[1], DOCS[0], DOCS[2]]  # row order is part of the index
+    assert cache_key(_dataset(docs=swapped), an) != key
+    # a text moved from one document to another is another collection
+    moved = [Document("a", DOCS[1].text), Document("b", DOCS[0].text), DOCS[2]]
+    assert cache_key(_dataset(docs=moved), an) != key
+
+
+def test_explicit_index_store(tmp_path):
+    from axiomatic.index.cache import DEFAULT_INDEX_STORE, IndexStore
+
+    clear_memory_cache()
+    store = IndexStore(max_size=1)
+    ix = dataset_index(_dataset(), cache_dir=False, store=store)
+    assert len(store) == 1 and len(DEFAULT_INDEX_STORE) == 0
+    assert dataset_index(_dataset(), cache_dir=False, store=store) is ix
+    dataset_index(_dataset("other", DOCS[:2]), cache_dir=False, store=store)
+    assert len(store) == 1  # LRU bound
+    store.clear()
+    assert len(store) == 0
+    with pytest.raises(ValueError, match="max_size"):
+        IndexStore(max_size=0)

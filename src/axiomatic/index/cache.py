@@ -1,11 +1,22 @@
 """Build a dataset's :class:`CollectionIndex` once, cache it on disk and in the process.
 
-Cache key: ``<dataset name>-<number of documents>-<doc-id fingerprint>-<analyzer config hash>``.
-The fingerprint (SHA-1 of the document ids, in order) guards against two datasets that share a
-name and a size but not their documents. Disk cache directory: ``cache_dir`` argument, else
-``$AXIOMATIC_CACHE``, else ``~/.cache/axiomatic``; indexes live in its ``index/`` subfolder and are
-written atomically (a concurrent reader never sees a half-written index). A cached index that
-cannot be read (corrupt, older format) is rebuilt with a warning.
+Cache key: ``<dataset name>-<number of documents>-<content hash>-<analyzer hash>-v<format>``.
+
+- The *content hash* is a streamed BLAKE2b of every document's id **and text**, in order: an
+  index is only reused for exactly the documents it was built from. (Keying by ids alone served
+  the old counts after a document's text changed.) Hashing the content rather than file names or
+  the data root also covers every way the files could change.
+- The *analyzer hash* is :attr:`Analyzer.config_hash`, which covers the stopword list's contents,
+  the stemmer, the token pattern and the normalization (:meth:`Analyzer.fingerprint`).
+- The *format* is :data:`CACHE_FORMAT` (bumped with the index file format or the key's recipe).
+
+Disk cache directory: ``cache_dir`` argument, else ``$AXIOMATIC_CACHE``, else
+``~/.cache/axiomatic``; indexes live in its ``index/`` subfolder and are written atomically (a
+concurrent reader never sees a half-written index). A cached index that cannot be read (corrupt,
+older format) is rebuilt with a warning.
+
+In-process cache: an explicit :class:`IndexStore` (LRU). :data:`DEFAULT_INDEX_STORE` serves
+callers that pass none; :func:`clear_memory_cache` empties it.
 """
 
 from __future__ import annotations
@@ -15,17 +26,68 @@ import os
 import re
 import warnings
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from axiomatic.data.records import Dataset
+from axiomatic.data.records import Dataset, Document
+from axiomatic.index.collection import FORMAT_VERSION as INDEX_FORMAT_VERSION
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer, default_analyzer
 
-__all__ = ["cache_key", "clear_memory_cache", "dataset_index", "default_cache_dir"]
+__all__ = [
+    "CACHE_FORMAT",
+    "DEFAULT_INDEX_STORE",
+    "IndexStore",
+    "cache_key",
+    "clear_memory_cache",
+    "dataset_index",
+    "default_cache_dir",
+    "documents_fingerprint",
+]
 
-_MEMORY: OrderedDict[str, CollectionIndex] = OrderedDict()
-_MEMORY_MAX = 4
+CACHE_FORMAT = f"{INDEX_FORMAT_VERSION}.2"
+"""Version of the cached index: the index file format and the recipe of the key."""
+
+
+class IndexStore:
+    """An in-process LRU of built indexes, keyed by :func:`cache_key`.
+
+    An explicit object rather than a module global so that a caller (a test, a long-running
+    service) can hold its own store or empty the shared one with :meth:`clear`.
+    """
+
+    def __init__(self, max_size: int = 4) -> None:
+        if max_size < 1:
+            raise ValueError(f"max_size must be >= 1 (got {max_size})")
+        self.max_size = max_size
+        self._items: OrderedDict[str, CollectionIndex] = OrderedDict()
+
+    def get(self, key: str) -> CollectionIndex | None:
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+        return hit
+
+    def put(self, key: str, index: CollectionIndex) -> None:
+        self._items[key] = index
+        self._items.move_to_end(key)
+        while len(self._items) > self.max_size:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every index held (the disk cache is kept)."""
+        self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"IndexStore(max_size={self.max_size}, held={len(self._items)})"
+
+
+DEFAULT_INDEX_STORE = IndexStore()
+"""The store :func:`dataset_index` uses when given none; empty it with ``.clear()``."""
 
 
 def default_cache_dir() -> Path:
@@ -38,21 +100,37 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "dataset"
 
 
+def documents_fingerprint(documents: Mapping[str, Document]) -> str:
+    """A 32-hex-digit BLAKE2b of the documents' ids and texts, in iteration order (streamed).
+
+    Each field is length-prefixed, so no two different collections share a byte stream.
+    Read-only collections that already know their fingerprint (``fingerprint()`` method, e.g.
+    the catalog's) are not hashed again.
+    """
+    known = getattr(documents, "fingerprint", None)
+    if callable(known):
+        return str(known())
+    h = hashlib.blake2b(digest_size=16)
+    update = h.update
+    for doc in documents.values():
+        for part in (doc.doc_id, doc.text):
+            raw = part.encode("utf-8", "surrogatepass")
+            update(len(raw).to_bytes(8, "little"))
+            update(raw)
+    return h.hexdigest()
+
+
 def cache_key(dataset: Dataset, analyzer: Analyzer) -> str:
-    """The cache key of ``dataset``'s documents analyzed with ``analyzer``."""
-    h = hashlib.sha1()
-    for doc_id in dataset.documents:
-        h.update(doc_id.encode("utf-8"))
-        h.update(b"\0")
+    """The cache key of ``dataset``'s documents analyzed with ``analyzer`` (module docstring)."""
     return (
-        f"{_slug(dataset.name)}-{len(dataset.documents)}-{h.hexdigest()[:10]}-"
-        f"{analyzer.config_hash}"
+        f"{_slug(dataset.name)}-{len(dataset.documents)}-"
+        f"{documents_fingerprint(dataset.documents)[:20]}-{analyzer.config_hash}-v{CACHE_FORMAT}"
     )
 
 
 def clear_memory_cache() -> None:
-    """Forget the in-process indexes (the disk cache is kept)."""
-    _MEMORY.clear()
+    """Forget the indexes of :data:`DEFAULT_INDEX_STORE` (the disk cache is kept)."""
+    DEFAULT_INDEX_STORE.clear()
 
 
 def dataset_index(
@@ -60,6 +138,7 @@ def dataset_index(
     analyzer: Analyzer | None = None,
     cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
     progress: bool = False,
+    store: IndexStore | None = None,
 ) -> CollectionIndex:
     """The index of ``dataset.documents`` (built once, then served from memory or disk).
 
@@ -72,18 +151,21 @@ def dataset_index(
         in-process cache still applies).
     progress:
         Show a progress bar while indexing.
+    store:
+        In-process cache (default :data:`DEFAULT_INDEX_STORE`).
     """
     if not isinstance(dataset, Dataset):
         raise TypeError(
             f"dataset_index expects an axiomatic Dataset (got {type(dataset).__name__}); "
             "load one with axiomatic.data.catalog.load_dataset(name)"
         )
+    if store is None:
+        store = DEFAULT_INDEX_STORE
     if analyzer is None:
         analyzer = default_analyzer(dataset.doc_language or dataset.language)
     key = cache_key(dataset, analyzer)
-    hit = _MEMORY.get(key)
+    hit = store.get(key)
     if hit is not None:
-        _MEMORY.move_to_end(key)
         return hit
     index: CollectionIndex | None = None
     path: Path | None = None
@@ -117,7 +199,5 @@ def dataset_index(
                     RuntimeWarning,
                     stacklevel=2,
                 )
-    _MEMORY[key] = index
-    while len(_MEMORY) > _MEMORY_MAX:
-        _MEMORY.popitem(last=False)
+    store.put(key, index)
     return index

@@ -18,6 +18,8 @@ from importlib import resources
 from typing import Any
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\w+"
+ANALYZER_VERSION = 1
+"""Bump when analysis changes in a way the settings do not show (invalidates cached artifacts)."""
 # Rennings (2019) sec. 3.4.1 keeps "only alphanumeric characters (and single spaces)": letters and
 # digits of any script, without the underscore that ``\w`` also matches.
 THESIS_TOKEN_PATTERN = r"[^\W_]+"
@@ -107,9 +109,55 @@ class Analyzer:
 
     @cached_property
     def config_hash(self) -> str:
-        """A stable 16-hex-digit key of the settings (part of every cached artifact's key)."""
-        blob = json.dumps(self.config(), sort_keys=True, ensure_ascii=True)
+        """A stable 16-hex-digit key of :meth:`fingerprint` (part of every cached artifact's key).
+
+        It covers what decides the terms, not only the settings: ``stopwords=True`` names a
+        packaged list whose *contents* can change between versions, so the list itself is hashed.
+        """
+        blob = json.dumps(self.fingerprint(), sort_keys=True, ensure_ascii=True)
         return hashlib.sha1(blob.encode("utf-8")).hexdigest()[:16]
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that decides the index terms of a text, as JSON-able values.
+
+        The settings of :meth:`config` plus the resolved parts: the stopword list's contents
+        (hashed), the stemmer algorithm actually used and its library version, the normalization
+        and the tokenizer (regex pattern, or jieba and its version for Chinese). Two analyzers
+        with equal fingerprints produce the same terms.
+        """
+        from importlib.metadata import PackageNotFoundError, version
+
+        def lib_version(dist: str) -> str | None:
+            try:
+                return version(dist)
+            except PackageNotFoundError:
+                return None
+
+        words = sorted(self.stopword_set)
+        if self.stemmer == "porter":
+            algorithm: str | None = "porter"
+        elif self.stemmer == "snowball":
+            algorithm = _STEMMER_LANGS.get(self.language)
+        else:
+            algorithm = None
+        tokenizer = (
+            {"kind": "jieba", "version": lib_version("jieba")}
+            if self.language == "zh"
+            else {"kind": "regex", "pattern": self.token_pattern}
+        )
+        return {
+            "analyzer_version": ANALYZER_VERSION,
+            "config": self.config(),
+            "normalization": "NFKC+lower" if self.lowercase else "none",
+            "tokenizer": tokenizer,
+            "stopwords": {
+                "count": len(words),
+                "sha1": hashlib.sha1("\n".join(words).encode("utf-8")).hexdigest(),
+            },
+            "stemmer": None
+            if algorithm is None
+            else {"algorithm": algorithm, "version": lib_version("PyStemmer")},
+        }
 
     @property
     def spec(self) -> str:
