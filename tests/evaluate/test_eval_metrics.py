@@ -6,7 +6,13 @@ import math
 
 import pytest
 
-from axiomatic.evaluate.metrics import evaluate, evaluate_per_query, parse_measures
+from axiomatic.evaluate.metrics import (
+    NoMatchingQueriesWarning,
+    evaluate,
+    evaluate_per_query,
+    parse_measures,
+    run_coverage,
+)
 
 QRELS = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"x": 1}, "q3": {"y": 3}}
 RUN = {
@@ -50,7 +56,8 @@ def test_per_query_table_includes_missing_queries_as_zero():
     assert set(df["query_id"]) == {"q1", "q2", "q3"}
     row = df[(df.query_id == "q3") & (df.measure == "RR@10")]
     assert row["value"].item() == 0.0
-    empty = evaluate_per_query({}, QRELS, "AP")
+    with pytest.warns(NoMatchingQueriesWarning):
+        empty = evaluate_per_query({}, QRELS, "AP")
     assert (empty["value"] == 0).all() and len(empty) == 3
 
 
@@ -70,3 +77,41 @@ def test_bad_inputs():
         evaluate([("q1", "a", 1.0)], QRELS, "AP")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="rel_threshold"):
         evaluate(RUN, QRELS, "AP", rel_threshold="2")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["P@0", "nDCG@0", "RR@0", "P@1.5", "AP@0", "R@0"])
+def test_cutoffs_below_one_are_refused_before_pytrec_eval(text):
+    # P@0 used to abort the whole process inside pytrec_eval (SIGABRT), so this test could not
+    # even report a failure; the check must happen in parse_measures.
+    with pytest.raises(ValueError, match=r"cutoff after '@' must be a whole number >= 1"):
+        parse_measures(text)
+    with pytest.raises(ValueError, match="cutoff"):
+        evaluate(RUN, QRELS, text)
+
+
+def test_measure_parameters_and_providers_are_checked():
+    with pytest.raises(ValueError, match="rel must be an integer"):
+        parse_measures("AP(rel=1.5)")
+    with pytest.raises(ValueError, match="no installed ir_measures provider"):
+        parse_measures("alpha_nDCG@10")
+    with pytest.raises(ValueError, match="did you mean"):
+        parse_measures("nDCG10")
+
+
+@pytest.mark.parametrize("grade", [10**23, -(10**23), 2**40, 1.5, "2", None])
+def test_grades_out_of_range_are_value_errors_not_system_errors(grade):
+    # 10**23 raised SystemError inside pytrec_eval
+    with pytest.raises(ValueError, match="grade of \\('q1', 'a'\\)"):
+        evaluate(RUN, {"q1": {"a": grade}}, "nDCG@10 P@5")
+
+
+def test_integral_float_grades_and_large_small_grades_still_work():
+    got = evaluate(RUN, {"q1": {"a": 2.0, "b": 2**31 - 1}}, "P@1")
+    assert got == {"P@1": 1.0}
+
+
+def test_run_matching_no_judged_query_warns_with_counts():
+    with pytest.warns(NoMatchingQueriesWarning, match="none of the 3 judged queries.*for 2 other"):
+        res = evaluate({"x1": {"a": 1.0}, "x2": {"b": 1.0}}, QRELS, "AP")
+    assert res == {"AP": 0.0}
+    assert run_coverage(RUN, QRELS) == {"judged": 3, "matched": 2, "missing": 1, "unjudged": 1}

@@ -11,12 +11,20 @@ parsed safely by ir_measures (``ast``, never ``eval``). Graded qrels are used as
 
 The query set is that of the **qrels**: a query that has judgments but is missing from the run
 (or has an empty ranking) scores 0 on every measure, as ``trec_eval -c`` does; run queries without
-judgments are ignored. Averages are arithmetic means over that query set.
+judgments are ignored. Averages are arithmetic means over that query set. A run that matches
+none of the judged queries is almost always a mistake (another dataset's run, other query ids), so
+it raises a :class:`NoMatchingQueriesWarning` with the counts instead of silently scoring 0.
+
+Measures and grades are validated before they reach pytrec_eval, whose C code aborts the whole
+process on a cutoff of 0 and raises ``SystemError`` on a grade beyond 64 bits: cutoffs must be
+integers >= 1, ``rel`` and grades integers within +-(2**31 - 1), and the measure must have an
+ir_measures provider.
 """
 
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -27,12 +35,22 @@ from axiomatic.data.records import Qrels, Run
 
 __all__ = [
     "COMMON_MEASURES",
+    "NoMatchingQueriesWarning",
     "evaluate",
     "evaluate_per_query",
     "measure_name",
     "parse_measures",
     "per_query_matrix",
+    "run_coverage",
 ]
+
+MAX_INT = 2**31 - 1
+"""Largest cutoff, ``rel`` or |grade| passed to pytrec_eval (its C code uses fixed-width ints)."""
+
+
+class NoMatchingQueriesWarning(UserWarning):
+    """A run that shares no query id with the judged queries: every measure is 0."""
+
 
 COMMON_MEASURES = (
     "nDCG@10",
@@ -128,7 +146,73 @@ def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) ->
                 f"unknown measure {item!r}{hint} (expected ir_measures syntax such as "
                 f"'nDCG@10', 'RR@10', 'AP', 'P@5', 'R@100', 'AP(rel=2)'; error: {exc})"
             ) from None
+    for measure in out:
+        _check_measure(measure)
     return out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_measure(measure: MeasureLike) -> None:
+    """Reject parameter values that pytrec_eval cannot take (a cutoff of 0 aborts the process)."""
+    params = getattr(measure, "params", {}) or {}
+    cutoff = params.get("cutoff")
+    if cutoff is not None and (not _is_int(cutoff) or not 1 <= cutoff <= MAX_INT):
+        base = getattr(measure, "NAME", str(measure))
+        raise ValueError(
+            f"measure {str(measure)!r}: the cutoff after '@' must be a whole number >= 1 "
+            f"(got {cutoff!r}); e.g. '{base}@10', or '{base}' for the whole ranking"
+        )
+    rel = params.get("rel")
+    if rel is not None and (not _is_int(rel) or abs(rel) > MAX_INT):
+        raise ValueError(
+            f"measure {str(measure)!r}: rel must be an integer grade (got {rel!r}); "
+            f"e.g. '{getattr(measure, 'NAME', 'AP')}(rel=2)'"
+        )
+    im = _ir_measures()
+    try:
+        supported = bool(im.DefaultPipeline.supports(measure))
+    except Exception:  # a provider that cannot even check it cannot compute it either
+        supported = False
+    if not supported:
+        raise ValueError(
+            f"measure {str(measure)!r} has no installed ir_measures provider that can compute "
+            f"it with these parameters; use one of {', '.join(COMMON_MEASURES[:10])}, ..."
+        )
+
+
+def _check_grade(qid: str, doc_id: str, grade: Any) -> int:
+    """A grade as a machine int; a float must be integral, and |grade| <= 2**31 - 1."""
+    if isinstance(grade, bool) or not isinstance(grade, (int, float, np.integer, np.floating)):
+        raise ValueError(f"qrels grade of ({qid!r}, {doc_id!r}) must be an integer (got {grade!r})")
+    if isinstance(grade, (float, np.floating)) and not float(grade).is_integer():
+        raise ValueError(
+            f"qrels grade of ({qid!r}, {doc_id!r}) must be a whole number (got {grade!r})"
+        )
+    value = int(grade)
+    if abs(value) > MAX_INT:
+        raise ValueError(
+            f"qrels grade of ({qid!r}, {doc_id!r}) is {value}, outside the supported range "
+            f"+-{MAX_INT}; relevance grades are small integers such as 0-3"
+        )
+    return value
+
+
+def run_coverage(run: Run, qrels: Qrels) -> dict[str, int]:
+    """How a run's queries meet the judged ones: ``judged`` (queries with judgments),
+    ``matched`` (judged queries the run ranks documents for), ``missing`` (judged queries the run
+    lacks; they score 0) and ``unjudged`` (run queries without judgments; ignored)."""
+    judged = {q for q, docs in qrels.items() if docs}
+    ranked = {q for q, docs in run.items() if docs}
+    matched = judged & ranked
+    return {
+        "judged": len(judged),
+        "matched": len(matched),
+        "missing": len(judged - ranked),
+        "unjudged": len(ranked - judged),
+    }
 
 
 def measure_name(measure: MeasureLike) -> str:
@@ -156,6 +240,11 @@ def _check_inputs(run: Run, qrels: Qrels, rel_threshold: int) -> None:
         )
     if isinstance(rel_threshold, bool) or not isinstance(rel_threshold, (int, np.integer)):
         raise TypeError(f"rel_threshold must be an int grade (got {rel_threshold!r})")
+    if abs(int(rel_threshold)) > MAX_INT:
+        raise ValueError(
+            f"rel_threshold {rel_threshold} is outside the supported range +-{MAX_INT}; "
+            "relevance thresholds are small grades such as 1 or 2"
+        )
 
 
 def evaluate_per_query(
@@ -179,12 +268,21 @@ def evaluate_per_query(
     actual = [_with_threshold(m, rel_threshold) for m in parsed]
     back = {a: n for a, n in zip(actual, names, strict=True)}
     qids = sorted(q for q, judged in qrels.items() if judged)
-    clean_qrels = {q: {d: int(g) for d, g in qrels[q].items()} for q in qids}
+    clean_qrels = {q: {d: _check_grade(q, d, g) for d, g in qrels[q].items()} for q in qids}
     clean_run = {
         q: {d: float(s) for d, s in docs.items()}
         for q, docs in run.items()
         if q in clean_qrels and docs
     }
+    if qids and not clean_run:
+        cov = run_coverage(run, qrels)
+        warnings.warn(
+            f"the run matches none of the {cov['judged']} judged queries (it ranks documents "
+            f"for {cov['unjudged']} other queries); every measure is 0. Is it a run of "
+            "another dataset or split, or are its query ids written differently?",
+            NoMatchingQueriesWarning,
+            stacklevel=3,
+        )
     values: dict[tuple[str, str], float] = {}
     if clean_run:
         for metric in im.iter_calc(actual, clean_qrels, clean_run):
