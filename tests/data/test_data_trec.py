@@ -10,12 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from axiomatic.data.errors import ParseError
+from axiomatic.data.errors import DataWarning, InvalidIdError, ParseError
 from axiomatic.data.records import Query
 from axiomatic.data.trec import (
+    check_trec_id,
     read_qrels,
     read_run,
     read_topics,
+    validate_run_tag,
     write_qrels,
     write_run,
     write_topics,
@@ -146,6 +148,10 @@ def _nonempty(d: dict) -> dict:
 @given(st.dictionaries(_ids, st.dictionaries(_ids, st.integers(-5, 5), max_size=5), max_size=5))
 def test_qrels_roundtrip(tmp_path: Path, qrels: dict) -> None:
     p = write_qrels(qrels, tmp_path / "qrels.txt")
+    if not _nonempty(qrels):  # nothing written: an empty qrels file is refused
+        with pytest.raises(ParseError, match="no qrels lines"):
+            read_qrels(p)
+        return
     assert read_qrels(p) == _nonempty(qrels)
 
 
@@ -161,6 +167,10 @@ def test_qrels_roundtrip(tmp_path: Path, qrels: dict) -> None:
 )
 def test_run_roundtrip(tmp_path: Path, run: dict) -> None:
     p = write_run(run, tmp_path / "run.txt", tag="prop")
+    if not _nonempty(run):
+        with pytest.raises(ParseError, match="no run lines"):
+            read_run(p)
+        return
     assert read_run(p) == _nonempty(run)
 
 
@@ -171,7 +181,135 @@ def test_run_roundtrip(tmp_path: Path, run: dict) -> None:
 )
 def test_topics_roundtrip(tmp_path: Path, topics: dict, fmt: str) -> None:
     p = write_topics(topics, tmp_path / f"topics.{fmt}", format=fmt)
+    if not topics:
+        with pytest.raises(ParseError, match="no topic lines"):
+            read_topics(p)
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         back = read_topics(p)
     assert {k: v.text for k, v in back.items()} == topics
+
+
+# ------------------------------------------------------------------ issue 15: strict readers
+@pytest.mark.parametrize("score", ["inf", "-inf", "nan", "1e400", "1_0", "１", "Infinity", "0x10"])
+def test_run_rejects_lenient_scores(tmp_path: Path, score: str) -> None:
+    p = _write(tmp_path, "r.txt", f"1 Q0 a 1 2.0 t\n1 Q0 b 2 {score} t\n")
+    with pytest.raises(ParseError) as exc:
+        read_run(p)
+    msg = str(exc.value)
+    assert f"{p}:2" in msg and repr(score) in msg and "finite" in msg
+
+
+@pytest.mark.parametrize("rank", ["1_0", "１", "1.5", "inf"])
+def test_run_rejects_lenient_ranks(tmp_path: Path, rank: str) -> None:
+    p = _write(tmp_path, "r.txt", f"1 Q0 a {rank} 2.0 t\n")
+    with pytest.raises(ParseError, match=r"r.txt:1: rank"):
+        read_run(p)
+
+
+@pytest.mark.parametrize(
+    "grade", ["inf", "nan", "1e400", "1_0", "１", "1e23", "2147483648", "-1e10"]
+)
+def test_qrels_rejects_lenient_grades(tmp_path: Path, grade: str) -> None:
+    p = _write(tmp_path, "q.txt", f"1 0 d1 {grade}\n")
+    with pytest.raises(ParseError) as exc:
+        read_qrels(p)
+    assert f"{p}:1" in str(exc.value) and repr(grade) in str(exc.value)
+    assert "2**31" in str(exc.value)
+
+
+def test_qrels_grade_range_edges(tmp_path: Path) -> None:
+    p = _write(tmp_path, "q.txt", "1 0 a 2147483647\n1 0 b -2147483647\n1 0 c 3.0\n1 0 d +2\n")
+    assert read_qrels(p) == {"1": {"a": 2**31 - 1, "b": -(2**31) + 1, "c": 3, "d": 2}}
+
+
+def test_run_duplicate_with_other_score_is_an_error(tmp_path: Path) -> None:
+    p = _write(tmp_path, "r.txt", "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n1 Q0 a 3 0.5 t\n")
+    with pytest.raises(ParseError) as exc:
+        read_run(p)
+    assert f"{p}:3" in str(exc.value) and "line 1" in str(exc.value)
+    with pytest.warns(DataWarning, match="skipped 1"):
+        r = read_run(p, skip_malformed=True)
+    assert r == {"1": {"a": 2.0, "b": 1.0}}  # the first line wins, the conflict is counted
+
+
+def test_identical_duplicates_are_counted_and_warned(tmp_path: Path) -> None:
+    p = _write(tmp_path, "r.txt", "1 Q0 a 1 2.0 t\n1 Q0 a 1 2.0 t\n")
+    with pytest.warns(DataWarning, match=r"r.txt: 1 duplicate"):
+        r = read_run(p)
+    assert r == {"1": {"a": 2.0}} and r.duplicates == 1
+    q = _write(tmp_path, "q.txt", "1 0 a 1\n1 0 a 1\n1 0 a 1\n")
+    with pytest.warns(DataWarning, match=r"q.txt: 2 duplicate"):
+        assert read_qrels(q).duplicates == 2
+
+
+def test_qrels_duplicate_with_other_grade_is_an_error(tmp_path: Path) -> None:
+    p = _write(tmp_path, "q.txt", "1 0 a 1\n1 0 a 0\n")
+    with pytest.raises(ParseError, match=r"q.txt:2: .*line 1"):
+        read_qrels(p)
+
+
+@pytest.mark.parametrize("reader", [read_run, read_qrels, read_topics])
+@pytest.mark.parametrize("content", ["", "\n  \n\r\n"])
+def test_empty_files_are_errors(tmp_path: Path, reader, content: str) -> None:
+    p = _write(tmp_path, "empty.txt", content)
+    with pytest.raises(ParseError, match=r"empty.txt.*no .*lines|empty.txt.*empty"):
+        reader(p)
+
+
+def test_junk_nine_column_qrels_line(tmp_path: Path) -> None:
+    p = _write(tmp_path, "q.txt", "1 0 a 1\nthis is a junk line of nine columns here\n")
+    with pytest.raises(ParseError, match=r"q.txt:2: found 9 column"):
+        read_qrels(p)
+
+
+def test_sgml_unclosed_top_is_an_error_not_a_lost_topic(tmp_path: Path) -> None:
+    p = _write(
+        tmp_path,
+        "t.trec",
+        "<top>\n<num> 1\n<title> first\n\n<top>\n<num> 2\n<title> second\n</top>\n",
+    )
+    with pytest.raises(ParseError) as exc:
+        read_topics(p)
+    assert f"{p}:1" in str(exc.value) and "line 5" in str(exc.value)
+    with pytest.warns(DataWarning, match="skipped 1"):
+        t = read_topics(p, skip_malformed=True)
+    assert t == {"2": Query("2", "second")} and t.skipped_lines == [1]
+    trunc = _write(tmp_path, "t2.trec", "<top>\n<num> 1\n<title> first\n</top>\n<top><num> 2\n")
+    with pytest.raises(ParseError, match=r"t2.trec:5: .*not closed"):
+        read_topics(trunc)
+
+
+def test_sgml_title_with_less_than_is_kept(tmp_path: Path) -> None:
+    p = _write(
+        tmp_path,
+        "t.trec",
+        "<top>\n<num> 1\n<title> x<y and a <b\n<desc> d <= e\n</top>\n"
+        "<top><num>2</num><title>C<D</title></top>\n",
+    )
+    t = read_topics(p, field="title+desc")
+    assert t["1"].text == "x<y and a <b d <= e"
+    assert t["2"].text == "C<D"
+
+
+def test_topics_duplicate_id_with_other_text_is_an_error(tmp_path: Path) -> None:
+    p = _write(tmp_path, "t.tsv", "1\ta\n1\tb\n")
+    with pytest.raises(ParseError, match=r"t.tsv:2: .*line 1"):
+        read_topics(p)
+
+
+def test_write_run_validates_tag_and_ids_before_writing(tmp_path: Path) -> None:
+    out = tmp_path / "r.txt"
+    with pytest.raises(InvalidIdError, match="run tag 'a b'"):
+        write_run({"1": {"d": 1.0}}, out, tag="a b")
+    with pytest.raises(InvalidIdError, match="doc id 'd 1'"):
+        write_run({"1": {"d 1": 1.0}}, out)
+    with pytest.raises(ValueError, match="finite"):
+        write_run({"1": {"d": float("inf")}}, out)
+    assert not out.exists()
+    with pytest.raises(InvalidIdError, match="run tag ''"):
+        validate_run_tag("")
+    assert validate_run_tag("bm25") == "bm25"
+    with pytest.raises(InvalidIdError, match="query id 'q\\\\t1'"):
+        check_trec_id("q\t1", "query id")

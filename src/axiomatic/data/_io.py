@@ -1,15 +1,29 @@
-"""Small I/O helpers shared by the readers: strict decoding, gzip, atomic writes."""
+"""Small I/O helpers shared by the readers: strict decoding, gzip, strict numbers, warnings.
+
+Every reader goes through :func:`read_bytes` / :func:`read_text`, so a truncated or fake ``.gz``
+file and a bad byte become a :class:`~axiomatic.data.errors.ParseError` naming the file in one
+place. The number parsers are stricter than ``int()`` / ``float()``, which accept ``inf``,
+``nan``, ``1_0`` and non-ASCII digits (``'１'``): such values in a run or qrels file are a
+corrupt file far more often than an intended score.
+"""
 
 from __future__ import annotations
 
 import gzip
+import math
 import warnings
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from axiomatic._atomic import atomic_write_text  # noqa: F401  (re-exported for the readers)
-from axiomatic.data.errors import ParseError
+from axiomatic.data.errors import DataWarning, ParseError
+
+GRADE_LIMIT = 2**31
+"""Relevance grades must satisfy ``abs(grade) < GRADE_LIMIT`` (pytrec_eval stores a C int)."""
+
+RANK_LIMIT = 2**63
 
 
 class ParsedDict(dict):  # type: ignore[type-arg]
@@ -22,22 +36,47 @@ class ParsedDict(dict):  # type: ignore[type-arg]
 
     skipped: int
     skipped_lines: list[int]
+    duplicates: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.skipped = 0
         self.skipped_lines = []
+        self.duplicates = 0
 
 
 def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, decompressed when the name ends in ``.gz``.
+
+    A truncated gzip stream, a plain file named ``.gz`` or a corrupt one raise :class:`ParseError`
+    naming the file (never ``EOFError`` / ``BadGzipFile`` / ``zlib.error``).
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(
             f"{path}: no such file; check the path (or the data root: --data-root / $AXIOMATIC_DATA)"
         )
     if path.suffix == ".gz":
-        with gzip.open(path, "rb") as fh:
-            return fh.read()
+        try:
+            with gzip.open(path, "rb") as fh:
+                return fh.read()
+        except EOFError:
+            problem = "the gzip stream is truncated (the file ends before the compressed data)"
+        except gzip.BadGzipFile as exc:
+            problem = f"not a gzip file ({exc})"
+        except zlib.error as exc:
+            problem = f"corrupt gzip data ({exc})"
+        except OSError as exc:  # older gzip versions raise a bare OSError for a bad header
+            if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+                raise
+            problem = f"unreadable gzip file ({exc})"
+        raise ParseError(
+            problem,
+            path,
+            None,
+            expected="a complete gzip file",
+            hint="Re-download or re-compress the file, or drop the .gz suffix if it is plain text",
+        )
     return path.read_bytes()
 
 
@@ -71,9 +110,100 @@ def iter_lines(path: str | Path, encoding: str = "utf-8") -> Iterator[tuple[int,
 
 
 def report_skipped(result: ParsedDict, path: str | Path, what: str) -> None:
+    """Warn (:class:`DataWarning`) about skipped malformed lines and identical duplicates."""
     if result.skipped:
         first = ", ".join(str(n) for n in result.skipped_lines[:5])
         warnings.warn(
             f"{path}: skipped {result.skipped} malformed {what} line(s) (first at line(s) {first})",
+            DataWarning,
             stacklevel=3,
         )
+    if result.duplicates:
+        warnings.warn(
+            f"{path}: {result.duplicates} duplicate {what} line(s) repeat an earlier line exactly "
+            "and were ignored",
+            DataWarning,
+            stacklevel=3,
+        )
+
+
+def require_nonempty(n_records: int, path: str | Path, what: str, expected: str) -> None:
+    """Raise :class:`ParseError` when a file yielded no records: an empty run, qrels, topics or
+    collection file is a broken download or a wrong path, never a useful input."""
+    if n_records == 0:
+        raise ParseError(
+            f"no {what} lines: the file is empty or holds only blank or skipped lines",
+            path,
+            None,
+            expected,
+            hint="Check the path and that the file was written completely",
+        )
+
+
+# ----------------------------------------------------------------------------- strict numbers
+def parse_int(text: str, what: str, limit: int = RANK_LIMIT) -> int:
+    """``text`` as an integer written with ASCII digits and an optional sign, ``|n| < limit``.
+
+    Raises ``ValueError`` with a message naming ``what`` and the value (readers wrap it into a
+    :class:`ParseError` with ``file:line``).
+    """
+    if text.isascii() and "_" not in text:
+        try:
+            n = int(text)
+        except ValueError:
+            pass
+        else:
+            if -limit < n < limit:
+                return n
+            raise ValueError(f"{what} {text!r} is out of range (|{what}| must be < {_pow2(limit)})")
+    raise ValueError(f"{what} {text!r} is not an integer (ASCII digits with an optional sign)")
+
+
+def parse_float(text: str, what: str) -> float:
+    """``text`` as a finite float written in ASCII (no ``inf``/``nan``, no ``_``, no overflow)."""
+    if text.isascii() and "_" not in text:
+        try:
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(value):
+                return value
+    raise ValueError(
+        f"{what} {text!r} is not a finite ASCII decimal number (such as 12.5 or -3e2; "
+        "inf, nan, overflowing values like 1e400, '_' and non-ASCII digits are refused)"
+    )
+
+
+def parse_grade(value: object, what: str = "relevance") -> int:
+    """A relevance grade: an integer (``3``, or integral float text such as ``3.0``) with
+    ``|grade| < 2**31``; JSON ints are accepted, booleans and fractional values are not."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        raise ValueError(f"{what} {value!r} is not an integer grade")
+    try:
+        return parse_int(text, what, GRADE_LIMIT)
+    except ValueError as exc:
+        if "out of range" in str(exc):
+            raise
+    try:
+        f = parse_float(text, what)
+    except ValueError:
+        raise ValueError(
+            f"{what} {text!r} is not an integer grade (expected an integer with |grade| < 2**31)"
+        ) from None
+    if not f.is_integer():
+        raise ValueError(
+            f"{what} {text!r} is not an integer grade (expected an integer with |grade| < 2**31)"
+        )
+    if not -GRADE_LIMIT < f < GRADE_LIMIT:
+        raise ValueError(f"{what} {text!r} is out of range (|{what}| must be < 2**31)")
+    return int(f)
+
+
+def _pow2(limit: int) -> str:
+    exp = limit.bit_length() - 1
+    return f"2**{exp}" if limit == 2**exp else str(limit)

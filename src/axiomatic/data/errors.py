@@ -10,7 +10,19 @@ from pathlib import Path
 
 
 class DataError(Exception):
-    """Base class of every data-layer error."""
+    """Base class of every data-layer error.
+
+    These are "our" errors: the CLI turns them into a message without a traceback, and the fuzz
+    tests (``tests/fuzz/``) assert that a reader lets nothing else escape on any input file.
+    """
+
+
+class DataWarning(UserWarning):
+    """A counted, non-fatal oddity in an input file (skipped lines, identical duplicates).
+
+    The message names the file and the count; filter with
+    ``warnings.simplefilter("error", DataWarning)`` to make such input fatal.
+    """
 
 
 class ParseError(DataError, ValueError):
@@ -42,6 +54,11 @@ class ParseError(DataError, ValueError):
         if hint:
             text += f". {hint}"
         super().__init__(text)
+
+
+class InvalidIdError(DataError, ValueError):
+    """An id or run tag that a whitespace-separated TREC file cannot hold (empty or with
+    whitespace). Raised by :func:`axiomatic.data.trec.check_trec_id` and the TREC writers."""
 
 
 class UnknownDatasetError(DataError, ValueError):

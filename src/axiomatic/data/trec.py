@@ -8,12 +8,23 @@ Formats
 - topics: the SGML ``<top> <num> <title> [<desc> <narr>] </top>`` format or tab-separated
   ``query_id<TAB>text`` (one topic per line). ``read_topics`` detects which.
 
-Malformed lines raise :class:`~axiomatic.data.errors.ParseError` with ``file:line`` and the expected
-shape, or, with ``skip_malformed=True``, are skipped with a warning; the returned dict then carries
-``.skipped`` (count) and ``.skipped_lines``. Blank lines are ignored (there is no comment
-syntax: ``#`` may start an id).
-Duplicate ``(query_id, doc_id)`` lines: the last one wins. Empty topic texts are kept (a query with
-no text is still a query; rankers score it as matching nothing). Writers are atomic
+Malformed lines raise :class:`~axiomatic.data.errors.ParseError` with ``file:line``, the value and
+the expected shape, or, with ``skip_malformed=True``, are skipped with a
+:class:`~axiomatic.data.errors.DataWarning`; the returned dict then carries ``.skipped`` (count)
+and ``.skipped_lines``. Blank lines are ignored (there is no comment syntax: ``#`` may start an
+id). What the readers reject (see docs/datasets.md, "What the readers reject"):
+
+- numbers that ``int()``/``float()`` would accept but no TREC tool writes: ``inf``, ``nan``,
+  overflowing ``1e400``, ``1_0``, non-ASCII digits (``'１'``); grades outside ``|g| < 2**31``;
+- a duplicate ``(query_id, doc_id)`` line with a *different* score or grade (a silent "last one
+  wins" changes the evaluation); an *identical* repeat is ignored and counted (``.duplicates``,
+  one warning). The same holds for a topic id given twice;
+- a file without any record (empty, blank, or every line skipped);
+- an SGML ``<top>`` that is not closed before the next ``<top>`` or the end of the file.
+
+Empty topic texts are kept (a query with no text is still a query; rankers score it as matching
+nothing). Writers validate everything before writing (:func:`check_trec_id`,
+:func:`validate_run_tag` let callers validate ids and tags before expensive work), are atomic
 (temporary file + ``os.replace``) and write ``.gz`` when the name ends in ``.gz``.
 """
 
@@ -21,125 +32,169 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from axiomatic.data._io import ParsedDict, atomic_write_text, iter_lines, read_text, report_skipped
-from axiomatic.data.errors import ParseError
+from axiomatic.data._io import (
+    GRADE_LIMIT,
+    ParsedDict,
+    atomic_write_text,
+    iter_lines,
+    parse_float,
+    parse_grade,
+    parse_int,
+    read_text,
+    report_skipped,
+    require_nonempty,
+)
+from axiomatic.data.errors import InvalidIdError, ParseError
 from axiomatic.data.records import Query
 
 __all__ = [
+    "check_trec_id",
+    "check_trec_ids",
     "read_qrels",
     "read_run",
     "read_topics",
+    "validate_run_tag",
     "write_qrels",
     "write_run",
     "write_topics",
 ]
 
-_QRELS_EXPECTED = "4 whitespace-separated columns 'query_id iteration doc_id relevance' (int)"
-_RUN_EXPECTED = "6 whitespace-separated columns 'query_id Q0 doc_id rank score tag'"
+_QRELS_EXPECTED = (
+    "4 whitespace-separated columns 'query_id iteration doc_id relevance' "
+    f"(relevance an integer with |relevance| < 2**{GRADE_LIMIT.bit_length() - 1})"
+)
+_RUN_EXPECTED = (
+    "6 whitespace-separated columns 'query_id Q0 doc_id rank score tag' "
+    "(rank an integer, score a finite number)"
+)
 _TOPICS_EXPECTED = "'query_id<TAB>text' (tab-separated topics)"
-
-
-def _parse_int(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        f = float(value)  # "1.0" style grades
-        if not f.is_integer():
-            raise ValueError(value) from None
-        return int(f)
 
 
 def _skip(line: str) -> bool:
     return not line.strip()
 
 
-def read_qrels(path: str | Path, *, skip_malformed: bool = False) -> ParsedDict:
-    """Read TREC qrels into ``{query_id: {doc_id: relevance}}`` (see module docstring)."""
-    qrels: ParsedDict = ParsedDict()
+class _Conflict(ValueError):
+    """A duplicate key whose value differs from the first occurrence's."""
+
+
+def _first_line(path: str | Path, qid: str, did: str) -> int | None:
+    """Line of the first ``(qid, did)`` line; only called to word an error (rescans the file)."""
+    for lineno, line in iter_lines(path):
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == qid and parts[2] == did:
+            return lineno
+    return None
+
+
+def _read_pairs(
+    path: str | Path,
+    skip_malformed: bool,
+    n_columns: int,
+    expected: str,
+    what: str,
+    value_of: Callable[[list[str]], float | int],
+    value_name: str,
+) -> ParsedDict:
+    """Shared body of :func:`read_qrels` and :func:`read_run`: ``{qid: {did: value}}``."""
+    out: ParsedDict = ParsedDict()
     for lineno, line in iter_lines(path):
         if _skip(line):
             continue
         parts = line.split()
         try:
-            if len(parts) != 4:
-                raise ValueError(f"found {len(parts)} column(s) in {line.strip()!r}")
-            qid, _, did, rel = parts
-            try:
-                grade = _parse_int(rel)
-            except ValueError:
-                raise ValueError(f"relevance {rel!r} is not an integer") from None
+            if len(parts) != n_columns:
+                raise ValueError(f"found {len(parts)} column(s) in {line.strip()[:80]!r}")
+            qid, did = parts[0], parts[2]
+            value = value_of(parts)
+            docs = out.get(qid)
+            if docs is None:
+                docs = out[qid] = {}
+            elif did in docs:
+                if docs[did] == value:
+                    out.duplicates += 1
+                    continue
+                first = _first_line(path, qid, did)
+                raise _Conflict(
+                    f"({qid!r}, {did!r}) again with {value_name} {value!r}; line "
+                    f"{first if first is not None else '?'} gave {docs[did]!r}"
+                )
         except ValueError as exc:
             if skip_malformed:
-                qrels.skipped += 1
-                qrels.skipped_lines.append(lineno)
+                out.skipped += 1
+                out.skipped_lines.append(lineno)
                 continue
-            raise ParseError(
-                str(exc),
-                path,
-                lineno,
-                _QRELS_EXPECTED,
-                hint="Fix the line or pass skip_malformed=True to skip such lines",
-            ) from None
-        qrels.setdefault(qid, {})[did] = grade
-    report_skipped(qrels, path, "qrels")
-    return qrels
+            hint = (
+                "Remove one of the two lines (which one is right cannot be guessed)"
+                if isinstance(exc, _Conflict)
+                else "Fix the line or pass skip_malformed=True to skip such lines"
+            )
+            raise ParseError(str(exc), path, lineno, expected, hint=hint) from None
+        docs[did] = value
+    report_skipped(out, path, what)
+    require_nonempty(len(out), path, what, expected)
+    return out
+
+
+def _qrels_value(parts: list[str]) -> int:
+    return parse_grade(parts[3])
+
+
+def _run_value(parts: list[str]) -> float:
+    parse_int(parts[3], "rank")
+    return parse_float(parts[4], "score")
+
+
+def read_qrels(path: str | Path, *, skip_malformed: bool = False) -> ParsedDict:
+    """Read TREC qrels into ``{query_id: {doc_id: relevance}}`` (see module docstring)."""
+    return _read_pairs(path, skip_malformed, 4, _QRELS_EXPECTED, "qrels", _qrels_value, "relevance")
 
 
 def read_run(path: str | Path, *, skip_malformed: bool = False) -> ParsedDict:
     """Read a TREC run into ``{query_id: {doc_id: score}}`` (see module docstring)."""
-    run: ParsedDict = ParsedDict()
-    for lineno, line in iter_lines(path):
-        if _skip(line):
-            continue
-        parts = line.split()
-        try:
-            if len(parts) != 6:
-                raise ValueError(f"found {len(parts)} column(s) in {line.strip()!r}")
-            qid, _, did, rank, score, _tag = parts
-            try:
-                int(rank)
-            except ValueError:
-                raise ValueError(f"rank {rank!r} is not an integer") from None
-            try:
-                value = float(score)
-            except ValueError:
-                raise ValueError(f"score {score!r} is not a number") from None
-            if math.isnan(value):
-                raise ValueError("score is NaN")
-        except ValueError as exc:
-            if skip_malformed:
-                run.skipped += 1
-                run.skipped_lines.append(lineno)
-                continue
-            raise ParseError(
-                str(exc),
-                path,
-                lineno,
-                _RUN_EXPECTED,
-                hint="Fix the line or pass skip_malformed=True to skip such lines",
-            ) from None
-        run.setdefault(qid, {})[did] = value
-    report_skipped(run, path, "run")
-    return run
+    return _read_pairs(path, skip_malformed, 6, _RUN_EXPECTED, "run", _run_value, "score")
 
 
 # ---------------------------------------------------------------------------------------- topics
-_TOP_RE = re.compile(r"<top>(.*?)</top>", re.IGNORECASE | re.DOTALL)
+_TOP_TAG_RE = re.compile(r"<(/?)top>", re.IGNORECASE)
 _NUM_RE = re.compile(r"<num>\s*(?:Number:)?\s*([^\s<]+)", re.IGNORECASE)
 _FIELD_PREFIX = {"title": r"(?:Topic:)?", "desc": r"(?:Description:)?", "narr": r"(?:Narrative:)?"}
+_SGML_EXPECTED = "<top> <num>ID</num> <title>TEXT</title> ... </top>"
 
 
 def _field_re(field: str) -> re.Pattern[str]:
+    # A field runs until the next complete tag (``<desc>``, ``</title>``): a bare ``<`` inside a
+    # text (``x<y``, ``a <b``) is text, not the start of a tag.
     prefix = _FIELD_PREFIX.get(field, "")
-    return re.compile(rf"<{field}>\s*{prefix}(.*?)(?=<[a-z/]|\Z)", re.IGNORECASE | re.DOTALL)
+    return re.compile(
+        rf"<{re.escape(field)}>\s*{prefix}(.*?)(?=</?[a-z][a-z0-9_-]*>|\Z)",
+        re.IGNORECASE | re.DOTALL,
+    )
 
 
 def _looks_like_sgml(text: str) -> bool:
     return text.lstrip()[:5].lower() == "<top>"
+
+
+def _add_topic(
+    topics: ParsedDict, first_line: dict[str, int], qid: str, text: str, lineno: int
+) -> None:
+    """Store a topic; an identical repeat is counted, a repeat with other text is refused."""
+    old = topics.get(qid)
+    if old is None:
+        topics[qid] = Query(qid, text)
+        first_line[qid] = lineno
+    elif old.text == text:
+        topics.duplicates += 1
+    else:
+        raise _Conflict(
+            f"topic {qid!r} again with text {text[:60]!r}; line {first_line[qid]} gave "
+            f"{old.text[:60]!r}"
+        )
 
 
 def read_topics(
@@ -163,78 +218,157 @@ def read_topics(
     if format == "trec" or (format == "auto" and _looks_like_sgml(text)):
         return _read_sgml_topics(text, path, field, skip_malformed)
     topics: ParsedDict = ParsedDict()
+    first_line: dict[str, int] = {}
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         if _skip(line):
             continue
         qid, sep, qtext = line.partition("\t")
         qid = qid.strip()
-        if not sep or not qid or any(c.isspace() for c in qid):
+        try:
+            if not sep or not qid or any(c.isspace() for c in qid):
+                raise ValueError(f"no tab-separated query id in {line[:60]!r}")
+            _add_topic(topics, first_line, qid, " ".join(qtext.split()), lineno)
+        except ValueError as exc:
             if skip_malformed:
                 topics.skipped += 1
                 topics.skipped_lines.append(lineno)
                 continue
             raise ParseError(
-                f"no tab-separated query id in {line[:60]!r}",
+                str(exc),
                 path,
                 lineno,
                 _TOPICS_EXPECTED,
                 hint="Separate id and text with a TAB, or pass format='trec' for <top> files",
-            )
-        topics[qid] = Query(qid, " ".join(qtext.split()))
+            ) from None
     report_skipped(topics, path, "topic")
+    require_nonempty(len(topics), path, "topic", _TOPICS_EXPECTED)
     return topics
 
 
 def _read_sgml_topics(text: str, path: str | Path, field: str, skip_malformed: bool) -> ParsedDict:
+    """Scan ``<top>``/``</top>`` tags in order, so that a block left open is reported (with the
+    line where it opened) instead of swallowing the next topic."""
     fields = [f.strip().lower() for f in field.split("+") if f.strip()]
+    if not fields:
+        raise ValueError(f"field {field!r} names no SGML field; expected e.g. 'title'")
     patterns = [_field_re(f) for f in fields]
     topics: ParsedDict = ParsedDict()
-    for m in _TOP_RE.finditer(text):
-        body = m.group(1)
+    first_line: dict[str, int] = {}
+
+    def line_of(pos: int) -> int:
+        return text.count("\n", 0, pos) + 1  # only on error / per topic: cheap
+
+    def bad(message: str, pos: int, hint: str) -> None:
+        if skip_malformed:
+            topics.skipped += 1
+            topics.skipped_lines.append(line_of(pos))
+            return
+        raise ParseError(message, path, line_of(pos), _SGML_EXPECTED, hint=hint)
+
+    open_tag: re.Match[str] | None = None
+    for tag in _TOP_TAG_RE.finditer(text):
+        if not tag.group(1):  # <top>
+            if open_tag is not None:
+                bad(
+                    f"<top> is not closed before the next <top> (line {line_of(tag.start())})",
+                    open_tag.start(),
+                    "Add the missing </top>",
+                )
+            open_tag = tag
+            continue
+        if open_tag is None:  # </top> without <top>
+            bad("</top> without a matching <top>", tag.start(), "Remove it or add the <top>")
+            continue
+        body = text[open_tag.end() : tag.start()]
+        start, open_tag = open_tag.start(), None
         num = _NUM_RE.search(body)
         found = [p.search(body) for p in patterns]
         if num is None or found[0] is None:
-            lineno = text.count("\n", 0, m.start()) + 1  # only on error: keeps reading linear
             missing = "<num>" if num is None else f"<{fields[0]}>"
-            if skip_malformed:
-                topics.skipped += 1
-                topics.skipped_lines.append(lineno)
-                continue
-            raise ParseError(
+            bad(
                 f"topic without {missing}",
-                path,
-                lineno,
-                "<top> <num>ID</num> <title>TEXT</title> ... </top>",
-                hint=f"Choose another field (field={field!r} was asked for) or fix the topic",
+                start,
+                f"Choose another field (field={field!r} was asked for) or fix the topic",
             )
+            continue
         qid = num.group(1)
-        qtext = " ".join(" ".join(f.group(1).split()) for f in found if f is not None)
-        topics[qid] = Query(qid, qtext.strip())
-    if not topics and not skip_malformed and text.strip():
-        raise ParseError("no <top> ... </top> block found", path, 1, "TREC SGML topics")
+        qtext = " ".join(" ".join(f.group(1).split()) for f in found if f is not None).strip()
+        try:
+            _add_topic(topics, first_line, qid, qtext, line_of(start))
+        except _Conflict as exc:
+            bad(str(exc), start, "Remove one of the two topics")
+    if open_tag is not None:
+        bad(
+            "<top> is not closed (the file ends first)",
+            open_tag.start(),
+            "The file may be truncated; add the missing </top>",
+        )
     report_skipped(topics, path, "topic")
+    if not topics and not topics.skipped and text.strip():
+        raise ParseError("no <top> ... </top> block found", path, 1, "TREC SGML topics")
+    require_nonempty(len(topics), path, "topic", _SGML_EXPECTED)
     return topics
 
 
 # --------------------------------------------------------------------------------------- writers
-def _check_id(value: str, what: str) -> str:
-    value = str(value)
-    if not value or any(c.isspace() for c in value):
-        raise ValueError(
-            f"{what} {value!r} is empty or contains whitespace; TREC files are whitespace "
-            "separated, so ids must be non-empty and without spaces"
+_WHITESPACE = re.compile(r"\s")
+
+
+def check_trec_id(value: object, what: str = "id") -> str:
+    """``value`` as a string that a whitespace-separated TREC file can hold, else
+    :class:`~axiomatic.data.errors.InvalidIdError` (a ``ValueError``).
+
+    Call it (or :func:`check_trec_ids`, :func:`validate_run_tag`) *before* expensive work whose
+    result goes through :func:`write_run`, so that a bad tag fails in a second, not after ranking.
+    """
+    text = str(value)
+    if not text or _WHITESPACE.search(text):
+        raise InvalidIdError(
+            f"{what} {text!r} is empty or contains whitespace; TREC files are whitespace "
+            "separated, so ids and tags must be non-empty and without spaces "
+            "(replace spaces, e.g. with '_')"
         )
-    return value
+    return text
+
+
+def check_trec_ids(values: Iterable[object], what: str = "id") -> None:
+    """Check every id of ``values`` (e.g. ``dataset.queries`` / ``dataset.documents``) with
+    :func:`check_trec_id`; the error names the first bad id and how many are bad."""
+    bad = [v for v in values if not str(v) or _WHITESPACE.search(str(v))]
+    if bad:
+        more = f" ({len(bad)} {what}s in all are unusable)" if len(bad) > 1 else ""
+        try:
+            check_trec_id(bad[0], what)
+        except InvalidIdError as exc:
+            raise InvalidIdError(f"{exc}{more}") from None
+
+
+def validate_run_tag(tag: object) -> str:
+    """The run tag if :func:`write_run` can write it (non-empty, no whitespace), else
+    :class:`~axiomatic.data.errors.InvalidIdError`."""
+    return check_trec_id(tag, "run tag")
+
+
+_check_id = check_trec_id  # the writers' name for it
 
 
 def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> Path:
-    """Write ``qid 0 docid relevance`` lines (queries and docs in the mapping's order)."""
+    """Write ``qid 0 docid relevance`` lines (queries and docs in the mapping's order).
+
+    Everything is validated before the file is touched: ids (:func:`check_trec_id`) and grades
+    (integers with ``|grade| < 2**31``, what :func:`read_qrels` accepts)."""
     lines = []
     for qid, docs in qrels.items():
         q = _check_id(qid, "query id")
         for did, rel in docs.items():
-            lines.append(f"{q} 0 {_check_id(did, 'doc id')} {int(rel)}\n")
+            g = int(rel)
+            if g != rel or not -GRADE_LIMIT < g < GRADE_LIMIT:
+                raise ValueError(
+                    f"relevance of ({qid!r}, {did!r}) is {rel!r}; expected an integer grade "
+                    "with |grade| < 2**31"
+                )
+            lines.append(f"{q} 0 {_check_id(did, 'doc id')} {g}\n")
     return atomic_write_text(path, "".join(lines))
 
 
@@ -243,17 +377,22 @@ def write_run(
 ) -> Path:
     """Write a TREC run; per query, documents are sorted by score (desc), ties by doc id.
 
-    Scores are written with ``repr`` so that reading the file back gives the same floats.
+    Scores are written with ``repr`` so that reading the file back gives the same floats. The
+    tag, every id and every score (finite: what :func:`read_run` accepts) are validated before
+    the file is touched; validate the tag earlier with :func:`validate_run_tag`.
     """
-    tag = _check_id(tag, "run tag")
+    tag = validate_run_tag(tag)
     lines = []
     for qid, docs in run.items():
         q = _check_id(qid, "query id")
         ranked = sorted(docs.items(), key=lambda kv: (-float(kv[1]), kv[0]))
         for rank, (did, score) in enumerate(ranked, start=1):
             s = float(score)
-            if math.isnan(s):
-                raise ValueError(f"score of ({qid!r}, {did!r}) is NaN; a run needs real scores")
+            if not math.isfinite(s):
+                raise ValueError(
+                    f"score of ({qid!r}, {did!r}) is {s!r}; a run needs finite scores "
+                    "(NaN and infinities cannot be read back)"
+                )
             lines.append(f"{q} Q0 {_check_id(did, 'doc id')} {rank} {s!r} {tag}\n")
     return atomic_write_text(path, "".join(lines))
 
