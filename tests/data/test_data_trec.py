@@ -313,3 +313,66 @@ def test_write_run_validates_tag_and_ids_before_writing(tmp_path: Path) -> None:
     assert validate_run_tag("bm25") == "bm25"
     with pytest.raises(InvalidIdError, match="query id 'q\\\\t1'"):
         check_trec_id("q\t1", "query id")
+
+
+# ------------------------------------------------- atomic writes (axiomatic._atomic, issue 15)
+def test_atomic_write_fsyncs_before_replace(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    from axiomatic import _atomic
+
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(_atomic.os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd)))
+    monkeypatch.setattr(
+        _atomic.os, "replace", lambda a, b: (events.append("replace"), real_replace(a, b))
+    )
+    write_run({"q": {"d": 1.0}}, tmp_path / "r.txt")
+    assert events[:2] == ["fsync", "replace"]  # file data on disk before the rename
+    assert events.count("fsync") >= 1
+
+
+def test_atomic_write_never_touches_the_umask(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import stat
+
+    from axiomatic import _atomic
+
+    old = os.umask(0o027)  # the test's own setting; restored below
+    try:
+
+        def forbidden(mask: int) -> int:
+            raise AssertionError("os.umask called: a race with other threads creating files")
+
+        monkeypatch.setattr(_atomic.os, "umask", forbidden)
+        p = _atomic.atomic_write_text(tmp_path / "f.txt", "x")
+        assert stat.S_IMODE(p.stat().st_mode) == 0o640  # 0o666 & ~umask, as open() gives
+    finally:
+        monkeypatch.undo()
+        os.umask(old)
+
+
+def test_clean_stale_temp_files_after_a_kill(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from axiomatic._atomic import clean_stale_temp_files, is_stale_temp_file
+
+    code = (
+        "import os, sys\nfrom axiomatic._atomic import atomic_path\n"
+        "with atomic_path(sys.argv[1]) as tmp:\n    tmp.write_text('half')\n    os._exit(9)\n"
+    )
+    target = tmp_path / "run.trec"
+    target.write_text("old")
+    rc = subprocess.run([sys.executable, "-c", code, str(target)], check=False).returncode
+    assert rc == 9
+    left = [p for p in tmp_path.iterdir() if p.name != "run.trec"]
+    assert len(left) == 1 and is_stale_temp_file(left[0])  # what a kill leaves behind
+    keep = [tmp_path / "notes.tmp", tmp_path / ".x.tmp", tmp_path / "sub" / ".a.b.12345678.tmp"]
+    for p in keep:
+        p.parent.mkdir(exist_ok=True)
+        p.write_text("mine")
+    assert clean_stale_temp_files(tmp_path) == left
+    assert target.read_text() == "old" and all(p.exists() for p in keep)
+    assert clean_stale_temp_files(tmp_path, recursive=True) == [keep[2]]
+    assert clean_stale_temp_files(tmp_path / "missing") == []
