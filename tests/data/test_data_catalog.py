@@ -75,7 +75,8 @@ def test_demo_always_available(tmp_path: Path) -> None:
     infos = {i.name: i for i in list_datasets(tmp_path)}
     assert infos["demo"].available and not infos["cranfield"].available
     assert infos["demo/test"].counts()["queries"] == 3
-    assert load_dataset("demo", tmp_path) is load_dataset("demo", tmp_path)  # cached
+    a, b = load_dataset("demo", tmp_path), load_dataset("demo", tmp_path)
+    assert a is not b and a.documents is b.documents  # parsed once, a copy per caller
 
 
 def test_list_pattern(tmp_path: Path) -> None:

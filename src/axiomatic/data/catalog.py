@@ -9,27 +9,41 @@ read from a *data root* (the folder holding ``msmarco-passage-trecdl/``, ``scifa
 3. ``shared/data`` in an ancestor of the installed package or of the current directory
    (``../shared/data`` next to the repository).
 
-Parsed datasets are cached in-process (LRU): loading the same name twice returns the same object,
-so treat datasets as read-only (use :meth:`Dataset.subset` for views). ``irds:<id>`` names load
-ir_datasets datasets from local files only (see :mod:`axiomatic.data.irds`).
+Parsed datasets are cached in-process by an explicit :class:`DatasetStore` (LRU; the default
+one is :data:`DEFAULT_STORE`, emptied by :func:`clear_cache`). Every load returns an
+**independent** dataset: its queries, qrels, candidate lists and metadata are copies, so one
+caller that trims or empties its candidates never changes what another caller sees. Only the
+documents are shared, as a :class:`ReadOnlyDocuments` mapping of immutable
+:class:`~axiomatic.data.records.Document` records (copying a large collection per call would be
+wasteful, and nobody can modify it in place). ``irds:<id>`` names load ir_datasets datasets from
+local files only (see :mod:`axiomatic.data.irds`).
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import fnmatch
 import os
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, NoReturn
 
 from axiomatic.data import collections as col
 from axiomatic.data.errors import DatasetUnavailableError, UnknownDatasetError
-from axiomatic.data.records import Dataset
+from axiomatic.data.fingerprint import hash_fields
+from axiomatic.data.records import Dataset, Document
 
 __all__ = [
+    "DEFAULT_STORE",
     "DatasetInfo",
+    "DatasetStore",
+    "ReadOnlyDocuments",
+    "clear_cache",
+    "copy_dataset",
     "dataset_names",
     "list_datasets",
     "load_dataset",
@@ -150,16 +164,147 @@ def list_datasets(
     return infos
 
 
-def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
-    """Load a dataset by catalog name (or ``irds:<id>``); cached per (name, data root).
+class ReadOnlyDocuments(dict[str, Document]):
+    """A ``doc_id -> Document`` dict that refuses every change (shared by all copies of a dataset).
 
-    Raises :class:`UnknownDatasetError` (with close matches) for unknown names and
-    :class:`DatasetUnavailableError` naming the missing folder when the files are absent.
+    A real ``dict`` (fast lookups, ``isinstance(x, dict)``, JSON, pickling) whose mutators raise
+    ``TypeError``. Because the content cannot change, its :meth:`content_fingerprint` is computed
+    once and reused (e.g. by the index cache key).
     """
-    name = name.strip()
-    root = resolve_data_root(data_root)
-    if name.startswith("irds:"):
-        return _load_irds(name[len("irds:") :])
+
+    __slots__ = ("_fingerprint",)
+
+    def __init__(self, documents: Mapping[str, Document] = ()) -> None:  # type: ignore[assignment]
+        super().__init__(documents)
+        self._fingerprint: str | None = None
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError(
+            "the documents of a catalog dataset are read-only: they are shared by every caller "
+            "of load_dataset. Build a new mapping instead, e.g. "
+            "docs = dict(dataset.documents); docs[doc_id] = Document(doc_id, text)"
+        )
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse  # type: ignore[assignment]
+
+    def copy(self) -> dict[str, Document]:  # type: ignore[override]
+        """A plain, mutable ``dict`` copy."""
+        return dict(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (dict(self),))
+
+    def __copy__(self) -> ReadOnlyDocuments:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReadOnlyDocuments:
+        return self  # immutable mapping of immutable records
+
+    def content_fingerprint(self) -> str:
+        """The ids-and-texts hash of :func:`axiomatic.data.fingerprint.documents_fingerprint`."""
+        if self._fingerprint is None:
+            self._fingerprint = hash_fields((d.doc_id, d.text) for d in self.values())
+        return self._fingerprint
+
+
+def copy_dataset(dataset: Dataset) -> Dataset:
+    """An independent copy of ``dataset``: containers copied, documents shared read-only.
+
+    Queries, qrels and candidate lists are copied one level deep (their records are immutable),
+    metadata deeply; the documents become (or stay) one :class:`ReadOnlyDocuments` mapping.
+    """
+    docs = dataset.documents
+    if not isinstance(docs, ReadOnlyDocuments):
+        docs = ReadOnlyDocuments(docs)
+    return Dataset(
+        name=dataset.name,
+        queries=dict(dataset.queries),
+        documents=docs,
+        qrels=None if dataset.qrels is None else {q: dict(v) for q, v in dataset.qrels.items()},
+        candidates=None
+        if dataset.candidates is None
+        else {q: list(v) for q, v in dataset.candidates.items()},
+        split=dataset.split,
+        language=dataset.language,
+        doc_language=dataset.doc_language,
+        rel_threshold=dataset.rel_threshold,
+        description=dataset.description,
+        metadata=copy.deepcopy(dataset.metadata),
+    )
+
+
+class DatasetStore:
+    """In-process cache of parsed datasets (LRU), keyed by (name, data root).
+
+    :meth:`load` parses a dataset once and then hands every caller its own
+    :func:`copy_dataset` of it, so callers cannot see each other's changes. An explicit object
+    (not a module global) so that a caller can hold its own store, or empty one with :meth:`clear`
+    after files under the data root changed.
+    """
+
+    def __init__(self, max_size: int = 32) -> None:
+        if max_size < 1:
+            raise ValueError(f"max_size must be >= 1 (got {max_size})")
+        self.max_size = max_size
+        self._items: OrderedDict[tuple[str, str], Dataset] = OrderedDict()
+
+    def load(self, name: str, data_root: str | Path | None = None) -> Dataset:
+        """An independent copy of the dataset ``name`` (see :func:`load_dataset`)."""
+        name = name.strip()
+        if name.startswith("irds:"):
+            key = (name, "")
+        else:
+            root = resolve_data_root(data_root)
+            _entry(name)  # unknown names fail here, with close matches
+            key = (name, str(root.resolve()) if root.exists() else str(root))
+        master = self._items.get(key)
+        if master is None:
+            if name.startswith("irds:"):
+                from axiomatic.data.irds import load_irds
+
+                parsed = load_irds(name[len("irds:") :])
+            else:
+                parsed = _parse(name, key[1])
+            master = copy_dataset(parsed)  # detached from the loaders' own caches
+            self._items[key] = master
+            while len(self._items) > self.max_size:
+                self._items.popitem(last=False)
+        else:
+            self._items.move_to_end(key)
+        return copy_dataset(master)
+
+    def clear(self) -> None:
+        """Forget every parsed dataset (e.g. after files under the data root changed)."""
+        self._items.clear()
+        col.clear_cache()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"DatasetStore(max_size={self.max_size}, held={len(self._items)})"
+
+
+DEFAULT_STORE = DatasetStore()
+"""The store :func:`load_dataset` uses when given none; :func:`clear_cache` empties it."""
+
+
+def load_dataset(
+    name: str, data_root: str | Path | None = None, store: DatasetStore | None = None
+) -> Dataset:
+    """Load a dataset by catalog name (or ``irds:<id>``): parsed once per (name, data root) and
+    ``store`` (default :data:`DEFAULT_STORE`), then an independent copy per call.
+
+    The copy's queries, qrels, candidates and metadata are the caller's own; its documents are a
+    shared :class:`ReadOnlyDocuments` mapping. Raises :class:`UnknownDatasetError` (with close
+    matches) for unknown names and :class:`DatasetUnavailableError` naming the missing folder
+    when the files are absent.
+    """
+    return (DEFAULT_STORE if store is None else store).load(name, data_root)
+
+
+def _entry(name: str) -> _Entry:
     entries = _entries()
     entry = entries.get(name)
     if entry is None:
@@ -169,11 +314,10 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
             f"unknown dataset {name!r}.{hint} List the names with `axiomatic datasets` "
             "(or axiomatic.data.catalog.dataset_names()); ir_datasets ids work as 'irds:<id>'."
         )
-    return _load(name, str(root.resolve()) if root.exists() else str(root))
+    return entry
 
 
-@lru_cache(maxsize=32)
-def _load(name: str, root_str: str) -> Dataset:
+def _parse(name: str, root_str: str) -> Dataset:
     entry = _entries()[name]
     root = Path(root_str)
     if not _available(entry, root):
@@ -189,15 +333,7 @@ def _load(name: str, root_str: str) -> Dataset:
     return entry.loader(root)
 
 
-@lru_cache(maxsize=8)
-def _load_irds(dataset_id: str) -> Dataset:
-    from axiomatic.data.irds import load_irds
-
-    return load_irds(dataset_id)
-
-
 def clear_cache() -> None:
-    """Forget every cached dataset (e.g. after files under the data root changed)."""
-    _load.cache_clear()
-    _load_irds.cache_clear()
-    col.clear_cache()
+    """Empty :data:`DEFAULT_STORE` and the loaders' parse caches (e.g. after files under the
+    data root changed)."""
+    DEFAULT_STORE.clear()

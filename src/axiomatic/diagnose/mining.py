@@ -341,6 +341,7 @@ def _config(
         "split": dataset.split,
         "axioms": [a.spec for a in axioms],
         "analyzer": index.analyzer.config_hash,
+        "analyzer_spec": index.analyzer.spec,
         "shard_size": shard_size,
         "depth": depth,
         "artificial": None
@@ -358,6 +359,7 @@ def mine(
     out_dir: str | os.PathLike[str],
     *,
     index: CollectionIndex | None = None,
+    analyzer: Any = None,
     depth: int | None = None,
     shard_size: int = 100,
     artificial: ArtificialConfig | bool | None = True,
@@ -373,7 +375,10 @@ def mine(
     Parameters
     ----------
     axioms: axiom strings / objects, e.g. ``"TFC1,TFC2,M-TDC,LNC2"``.
-    index: collection index (default: the cached ``dataset_index(dataset)``).
+    index: collection index (default: the cached ``dataset_index(dataset, analyzer)``).
+    analyzer: an :class:`~axiomatic.text.analyzer.Analyzer` or spec string (``"thesis"``,
+        ``"stopwords=false"``) for the default index; ignored when ``index`` is given. Its
+        spec is recorded in the manifest (``config.analyzer_spec``).
     depth: only the first ``depth`` candidates of each query.
     shard_size: queries per shard (the unit of atomic writing and of resuming).
     artificial: LNC2 duplicates (``True`` = thesis defaults k in {2,3,4}, max length 240;
@@ -404,8 +409,11 @@ def mine(
         artificial = None
     if index is None:
         from axiomatic.index.cache import dataset_index
+        from axiomatic.text.analyzer import parse_analyzer
 
-        index = dataset_index(dataset)
+        lang = dataset.doc_language or dataset.language
+        an = None if analyzer is None else parse_analyzer(analyzer, language=lang)
+        index = dataset_index(dataset, analyzer=an)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     qids = list(dataset.queries)

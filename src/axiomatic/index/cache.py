@@ -21,16 +21,15 @@ callers that pass none; :func:`clear_memory_cache` empties it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from axiomatic.data.records import Dataset, Document
+from axiomatic.data.fingerprint import documents_fingerprint
+from axiomatic.data.records import Dataset
 from axiomatic.index.collection import FORMAT_VERSION as INDEX_FORMAT_VERSION
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer, default_analyzer
@@ -98,26 +97,6 @@ def default_cache_dir() -> Path:
 
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "dataset"
-
-
-def documents_fingerprint(documents: Mapping[str, Document]) -> str:
-    """A 32-hex-digit BLAKE2b of the documents' ids and texts, in iteration order (streamed).
-
-    Each field is length-prefixed, so no two different collections share a byte stream.
-    Read-only collections that already know their fingerprint (``fingerprint()`` method, e.g.
-    the catalog's) are not hashed again.
-    """
-    known = getattr(documents, "fingerprint", None)
-    if callable(known):
-        return str(known())
-    h = hashlib.blake2b(digest_size=16)
-    update = h.update
-    for doc in documents.values():
-        for part in (doc.doc_id, doc.text):
-            raw = part.encode("utf-8", "surrogatepass")
-            update(len(raw).to_bytes(8, "little"))
-            update(raw)
-    return h.hexdigest()
 
 
 def cache_key(dataset: Dataset, analyzer: Analyzer) -> str:
