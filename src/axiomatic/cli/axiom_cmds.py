@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, err_console, fail
+from axiomatic.cli.common import ANALYZER_HELP, console, err_console, fail
 
 DataRoot = Annotated[
     Path | None,
@@ -108,6 +108,9 @@ def mine(
     overwrite: Annotated[
         bool, typer.Option(help="Start afresh if OUT holds another configuration.")
     ] = False,
+    analyzer: Annotated[
+        str, typer.Option("--analyzer", help=ANALYZER_HELP + " Default: thesis.")
+    ] = "thesis",
     data_root: DataRoot = None,
 ) -> None:
     """Mine diagnostic instances (axiom pairs/triples) from a dataset's candidate lists.
@@ -117,6 +120,7 @@ def mine(
     from axiomatic.diagnose.mining import mine as mine_fn
 
     ds = _load_dataset(dataset, data_root)
+    an = _analyzer_for(analyzer, ds)
     spec = _with_variant(axioms, variant)
     axs = _parse_axioms_or_exit(spec)
     try:
@@ -129,12 +133,16 @@ def mine(
             workers=workers,
             scheduler=scheduler,
             overwrite=overwrite,
+            analyzer=an,
         )
     except ValueError as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     from rich.table import Table
 
-    t = Table(title=f"mined {summary['instances']:,} instances from {dataset} into {out}")
+    t = Table(
+        title=f"mined {summary['instances']:,} instances from {dataset} into {out}",
+        caption=f"analyzer: {an.describe()}",
+    )
     t.add_column("axiom")
     t.add_column("instances", justify="right")
     for k, v in summary["per_axiom"].items():
@@ -151,6 +159,12 @@ def mine(
 
 
 VARIANTS = ("strict", "extended", "relaxed")
+
+
+def _analyzer_for(spec: str | None, ds: Any) -> Any:
+    from axiomatic.cli.common import analyzer_or_exit, dataset_language
+
+    return analyzer_or_exit(spec, dataset_language(ds))
 
 
 def _with_variant(axioms_text: str, variant: str | None) -> str:
@@ -236,6 +250,14 @@ def diagnose(
     ] = DEFAULT_MEASURES,
     oracle: Annotated[bool, typer.Option(help="Add the qrels oracle as a reference.")] = True,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    analyzer: Annotated[
+        str | None,
+        typer.Option(
+            "--analyzer",
+            help=ANALYZER_HELP + " Used by the lexical rankers; default: the analyzer the "
+            "instances were mined with (recorded in their manifest).",
+        ),
+    ] = None,
     data_root: DataRoot = None,
 ) -> None:
     """Diagnose rankers and run files on mined instances; print the table, write the report."""
@@ -257,11 +279,20 @@ def diagnose(
 
     art_path = instances / "artificial_docs.parquet"
     art: Any = pd.read_parquet(art_path) if art_path.is_file() else None
-    rankers = _make_rankers(ranker or [], run or [], ds)
+    mined_with = _manifest_analyzer(instances)
+    an = _analyzer_for(analyzer if analyzer is not None else mined_with, ds)
+    rankers = _make_rankers(ranker or [], run or [], ds, an)
     try:
         diag = diagnose_fn(inst, rankers, ds, art, oracle=oracle and bool(ds.qrels))
     except (KeyError, ValueError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
+    diag.metadata["analyzer"] = an.describe()
+    diag.metadata["instances_analyzer"] = mined_with
+    if mined_with is not None and _analyzer_for(mined_with, ds) != an:
+        err_console.print(
+            f"[yellow]note:[/] the rankers analyze text with {an.spec!r}, the instances were "
+            f"mined with {mined_with!r}"
+        )
 
     eff = None
     if ds.qrels:
@@ -281,14 +312,27 @@ def diagnose(
     )
 
 
-def _make_rankers(specs: list[str], runs: list[Path], ds: Any) -> dict[str, Any]:
+def _manifest_analyzer(instances: Path) -> str | None:
+    """The analyzer spec recorded by `mine` (``None`` for folders mined before it was recorded:
+    those used the default analyzer, whose hash the manifest holds)."""
+    manifest = instances / "manifest.json"
+    if not manifest.is_file():
+        return None
+    cfg = json.loads(manifest.read_text(encoding="utf-8")).get("config", {})
+    spec = cfg.get("analyzer_spec")
+    return str(spec) if spec else None
+
+
+def _make_rankers(
+    specs: list[str], runs: list[Path], ds: Any, analyzer: Any = None
+) -> dict[str, Any]:
     from axiomatic.cli.common import suggest
     from axiomatic.rankers.registry import make_ranker
 
     out: dict[str, Any] = {}
     for spec in specs:
         try:
-            r = make_ranker(spec, ds)
+            r = make_ranker(spec, ds, analyzer=analyzer)
         except (KeyError, ValueError, FileNotFoundError) as exc:
             raise fail(f"bad --ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
         name = spec if spec in out or r.name in out else r.name
@@ -334,6 +378,10 @@ def rerank(
         ),
     ] = None,
     measures: Annotated[str, typer.Option(help="Measures to report.")] = DEFAULT_MEASURES,
+    analyzer: Annotated[
+        str,
+        typer.Option("--analyzer", help=ANALYZER_HELP + " Used by the axioms and the base ranker."),
+    ] = "default",
     data_root: DataRoot = None,
 ) -> None:
     """Re-rank a base run by aggregated axiom preferences (KwikSort; Hagen et al. 2016)."""
@@ -346,9 +394,13 @@ def rerank(
     except ModuleNotFoundError as exc:
         raise fail(f"axiomatic re-ranking is not available ({exc})") from None
     ds = _load_dataset(dataset, data_root)
+    an = _analyzer_for(analyzer, ds)
     axs = _parse_axioms_or_exit(axioms)
+    from axiomatic.index.cache import dataset_index
+
+    index = dataset_index(ds, analyzer=an)
     try:
-        base_ranker = make_ranker(base, ds)
+        base_ranker = make_ranker(base, ds, index=index)
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
     base_run = rerank_fn(base_ranker, ds)
@@ -356,7 +408,8 @@ def rerank(
     if train_dataset is not None:
         train = _load_dataset(train_dataset, data_root)
         try:
-            extra = {"train": train, "train_run": rerank_fn(make_ranker(base, train), train)}
+            train_ranker = make_ranker(base, train, analyzer=an)
+            extra = {"train": train, "train_run": rerank_fn(train_ranker, train)}
         except (KeyError, ValueError, FileNotFoundError) as exc:
             raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
     elif aggregation == "learned":
@@ -366,13 +419,21 @@ def rerank(
         )
     try:
         new_run = axiomatic_rerank(
-            ds, axs, base_run, depth=depth, aggregation=aggregation, seed=seed, **extra
+            ds,
+            axs,
+            base_run,
+            depth=depth,
+            aggregation=aggregation,
+            seed=seed,
+            index=index,
+            **extra,
         )
     except (KeyError, ValueError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     write_run(new_run, out, tag="axiomatic")
     console.print(
-        f"wrote {out} ({sum(len(v) for v in new_run.values()):,} lines, {len(new_run)} queries)"
+        f"wrote {out} ({sum(len(v) for v in new_run.values()):,} lines, {len(new_run)} queries; "
+        f"analyzer: {an.describe()})"
     )
     if ds.qrels:
         from axiomatic.report.tables import effectiveness_table, rich_table
@@ -406,6 +467,9 @@ def counts(
             "(Tables 3.8/3.9) and the relevance-presence table (3.10/3.11)."
         ),
     ] = None,
+    analyzer: Annotated[
+        str, typer.Option("--analyzer", help=ANALYZER_HELP + " Default: thesis.")
+    ] = "thesis",
     data_root: DataRoot = None,
 ) -> None:
     """Instance counts per conversion stage: original, extended, extended + length relaxation
@@ -414,9 +478,10 @@ def counts(
     from axiomatic.report.tables import to_markdown
 
     ds = _load_dataset(dataset, data_root)
+    an = _analyzer_for(analyzer, ds)
     names = [a.strip() for a in axioms.split(",") if a.strip()]
     try:
-        table = variant_counts(ds, names, depth=depth, delta_rel=delta_rel)
+        table = variant_counts(ds, names, depth=depth, delta_rel=delta_rel, analyzer=an)
     except (KeyError, ValueError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     wide = table.pivot_table(index="axiom", columns="stage", values="instances", sort=False)
@@ -424,10 +489,13 @@ def counts(
     wide["tuples"] = tuples
     console.print(f"## {ds.name}: instances per stage (relaxed: delta*={delta_rel})\n")
     console.print(to_markdown(wide.fillna(-1).astype(int).replace(-1, "-")), markup=False)
+    console.print(f"\nanalyzer: {an.describe()}", markup=False, highlight=False)
     if instances is not None:
         from axiomatic.diagnose.mining import read_instances
 
         inst, _ = read_instances(instances)
+        mined_with = _manifest_analyzer(instances) or "default (not recorded)"
+        console.print(f"\ninstances of {instances}: analyzer {mined_with}", markup=False)
         console.print("\n## instances per split\n")
         console.print(to_markdown(split_counts(inst)), markup=False)
         console.print("\n## relevance of (preferred, other) documents\n")

@@ -10,7 +10,14 @@ import typer
 from rich.table import Table
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, err_console, fail
+from axiomatic.cli.common import (
+    ANALYZER_HELP,
+    analyzer_or_exit,
+    console,
+    dataset_language,
+    err_console,
+    fail,
+)
 
 DataRoot = Annotated[
     Path | None,
@@ -114,6 +121,9 @@ def rank(
         int, typer.Option(help="Documents per query (retrieval depth / candidates re-ranked).")
     ] = 1000,
     tag: Annotated[str | None, typer.Option(help="Run tag (default: the ranker name).")] = None,
+    analyzer: Annotated[
+        str, typer.Option("--analyzer", help=ANALYZER_HELP + " Used by lexical rankers.")
+    ] = "default",
     data_root: DataRoot = None,
 ) -> None:
     """Rank a dataset: re-rank its candidate lists, or retrieve from the whole collection."""
@@ -123,8 +133,9 @@ def rank(
     from axiomatic.report.progress import track
 
     ds = load_dataset_or_exit(dataset, data_root)
+    an = analyzer_or_exit(analyzer, dataset_language(ds))
     try:
-        r = make_ranker(ranker, ds)
+        r = make_ranker(ranker, ds, analyzer=an)
     except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     if ds.is_reranking:
@@ -142,7 +153,7 @@ def rank(
             run[q.query_id] = dict(retrieve(q, depth))
     write_run(run, out, tag=tag or r.name)
     n = sum(len(v) for v in run.values())
-    err_console.print(f"wrote {out} ({len(run)} queries, {n} lines)")
+    err_console.print(f"wrote {out} ({len(run)} queries, {n} lines; analyzer: {an.describe()})")
     if ds.qrels:
         from axiomatic.evaluate.metrics import evaluate
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console
+from axiomatic.cli.common import ANALYZER_HELP, analyzer_or_exit, console
 
 DEMO_AXIOMS = (
     "TFC1,TFC2,TFC3,TDC,M-TDC,LNC1,LNC2,TF-LNC,LB2,STMC1,STMC2,STMC3,"
@@ -27,6 +27,7 @@ def demo(
     variant: Annotated[
         str, typer.Option(help="Axiom variant to mine: strict, extended or relaxed.")
     ] = "extended",
+    analyzer: Annotated[str, typer.Option("--analyzer", help=ANALYZER_HELP)] = "default",
 ) -> None:
     """Index the demo collection, rank it with BM25/QL/RM3 (+ MiniLM), mine the axioms, diagnose
     every ranker and write the HTML report.
@@ -44,6 +45,7 @@ def demo(
     from axiomatic.report.tables import effectiveness_table
     from axiomatic.report.writer import write_report
 
+    an = analyzer_or_exit(analyzer)
     out.mkdir(parents=True, exist_ok=True)
     ds = demo_dataset()
     c = ds.counts()
@@ -51,8 +53,9 @@ def demo(
         f"[bold]demo collection[/]: {c['queries']} queries, {c['documents']} documents, "
         f"{c['qrels']} judgments, {c['candidates']} candidates"
     )
-    index = dataset_index(ds, cache_dir=out / "cache")
+    index = dataset_index(ds, analyzer=an, cache_dir=out / "cache")
     console.print(f"[bold]index[/]: {index}")
+    console.print(f"[bold]analyzer[/]: {an.describe()}", highlight=False)
 
     rankers = [make_ranker(s, ds, index=index) for s in ("bm25", "ql", "rm3")]
     if neural:
@@ -78,6 +81,7 @@ def demo(
     )
 
     diagnosis = diagnose(instances, rankers, ds, artificial, oracle=True)
+    diagnosis.metadata["analyzer"] = an.describe()
     _print_demo_tables(diagnosis, effectiveness, [r.name for r in rankers])
     paths = write_report(
         diagnosis, effectiveness, out / "report", title="axiomatic demo", baseline=rankers[0].name

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, fail, suggest
+from axiomatic.cli.common import ANALYZER_HELP, console, fail, suggest
 
 EXPERIMENTS = ("rosset2019", "rennings-augment")
 
@@ -52,6 +52,14 @@ def train(
         bool,
         typer.Option("--resume/--no-resume", help="Continue from out/checkpoint.pt if present."),
     ] = True,
+    analyzer: Annotated[
+        str | None,
+        typer.Option(
+            "--analyzer",
+            help=ANALYZER_HELP + " Used by the perturbations and BM25 candidates (default: "
+            "the config's, else 'default').",
+        ),
+    ] = None,
     data_root: Annotated[
         Path | None, typer.Option("--data-root", help="Shared data folder.")
     ] = None,
@@ -73,6 +81,7 @@ def train(
             "epochs": epochs,
             "batch_size": batch_size,
             "lr": lr,
+            "analyzer": analyzer,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if config is None and dataset is None:
@@ -85,7 +94,8 @@ def train(
 
     console.print(
         f"training [bold]{cfg.model}[/] on [bold]{cfg.dataset}[/] "
-        f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}) -> {out}"
+        f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}, analyzer {cfg.analyzer}) "
+        f"-> {out}"
     )
     try:
         result = train_model(cfg, out, data_root=data_root, resume=resume)

@@ -168,8 +168,12 @@ def axiomatic_rerank(
     elif aggregation == "learned":
         if train is None or train_run is None:
             raise ValueError("aggregation='learned' needs train= and train_run= (or weights=)")
+        from axiomatic.index.cache import dataset_index
+
+        # the weights are learned on terms of the same analyzer as the re-ranked dataset's
+        train_index = dataset_index(train, analyzer=index.analyzer)
         w = learn_weights(
-            train, axs, train_run, depth, index=None, seed=seed, similarity=similarity
+            train, axs, train_run, depth, index=train_index, seed=seed, similarity=similarity
         )
     else:
         raise ValueError("aggregation='weighted' needs weights=, one per pairwise axiom")

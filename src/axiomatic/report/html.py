@@ -58,7 +58,13 @@ def render_html(
         f"{summ['instances']:,} instances over {summ['queries']:,} queries "
         f"({summ['artificial']:,} with artificial documents) · "
         f"rankers: {esc(', '.join(summ['rankers']))} · relevant = grade ≥ "
-        f"{summ['rel_threshold']} · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>",
+        f"{summ['rel_threshold']}"
+        + (
+            f" · analyzer <code>{esc(str(diagnosis.metadata['analyzer']))}</code>"
+            if (diagnosis.metadata or {}).get("analyzer")
+            else ""
+        )
+        + f" · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>",
     ]
     ov = tables.overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
     base = ov.attrs.get("baseline")

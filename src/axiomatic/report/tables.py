@@ -332,6 +332,12 @@ def to_html_table(frame: pd.DataFrame, index: bool = True, css_class: str = "tbl
     return "".join(parts)
 
 
+def _analyzer_note(diagnosis: Diagnosis) -> str:
+    """``"; analyzer: thesis (...)"`` when the diagnosis records its text analysis."""
+    an = (diagnosis.metadata or {}).get("analyzer")
+    return f"; analyzer: {an}" if an else ""
+
+
 def print_tables(
     diagnosis: Diagnosis,
     effectiveness: Any = None,
@@ -350,7 +356,8 @@ def print_tables(
             ov,
             title=f"Axiomatic diagnosis: {diagnosis.dataset_name}",
             caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
-            f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05)",
+            f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05)"
+            + _analyzer_note(diagnosis),
         )
     )
     if len({g[1] for g in diagnosis.groups()}) > 1:

@@ -50,7 +50,8 @@ def _literal(text: str) -> Any:
     text = text.strip()
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        # TypeError: an unhashable key such as {[]: 1}; the value stays text and is refused later
         return text
 
 
@@ -271,6 +272,11 @@ class TrainConfig:
     checkpoint_every: int = 100
     grad_clip: float | None = 5.0
     seed: int = 0
+    analyzer: str = "default"
+    """Text analysis of the perturbations (query-term membership) and of the BM25 candidates
+    of full-retrieval datasets: an analyzer spec (``default``, ``thesis``, ``stopwords=false``),
+    recorded in ``config.toml``; the dataset's document language applies unless it sets
+    ``language=``."""
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -288,6 +294,9 @@ class TrainConfig:
                 raise ValueError(f"{name} must be >= 1 (got {getattr(self, name)})")
         if self.lr <= 0:
             raise ValueError(f"lr must be > 0 (got {self.lr})")
+        from axiomatic.text.analyzer import parse_analyzer
+
+        parse_analyzer(self.analyzer)  # AnalyzerSpecError (a ValueError) names what is wrong
         # validate the strings early (a bad regularizer should fail before any work is done)
         ar = parse_regularizer(self.regularizer)
         if ar is not None and isinstance(parse_augmentation(self.augmentation), PerturbAugmentSpec):

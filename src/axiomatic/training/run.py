@@ -31,11 +31,16 @@ def train_model(
     training queries (seeded) are held out for model selection.
     """
     from axiomatic.data.catalog import load_dataset
+    from axiomatic.index.cache import dataset_index
+    from axiomatic.text.analyzer import parse_analyzer
     from axiomatic.training.samplers import split_dev, with_bm25_candidates
 
-    dataset = with_bm25_candidates(
-        load_dataset(cfg.dataset, data_root=data_root), cfg.candidate_depth
-    )
+    full = load_dataset(cfg.dataset, data_root=data_root)
+    index = None
+    if full.candidates is None:  # BM25 candidates with the configured analyzer
+        lang = full.doc_language or full.language
+        index = dataset_index(full, analyzer=parse_analyzer(cfg.analyzer, language=lang))
+    dataset = with_bm25_candidates(full, cfg.candidate_depth, index=index)
     if not dataset.qrels:
         raise ValueError(
             f"dataset {cfg.dataset!r} has no relevance judgments; training needs qrels "

@@ -219,9 +219,11 @@ class Trainer:
         self.perturb_axioms: tuple[str, ...] = ()
         if self.ar is not None or isinstance(aug, PerturbAugmentSpec):
             from axiomatic.perturb import DocumentPerturber, build_vocabulary
-            from axiomatic.text.analyzer import default_analyzer
+            from axiomatic.text.analyzer import parse_analyzer
 
-            analyzer = self.analyzer or default_analyzer(self.train_data.doc_language or "en")
+            analyzer = self.analyzer or parse_analyzer(
+                cfg.analyzer, language=self.train_data.doc_language or "en"
+            )
             if self.ar is not None:
                 lnc_terms, self.perturb_axioms = self.ar.lnc_terms, self.ar.axioms
             elif isinstance(aug, PerturbAugmentSpec):
