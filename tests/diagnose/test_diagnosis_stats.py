@@ -65,3 +65,12 @@ def test_delta_grid_is_thesis_grid():
     g = stats.DELTA_GRID
     assert g[:11] == tuple(round(i / 100, 2) for i in range(11))
     assert g[11:] == (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def test_holm_is_the_evaluate_implementation():
+    """diagnose and evaluate share one Holm correction (they used to disagree on NaN)."""
+    from axiomatic.evaluate import significance
+
+    assert stats.holm is significance.holm
+    p = [0.02, np.nan, 0.01]
+    np.testing.assert_array_equal(stats.holm(p), significance.holm(p))

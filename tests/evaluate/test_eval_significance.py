@@ -66,3 +66,17 @@ def test_compare_runs_table():
     assert rows.loc["better", "pvalue_holm"] >= rows.loc["better", "pvalue"]
     with pytest.raises(KeyError, match="did you mean 'base'"):
         compare_runs({"base": bad}, qrels, "RR@10", baseline="bse")
+
+
+def test_holm_skips_nan_and_is_the_one_used_by_diagnosis():
+    """One Holm implementation: NaN p-values are skipped (stay NaN, not counted in m)."""
+    from axiomatic.diagnose import stats as diag_stats
+
+    adj = holm([0.01, np.nan, 0.04])
+    assert np.isnan(adj[1])
+    # m = 2, not 3: 0.01*2 = 0.02, 0.04*1 = 0.04
+    np.testing.assert_allclose(adj[[0, 2]], [0.02, 0.04])
+    assert np.isnan(holm([np.nan, np.nan])).all()
+    assert diag_stats.holm is holm
+    with pytest.raises(ValueError, match=r"\[0, 1\] or be NaN"):
+        holm([np.nan, -0.1])

@@ -8,7 +8,8 @@ References
 - Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
 - McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions
   or percentages. (Rennings 2019, section 4.2, compares axiomatic performance with this test.)
-- Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+- Holm, S. (1979). A simple sequentially rejective multiple test procedure. (:func:`holm` is
+  :func:`axiomatic.evaluate.significance.holm`, re-exported: one implementation for the project.)
 """
 
 from __future__ import annotations
@@ -18,6 +19,18 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import stats as _st
+
+from axiomatic.evaluate.significance import holm
+
+__all__ = [
+    "DELTA_GRID",
+    "EXACT_MCNEMAR_BELOW",
+    "McNemarResult",
+    "correlation",
+    "holm",
+    "mcnemar",
+    "wilson_interval",
+]
 
 DELTA_GRID: tuple[float, ...] = tuple(round(0.01 * i, 2) for i in range(11)) + tuple(
     round(0.1 * i, 1) for i in range(2, 11)
@@ -101,29 +114,6 @@ def mcnemar(a: np.ndarray, b: np.ndarray, exact: bool | None = None) -> McNemarR
         stat = float((abs(n10 - n01) - 1.0) ** 2 / disc)
         p = float(_st.chi2.sf(stat, 1))
     return McNemarResult(int(a.size), n10, n01, stat, p, use_exact)
-
-
-def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
-    r"""Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1).
-
-    For sorted :math:`p_{(1)} \le \dots \le p_{(m)}`:
-    :math:`\tilde p_{(i)} = \max_{j \le i} \min(1, (m-j+1)\,p_{(j)})`. NaNs stay NaN and do not
-    count towards ``m``.
-    """
-    p = np.asarray(pvalues, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
-    pv = p[ok]
-    order = np.argsort(pv, kind="stable")
-    adj = np.minimum(1.0, (m - np.arange(m)) * pv[order])
-    adj = np.maximum.accumulate(adj)
-    res = np.empty(m)
-    res[order] = adj
-    out[ok] = res
-    return out
 
 
 def correlation(

@@ -123,22 +123,35 @@ def paired_test(
 
 
 def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values, in the input order.
+    r"""Holm-Bonferroni adjusted p-values, in the input order (the project's one implementation).
 
-    Sorted ascending ``p_(1) <= ... <= p_(m)``: ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
-    Rejecting where ``adj < alpha`` controls the family-wise error rate at ``alpha``.
+    Sorted ascending :math:`p_{(1)} \le \dots \le p_{(m)}`:
+    :math:`\tilde p_{(i)} = \max_{j \le i} \min(1, (m - j + 1)\,p_{(j)})` (step-down, monotone,
+    capped at 1). Rejecting where ``adj < alpha`` controls the family-wise error rate at ``alpha``.
+
+    NaN p-values (a test that could not be run, e.g. no instances both rankers scored) are
+    skipped: they stay NaN and do not count towards ``m``. Any other value outside ``[0, 1]`` is
+    an error. Used by :func:`compare_runs`, the ``compare`` command and the McNemar tests of
+    :mod:`axiomatic.diagnose` (re-exported as ``axiomatic.diagnose.stats.holm``).
     """
     p = np.asarray(pvalues, dtype=np.float64).ravel()
-    if p.size == 0:
-        return p
-    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
-        raise ValueError(f"p-values must lie in [0, 1] (got {p.tolist()})")
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if ((p[ok] < 0) | (p[ok] > 1)).any():
+        bad = p[ok][(p[ok] < 0) | (p[ok] > 1)]
+        raise ValueError(
+            f"p-values must lie in [0, 1] or be NaN (got {bad.tolist()[:5]} among {p.size})"
+        )
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    pv = p[ok]
+    order = np.argsort(pv, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * pv[order])
     adj_sorted = np.maximum.accumulate(scaled)
-    out = np.empty(m, dtype=np.float64)
-    out[order] = adj_sorted
+    res = np.empty(m, dtype=np.float64)
+    res[order] = adj_sorted
+    out[ok] = res
     return out
 
 

@@ -119,18 +119,16 @@ def score_dataset(
 
 
 def mrr_at_k(run: Run, qrels: Mapping[str, Mapping[str, int]], k: int = 10, rel: int = 1) -> float:
-    """Mean reciprocal rank of the first relevant document in the top ``k`` (ties by doc id)."""
-    vals = []
-    for qid, scores in run.items():
-        judged = qrels.get(qid, {})
-        ranked = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:k]
-        rr = 0.0
-        for i, (d, _) in enumerate(ranked):
-            if judged.get(d, 0) >= rel:
-                rr = 1.0 / (i + 1)
-                break
-        vals.append(rr)
-    return float(np.mean(vals)) if vals else 0.0
+    """``RR@k`` as :func:`axiomatic.evaluate.evaluate` reports it (ir_measures), so that early
+    stopping optimizes the number that is reported.
+
+    The mean is over the *judged* queries (those with qrels); a judged query the run lacks counts
+    0, and run queries without judgments are ignored. A grade ``>= rel`` is relevant.
+    """
+    from axiomatic.evaluate.metrics import evaluate
+
+    name = f"RR@{int(k)}"
+    return float(evaluate(run, {q: dict(v) for q, v in qrels.items()}, name, int(rel))[name])
 
 
 # ---------------------------------------------------------------------- trainer
