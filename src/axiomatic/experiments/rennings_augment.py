@@ -63,6 +63,9 @@ class RenningsPlan:
     embeddings: str = "random"
     threads: int | None = 1
     data_root: str | None = None
+    # Text analysis of mining and perturbations (recorded in config.toml). The published runs
+    # (docs/training.md) used "default"; "thesis" is Rennings' sec. 3.4.1 processing.
+    analyzer: str = "default"
 
     @classmethod
     def quick(cls) -> RenningsPlan:
@@ -91,7 +94,15 @@ class RenningsAugment:
         from axiomatic.diagnose.mining import mine
 
         out = self.out_dir / "instances" / name
-        mine(dataset, axioms, out, depth=self.plan.depth, artificial=False, progress=False)
+        mine(
+            dataset,
+            axioms,
+            out,
+            depth=self.plan.depth,
+            artificial=False,
+            progress=False,
+            analyzer=self.plan.analyzer,
+        )
         return out
 
     def run(self) -> dict[str, Any]:
@@ -148,6 +159,7 @@ class RenningsAugment:
                         dev_queries=p.dev_queries,
                         dev_depth=p.depth,
                         candidate_depth=p.depth,
+                        analyzer=p.analyzer,
                         checkpoint_every=p.eval_every,
                         seed=seed,
                     )

@@ -81,6 +81,9 @@ class RossetPlan:
     embeddings: str = "random"
     threads: int | None = 1
     data_root: str | None = None
+    # Text analysis of the perturbations (query-term membership); the published runs used
+    # "default". Recorded in every unit's config.toml.
+    analyzer: str = "default"
 
     @classmethod
     def full(cls) -> RossetPlan:
@@ -204,6 +207,7 @@ class Rosset2019:
             candidate_depth=p.train_depth,
             checkpoint_every=p.eval_every,
             seed=seed,
+            analyzer=p.analyzer,
         )
         # embeddings pinned by the plan (build_model's default may change between versions)
         net = build_model(
@@ -240,12 +244,12 @@ class Rosset2019:
             return
         from axiomatic.models import load_model
         from axiomatic.perturb import DocumentPerturber, build_vocabulary
-        from axiomatic.text.analyzer import default_analyzer
+        from axiomatic.text.analyzer import parse_analyzer
         from axiomatic.training.analysis import perturbation_agreement
         from axiomatic.training.trainer import visible_tokens
 
         model = load_model(unit / "model")
-        an = default_analyzer(test.language)
+        an = parse_analyzer(self.plan.analyzer, language=test.language)
         texts = [
             test.documents[d].text
             for q in sorted(test.queries)[:50]
