@@ -376,3 +376,29 @@ def test_clean_stale_temp_files_after_a_kill(tmp_path: Path) -> None:
     assert target.read_text() == "old" and all(p.exists() for p in keep)
     assert clean_stale_temp_files(tmp_path, recursive=True) == [keep[2]]
     assert clean_stale_temp_files(tmp_path / "missing") == []
+
+
+# ------------------------------------------------------------------ gzip input (data/_io.py)
+def test_truncated_gzip_is_a_parse_error(tmp_path: Path) -> None:
+    p = tmp_path / "run.txt.gz"
+    p.write_bytes(gzip.compress(b"1 Q0 a 1 2.0 t\n" * 50)[:-12])
+    with pytest.raises(ParseError, match=r"run.txt.gz: .*truncated"):
+        read_run(p)
+
+
+def test_plain_file_named_gz_is_a_parse_error(tmp_path: Path) -> None:
+    p = _write(tmp_path, "qrels.txt.gz", "1 0 a 1\n")
+    with pytest.raises(ParseError, match=r"qrels.txt.gz: not a gzip file"):
+        read_qrels(p)
+
+
+def test_corrupt_gzip_and_bad_utf8_inside_gzip(tmp_path: Path) -> None:
+    packed = bytearray(gzip.compress(b"1\tquery one\n2\tquery two\n", mtime=0))
+    packed[-6] ^= 0xFF  # CRC trailer
+    p = tmp_path / "t.tsv.gz"
+    p.write_bytes(bytes(packed))
+    with pytest.raises(ParseError, match=r"t.tsv.gz"):
+        read_topics(p)
+    p.write_bytes(gzip.compress(b"1\tcaf\xe9\n"))
+    with pytest.raises(ParseError, match=r"t.tsv.gz:1: byte 0xe9"):
+        read_topics(p)
