@@ -40,7 +40,7 @@ class CountRanker:
 class FixedRunRanker:
     """Knows only the scores of a run (cannot score artificial documents)."""
 
-    can_score_artificial = False
+    can_score_unseen_documents = False
 
     def __init__(self, run: dict[str, dict[str, float]], name: str = "run") -> None:
         self.run = run

@@ -7,7 +7,7 @@ import pytest
 from rankers_helpers import TINY_DOCS, tiny_dataset
 
 from axiomatic.data.records import Document, Query
-from axiomatic.rankers.base import Ranker, rerank
+from axiomatic.rankers.base import Ranker, ranker_can_score_unseen, rerank
 from axiomatic.rankers.runfile import ArtificialDocumentError, RunFileRanker
 
 RUN = {"q1": {"d1": 3.5, "d4": 2.0, "d2": -1.0}, "q2": {"d6": 0.7}}
@@ -21,7 +21,7 @@ def test_scores_come_from_the_run():
 
 
 def test_missing_error_names_query_and_document():
-    r = RunFileRanker(RUN)
+    r = RunFileRanker(RUN, missing="error")
     with pytest.raises(KeyError, match=r"'d5'.*'q1'.*missing='min'"):
         r.score(Query("q1", ""), [TINY_DOCS[0], TINY_DOCS[4]])
     with pytest.raises(KeyError, match="no ranking for query 'q9'"):
@@ -39,6 +39,51 @@ def test_missing_min_ranks_absent_documents_last():
 def test_bad_policy_gets_suggestion():
     with pytest.raises(ValueError, match="did you mean 'min'"):
         RunFileRanker(RUN, missing="mni").score(Query("q1", ""), [TINY_DOCS[0]])
+    with pytest.raises(ValueError, match="'nan', 'error' or 'min'"):
+        RunFileRanker(RUN, missing="skip").score(Query("q1", ""), [TINY_DOCS[0]])
+
+
+def test_default_returns_nan_for_documents_it_does_not_have():
+    """The contract of a ranker that cannot score unseen documents: NaN, not an exception."""
+    ds = tiny_dataset()
+    r = RunFileRanker(RUN, collection=ds.documents)
+    assert r.missing == "nan"
+    s = r.score(
+        Query("q1", ""),
+        [
+            TINY_DOCS[0],  # in the run
+            TINY_DOCS[4],  # real, not in the run for q1
+            Document("d1-dup", TINY_DOCS[0].text * 2),  # artificial
+            Document("d1", "perturbed text"),  # modified copy of a run document
+        ],
+    )
+    assert s[0] == 3.5 and np.isnan(s[1:]).all()
+    assert np.isnan(r.score(Query("q9", ""), TINY_DOCS[:2])).all()  # query not in the run
+
+
+def test_rerank_refuses_nan_scores_with_a_clear_message():
+    ds = tiny_dataset()
+    sub = ds.subset(["q1"])
+    sub.candidates = {"q1": ["d1", "d5"]}  # d5 is not in the run
+    with pytest.raises(ValueError, match=r"NaN for 1 of 2 .*'d5'.*missing='min'"):
+        rerank(RunFileRanker(RUN), sub)
+    assert rerank(RunFileRanker(RUN, missing="min"), sub) == {"q1": {"d1": 3.5, "d5": -2.0}}
+
+
+def test_capability_declaration_helper():
+    class Plain:
+        name = "plain"
+
+        def score(self, query, documents):
+            return np.zeros(len(documents))
+
+    class Bad(Plain):
+        can_score_unseen_documents = "no"
+
+    assert isinstance(Plain(), Ranker)  # undeclared rankers are still rankers ...
+    assert ranker_can_score_unseen(Plain()) is True  # ... that can score unseen documents
+    with pytest.raises(TypeError, match="must be True or False"):
+        ranker_can_score_unseen(Bad())
 
 
 def test_artificial_documents_are_rejected_when_collection_known():
@@ -48,7 +93,8 @@ def test_artificial_documents_are_rejected_when_collection_known():
         r.score(Query("q1", ""), [Document("d1-dup", TINY_DOCS[0].text * 2)])
     with pytest.raises(ArtificialDocumentError, match="artificial"):
         r.score(Query("q1", ""), [Document("d1", "perturbed text")])
-    assert r.can_score_artificial is False
+    assert r.can_score_unseen_documents is False
+    assert ranker_can_score_unseen(r) is False
 
 
 def test_reads_trec_file_lazily_and_reranks(tmp_path):

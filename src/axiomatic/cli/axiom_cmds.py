@@ -343,7 +343,7 @@ def _make_rankers(
             raise fail(f"run file {path} does not exist.{suggest(path.name, siblings)}")
         from axiomatic.rankers.runfile import RunFileRanker
 
-        r = RunFileRanker(path, name=path.name, missing="error")
+        r = RunFileRanker(path, name=path.name)  # NaN for documents the run lacks: skipped
         name = str(path) if path.name in out else path.name
         out[name] = r
     return out

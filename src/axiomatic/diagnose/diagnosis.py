@@ -15,9 +15,10 @@ document-length sweep (section 4.3.1, Figs 4.5-4.8) and the correlation with ret
 effectiveness across rankers (Fig. 4.2).
 
 Each query's distinct documents are scored once per ranker (one batched ``score`` call per
-query); every instance is then evaluated with array operations. Rankers that can only score a
-fixed set of documents (TREC run files) skip instances on artificial documents; the skip is
-counted per ranker and axiom and reported.
+query); every instance is then evaluated with array operations. Rankers that declare
+``can_score_unseen_documents = False`` (TREC run files; see :class:`axiomatic.rankers.base.Ranker`)
+skip instances on artificial documents; the skip is counted per ranker and axiom and reported.
+Any other ranker is asked for every document, and its errors propagate.
 
 Reference: M. Rennings, *Axiomatic Thinking in Neural IR: An Axiomatic Approach to Diagnosing
 Deep IR Models* (MSc thesis, TU Delft, 2019); Rennings, Moraes, Hauff, ECIR 2019.
@@ -39,7 +40,7 @@ import pandas as pd
 from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.data.records import Dataset, Document, Qrels, Query
 from axiomatic.diagnose import stats
-from axiomatic.rankers.base import Ranker
+from axiomatic.rankers.base import Ranker, ranker_can_score_unseen
 from axiomatic.report.progress import track
 
 RELATIONS = (">", ">=", "diff>")
@@ -74,6 +75,8 @@ class QrelsOracle:
     inherit a label.
     """
 
+    can_score_unseen_documents = True  # artificial documents inherit their source's label
+
     def __init__(
         self,
         qrels: Qrels,
@@ -100,15 +103,6 @@ class QrelsOracle:
             else:
                 out[i] = float(judged.get(sources.get(did, did), 0))
         return out
-
-
-def _scores_fixed_run(ranker: Ranker) -> bool:
-    """True for rankers that can only return the scores of a fixed run (no artificial docs)."""
-    for attr in ("can_score_artificial", "scores_artificial"):
-        flag = getattr(ranker, attr, None)
-        if flag is not None:
-            return not bool(flag)
-    return type(ranker).__name__ == "RunFileRanker"
 
 
 # ----------------------------------------------------------------------------- result
@@ -554,36 +548,23 @@ def _score_query(
     query: Query,
     docs: list[Document],
     artificial: np.ndarray,
-    fixed_run: bool,
+    can_score_unseen: bool,
 ) -> tuple[np.ndarray, bool]:
-    """Scores of ``docs`` (NaN where not scorable) and whether artificial docs were dropped.
+    """Scores of ``docs`` (NaN where not scorable) and whether artificial docs were left out.
 
-    Rankers over a fixed run never see artificial documents; a real document the ranker cannot
-    score (``KeyError``: e.g. absent from a run) gets NaN, found by scoring one by one.
+    The ranker's declaration decides (:func:`axiomatic.rankers.base.ranker_can_score_unseen`),
+    never its exceptions: a ranker that declares it can score unseen documents gets every
+    document and whatever it raises propagates (a model failing on long LNC2 duplicates is an
+    error, not a skip). A ranker that declares it cannot (a run file) is not asked for
+    artificial documents, and returns NaN for the real documents it does not have.
     """
-    if not fixed_run:
-        try:
-            return _checked(ranker, query, docs), False
-        except (LookupError, ValueError) as exc:
-            # A ranker that rejects artificial documents (ValueError subclasses such as
-            # ArtificialDocumentError) is treated like a fixed run.
-            if not artificial.any() and not isinstance(exc, LookupError):
-                raise
-            if not isinstance(exc, LookupError):
-                fixed_run = True
+    if can_score_unseen:
+        return _checked(ranker, query, docs), False
     scores = np.full(len(docs), np.nan)
-    idx = np.flatnonzero(~artificial) if fixed_run else np.arange(len(docs))
+    idx = np.flatnonzero(~artificial)
     if idx.size:
-        sub = [docs[i] for i in idx]
-        try:
-            scores[idx] = _checked(ranker, query, sub)
-        except LookupError:
-            for i in idx:
-                try:
-                    scores[i] = _checked(ranker, query, [docs[i]])[0]
-                except LookupError:
-                    scores[i] = np.nan
-    return scores, bool(fixed_run and artificial.any())
+        scores[idx] = _checked(ranker, query, [docs[i] for i in idx])
+    return scores, bool(artificial.any())
 
 
 def _artificial_inputs(
@@ -774,12 +755,12 @@ def diagnose(
     skips: dict[str, dict[str, int]] = {}
     for name, ranker in named:
         scores = np.full(slot_d.size, np.nan)
-        fixed = _scores_fixed_run(ranker)
+        unseen_ok = ranker_can_score_unseen(ranker)
         dropped_art = False
         for query, slots, docs in track(
             per_query, description=f"diagnosing {name}", total=len(per_query)
         ):
-            q_scores, dropped = _score_query(ranker, query, docs, slot_art[slots], fixed)
+            q_scores, dropped = _score_query(ranker, query, docs, slot_art[slots], unseen_ok)
             scores[slots] = q_scores
             dropped_art |= dropped
         if missing == "below":

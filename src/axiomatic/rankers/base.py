@@ -19,7 +19,24 @@ from axiomatic.report.progress import track
 
 @runtime_checkable
 class Ranker(Protocol):
-    """Scores documents for a query; higher is better."""
+    """Scores documents for a query; higher is better.
+
+    Required: ``name`` and :meth:`score`.
+
+    Optional declaration ``can_score_unseen_documents: bool`` (read it with
+    :func:`ranker_can_score_unseen`; a ranker that does not declare it is taken to be ``True``):
+
+    - ``True``: the ranker scores any text, including documents it has never seen (artificial
+      LNC2 duplicates, perturbed copies). Lexical and neural rankers. Whatever ``score`` raises
+      is a real error, and callers let it propagate.
+    - ``False``: the ranker only knows a fixed set of documents (a TREC run file). It returns NaN
+      for a document it does not have, and callers do not ask it for artificial documents at
+      all: :func:`axiomatic.diagnose.diagnosis.diagnose` skips those instances, counts the skips
+      and reports them.
+
+    The flag is an optional declaration rather than a structural member of this protocol, so that
+    any object with ``name`` and ``score`` stays a ``Ranker`` (``isinstance`` works).
+    """
 
     name: str
 
@@ -28,8 +45,29 @@ class Ranker(Protocol):
         ...
 
 
+UNSEEN_CAPABILITY = "can_score_unseen_documents"
+"""Name of the optional capability declaration of a :class:`Ranker`."""
+
+
+def ranker_can_score_unseen(ranker: object) -> bool:
+    """``ranker.can_score_unseen_documents``, ``True`` when the ranker does not declare it.
+
+    The one place that reads the declaration: nothing guesses the capability from class names,
+    other attribute spellings or the exceptions a ranker raises.
+    """
+    flag = getattr(ranker, UNSEEN_CAPABILITY, True)
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TypeError(
+            f"{type(ranker).__name__}.{UNSEEN_CAPABILITY} must be True or False (got {flag!r})"
+        )
+    return bool(flag)
+
+
 def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
-    """Score every query's candidate list (the first ``depth`` candidates) with ``ranker``."""
+    """Score every query's candidate list (the first ``depth`` candidates) with ``ranker``.
+
+    A NaN score is an error (naming the query and documents), never a silently misordered run.
+    """
     run: Run = {}
     for query in track(list(dataset.iter_queries()), description=f"ranking with {ranker.name}"):
         ids = dataset.candidate_ids(query.query_id)
@@ -40,5 +78,13 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
             continue
         docs = [dataset.documents[d] for d in ids]
         scores = np.asarray(ranker.score(query, docs), dtype=np.float64)
+        if np.isnan(scores).any():
+            bad = [d for d, s in zip(ids, scores, strict=True) if np.isnan(s)]
+            raise ValueError(
+                f"ranker {ranker.name!r} returned NaN for {len(bad)} of {len(ids)} candidates of "
+                f"query {query.query_id!r} (e.g. {bad[:3]}); a run would order them arbitrarily. "
+                "A run-file ranker returns NaN for documents its run lacks: rank them below the "
+                "run's lowest score with missing='min' (spec run:PATH,missing=min)."
+            )
         run[query.query_id] = {d: float(s) for d, s in zip(ids, scores, strict=True)}
     return run

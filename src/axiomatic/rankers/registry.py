@@ -57,7 +57,7 @@ _DESCRIPTIONS = {
     ),
     "model": ("a saved neural ranking model (axiomatic.models)", "model:models/knrm"),
 }
-_RUN_PARAMS = {"missing": "error", "name": None}
+_RUN_PARAMS = {"missing": "nan", "name": None}
 _ALIASES = {"tf-idf": "tfidf", "tf_idf": "tfidf", "qld": "ql", "lm": "ql", "dirichlet": "ql"}
 
 

@@ -2,8 +2,10 @@
 
 Any system whose run file covers the candidates (BM25 from Anserini, SPLADE, TAS-B, an LLM
 re-ranker, ...) can then be analyzed like a ranker of this toolkit. A run only scores the
-documents it contains: documents absent from it follow the ``missing`` policy, and artificial
-documents (LNC2 duplicates, perturbed copies) cannot be scored at all.
+documents it contains, so the ranker declares ``can_score_unseen_documents = False`` (see
+:class:`axiomatic.rankers.base.Ranker`): documents absent from the run follow the ``missing``
+policy (NaN by default), and artificial documents (LNC2 duplicates, perturbed copies) cannot be
+scored at all.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from axiomatic.data.records import Document, Query, Run
 
 __all__ = ["ArtificialDocumentError", "RunFileRanker"]
 
-MissingPolicy = Literal["error", "min"]
+MissingPolicy = Literal["nan", "error", "min"]
+MISSING_POLICIES: tuple[str, ...] = ("nan", "error", "min")
 
 
 class ArtificialDocumentError(ValueError):
@@ -37,27 +40,30 @@ class RunFileRanker:
     name:
         Display name (default: the file name, or ``"run"``).
     missing:
-        What to do with a document the run lacks for a query: ``"error"`` (default) raises a
-        ``KeyError`` naming the query and document; ``"min"`` scores it below the lowest score of
-        that query in the run (``min - 1``; tied with other missing documents; ``0`` when the run
-        has no entry for the query).
+        What to do with a document the run lacks for a query: ``"nan"`` (default) scores it NaN,
+        "no score", the contract of a ranker that cannot score unseen documents (diagnosis skips
+        and counts such instances; :func:`~axiomatic.rankers.base.rerank` refuses NaN with a
+        clear message); ``"error"`` raises a ``KeyError`` naming the query and document;
+        ``"min"`` scores it below the lowest score of that query in the run (``min - 1``; tied
+        with other missing documents; ``0`` when the run has no entry for the query).
     collection:
         Optional mapping ``doc_id -> Document`` of the real collection (e.g. ``dataset.documents``).
         When given, a document whose id is not in the collection, or whose text differs from the
-        collection's, is recognized as artificial and rejected with
-        :class:`ArtificialDocumentError` under every ``missing`` policy.
+        collection's, is recognized as artificial: NaN under ``missing="nan"``, and an
+        :class:`ArtificialDocumentError` under ``"error"`` and ``"min"`` (a floor score for a
+        modified document would be a made-up result).
 
-    ``can_score_artificial`` is ``False``: diagnosis code should skip instances that need the
-    score of an artificial document (e.g. LNC2) for this ranker.
+    ``can_score_unseen_documents`` is ``False``: callers (diagnosis) do not ask this ranker for
+    artificial documents; they skip the instances that need one and report the skips.
     """
 
-    can_score_artificial = False
+    can_score_unseen_documents = False
 
     def __init__(
         self,
         run_or_path: Run | str | os.PathLike[str],
         name: str | None = None,
-        missing: MissingPolicy = "error",
+        missing: MissingPolicy = "nan",
         collection: Mapping[str, Document] | None = None,
     ) -> None:
         self.run_or_path = run_or_path
@@ -92,20 +98,27 @@ class RunFileRanker:
         return self._run
 
     def _check(self) -> None:
-        if self.missing not in ("error", "min"):
+        if self.missing not in MISSING_POLICIES:
             import difflib
 
-            close = difflib.get_close_matches(str(self.missing), ["error", "min"], n=1)
+            close = difflib.get_close_matches(str(self.missing), list(MISSING_POLICIES), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ValueError(f"missing must be 'error' or 'min' (got {self.missing!r}){hint}")
+            raise ValueError(
+                f"missing must be 'nan', 'error' or 'min' (got {self.missing!r}){hint}"
+            )
 
     def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
         """The run's scores of ``documents`` for ``query`` (see ``missing``)."""
         self._check()
+        unseen: list[int] = []
         if self.collection is not None:
-            for doc in documents:
+            for i, doc in enumerate(documents):
                 real = self.collection.get(doc.doc_id)
-                if real is None or real.text != doc.text:
+                if real is not None and real.text == doc.text:
+                    continue
+                if self.missing == "nan":
+                    unseen.append(i)
+                else:
                     raise ArtificialDocumentError(
                         f"{self.name}: document {doc.doc_id!r} (query {query.query_id!r}) is an "
                         "artificial or modified document; a run-file ranker can only score the "
@@ -122,7 +135,10 @@ class RunFileRanker:
                 missing.append(i)
             else:
                 out[i] = s
-        if missing:
+        out[unseen] = np.nan  # artificial or modified: the run's score is not theirs
+        if missing and self.missing == "nan":
+            out[missing] = np.nan
+        elif missing:
             if self.missing == "error":
                 d = documents[missing[0]].doc_id
                 where = (
