@@ -37,7 +37,8 @@ from axiomatic.experiments.common import (
 ALL_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 GRID = (0.001, 0.01, 0.1, 0.25, 0.5, 1.0)
 MEASURES = ("RR@10", "AP")
-AGREEMENT_VERSION = 2  # bump when the perturbations change: cached agreements are recomputed
+AGREEMENT_VERSION = 3  # bump when the perturbations change: cached agreements are recomputed
+# 3: perturbations edit the original text in place (no NFKC/lowercasing of the document)
 
 
 @dataclass

@@ -17,10 +17,15 @@ perturbation (Rosset eq. 4). Query-term membership is decided on analyzed (stopp
 terms, so that "retrieval" in the query matches "retrieving" in the document exactly when BM25
 and the axiom implementations consider them the same term.
 
-The edited text is the analyzer's normalized text (NFKC, lowercased when the analyzer lowercases)
-with punctuation and spacing kept, so it stays readable for text models (cross-encoders) while
-``analyzer.analyze(perturbed)`` equals the analyzed original with exactly the edit applied.
-Chinese (jieba) text is rebuilt from its segmented tokens (no spans to edit in place).
+The original surface text is edited in place: only the inserted or deleted word occurrences
+change, everything else (case, punctuation, spacing, unicode) stays byte-identical, so a cased
+or subword model (cross-encoders, MiniLM) sees the original document plus exactly the axiom's
+edit, while ``analyzer.analyze(perturbed)`` equals the analyzed original with exactly the edit
+applied. Tokens are found on the analyzer's normalized text (NFKC + lowercasing, as the analyzer
+sees it) and mapped back to the original characters; :attr:`PerturbedText.edits` records each
+change. An inserted query term takes the document's own spelling of it when the document has
+one, else the query's. (Before this, perturbed documents were NFKC-normalized and lowercased
+while originals were scored raw: a confound for any cased model.)
 """
 
 from __future__ import annotations
@@ -59,21 +64,43 @@ def canonical_perturbation(name: str) -> str:
     return key
 
 
+Edit = tuple[int, str, str]
+"""``(position, removed, inserted)`` in the original text: ``original[position:position +
+len(removed)]`` (``removed``) was replaced by ``inserted``."""
+
+
 @dataclass(frozen=True, slots=True)
 class PerturbedText:
-    """Result of one perturbation: the new text, the axiom and its expected direction."""
+    """Result of one perturbation: the new text, the axiom and its expected direction.
+
+    ``edits`` lists the changes in the original text, in increasing position; applying them
+    (:func:`apply_edits`) to the original gives ``text``, and every character outside them is
+    the original's.
+    """
 
     text: str
     perturbation: str
     direction: int
     changed_terms: tuple[str, ...]
+    edits: tuple[Edit, ...] = ()
+
+
+def apply_edits(original: str, edits: Sequence[Edit]) -> str:
+    """``original`` with ``edits`` (non-overlapping, any order) applied."""
+    out = original
+    for pos, removed, inserted in sorted(edits, key=lambda e: e[0], reverse=True):
+        if out[pos : pos + len(removed)] != removed:
+            raise ValueError(f"edit at {pos} expects {removed!r}, text has a different span")
+        out = out[:pos] + inserted + out[pos + len(removed) :]
+    return out
 
 
 @dataclass
 class _Tokens:
-    text: str  # normalized text the spans refer to
-    spans: list[tuple[int, int]]  # surface token spans (all tokens, stopwords included)
+    text: str  # the original text the spans refer to
+    spans: list[tuple[int, int]]  # surface token spans in ``text`` (stopwords included)
     terms: list[str | None]  # analyzed term per surface token (None: stopword)
+    exact: list[bool]  # the span covers exactly the token (False: inside one normalized char)
 
 
 class DocumentPerturber:
@@ -114,49 +141,114 @@ class DocumentPerturber:
             return unicodedata.normalize("NFKC", text).lower()
         return text
 
-    def _tokens(self, text: str) -> _Tokens:
-        norm = self._normalize(text)
+    def _aligned(self, text: str) -> tuple[str, list[int] | None]:
+        """The analyzer's normalized text and, per normalized character, the offset in ``text``
+        of the character cluster it came from (``None``: the identity, e.g. ASCII text).
+
+        Normalizing cluster by cluster (a character and the combining marks after it) keeps the
+        correspondence; it equals the analyzer's whole-text normalization except in rare
+        context-dependent cases (Greek final sigma), which :meth:`_tokens` checks.
+        """
+        if not self.analyzer.lowercase:
+            return text, None
+        if text.isascii():
+            return text.lower(), None  # the analyzer skips NFKC on ASCII; lower() keeps lengths
+        parts: list[str] = []
+        offsets: list[int] = []
+        i, n = 0, len(text)
+        while i < n:
+            j = i + 1
+            while j < n and unicodedata.combining(text[j]):
+                j += 1
+            part = unicodedata.normalize("NFKC", text[i:j]).lower()
+            parts.append(part)
+            offsets.extend([i] * len(part))
+            i = j
+        return "".join(parts), offsets
+
+    def _tokens(self, text: str) -> _Tokens | None:
+        """Tokens of ``text`` with their spans in ``text`` itself; ``None`` in the rare case
+        where the spans cannot be matched to the analyzer's tokens."""
         an = self.analyzer
+        norm, offsets = self._aligned(text)
         if an.language == "zh":
-            toks = an.tokenize(text)
-            norm = " ".join(toks)
+            whole = an.tokenize(text)
             spans = []
             pos = 0
-            for t in toks:
-                spans.append((pos, pos + len(t)))
-                pos += len(t) + 1
+            for t in whole:  # jieba pieces are substrings of the normalized text, in order
+                s = norm.find(t, pos)
+                if s < 0:
+                    return None
+                spans.append((s, s + len(t)))
+                pos = s + len(t)
         else:
             spans = [m.span() for m in re.finditer(an.token_pattern, norm)]
-            toks = [norm[s:e] for s, e in spans]
+            # ``norm`` is the analyzer's own text unless clusters were normalized one by one
+            whole = [norm[s:e] for s, e in spans] if offsets is None else an.tokenize(text)
+        if len(spans) != len(whole):
+            return None
+        if offsets is None:
+            raw_spans, exact = spans, [True] * len(spans)
+        else:
+            m = len(norm)
+
+            def start(k: int) -> int:
+                return offsets[k] if k < m else len(text)
+
+            raw_spans, exact = [], []
+            for s, e in spans:
+                raw_spans.append((start(s), start(e)))
+                # the token covers whole clusters: it starts and ends at cluster boundaries
+                exact.append(
+                    (s == 0 or offsets[s - 1] != offsets[s])
+                    and (e == m or offsets[e] != offsets[e - 1])
+                )
         sw = an.stopword_set
-        stems = an.stem([t for t in toks if t not in sw])
+        stems = an.stem([t for t in whole if t not in sw])
         it = iter(stems)
-        terms: list[str | None] = [None if t in sw else next(it) for t in toks]
-        return _Tokens(norm, spans, terms)
+        terms: list[str | None] = [None if t in sw else next(it) for t in whole]
+        return _Tokens(text, raw_spans, terms, exact)
 
     def query_terms(self, query: str) -> dict[str, str]:
         """Analyzed query term -> one surface form of it (first occurrence), stopwords dropped."""
         toks = self._tokens(query)
+        if toks is None:  # pragma: no cover - pathological unicode: fall back to analyzed forms
+            return {t: t for t in self.analyzer.analyze(query)}
+        norm = self.analyzer.tokenize(query)
         out: dict[str, str] = {}
-        for (s, e), term in zip(toks.spans, toks.terms, strict=True):
+        for k, ((s, e), term) in enumerate(zip(toks.spans, toks.terms, strict=True)):
             if term is not None and term not in out:
-                out[term] = toks.text[s:e]
+                out[term] = query[s:e] if toks.exact[k] else norm[k]
         return out
 
-    def _insert(self, tokens: _Tokens, words: Sequence[str], rng: np.random.Generator) -> str:
-        """Insert each word at an independently drawn token boundary (0..n tokens)."""
+    @staticmethod
+    def _spelling(tokens: _Tokens, term: str, fallback: str) -> str:
+        """The document's own spelling of ``term`` (first exact occurrence), else ``fallback``."""
+        for (s, e), t, ok in zip(tokens.spans, tokens.terms, tokens.exact, strict=True):
+            if t == term and ok:
+                return tokens.text[s:e]
+        return fallback
+
+    def _insert(
+        self, tokens: _Tokens, words: Sequence[str], rng: np.random.Generator
+    ) -> tuple[str, tuple[Edit, ...]]:
+        """Insert each word at an independently drawn token boundary (0..n tokens), in place."""
         text = tokens.text
         n = len(tokens.spans)
         hi = n if self.max_position is None else min(n, max(self.max_position - 1, 0))
         slots = rng.integers(0, hi + 1, size=len(words))
-        # insert right-to-left so earlier offsets stay valid; equal slots keep draw order
-        order = sorted(range(len(words)), key=lambda i: (slots[i], i), reverse=True)
-        for i in order:
+        # equal slots keep draw order: the earlier draw ends up first in the text
+        edits: dict[int, str] = {}
+        for i in sorted(range(len(words)), key=lambda i: (slots[i], i)):
             slot = int(slots[i])
             at = tokens.spans[slot][0] if slot < n else len(text)
             left = "" if at == 0 or text[at - 1].isspace() else " "
-            text = f"{text[:at]}{left}{words[i]} {text[at:]}"
-        return text
+            prev = edits.get(at, "")
+            # consecutive insertions at one boundary are separated by the previous one's space
+            edits[at] = prev + (f"{left}{words[i]} " if not prev else f"{words[i]} ")
+        return apply_edits(text, [(at, "", ins) for at, ins in edits.items()]), tuple(
+            (at, "", edits[at]) for at in sorted(edits)
+        )
 
     # ------------------------------------------------------------------ perturbations
     def perturb(
@@ -173,40 +265,49 @@ class DocumentPerturber:
         if not qterms and name != "LNC":
             return None
         doc = self._tokens(document)
+        if doc is None:  # pragma: no cover - spans not matchable (pathological unicode)
+            return None
         present = {t for t in doc.terms if t is not None}
-        if name == "TFC1-A":
-            keys = sorted(qterms)
-            term = keys[int(rng.integers(len(keys)))]
-            return PerturbedText(self._insert(doc, [qterms[term]], rng), name, direction, (term,))
-        if name == "TFC3":
-            keys = sorted(t for t in qterms if t not in present)
+        if name in ("TFC1-A", "TFC3"):
+            keys = sorted(qterms if name == "TFC1-A" else (t for t in qterms if t not in present))
             if not keys:
                 return None
             term = keys[int(rng.integers(len(keys)))]
-            return PerturbedText(self._insert(doc, [qterms[term]], rng), name, direction, (term,))
+            word = self._spelling(doc, term, qterms[term])
+            text, edits = self._insert(doc, [word], rng)
+            return PerturbedText(text, name, direction, (term,), edits)
         if name == "TFC1-D":
             # a term whose every occurrence is past the visible window would change nothing the
-            # model sees: pick among the terms with an occurrence inside it
+            # model sees: pick among the terms with an occurrence inside it; a term with an
+            # occurrence inside one normalized character (e.g. the 1 of "½") cannot be deleted
+            # exactly and is not picked
             visible = doc.terms if self.max_position is None else doc.terms[: self.max_position]
-            keys = sorted(t for t in qterms if t in set(visible) and t is not None)
+            inexact = {t for t, ok in zip(doc.terms, doc.exact, strict=True) if not ok}
+            keys = sorted(
+                t for t in qterms if t in set(visible) and t is not None and t not in inexact
+            )
             if not keys:
                 return None
             term = keys[int(rng.integers(len(keys)))]
             text = doc.text
-            for (s, e), t in zip(reversed(doc.spans), reversed(doc.terms), strict=True):
+            cuts: list[Edit] = []
+            for (s, e), t in zip(doc.spans, doc.terms, strict=True):
                 if t == term:
                     # drop the word and, after a space or at the start, the spaces after it
                     if s == 0 or text[s - 1].isspace():
                         while e < len(text) and text[e].isspace():
                             e += 1
-                    text = text[:s] + text[e:]
-            return PerturbedText(text, name, direction, (term,))
+                    if cuts and s < cuts[-1][0] + len(cuts[-1][1]):  # pragma: no cover
+                        s = cuts[-1][0] + len(cuts[-1][1])
+                    cuts.append((s, text[s:e], ""))
+            return PerturbedText(apply_edits(text, cuts), name, direction, (term,), tuple(cuts))
         # LNC
         words = self._noise_words(set(qterms), self.lnc_terms, rng)
         if not words:
             return None
         terms = tuple(self.analyzer.analyze(w)[0] for w in words)
-        return PerturbedText(self._insert(doc, words, rng), name, direction, terms)
+        text, edits = self._insert(doc, words, rng)
+        return PerturbedText(text, name, direction, terms, edits)
 
     def _noise_words(self, qterms: set[str], k: int, rng: np.random.Generator) -> list[str]:
         vocab = self.vocabulary
