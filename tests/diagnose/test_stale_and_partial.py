@@ -1,0 +1,117 @@
+"""Stale and partial mining outputs are refused, never used silently (issue 15 s1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from axiomatic.data.records import Dataset, Document, Query
+from axiomatic.diagnose.mining import mine, read_instances
+from axiomatic.index.cache import dataset_index
+from axiomatic.text.analyzer import Analyzer
+
+AXIOMS = "TFC1,M-TDC,LNC2"
+
+
+def _dataset(text_b: str = "solar solar panel efficiency is high", query: str = "solar panel"):
+    docs = {
+        "a": Document("a", "solar panel efficiency is high"),
+        "b": Document("b", text_b),
+        "c": Document("c", "panel maintenance and cleaning"),
+        "d": Document("d", "solar power solar energy panel"),
+    }
+    queries = {f"q{i}": Query(f"q{i}", query if i % 2 else "panel cleaning") for i in range(6)}
+    return Dataset(
+        name="tiny",
+        queries=queries,
+        documents=docs,
+        qrels={q: {"a": 1, "d": 0} for q in queries},
+        candidates={q: ["a", "b", "c", "d"] for q in queries},
+    )
+
+
+def _mine(ds, out, **kw):
+    index = kw.pop("index", None) or dataset_index(ds, cache_dir=False)
+    return mine(ds, AXIOMS, out, index=index, shard_size=2, progress=False, **kw)
+
+
+# ----------------------------------------------------------------------------- stale shards
+def test_changed_document_text_refuses_to_resume_stale_shards(tmp_path):
+    out = tmp_path / "inst"
+    first = _mine(_dataset(), out)
+    assert first["shards"] == 3
+    changed = _dataset(text_b="solar panel efficiency is low and solar output drops")
+    with pytest.raises(ValueError, match=r"document texts.*overwrite=True") as exc:
+        _mine(changed, out)
+    assert "another configuration" in str(exc.value) and "stale" in str(exc.value)
+    # the refused run left the folder as it was
+    assert json.loads((out / "manifest.json").read_text())["complete"] is True
+    # --overwrite mines afresh: identical to a run into an empty folder
+    again = _mine(changed, out, overwrite=True)
+    fresh = _mine(changed, tmp_path / "fresh")
+    assert again["shards_skipped"] == 0 and again["instances"] == fresh["instances"]
+    df_again, _ = read_instances(out)
+    df_fresh, _ = read_instances(tmp_path / "fresh")
+    assert df_again.equals(df_fresh)
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda ds: ds.queries.update({"q1": Query("q1", "solar cleaning")}), "query texts"),
+        (lambda ds: ds.candidates.update({"q0": ["b", "a", "c", "d"]}), "candidate lists"),
+        (lambda ds: ds.qrels["q2"].update({"b": 2}), "relevance labels"),
+    ],
+)
+def test_every_input_is_fingerprinted(tmp_path, change, named):
+    out = tmp_path / "inst"
+    _mine(_dataset(), out)
+    ds = _dataset()
+    change(ds)
+    with pytest.raises(ValueError, match=named):
+        _mine(ds, out)
+
+
+def test_analyzer_and_index_changes_are_detected(tmp_path):
+    out = tmp_path / "inst"
+    ds = _dataset()
+    _mine(ds, out)
+    other = dataset_index(ds, analyzer=Analyzer(stemmer=None), cache_dir=False)
+    with pytest.raises(ValueError, match="analyzer"):
+        _mine(ds, out, index=other)
+
+
+def test_same_inputs_resume(tmp_path):
+    out = tmp_path / "inst"
+    first = _mine(_dataset(), out)
+    again = _mine(_dataset(), out)  # equal content, new objects: resumed
+    assert again["shards_skipped"] == first["shards"] == 3
+
+
+def test_manifest_without_inputs_is_not_trusted(tmp_path):
+    out = tmp_path / "inst"
+    _mine(_dataset(), out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["config"]["inputs"]  # written by a version that did not record them
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="not recorded"):
+        _mine(_dataset(), out)
+
+
+def test_leftover_temp_files_are_removed_on_resume(tmp_path):
+    out = tmp_path / "inst"
+    _mine(_dataset(), out)
+    (out / "shard-00001.parquet").unlink()  # killed while writing shard 1 ...
+    leftovers = [
+        out / ".shard-00001.parquet.k3j9x0a2.tmp",
+        out / ".manifest.json.abcdefgh.tmp",
+        out / "artificial" / ".shard-00001.parquet.zz00zz00.tmp",
+    ]
+    for p in leftovers:
+        p.write_bytes(b"half written")
+    keep = out / "notes.tmp"  # not one of ours
+    keep.write_text("user file")
+    resumed = _mine(_dataset(), out)
+    assert resumed["shards_skipped"] == 2
+    assert not any(p.exists() for p in leftovers) and keep.exists()
