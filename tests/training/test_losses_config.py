@@ -46,7 +46,8 @@ def test_pointwise_and_listwise() -> None:
 
 
 def test_ar_loss_matches_equation_4() -> None:
-    loss = AxiomaticRegularizationLoss(lambda_=0.5, mu=0.2, margin=1.0)
+    """The published normalization: masked terms averaged over the batch size."""
+    loss = AxiomaticRegularizationLoss(lambda_=0.5, mu=0.2, margin=1.0, normalize="batch")
     s_pos = torch.tensor([1.0, 0.0])
     s_neg = torch.tensor([0.0, 0.0])
     s_pos_p = torch.tensor([1.5, 9.0])  # TFC1-A on pos (delta=-1): wants s_p >= s + mu
@@ -63,6 +64,38 @@ def test_ar_loss_matches_equation_4() -> None:
     assert base.item() == pytest.approx(hinge)
     assert ar.item() == pytest.approx(expected_ar)
     assert total.item() == pytest.approx(hinge + 0.5 * expected_ar)
+
+
+def test_ar_loss_normalizes_by_applicable_terms_by_default() -> None:
+    """Issue 14 s5: a perturbation that rarely applies must not shrink the effective lambda."""
+    default = AxiomaticRegularizationLoss(lambda_=1.0, mu=0.5)
+    batch = AxiomaticRegularizationLoss(lambda_=1.0, mu=0.5, normalize="batch")
+    assert default.normalize == "applicable"
+    s = torch.zeros(8)
+    delta = torch.full((8,), -1.0)  # perturbed should score >= s + mu: every hinge is mu = 0.5
+    mask = torch.tensor([1.0, 1.0, 1.0, 0, 0, 0, 0, 0])  # 3 of 8 applicable
+    assert default.regularizer(s, s, delta, mask).item() == pytest.approx(0.5)
+    assert batch.regularizer(s, s, delta, mask).item() == pytest.approx(0.5 * 3 / 8)
+    full = torch.ones(8)  # both agree when everything applies
+    assert default.regularizer(s, s, delta, full).item() == pytest.approx(
+        batch.regularizer(s, s, delta, full).item()
+    )
+    none = torch.zeros(8)  # nothing applicable: no regularizer, no division by zero
+    assert default.regularizer(s, s, delta, none).item() == 0.0
+    # the gradient reaches only applicable terms, each with weight 1/3
+    s_req = torch.zeros(8, requires_grad=True)
+    default.regularizer(s_req, torch.zeros(8), delta, mask).backward()
+    assert s_req.grad is not None
+    assert s_req.grad.tolist() == pytest.approx([1 / 3] * 3 + [0.0] * 5)
+    with pytest.raises(ValueError, match="did you mean 'batch'"):
+        AxiomaticRegularizationLoss(normalize="bacth")
+
+
+def test_regularizer_normalize_option() -> None:
+    assert parse_regularizer("ar").normalize == "applicable"
+    assert parse_regularizer("ar(lambda=0.1, normalize=batch)").normalize == "batch"
+    with pytest.raises(ValueError, match="did you mean 'applicable'"):
+        parse_regularizer("ar(normalize=aplicable)")
 
 
 def test_parse_regularizer_from_the_cli_example() -> None:

@@ -113,6 +113,9 @@ class ARSpec:
     mu: float = 0.1
     axioms: tuple[str, ...] = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
     lnc_terms: int = 3
+    # "applicable" (mean over the perturbations that applied) or "batch" (over the batch size,
+    # the behaviour of the published Rosset runs); see AxiomaticRegularizationLoss
+    normalize: str = "applicable"
 
 
 @dataclass(frozen=True)
@@ -165,9 +168,20 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
             "axioms": "axioms",
             "k": "lnc_terms",
             "lnc_terms": "lnc_terms",
+            "normalize": "normalize",
         },
         "regularizer",
     )
+    if "normalize" in kw:
+        from axiomatic.training.losses import AR_NORMALIZATIONS
+
+        kw["normalize"] = str(kw["normalize"]).strip().lower()
+        if kw["normalize"] not in AR_NORMALIZATIONS:
+            close = difflib.get_close_matches(kw["normalize"], AR_NORMALIZATIONS, n=1)
+            raise ValueError(
+                f"regularizer normalize must be one of {', '.join(AR_NORMALIZATIONS)} "
+                f"(got {kw['normalize']!r})" + (f"; did you mean {close[0]!r}?" if close else "")
+            )
     if "axioms" in kw:
         kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
     for key in ("lambda_", "mu"):

@@ -44,6 +44,10 @@ def listwise_softmax_ce(scores: torch.Tensor, labels: torch.Tensor) -> torch.Ten
     return -(target * F.log_softmax(scores, dim=1)).sum(dim=1).mean()
 
 
+AR_NORMALIZATIONS = ("applicable", "batch")
+"""How :class:`AxiomaticRegularizationLoss` averages its masked terms (see its docstring)."""
+
+
 @dataclass(frozen=True)
 class AxiomaticRegularizationLoss:
     r"""Hinge loss with axiomatic regularization (Rosset et al. 2019, eq. 4).
@@ -58,8 +62,24 @@ class AxiomaticRegularizationLoss:
     where :math:`d^{(i)}` is the document perturbed along constraint :math:`\Delta_i` (drawn
     uniformly from the configured axioms, one per document) and :math:`\delta_i = +1` when the
     axiom says the original should score higher (TFC1-D, LNC), :math:`-1` otherwise (TFC1-A,
-    TFC3). Pairs whose perturbation did not apply (e.g. TFC3 when every query term is present)
-    are masked out of the regularizer and the regularizer is averaged over the batch size.
+    TFC3).
+
+    Documents whose perturbation did not apply (e.g. TFC3 when every query term is present) have
+    mask :math:`m_b = 0` and no regularizer term. Each side's regularizer (the ``pos`` and the
+    ``neg`` documents) is then averaged according to ``normalize``:
+
+    * ``"applicable"`` (default): over the applicable terms,
+      :math:`R = \sum_b m_b h_b / \max(1, \sum_b m_b)` with
+      :math:`h_b = \max\{0, \mu - \delta_b (s_b - s^{(i)}_b)\}`. Each applicable perturbation
+      weighs ``lambda / (number applicable)`` whatever the others did: the regularizer is the
+      mean hinge of the perturbations that exist, so a run with an axiom that rarely applies
+      (TFC3 applies to about 38% of MS MARCO documents) keeps its ``lambda``.
+    * ``"batch"``: over the batch size, :math:`R = \frac1B \sum_b m_b h_b` (the behaviour
+      before issue 14, used for the published Rosset tables): the effective weight shrinks to
+      ``lambda x (fraction applicable)``.
+
+    Both agree when every perturbation applies. The total is
+    :math:`\ell_{base} + \lambda (R_{pos} + R_{neg})`.
 
     Inputs (all ``(B,)``): ``s_pos, s_neg, s_pos_pert, s_neg_pert`` scores from one forward pass;
     ``delta_pos, delta_neg`` in {-1, +1}; ``mask_pos, mask_neg`` in {0, 1}.
@@ -69,6 +89,18 @@ class AxiomaticRegularizationLoss:
     lambda_: float = 0.1
     mu: float = 0.1
     margin: float = 1.0
+    normalize: str = "applicable"
+
+    def __post_init__(self) -> None:
+        if self.normalize not in AR_NORMALIZATIONS:
+            import difflib
+
+            close = difflib.get_close_matches(str(self.normalize), AR_NORMALIZATIONS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"normalize must be one of {', '.join(AR_NORMALIZATIONS)} "
+                f"(got {self.normalize!r}){hint}"
+            )
 
     def regularizer(
         self,
@@ -77,9 +109,13 @@ class AxiomaticRegularizationLoss:
         delta: torch.Tensor,
         mask: torch.Tensor,
     ) -> torch.Tensor:
-        r""":math:`\frac1B\sum_b m_b\max\{0, \mu - \delta_b (s_b - s^{(i)}_b)\}`."""
+        r""":math:`\sum_b m_b\max\{0, \mu - \delta_b (s_b - s^{(i)}_b)\}` over the applicable
+        terms (``normalize="applicable"``) or over the batch size (``"batch"``)."""
+        m = mask.to(s_orig.dtype)
         term = F.relu(self.mu - delta.to(s_orig.dtype) * (s_orig - s_pert))
-        return (term * mask.to(s_orig.dtype)).sum() / max(len(s_orig), 1)
+        if self.normalize == "batch":
+            return (term * m).sum() / max(len(s_orig), 1)
+        return (term * m).sum() / m.sum().clamp_min(1.0)
 
     def __call__(
         self,
