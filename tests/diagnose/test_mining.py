@@ -33,6 +33,8 @@ COLUMNS = [
     "rel_c",
     "split",
     "artificial",
+    "symmetric",
+    "n_uncapped",
 ]
 
 
@@ -59,7 +61,7 @@ def test_schema_is_exact(mined):
     assert list(df.columns) == COLUMNS == INSTANCE_SCHEMA.names
     assert str(df["rel_a"].dtype) == "Int64" and df["artificial"].dtype == bool
     assert summary["instances"] == len(df) > 0
-    assert set(df["relation"]) <= {">", ">=", "diff>"}
+    assert set(df["relation"]) <= {">", ">=", "=", "diff>"}
     triples = df[df.axiom == "TFC2"]
     assert len(triples) and triples["doc_c"].notna().all() and (triples.relation == "diff>").all()
     assert df[df.axiom != "TFC2"]["doc_c"].isna().all()

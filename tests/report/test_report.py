@@ -95,22 +95,26 @@ def test_overview_layout_and_marks(setup):
     assert ov.loc["len", "nDCG@10"] == "0.200" + tables.DOWN
     assert ov.loc["len", "AP"] == "0.100"  # not significant: no mark
     assert ov.loc["oracle", "AP"] == "-"
-    # axiom columns carry the variant because TFC1 has two variants
-    assert "TFC1 (strict)" in ov.columns and "M-TDC" in ov.columns
+    # axiom columns carry the variant because TFC1 has two variants, and always their delta*
+    assert "TFC1 (strict, δ*=0)" in ov.columns and "M-TDC (δ*≤0.1)" in ov.columns
     frac = (
         diag.table()
         .set_index(["ranker", "axiom", "variant"])
         .loc[("tf", "M-TDC", "relaxed"), "fraction"]
     )
-    assert ov.loc["tf", "M-TDC"].startswith(f"{100 * frac:.1f}")
+    assert ov.loc["tf", "M-TDC (δ*≤0.1)"].startswith(f"{100 * frac:.1f}")
 
 
 def test_variant_table_orders_variants(setup):
     diag, _ = setup
     vf = tables.variant_frame(diag, with_counts=True)
-    assert list(vf.columns) == ["TFC1 strict", "TFC1 relaxed", "M-TDC relaxed"]
+    assert list(vf.columns) == [
+        "TFC1 strict (δ*=0)",
+        "TFC1 relaxed (δ*≤0.1)",
+        "M-TDC relaxed (δ*≤0.1)",
+    ]
     n = int(diag.table().query("ranker == 'tf' and variant == 'strict'")["n"].iloc[0])
-    assert vf.loc["tf", "TFC1 strict"].endswith(f"({n})")
+    assert vf.loc["tf", "TFC1 strict (δ*=0)"].endswith(f"({n})")
 
 
 def test_markdown_and_rich_render(setup):

@@ -59,6 +59,9 @@ class Instances(NamedTuple):
     j: np.ndarray
     k: np.ndarray | None
     relation: str
+    symmetric: np.ndarray | None = None
+    """``bool`` per tuple: the preconditions also hold for ``(j, i)``, so the axiom asks for
+    ``S(i) >= S(j)`` *and* ``S(j) >= S(i)``, i.e. equal scores (``None``: none is)."""
 
 
 @dataclass(frozen=True)
@@ -170,24 +173,47 @@ class Axiom:
         P = self.holds(ctx)
         return P.astype(np.int8) - P.T.astype(np.int8)
 
-    def instances(self, ctx: QueryContext, max_instances: int | None = None) -> Instances:
+    def instances(
+        self, ctx: QueryContext, max_instances: int | None = None, seed: int = 0
+    ) -> Instances:
         """Tuples where the preconditions hold (the rows of a diagnostic dataset).
 
         Pairs: ``(i, j)`` with ``holds[i, j]``; a pair that holds in both directions (a ``>=``
-        axiom on two documents it cannot tell apart, e.g. extended M-TDC on equal counts) is
-        listed once, as ``i < j``, like the thesis counts it (Table 3.7).
+        axiom on two documents it cannot tell apart, e.g. M-TDC on two terms of equal idf) is
+        listed once, as ``i < j``, like the thesis counts it (Table 3.7), and flagged in
+        ``symmetric``: the axiom then prescribes equal scores, not an order.
+
+        ``max_instances`` keeps a seeded uniform sample (candidate order preserved), never the
+        first ones: candidate lists are ranked, so a prefix favours the top documents and biases
+        every fulfilment measured on it.
         """
         d = self.definition
         if d.arity == 3:
-            i, j, k = d.kernel(ctx, self.variant, dict(self.params), max_triples=max_instances)
-            return Instances(i, j, k, d.relation)
+            i, j, k = d.kernel(ctx, self.variant, dict(self.params))
+            keep = uniform_sample(len(i), max_instances, seed)
+            return Instances(i[keep], j[keep], k[keep], d.relation, np.zeros(len(keep), bool))
         P = self.holds(ctx)
         n = ctx.n
         keep = P & (~P.T | np.triu(np.ones((n, n), dtype=bool), 1))
         i, j = np.nonzero(keep)
-        if max_instances is not None and len(i) > max_instances:
-            i, j = i[:max_instances], j[:max_instances]
-        return Instances(i.astype(np.int64), j.astype(np.int64), None, d.relation)
+        sym = P[j, i]
+        sel = uniform_sample(len(i), max_instances, seed)
+        return Instances(
+            i[sel].astype(np.int64), j[sel].astype(np.int64), None, d.relation, sym[sel]
+        )
+
+
+def uniform_sample(m: int, cap: int | None, seed: Any) -> np.ndarray:
+    """Sorted indices of a uniform sample of ``min(m, cap)`` of ``range(m)`` (all when uncapped).
+
+    ``seed`` is anything :func:`numpy.random.default_rng` takes (an int, a sequence of ints).
+    """
+    if cap is None or m <= cap:
+        return np.arange(m)
+    if cap < 0:
+        raise ValueError(f"max_instances must be >= 0 (got {cap})")
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(m, size=int(cap), replace=False))
 
 
 # ---------------------------------------------------------------------- catalogue

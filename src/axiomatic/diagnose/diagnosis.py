@@ -6,7 +6,20 @@ instance when its scores respect the prescribed relation:
 
 - ``">"``      : :math:`s(a) > s(b)` (a tie violates the instance),
 - ``">="``     : :math:`s(a) \\ge s(b)` (a tie fulfils it),
+- ``"="``      : :math:`s(a) = s(b)` (a *symmetric* instance: the preconditions hold in both
+  directions, e.g. M-TDC on two terms of equal idf, so the axiom asks for ``s(a) >= s(b)`` and
+  ``s(b) >= s(a)``; only a tie fulfils it; such instances form their own group, labelled
+  :data:`SYMMETRIC_SUFFIX`, so that they never inflate the directional fulfilment),
 - ``"diff>"``  : :math:`s(b) - s(a) > s(c) - s(b)` (TFC2 triples, strict).
+
+Ties are judged with a relative tolerance (:data:`DEFAULT_TIE_TOLERANCE`): two scores tie when
+``|s_a - s_b| <= tol * max(1, |s_a|, |s_b|)``, so that floating-point noise on mathematically
+equal scores (BM25 with b = 1 on LNC2 duplicates) is a tie, not a violation.
+
+Rankers that cannot score every document (TREC run files) are diagnosed in two *views*
+(``missing="both"``): the **own-list** view keeps only instances whose documents are all in the
+run's own list (how the run *ordered* what it retrieved), the **union** view ranks a missing
+document below every retrieved one (what it *retrieved* mixed with how it ordered it).
 
 The axiomatic performance of a ranker on an axiom is the fraction of fulfilled instances
 (Rennings 2019, section 4.1, Tables 4.5 and 4.6), reported with a 95% Wilson interval, a
@@ -43,7 +56,7 @@ from axiomatic.diagnose import stats
 from axiomatic.rankers.base import Ranker, ranker_can_score_unseen
 from axiomatic.report.progress import track
 
-RELATIONS = (">", ">=", "diff>")
+RELATIONS = (">", ">=", "=", "diff>")
 GROUP_KEYS = ["axiom", "variant", "spec"]
 REQUIRED_COLUMNS = ["query_id", "axiom", "variant", "spec", "doc_a", "doc_b", "relation"]
 REL_TYPES = (
@@ -58,7 +71,16 @@ REL_TYPES = (
 SKIP_ARTIFICIAL = "artificial document (ranker scores only the documents of its run)"
 SKIP_NO_SCORE = "no score for a document (e.g. not in the ranker's run)"
 SKIP_UNRETRIEVED = "order undetermined (documents not in the ranker's run)"
-MISSING_POLICIES = ("skip", "below")
+MISSING_POLICIES = ("skip", "below", "both")
+VIEW_OWN = "own list"
+"""View of ``missing="skip"``: instances whose documents are all in the ranker's own list."""
+VIEW_UNION = "union"
+"""View of ``missing="below"``: a document missing from a run ranks below all it retrieved."""
+VIEW_OF_POLICY = {"skip": VIEW_OWN, "below": VIEW_UNION}
+SYMMETRIC_SUFFIX = " [equal]"
+"""Appended to the group spec of symmetric instances (relation ``=``): counted separately."""
+DEFAULT_TIE_TOLERANCE = 1e-9
+"""Relative tie tolerance: ``|s_a - s_b| <= tol * max(1, |s_a|, |s_b|)`` is a tie."""
 SWEEP_EXCLUDED = ("LNC2",)
 """Axioms left out of delta* sweeps by default: they do not ask for equal document lengths."""
 
@@ -124,10 +146,51 @@ class Diagnosis:
     dataset_name: str = ""
     confidence: float = 0.95
     metadata: dict[str, Any] = field(default_factory=dict)
+    view: str = ""
+    """Name of the view of ``outcomes`` (:data:`VIEW_OWN` / :data:`VIEW_UNION`; "" = n/a)."""
+    views: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Outcomes of the other views, by name, aligned with ``instances`` (see :meth:`in_view`)."""
+    view_skips: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ views
+    def view_names(self) -> list[str]:
+        """Every view held: the primary one first (own list before union)."""
+        return ([self.view] if self.view or not self.views else [""]) + list(self.views)
+
+    def in_view(self, name: str) -> Diagnosis:
+        """The diagnosis seen in view ``name`` (one of :meth:`view_names`), without other views."""
+        if name == self.view:
+            return Diagnosis(**{**self.__dict__, "views": {}, "view_skips": {}})
+        if name not in self.views:
+            raise KeyError(f"no view {name!r} in this diagnosis; it has {self.view_names()}")
+        return Diagnosis(
+            **{
+                **self.__dict__,
+                "outcomes": self.views[name],
+                "skips": self.view_skips.get(name, {}),
+                "view": name,
+                "views": {},
+                "view_skips": {},
+            }
+        )
+
+    def _view_outcomes(self, name: str) -> pd.DataFrame:
+        if not self.view or name == self.view:
+            return self.outcomes
+        if name in self.views:
+            return self.views[name]
+        raise KeyError(f"no view {name!r} in this diagnosis; it has {self.view_names()}")
 
     # ------------------------------------------------------------------ helpers
     def _keys(self) -> pd.DataFrame:
-        return self.instances[GROUP_KEYS].astype(str)
+        keys = self.instances[GROUP_KEYS].astype(str)
+        sym = (self.instances["relation"].astype(str) == "=").to_numpy().copy()
+        if "symmetric" in self.instances:
+            sym |= self.instances["symmetric"].fillna(False).to_numpy(dtype=bool)
+        if sym.any():
+            keys = keys.copy()
+            keys.loc[sym, "spec"] = keys.loc[sym, "spec"] + SYMMETRIC_SUFFIX
+        return keys
 
     def groups(self) -> list[tuple[str, str, str]]:
         """(axiom, variant, spec) of every instance group, in first-seen order."""
@@ -363,13 +426,30 @@ class Diagnosis:
                 {"axiom": axiom, "variant": variant, "spec": spec, "measure": eff.name}
                 | stats.correlation(piv[spec].to_numpy(dtype=np.float64), y)
             )
-        if len(piv.columns) > 1:
-            mean = piv.mean(axis=1).to_numpy(dtype=np.float64)
+        directional = [c for c in piv.columns if not str(c).endswith(SYMMETRIC_SUFFIX)]
+        if len(directional) > 1:
+            # the mean is over the axioms' directional instances; symmetric groups stay apart
+            mean = piv[directional].mean(axis=1).to_numpy(dtype=np.float64)
             rows.append(
                 {"axiom": "mean", "variant": "", "spec": "mean", "measure": eff.name}
                 | stats.correlation(mean, y)
             )
         return pd.DataFrame(rows)
+
+    @property
+    def partial(self) -> str | None:
+        """``"partial: k of n shards"`` when diagnosed on an unfinished mining output, else None
+        (see :func:`axiomatic.diagnose.mining.read_instances`); every table and report says so."""
+        label = self.metadata.get("partial")
+        return str(label) if label else None
+
+    def labelled(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with a leading ``partial`` column when :attr:`partial` (for written tables)."""
+        if not self.partial:
+            return frame
+        out = frame.copy()
+        out.insert(0, "partial", self.partial)
+        return out
 
     def summary(self) -> dict[str, Any]:
         """Counts of the instances diagnosed: per axiom group, queries, skips."""
@@ -391,12 +471,13 @@ class Diagnosis:
             "references": list(self.references),
             "skips": self.skips,
             "rel_threshold": self.rel_threshold,
+            "partial": self.partial,
         }
 
     # ------------------------------------------------------------------ I/O
     def to_csv(self, path: str | os.PathLike[str]) -> Path:
-        """Write :meth:`table` as CSV (atomically)."""
-        return atomic_write_text(Path(path), self.table().to_csv(index=False))
+        """Write :meth:`table` as CSV (atomically; labelled when :attr:`partial`)."""
+        return atomic_write_text(Path(path), self.labelled(self.table()).to_csv(index=False))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -422,6 +503,9 @@ class Diagnosis:
         frame = self.instances.reset_index(drop=True).copy()
         for i, r in enumerate(self.rankers):
             frame[f"__outcome_{i}"] = self.outcomes[r].to_numpy(dtype=np.int8)
+        for j, v in enumerate(self.views):
+            for i, r in enumerate(self.rankers):
+                frame[f"__view{j}_outcome_{i}"] = self.views[v][r].to_numpy(dtype=np.int8)
         with atomic_path(d / "outcomes.parquet") as tmp:
             frame.to_parquet(tmp, index=False)
         meta = {
@@ -433,6 +517,9 @@ class Diagnosis:
             "dataset_name": self.dataset_name,
             "confidence": self.confidence,
             "metadata": self.metadata,
+            "view": self.view,
+            "views": list(self.views),
+            "view_skips": self.view_skips,
         }
         atomic_write_text(d / "diagnosis.json", json.dumps(meta, indent=2, default=_json_default))
         return d
@@ -453,7 +540,20 @@ class Diagnosis:
         outcomes = pd.DataFrame(
             {r: frame[c].to_numpy(dtype=np.int8) for r, c in zip(rankers, out_cols, strict=True)}
         )
+        views: dict[str, pd.DataFrame] = {}
+        for j, v in enumerate(meta.get("views", [])):
+            cols = [f"__view{j}_outcome_{i}" for i in range(len(rankers))]
+            views[str(v)] = pd.DataFrame(
+                {r: frame[c].to_numpy(dtype=np.int8) for r, c in zip(rankers, cols, strict=True)}
+            )
+            out_cols += cols
         return cls(
+            view=str(meta.get("view", "")),
+            views=views,
+            view_skips={
+                v: {r: dict(x) for r, x in sk.items()}
+                for v, sk in meta.get("view_skips", {}).items()
+            },
             instances=frame.drop(columns=out_cols),
             outcomes=outcomes,
             rankers=rankers,
@@ -478,6 +578,31 @@ class Diagnosis:
         clash = set(self.rankers) & set(other.rankers)
         if clash:
             raise ValueError(f"both diagnoses contain rankers {sorted(clash)}; rename one")
+        names = [v for v in dict.fromkeys(self.view_names() + other.view_names()) if v]
+        if names:
+            # a diagnosis without views (every document scored) is the same in every view
+            views = [
+                (v, pd.concat([self._view_outcomes(v), other._view_outcomes(v)], axis=1))
+                for v in names
+            ]
+            skips = [
+                (v, self.view_skips.get(v, self.skips) | other.view_skips.get(v, other.skips))
+                for v in names
+            ]
+            return Diagnosis(
+                instances=self.instances,
+                outcomes=views[0][1],
+                rankers=self.rankers + other.rankers,
+                skips=skips[0][1],
+                references=self.references + other.references,
+                rel_threshold=self.rel_threshold,
+                dataset_name=self.dataset_name,
+                confidence=self.confidence,
+                metadata=self.metadata | other.metadata,
+                view=names[0],
+                views=dict(views[1:]),
+                view_skips=dict(skips[1:]),
+            )
         return Diagnosis(
             instances=self.instances,
             outcomes=pd.concat([self.outcomes, other.outcomes], axis=1),
@@ -497,11 +622,14 @@ def evaluate_relations(
     sa: np.ndarray,
     sb: np.ndarray,
     sc: np.ndarray | None = None,
-    tie_tolerance: float = 0.0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
 ) -> np.ndarray:
     """Outcome (1 fulfilled, 0 violated, -1 skipped when a score is NaN) of every instance.
 
-    ``relation[i]`` is one of :data:`RELATIONS`; scores within ``tie_tolerance`` count as tied.
+    ``relation[i]`` is one of :data:`RELATIONS`. Two scores tie when
+    ``|s_a - s_b| <= tie_tolerance * max(1, |s_a|, |s_b|)`` (relative for scores above 1,
+    absolute below; triples scale by the largest of their three scores); ``tie_tolerance=0`` is
+    exact comparison.
     ``-inf`` ranks below every finite score; a pair whose scores are both ``-inf`` and a triple
     with a non-finite score are skipped (no order can be read from them).
     """
@@ -511,22 +639,33 @@ def evaluate_relations(
     sc = np.full_like(sa, np.nan) if sc is None else np.asarray(sc, dtype=np.float64)
     gt = relation == ">"
     ge = relation == ">="
+    eq = relation == "="
     df = relation == "diff>"
-    bad = ~(gt | ge | df)
+    bad = ~(gt | ge | eq | df)
     if bad.any():
         seen = sorted({str(r) for r in relation[bad]})
         raise ValueError(f"unknown instance relation(s) {seen}; expected one of {list(RELATIONS)}")
-    tol = float(tie_tolerance)
+    tie = float(tie_tolerance)
+    if not tie >= 0:
+        raise ValueError(f"tie_tolerance must be >= 0 (got {tie_tolerance!r})")
+
+    def mag(x: np.ndarray) -> np.ndarray:
+        return np.where(np.isfinite(x), np.abs(x), 0.0)
+
+    scale = np.maximum(np.maximum(1.0, mag(sa)), mag(sb))
+    tol = tie * scale
+    tol3 = tie * np.maximum(scale, mag(sc))
     with np.errstate(invalid="ignore"):
         d_ab = sa - sb
         ok = np.where(gt, d_ab > tol, False)
         ok = np.where(ge, d_ab >= -tol, ok)
-        ok = np.where(df, (sb - sa) - (sc - sb) > tol, ok)
+        ok = np.where(eq, np.abs(d_ab) <= tol, ok)
+        ok = np.where(df, (sb - sa) - (sc - sb) > tol3, ok)
     skipped = np.isnan(sa) | np.isnan(sb) | (df & np.isnan(sc))
     with np.errstate(invalid="ignore"):
         # Two documents both scored -inf (e.g. both unretrieved by a run) have no order;
         # a triple needs finite score differences.
-        skipped |= (gt | ge) & np.isnan(d_ab)
+        skipped |= (gt | ge | eq) & np.isnan(d_ab)
         skipped |= df & ~(np.isfinite(sa) & np.isfinite(sb) & np.isfinite(sc))
     out = np.where(ok, FULFILLED, VIOLATED).astype(np.int8)
     out[skipped] = SKIPPED
@@ -634,9 +773,9 @@ def diagnose(
     oracle: bool = False,
     artificial_sources: Mapping[str, str] | None = None,
     rel_threshold: int | None = None,
-    tie_tolerance: float = 0.0,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
     confidence: float = 0.95,
-    missing: str = "skip",
+    missing: str = "both",
 ) -> Diagnosis:
     """Diagnose ``rankers`` on diagnostic ``instances`` mined from ``dataset``.
 
@@ -651,11 +790,20 @@ def diagnose(
     oracle: add :class:`QrelsOracle` (named ``"oracle"``) as a reference ranker.
     rel_threshold: minimum relevant grade for the relevance breakdown (default:
         ``dataset.rel_threshold``).
-    tie_tolerance: score differences within this value count as ties (default exact).
+    tie_tolerance: relative tie tolerance: ``|s_a - s_b| <= tie_tolerance * max(1, |s_a|,
+        |s_b|)`` is a tie (default :data:`DEFAULT_TIE_TOLERANCE` = 1e-9, which absorbs
+        floating-point noise only; 0 compares exactly).
     missing: a real document a ranker cannot score (absent from a run file): ``"skip"`` skips
-        its instances; ``"below"`` ranks it below every scored document (a run ranks what it did
-        not retrieve lower), so only pairs of two unscored documents and triples with one are
-        skipped. Artificial documents are always skipped for run files.
+        its instances (the *own-list* view: only how the run ordered what it retrieved);
+        ``"below"`` ranks it below every scored document (the *union* view: a run ranks what it
+        did not retrieve lower, so retrieval and ordering are mixed), so only pairs of two
+        unscored documents and triples with one are skipped; ``"both"`` (default) gives the
+        own-list view as ``outcomes`` and the union view in ``views["union"]`` when some ranker
+        missed a document (otherwise both views are the same and only one is kept).
+        Artificial documents are always skipped for run files.
+
+    Instances flagged ``symmetric`` (or with relation ``=``) expect equal scores: only a tie
+    fulfils them, and they are grouped apart (:data:`SYMMETRIC_SUFFIX`).
 
     Each query's distinct documents are scored once per ranker; all instances are then
     evaluated with array operations (:func:`evaluate_relations`).
@@ -751,8 +899,14 @@ def diagnose(
         per_query.append((dataset.queries[q], slots, docs))
 
     relation = inst["relation"].astype(str).to_numpy()
-    outcomes: dict[str, np.ndarray] = {}
-    skips: dict[str, dict[str, int]] = {}
+    if "symmetric" in inst:
+        # preconditions hold both ways: S(a) >= S(b) and S(b) >= S(a), i.e. a tie
+        sym = inst["symmetric"].fillna(False).to_numpy(dtype=bool)
+        relation = np.where(sym & (relation == ">="), "=", relation).astype(object)
+    policies = ["skip", "below"] if missing == "both" else [missing]
+    by_policy: dict[str, dict[str, np.ndarray]] = {p: {} for p in policies}
+    skips_by: dict[str, dict[str, dict[str, int]]] = {p: {} for p in policies}
+    any_missing = False
     for name, ranker in named:
         scores = np.full(slot_d.size, np.nan)
         unseen_ok = ranker_can_score_unseen(ranker)
@@ -763,32 +917,43 @@ def diagnose(
             q_scores, dropped = _score_query(ranker, query, docs, slot_art[slots], unseen_ok)
             scores[slots] = q_scores
             dropped_art |= dropped
-        if missing == "below":
-            scores[np.isnan(scores) & ~slot_art] = -np.inf
-        sc = np.where(ic >= 0, scores[np.maximum(ic, 0)], np.nan)
-        out = evaluate_relations(relation, scores[ia], scores[ib], sc, tie_tolerance)
-        skipped = out == SKIPPED
+        unscored = np.isnan(scores) & ~slot_art
+        any_missing |= bool(unscored.any())
         inst_art = slot_art[ia] | slot_art[ib] | ((ic >= 0) & slot_art[np.maximum(ic, 0)])
-        reasons: dict[str, int] = {}
-        if dropped_art and (skipped & inst_art).any():
-            reasons[SKIP_ARTIFICIAL] = int((skipped & inst_art).sum())
-        other = skipped & ~(inst_art if dropped_art else np.zeros(n, bool))
-        if other.any():
-            reasons[SKIP_UNRETRIEVED if missing == "below" else SKIP_NO_SCORE] = int(other.sum())
-        outcomes[name] = out
-        skips[name] = reasons
+        for policy in policies:
+            s_pol = np.where(unscored, -np.inf, scores) if policy == "below" else scores
+            sc = np.where(ic >= 0, s_pol[np.maximum(ic, 0)], np.nan)
+            out = evaluate_relations(relation, s_pol[ia], s_pol[ib], sc, tie_tolerance)
+            skipped = out == SKIPPED
+            reasons: dict[str, int] = {}
+            if dropped_art and (skipped & inst_art).any():
+                reasons[SKIP_ARTIFICIAL] = int((skipped & inst_art).sum())
+            other = skipped & ~(inst_art if dropped_art else np.zeros(n, bool))
+            if other.any():
+                why = SKIP_UNRETRIEVED if policy == "below" else SKIP_NO_SCORE
+                reasons[why] = int(other.sum())
+            by_policy[policy][name] = out
+            skips_by[policy][name] = reasons
 
+    if missing == "both" and not any_missing:
+        policies = ["skip"]  # every ranker scored every document: the two views coincide
+    main = policies[0]
     rt = dataset.rel_threshold if rel_threshold is None else int(rel_threshold)
     return Diagnosis(
         instances=inst,
-        outcomes=pd.DataFrame(outcomes),
+        outcomes=pd.DataFrame(by_policy[main]),
         rankers=[n for n, _ in named],
-        skips=skips,
+        skips=skips_by[main],
         references=references,
         rel_threshold=rt,
         dataset_name=dataset.name,
         confidence=confidence,
-        metadata={"tie_tolerance": tie_tolerance, "missing": missing},
+        metadata={"tie_tolerance": tie_tolerance, "missing": missing}
+        # read_instances(allow_partial=True) labels an unfinished mining output
+        | ({"partial": str(instances.attrs["partial"])} if instances.attrs.get("partial") else {}),
+        view=VIEW_OF_POLICY[main] if any_missing else "",
+        views={VIEW_OF_POLICY[p]: pd.DataFrame(by_policy[p]) for p in policies[1:]},
+        view_skips={VIEW_OF_POLICY[p]: skips_by[p] for p in policies[1:]},
     )
 
 

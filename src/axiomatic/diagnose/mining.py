@@ -41,7 +41,7 @@ from axiomatic.index.collection import CollectionIndex
 
 MANIFEST = "manifest.json"
 ARTIFICIAL_FILE = "artificial_docs.parquet"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: uniform seeded capping, symmetric / n_uncapped columns
 
 INSTANCE_SCHEMA = pa.schema(
     [
@@ -62,11 +62,18 @@ INSTANCE_SCHEMA = pa.schema(
         ("rel_c", pa.int64()),
         ("split", pa.string()),
         ("artificial", pa.bool_()),
+        ("symmetric", pa.bool_()),
+        ("n_uncapped", pa.int64()),
     ]
 )
 """One row per instance. ``relation``: ``>`` (S(a) > S(b), a tie violates), ``>=`` (a tie
-fulfils), ``diff>`` (triples: S(b) - S(a) > S(c) - S(b)). ``len_diff_*`` over all documents of
-the instance (max - min, and that over max). ``rel_*`` are null when unjudged."""
+fulfils), ``=`` (equal scores expected: ``symmetric`` instances), ``diff>`` (triples:
+S(b) - S(a) > S(c) - S(b)). ``len_diff_*`` over all documents of the instance (max - min, and
+that over max). ``rel_*`` are null when unjudged. ``symmetric``: the preconditions hold in both
+directions (e.g. M-TDC on two terms of equal idf), so the axiom asks for ``S(a) >= S(b)`` and
+``S(b) >= S(a)``: stored once with relation ``=``. ``n_uncapped``: instances of this query and
+axiom spec before ``max_instances_per_query`` sampled them (null in tables written before it
+was recorded)."""
 
 ARTIFICIAL_SCHEMA = pa.schema(
     [
@@ -104,11 +111,15 @@ def mine_query(
     artificial: ArtificialConfig | None = ArtificialConfig(),
     max_instances_per_query: int | None = None,
     similarity: Any = None,
+    seed: int = 0,
 ) -> QueryResult:
     """Instances of every axiom for one query and its candidates (a pure function of its inputs).
 
     Documents of analyzed length 0 are dropped (and counted under ``empty_documents``); a query
     without candidates or whose terms are all stopwords yields no rows and a counted skip.
+    ``max_instances_per_query`` keeps a uniform sample per axiom spec (real and artificial
+    instances together), drawn with a generator seeded by ``(seed, query id, spec)``: the same
+    rows whatever the shard size or the number of workers.
     """
     labels = labels or {}
     skips: Counter = Counter()
@@ -134,28 +145,9 @@ def mine_query(
     examined = 0
     n = ctx.n
     for ax in axioms:
-        if ax.arity == 3:
-            inst = ax.instances(ctx, max_instances=max_instances_per_query)
-            examined += n * (n - 1) * (n - 2)
-            tables.append(
-                _rows(
-                    query.query_id,
-                    ax,
-                    ids,
-                    L,
-                    inst.i,
-                    inst.j,
-                    inst.k,
-                    labels,
-                    split,
-                    np.zeros(len(inst.i), dtype=bool),
-                    inst.relation,
-                )
-            )
-            continue
-        inst = ax.instances(ctx, max_instances=max_instances_per_query)
-        examined += n * (n - 1)
-        tables.append(
+        inst = ax.instances(ctx)
+        examined += n * (n - 1) * (n - 2) if ax.arity == 3 else n * (n - 1)
+        parts = [
             _rows(
                 query.query_id,
                 ax,
@@ -163,21 +155,44 @@ def mine_query(
                 L,
                 inst.i,
                 inst.j,
-                None,
+                inst.k,
                 labels,
                 split,
                 np.zeros(len(inst.i), dtype=bool),
                 inst.relation,
+                inst.symmetric,
             )
-        )
+        ]
+        rows: list[dict[str, object]] = []
         if ax.name == "LNC2" and artificial is not None:
-            t, rows = _artificial_lnc2(
-                ctx, ax, artificial, labels, split, art_done, max_instances_per_query
-            )
-            tables.append(t)
-            art_rows.extend(rows)
+            t, rows = _artificial_lnc2(ctx, ax, artificial, labels, split, art_done)
+            parts.append(t)
+        t = pa.concat_tables(parts)
+        t = _cap(t, max_instances_per_query, (seed, query.query_id, ax.spec))
+        if rows and t.num_rows:
+            kept = set(t.column("doc_a").to_pylist())
+            rows = [r for r in rows if r["doc_id"] in kept]
+        tables.append(t)
+        art_rows.extend(rows)
     table = pa.concat_tables(tables) if tables else INSTANCE_SCHEMA.empty_table()
     return QueryResult(table, art_rows, skips, examined)
+
+
+def _stable_int(text: str) -> int:
+    return int.from_bytes(hashlib.sha1(text.encode("utf-8")).digest()[:8], "little")
+
+
+def _cap(table: pa.Table, cap: int | None, key: tuple[int, str, str]) -> pa.Table:
+    """A seeded uniform sample of at most ``cap`` rows, with ``n_uncapped`` = the row count."""
+    from axiomatic.axioms.spec import uniform_sample
+
+    m = table.num_rows
+    table = table.set_column(
+        table.schema.get_field_index("n_uncapped"), "n_uncapped", pa.array([m] * m, pa.int64())
+    )
+    seed, qid, spec = key
+    keep = uniform_sample(m, cap, [int(seed), _stable_int(qid), _stable_int(spec)])
+    return table if len(keep) == m else table.take(pa.array(keep, pa.int64()))
 
 
 def _artificial_lnc2(
@@ -187,7 +202,6 @@ def _artificial_lnc2(
     labels: dict[str, int],
     split: str | None,
     done: dict[tuple[int, int], str],
-    cap: int | None,
 ) -> tuple[pa.Table, list[dict[str, object]]]:
     if ax.variant == "strict" and ctx.n_terms != 1:
         return INSTANCE_SCHEMA.empty_table(), []
@@ -200,8 +214,6 @@ def _artificial_lnc2(
     block = slice(n, n + len(src))
     holds = ax.definition.kernel(ext, ax.variant, dict(ax.params), block)[:, :n]
     a, b = np.nonzero(holds)
-    if cap is not None and len(a) > cap:
-        a, b = a[:cap], b[:cap]
     ids = np.asarray(ext.doc_ids, dtype=object)
     src_ids = [ctx.doc_ids[s] for s in src.tolist()]
     labels2 = dict(labels)
@@ -234,6 +246,7 @@ def _rows(
     split: str | None,
     artificial: np.ndarray,
     relation: str,
+    symmetric: np.ndarray | None = None,
 ) -> pa.Table:
     m = len(i)
     if m == 0:
@@ -249,6 +262,8 @@ def _rows(
     rel = np.where(hi > 0, diff / np.maximum(hi, 1), 0.0)
     a_ids, b_ids = ids[i].tolist(), ids[j].tolist()
     c_ids = ids[k].tolist() if k is not None else None
+    sym = np.zeros(m, bool) if symmetric is None else np.asarray(symmetric, dtype=bool)
+    rels = np.where(sym, "=", relation) if sym.any() else [relation] * m
     cols = {
         "query_id": pa.array([qid] * m, pa.string()),
         "axiom": pa.array([ax.name] * m, pa.string()),
@@ -257,7 +272,7 @@ def _rows(
         "doc_a": pa.array(a_ids, pa.string()),
         "doc_b": pa.array(b_ids, pa.string()),
         "doc_c": pa.array(c_ids if c_ids is not None else [None] * m, pa.string()),
-        "relation": pa.array([relation] * m, pa.string()),
+        "relation": pa.array(rels, pa.string()),
         "len_a": pa.array(la, pa.int64()),
         "len_b": pa.array(lb, pa.int64()),
         "len_diff_abs": pa.array(diff, pa.int64()),
@@ -267,6 +282,8 @@ def _rows(
         "rel_c": _rel_array(labels, c_ids) if c_ids is not None else pa.nulls(m, pa.int64()),
         "split": pa.array([split] * m, pa.string()),
         "artificial": pa.array(artificial, pa.bool_()),
+        "symmetric": pa.array(sym, pa.bool_()),
+        "n_uncapped": pa.array([m] * m, pa.int64()),
     }
     return pa.table(cols, schema=INSTANCE_SCHEMA)
 
@@ -289,6 +306,7 @@ def mine_shard(
     artificial: ArtificialConfig | None,
     max_instances_per_query: int | None,
     similarity: Any = None,
+    seed: int = 0,
 ) -> tuple[str, pa.Table, pa.Table, dict[str, int], int]:
     """Mine every query of one shard; returns (shard_id, instances, artificial docs, skips, pairs)."""
     tables, arts = [], []
@@ -298,7 +316,16 @@ def mine_shard(
     examined = 0
     for q, docs, lab in zip(task.queries, task.documents, task.labels, strict=True):
         res = mine_query(
-            q, docs, index, axioms, lab, split, artificial, max_instances_per_query, similarity
+            q,
+            docs,
+            index,
+            axioms,
+            lab,
+            split,
+            artificial,
+            max_instances_per_query,
+            similarity,
+            seed,
         )
         tables.append(res.table)
         arts.extend(res.artificial)
@@ -333,6 +360,7 @@ def _config(
     artificial: ArtificialConfig | None,
     cap: int | None,
     qids: Sequence[str],
+    seed: int = 0,
 ) -> dict[str, Any]:
     h = hashlib.sha1("\0".join(qids).encode("utf-8")).hexdigest()[:16]
     return {
@@ -348,6 +376,7 @@ def _config(
         if artificial is None
         else {"ks": list(artificial.ks), "max_len": artificial.max_len},
         "max_instances_per_query": cap,
+        "seed": seed,
         "queries": len(qids),
         "query_ids_sha1": h,
     }
@@ -456,6 +485,7 @@ def mine(
     overwrite: bool = False,
     progress: bool = True,
     similarity: Any = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Mine ``axioms`` from the candidate lists of ``dataset`` into Parquet shards in ``out_dir``.
 
@@ -470,7 +500,13 @@ def mine(
     shard_size: queries per shard (the unit of atomic writing and of resuming).
     artificial: LNC2 duplicates (``True`` = thesis defaults k in {2,3,4}, max length 240;
         an :class:`ArtificialConfig`; ``False``/``None`` for none).
-    max_instances_per_query: cap per query and axiom (``None``: no cap, the default).
+    max_instances_per_query: cap per query and axiom spec (``None``: no cap, the default): a
+        uniform sample seeded by ``(seed, query id, spec)``, not the first N in candidate order
+        (candidate lists are ranked, so a prefix favours the run's own top documents). The
+        manifest records the seed and, per shard, the uncapped counts (``per_axiom_uncapped``,
+        and ``capped`` for the query/spec pairs that lost rows); each row carries
+        ``n_uncapped``.
+    seed: seed of that sample.
     workers: run shards on a local Dask cluster with this many workers.
     scheduler: address of an existing Dask scheduler (takes precedence over ``workers``).
     overwrite: start afresh when ``out_dir`` holds a run with another configuration.
@@ -504,7 +540,9 @@ def mine(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     qids = list(dataset.queries)
-    cfg = _config(dataset, axs, index, shard_size, depth, artificial, max_instances_per_query, qids)
+    cfg = _config(
+        dataset, axs, index, shard_size, depth, artificial, max_instances_per_query, qids, seed
+    )
     manifest_path = out / MANIFEST
     cfg["inputs"] = input_fingerprint(dataset, qids, depth, index, similarity)
     done: dict[str, Any] = {}
@@ -562,16 +600,31 @@ def mine(
             _atomic_write(art, out / "artificial" / f"{sid}.parquet")
         _atomic_write(table, out / f"{sid}.parquet")
         counts = Counter(table.column("spec").to_pylist()) if table.num_rows else Counter()
+        uncapped: Counter = Counter()
+        capped: dict[str, dict[str, int]] = {}
+        if table.num_rows:
+            groups = (
+                table.select(["query_id", "spec", "n_uncapped"])
+                .group_by(["query_id", "spec"])
+                .aggregate([("n_uncapped", "max"), ("n_uncapped", "count")])
+                .to_pylist()
+            )
+            for g in groups:
+                uncapped[g["spec"]] += g["n_uncapped_max"]
+                if g["n_uncapped_max"] > g["n_uncapped_count"]:
+                    capped.setdefault(g["query_id"], {})[g["spec"]] = g["n_uncapped_max"]
         manifest["shards"][sid] = {
             "instances": table.num_rows,
             "per_axiom": dict(counts),
+            "per_axiom_uncapped": dict(uncapped),
+            "capped": capped,
             "skips": skips,
             "pairs_examined": examined,
         }
         _atomic_json(manifest, manifest_path)
 
     split = dataset.split
-    args = (axs, split, artificial, max_instances_per_query, similarity)
+    args = (axs, split, artificial, max_instances_per_query, similarity, seed)
     if scheduler is not None or workers is not None:
         _run_dask(todo, make_task, record, index, args, workers, scheduler, progress)
     else:
@@ -627,16 +680,21 @@ def summarize(
     manifest: dict[str, Any], skipped_shards: int = 0, seconds: float | None = None
 ) -> dict[str, Any]:
     per_axiom: Counter = Counter()
+    uncapped: Counter = Counter()
     skips: Counter = Counter({k: 0 for k in SKIP_KEYS})
     total = examined = 0
     for info in manifest["shards"].values():
         per_axiom.update(info["per_axiom"])
+        uncapped.update(info.get("per_axiom_uncapped", info["per_axiom"]))
         skips.update(info["skips"])
         total += info["instances"]
         examined += info.get("pairs_examined", 0)
     return {
         "instances": total,
         "per_axiom": dict(per_axiom),
+        "per_axiom_uncapped": dict(uncapped),
+        "max_instances_per_query": manifest.get("config", {}).get("max_instances_per_query"),
+        "seed": manifest.get("config", {}).get("seed"),
         "skips": dict(skips),
         "shards": len(manifest["shards"]),
         "shards_skipped": skipped_shards,
@@ -645,12 +703,53 @@ def summarize(
     }
 
 
+class IncompleteInstancesError(ValueError):
+    """A mined folder whose run has not finished (``manifest.json``: ``"complete": false``)."""
+
+
+def partial_label(directory: str | os.PathLike[str]) -> str | None:
+    """``"partial: k of n shards"`` for an unfinished mining output, ``None`` when complete.
+
+    ``k`` counts the shard files present, ``n`` the shards the run was planned with (from the
+    manifest's query count and shard size). A folder without a manifest is taken as complete.
+    """
+    d = Path(directory)
+    path = d / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            raise ValueError(f"expected a JSON object, found {type(manifest).__name__}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{path} is corrupt ({exc}); mine the instances again (overwrite=True)"
+        ) from None
+    if manifest.get("complete", False) is True:
+        return None
+    cfg = manifest.get("config") or {}
+    k = len(list(d.glob("shard-*.parquet")))
+    try:
+        n = -(-int(cfg["queries"]) // int(cfg["shard_size"]))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        n = max(k, len(manifest.get("shards") or {}))
+    return f"partial: {k} of {n} shards"
+
+
 def read_instances(
     directory: str | os.PathLike[str],
+    *,
+    allow_partial: bool = False,
 ) -> tuple[pd.DataFrame, dict[str, Document]]:
     """Load a mined directory: (instances DataFrame, artificial documents by id).
 
     Relevance columns are pandas nullable ``Int64``; ``doc_c`` is null except for triples.
+
+    An unfinished run (``manifest.json`` says ``"complete": false``: killed, or still running)
+    is refused with :class:`IncompleteInstancesError`: its fractions would describe a subset of
+    the queries without saying so. ``allow_partial=True`` (CLI ``--allow-partial``) reads the
+    shards there are and labels the table: ``df.attrs["partial"] = "partial: k of n shards"``,
+    which :func:`axiomatic.diagnose.diagnosis.diagnose` carries into every table and report.
     """
     d = Path(directory)
     shards = sorted(d.glob("shard-*.parquet"))
@@ -658,6 +757,14 @@ def read_instances(
         raise FileNotFoundError(
             f"{d} holds no mined instances (no shard-*.parquet, no {MANIFEST}); "
             "run axiomatic.diagnose.mining.mine(...) first"
+        )
+    partial = partial_label(d)
+    if partial is not None and not allow_partial:
+        raise IncompleteInstancesError(
+            f"{d} holds an unfinished mining run ({partial}; {MANIFEST} says "
+            '"complete": false): results from it would silently cover only part of the queries. '
+            "Finish it by running the same mine call again (it resumes), or pass "
+            "allow_partial=True to read the shards there are, labelled as partial"
         )
     if shards:
         table = pa.concat_tables([pq.read_table(p, schema=INSTANCE_SCHEMA) for p in shards])
@@ -672,4 +779,6 @@ def read_instances(
     for p in parts:
         for row in pq.read_table(p, schema=ARTIFICIAL_SCHEMA).to_pylist():
             arts.setdefault(row["doc_id"], Document(row["doc_id"], row["text"]))
+    if partial is not None:
+        df.attrs["partial"] = partial
     return df, arts

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from axiomatic.diagnose.diagnosis import Diagnosis
+from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis
 from axiomatic.report import tables
 
 CSS = """
@@ -49,11 +49,22 @@ def render_html(
     """The report as one HTML string (no external resources)."""
     esc = html.escape
     summ = diagnosis.summary()
+    partial = getattr(diagnosis, "partial", None)
+    if partial:  # an unfinished mining output: say so in the title and on every section
+        title = f"{title} ({partial})"
     images = images or {}
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>",
+        *(
+            [
+                f"<div class='note'>Diagnosed on an unfinished mining output ({esc(partial)}): "
+                "the fractions cover only the queries of those shards.</div>"
+            ]
+            if partial
+            else []
+        ),
         f"<p class='meta'>dataset <b>{esc(str(summ['dataset']))}</b> · "
         f"{summ['instances']:,} instances over {summ['queries']:,} queries "
         f"({summ['artificial']:,} with artificial documents) · "
@@ -73,15 +84,25 @@ def render_html(
         "<p>Effectiveness measures, then the fraction of fulfilled diagnostic instances per axiom "
         f"(%). {tables.UP}/{tables.DOWN}: significantly better/worse than the baseline "
         f"<b>{esc(str(base))}</b> (effectiveness: paired t-test; axioms: McNemar; Holm-corrected, "
-        f"p &lt; 0.05); (n=…): fewer than {min_n} instances. Layout of Rennings (2019) "
-        "Table 4.5.</p>"
+        f"p &lt; 0.05); (n=…): fewer than {min_n} instances. "
+        f"{esc(tables.layout_title(diagnosis).capitalize())}; each axiom column names its δ* "
+        "(maximum relative length difference of the documents of an instance)."
+        + ("" if len(tables.view_diagnoses(diagnosis)) < 2 else " " + esc(tables.views_note()))
+        + (
+            f" Groups marked {esc(SYMMETRIC_SUFFIX.strip())}: instances whose preconditions "
+            "hold both ways, so the axiom expects equal scores (only a tie fulfils them)."
+            if any(g[2].endswith(SYMMETRIC_SUFFIX) for g in diagnosis.groups())
+            else ""
+        )
+        + "</p>"
     )
     parts.append(f"<div class='scroll'>{tables.to_html_table(ov)}</div>")
     variants = {g[1] for g in diagnosis.groups()}
     if len(variants) > 1:
         parts.append(
             "<h2>Axiom variants</h2><p>Fulfilment (%) and instance counts per variant "
-            "(original = strict, extended, relaxed; layout of Table 4.6).</p>"
+            f"(original = strict, extended, relaxed; {esc(tables.layout_title(diagnosis, '4.6'))})."
+            "</p>"
         )
         parts.append(
             f"<div class='scroll'>{tables.to_html_table(tables.variant_frame(diagnosis, True))}</div>"
@@ -92,15 +113,18 @@ def render_html(
     parts.append("<h2>Instances</h2>")
     counts = diagnosis.table()
     first = counts[counts["ranker"] == diagnosis.rankers[0]][["axiom", "variant", "spec"]].copy()
-    per = diagnosis.instances.groupby(["spec"], sort=False).agg(
+    first.insert(2, "δ*", [tables.length_tolerance(s)[1] or "-" for s in first["spec"]])
+    keys = diagnosis._keys().assign(query_id=diagnosis.instances["query_id"].to_numpy())
+    per = keys.groupby(["spec"], sort=False).agg(
         instances=("query_id", "size"), queries=("query_id", "nunique")
     )
     first = first.join(per, on="spec")
     parts.append(tables.to_html_table(first.reset_index(drop=True), index=False))
 
     skip_rows = [
-        {"ranker": r, "reason": reason, "instances skipped": f"{n:,}"}
-        for r, reasons in diagnosis.skips.items()
+        {"view": view or "-", "ranker": r, "reason": reason, "instances skipped": f"{n:,}"}
+        for view, d in tables.view_diagnoses(diagnosis)
+        for r, reasons in d.skips.items()
         for reason, n in reasons.items()
         if n
     ]
@@ -114,7 +138,9 @@ def render_html(
 
     if "delta_sweep" in images or "delta_diff" in images:
         parts.append(
-            "<h2>Document length differences (δ*)</h2><p>Fulfilment among instances "
+            "<h2>Document length differences (δ*)"
+            + esc(tables.view_label(diagnosis.view if diagnosis.views else ""))
+            + "</h2><p>Fulfilment among instances "
             "whose relative length difference is at most δ* (Rennings 2019, Figs "
             "4.5–4.8); instance counts along the top axis.</p>"
         )
@@ -125,27 +151,45 @@ def render_html(
         parts.append("<h2>Axiomatic performance vs effectiveness</h2>")
         parts.append(_img(images["correlation"], "correlation"))
         if effectiveness is not None:
-            try:
-                corr = diagnosis.correlation(tables.effectiveness_wide(effectiveness))
+            parts.append(
+                "<p>Rank correlations (Spearman ρ, Kendall τ, with p-values) first: with few "
+                "systems, Pearson's r is driven by clusters (e.g. lexical vs neural) and says "
+                "little about the order within them; n = number of systems.</p>"
+            )
+            for view, d in tables.view_diagnoses(diagnosis):
+                try:
+                    corr = d.correlation(tables.effectiveness_wide(effectiveness))
+                except (KeyError, ValueError):
+                    continue
                 show = corr[
                     [
                         "spec",
                         "measure",
                         "n",
-                        "pearson",
-                        "pearson_p",
                         "spearman",
+                        "spearman_p",
                         "kendall",
                         "kendall_p",
+                        "pearson",
+                        "pearson_p",
                     ]
                 ].set_index("spec")
+                labels = tables.group_labels(d) | {"mean": "mean over axioms"}
+                show.index = [labels.get(s, s) + tables.view_label(view) for s in show.index]
+                show.index.name = "axiom"
                 parts.append(tables.to_html_table(show))
-            except (KeyError, ValueError):
-                pass
 
     parts.append(
-        "<h2>By relevance of the documents</h2><p>Fulfilment (%) and counts by the "
-        "relevance of doc_a (prescribed higher) and doc_b.</p>"
+        "<h2>By relevance of the documents"
+        + esc(tables.view_label(tables.view_diagnoses(diagnosis)[0][0]))
+        + "</h2><p>Fulfilment (%) and counts by the "
+        "relevance of doc_a (prescribed higher) and doc_b"
+        + (
+            f", in the {esc(diagnosis.view)} view (the union view is in by_relevance.csv)"
+            if diagnosis.views
+            else ""
+        )
+        + ".</p>"
     )
     parts.append(
         f"<div class='scroll'>{tables.to_html_table(tables.relevance_frame(diagnosis), index=False)}</div>"
@@ -172,10 +216,15 @@ def render_html(
         ]
         n_sig = int(mc["significant"].sum())
         parts.append(
-            f"<h2>McNemar tests</h2><details><summary>{len(mc)} pairwise tests, "
+            "<h2>McNemar tests"
+            + esc(tables.view_label(diagnosis.view if diagnosis.views else ""))
+            + f"</h2><details><summary>{len(mc)} pairwise tests, "
             f"{n_sig} significant after Holm correction</summary>"
         )
         parts.append(tables.to_html_table(show.head(max_mcnemar_rows), index=False))
         parts.append("</details>")
     parts.append("</body></html>")
-    return "\n".join(parts)
+    page = "\n".join(parts)
+    if partial:
+        page = page.replace("</h2>", f" <small>({esc(partial)})</small></h2>")
+    return page

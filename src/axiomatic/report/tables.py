@@ -9,6 +9,14 @@
 
 Frames hold display strings; :func:`rich_table`, :func:`to_markdown` and :func:`to_html_table`
 render them. :func:`effectiveness_table` computes the measures and tests from runs and qrels.
+
+Every axiom label carries its length tolerance (``δ*=0`` for the strict / extended forms'
+equal lengths, ``δ*≤0.1`` for a relaxed form mined with ``delta_rel=0.1``; the thesis'
+Tables 4.5/4.6 are at ``δ* = 1.0``, no length limit): fulfilment moves by up to 20 points
+between the two, so a number without its δ* cannot be compared. Diagnoses with two views of run
+files (own list, union: :mod:`axiomatic.diagnose.diagnosis`) get one column per view, the
+own-list view first, each labelled ``[view]``; symmetric instances (equal scores expected) are
+a group of their own, labelled ``[equal]``.
 """
 
 from __future__ import annotations
@@ -21,9 +29,11 @@ import numpy as np
 import pandas as pd
 
 from axiomatic.data.records import Qrels, Run
-from axiomatic.diagnose.diagnosis import Diagnosis
+from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis
 
 UP, DOWN = "▲", "▼"
+THESIS_DELTA = 1.0
+"""δ* of Rennings (2019) Tables 4.5 and 4.6: no length limit (section 4.3.1)."""
 VARIANT_ORDER = {"strict": 0, "original": 0, "extended": 1, "relaxed": 2}
 EFFECTIVENESS_COLUMNS = [
     "system",
@@ -108,6 +118,85 @@ def effectiveness_wide(effectiveness: Any) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- labels
+def base_spec(spec: str) -> str:
+    """The axiom spec of a group spec (drops the :data:`SYMMETRIC_SUFFIX` of equality groups)."""
+    return spec[: -len(SYMMETRIC_SUFFIX)] if spec.endswith(SYMMETRIC_SUFFIX) else spec
+
+
+def length_tolerance(spec: str) -> tuple[float | None, str]:
+    """(δ*, label) of an axiom group: the relative length tolerance and how to show it.
+
+    ``δ*`` is ``delta_rel`` for relaxed forms, 0 for the equal lengths of strict / extended ones
+    (``delta=0``); ``None`` when the axiom takes no length parameter (LNC2) or has no limit.
+    Labels: ``δ*=0``, ``δ*≤0.1``, ``δ*≤1 (no limit)``, ``|Δlen|≤5``, ``no length limit``, or
+    ``""`` for axioms without a length parameter.
+    """
+    from axiomatic.axioms.spec import parse_axiom
+
+    try:
+        ax = parse_axiom(base_spec(spec))
+    except (ValueError, SyntaxError, KeyError):
+        return None, "δ* ?"
+    if not ax.definition.length:
+        return None, ""
+    d, r = ax.param("delta"), ax.param("delta_rel")
+    parts = []
+    star: float | None = None
+    if r is not None:
+        star = float(r)
+        parts.append(f"δ*≤{star:g}" + (" (no limit)" if star >= THESIS_DELTA else ""))
+    if d is not None:
+        if float(d) == 0:
+            star = 0.0
+            parts = ["δ*=0"]
+        else:
+            parts.append(f"|Δlen|≤{float(d):g}")
+    return star, ", ".join(parts) or "no length limit"
+
+
+def layout_title(diagnosis: Diagnosis, table: str = "4.5") -> str:
+    """``"layout of Rennings (2019) Table <table>"`` plus the δ* it is at.
+
+    The thesis tables are at δ* = 1.0 (no length limit); a diagnosis of relaxed axioms at
+    another δ* says so, so that nobody compares its numbers with the thesis table unawares.
+    """
+    stars = {
+        length_tolerance(g[2])[0]
+        for g in diagnosis.groups()
+        if g[1] == "relaxed" and length_tolerance(g[2])[1]
+    }
+    head = f"layout of Rennings (2019) Table {table}"
+    if not stars or stars == {THESIS_DELTA}:
+        return head + ", relaxed axioms at the table's δ* = 1.0 (no length limit)"
+    shown = ", ".join(
+        "none" if x is None else f"{x:g}" for x in sorted(stars, key=lambda x: x or 0)
+    )
+    return f"{head}, relaxed axioms at δ* ≤ {shown} (the thesis table: δ* = 1.0, no length limit)"
+
+
+def view_diagnoses(diagnosis: Diagnosis) -> list[tuple[str, Diagnosis]]:
+    """``[(view, diagnosis in that view)]``, own list first; ``[("", diagnosis)]`` without
+    views (every ranker scored every document, so the views coincide)."""
+    if not diagnosis.view and not diagnosis.views:
+        return [("", diagnosis)]
+    return [(v, diagnosis.in_view(v)) for v in diagnosis.view_names()]
+
+
+def view_label(view: str) -> str:
+    return f" [{view}]" if view else ""
+
+
+def views_note() -> str:
+    """What the two views of run files mean (printed next to every table that shows them)."""
+    return (
+        "[own list]: only instances whose documents are all in the ranker's own list (how it "
+        "ordered what it retrieved); [union]: a document the ranker did not retrieve ranks below "
+        "all it did (retrieval and ordering mixed; an instance with one unretrieved document "
+        "is fulfilled or violated by construction). Rankers that score every document have "
+        "the same value in both."
+    )
+
+
 def ordered_groups(diagnosis: Diagnosis) -> list[tuple[str, str, str]]:
     """Axiom groups by axiom (first seen), then strict / extended / relaxed."""
     groups = diagnosis.groups()
@@ -116,22 +205,25 @@ def ordered_groups(diagnosis: Diagnosis) -> list[tuple[str, str, str]]:
 
 
 def group_labels(diagnosis: Diagnosis) -> dict[str, str]:
-    """Short column label of every axiom group (keyed by spec): the axiom name when it is the
-    only group of that axiom, else ``axiom (variant)``, else the full spec."""
+    """Short column label of every axiom group (keyed by spec): the axiom name and its length
+    tolerance, ``TFC1 (δ*≤0.1)``, with the variant when the axiom has several,
+    ``TFC1 (strict, δ*=0)``, else the full spec; equality groups end in ``[equal]``."""
     groups = ordered_groups(diagnosis)
     by_axiom: dict[str, list[tuple[str, str, str]]] = {}
     for g in groups:
         by_axiom.setdefault(g[0], []).append(g)
-    labels = {}
+    labels: dict[str, str] = {}
     for axiom, gs in by_axiom.items():
-        variants = [g[1] for g in gs]
-        for a, v, s in gs:
-            if len(gs) == 1:
-                labels[s] = a
-            elif len(set(variants)) == len(variants):
-                labels[s] = f"{axiom} ({v})"
-            else:
-                labels[s] = s
+        one = len({base_spec(g[2]) for g in gs}) == 1
+        mine: dict[str, str] = {}
+        for _, v, s in gs:
+            tol = length_tolerance(s)[1]
+            inner = ", ".join(x for x in ("" if one else v, tol) if x)
+            eq = SYMMETRIC_SUFFIX if s.endswith(SYMMETRIC_SUFFIX) else ""
+            mine[s] = (f"{axiom} ({inner})" if inner else axiom) + eq
+        clash = {lab for lab in mine.values() if list(mine.values()).count(lab) > 1}
+        for _, _, s in gs:
+            labels[s] = s if mine[s] in clash else mine[s]
     return labels
 
 
@@ -163,6 +255,8 @@ def overview_frame(
     """Table 4.5 layout as display strings (index = ranker).
 
     A fraction over fewer than ``min_n`` instances is shown with its count, ``"9.1 (n=11)"``.
+    Axiom columns carry their δ*; with two views (run files: own list, union) each axiom has one
+    column per view, own list first, labelled ``[own list]`` / ``[union]``.
     """
     eff = normalize_effectiveness(effectiveness)
     if baseline is None:
@@ -186,10 +280,12 @@ def overview_frame(
                     mark = UP if float(row["diff"]) > 0 else DOWN
                 col.append(_fmt(float(row["value"])) + mark)
             out[m] = col
-    table = diagnosis.table()
     labels = group_labels(diagnosis)
-    mc = diagnosis.mcnemar(alpha=alpha) if baseline in diagnosis.rankers else pd.DataFrame()
-    for spec, label in labels.items():
+    views = [
+        (v, d.table(), d.mcnemar(alpha=alpha) if baseline in d.rankers else pd.DataFrame())
+        for v, d in view_diagnoses(diagnosis)
+    ]
+    for spec, label, (view, table, mc) in ((s, lab, v) for s, lab in labels.items() for v in views):
         t = table[table["spec"] == spec].set_index("ranker")
         col = []
         for r in names:
@@ -212,7 +308,7 @@ def overview_frame(
             n = int(t.loc[r, "n"])
             small = f" (n={n})" if 0 < n < min_n else ""
             col.append(_pct(frac) + mark + small)
-        out[label] = col
+        out[label + view_label(view)] = col
     out.attrs["baseline"] = baseline
     return out
 
@@ -220,7 +316,14 @@ def overview_frame(
 def overview_numbers(diagnosis: Diagnosis, effectiveness: Any = None) -> pd.DataFrame:
     """Numeric version of :func:`overview_frame`: measures and fractions (0-1) per ranker."""
     eff = effectiveness_wide(effectiveness)
-    piv = diagnosis.pivot(by="spec").rename(columns=group_labels(diagnosis))
+    labels = group_labels(diagnosis)
+    piv = pd.concat(
+        [
+            d.pivot(by="spec").rename(columns=lambda c, v=v: labels.get(c, c) + view_label(v))
+            for v, d in view_diagnoses(diagnosis)
+        ],
+        axis=1,
+    )
     if eff.empty:
         return piv
     return eff.join(piv, how="outer").reindex(
@@ -231,10 +334,18 @@ def overview_numbers(diagnosis: Diagnosis, effectiveness: Any = None) -> pd.Data
 def variant_frame(diagnosis: Diagnosis, with_counts: bool = False) -> pd.DataFrame:
     """Table 4.6 layout: fulfilment (%) per ranker for each axiom under each variant.
 
-    Columns are ``"<axiom> <variant>"`` ordered by axiom, then strict / extended / relaxed; a
-    variant that was not mined for an axiom has no column. ``with_counts`` adds the instance count
-    ``(n)`` to every cell.
+    Columns are ``"<axiom> <variant> (<δ*>)"`` ordered by axiom, then strict / extended /
+    relaxed; a variant that was not mined for an axiom has no column. ``with_counts`` adds the
+    instance count ``(n)`` to every cell. With two views, one column per view (own list first).
     """
+    views = view_diagnoses(diagnosis)
+    if len(views) > 1:
+        parts = [
+            variant_frame(d, with_counts).rename(columns=lambda c, v=v: c + view_label(v))
+            for v, d in views
+        ]
+        cols = [c for pair in zip(*(f.columns for f in parts), strict=True) for c in pair]
+        return pd.concat(parts, axis=1)[cols]
     t = diagnosis.table()
     keys = (
         t[["axiom", "variant", "spec"]]
@@ -244,10 +355,17 @@ def variant_frame(diagnosis: Diagnosis, with_counts: bool = False) -> pd.DataFra
     axioms = list(dict.fromkeys(keys["axiom"]))
     keys["_a"] = keys["axiom"].map({a: i for i, a in enumerate(axioms)})
     keys = keys.sort_values(["_a", "_o"], kind="stable")
-    dup = keys.duplicated(["axiom", "variant"], keep=False)
+    keys["_eq"] = keys["spec"].astype(str).str.endswith(SYMMETRIC_SUFFIX)
+    dup = keys.duplicated(["axiom", "variant", "_eq"], keep=False)
     out = pd.DataFrame(index=pd.Index(list(diagnosis.rankers), name="ranker"))
     for (_, row), is_dup in zip(keys.iterrows(), dup, strict=True):
-        label = row["spec"] if is_dup else f"{row['axiom']} {row['variant']}"
+        tol = length_tolerance(row["spec"])[1]
+        eq = SYMMETRIC_SUFFIX if row["_eq"] else ""
+        label = (
+            row["spec"]
+            if is_dup
+            else f"{row['axiom']} {row['variant']}" + (f" ({tol})" if tol else "") + eq
+        )
         sub = t[t["spec"] == row["spec"]].set_index("ranker")
         cells = []
         for r in out.index:
@@ -282,18 +400,24 @@ def relevance_frame(diagnosis: Diagnosis) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- renderers
 def rich_table(frame: pd.DataFrame, title: str = "", caption: str = "") -> Any:
     """A ``rich.table.Table`` of a display frame (index shown as the first column)."""
+    from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=title or None, caption=caption or None, show_lines=False)
+    # labels such as "[own list]" must print as text, not be read as rich markup
+    t = Table(
+        title=escape(title) if title else None,
+        caption=escape(caption) if caption else None,
+        show_lines=False,
+    )
     idx_name = frame.index.name or ""
     has_index = not isinstance(frame.index, pd.RangeIndex)
     if has_index:
-        t.add_column(str(idx_name), style="bold")
+        t.add_column(escape(str(idx_name)), style="bold")
     for c in frame.columns:
-        t.add_column(str(c), justify="right")
+        t.add_column(escape(str(c)), justify="right")
     for idx, row in frame.iterrows():
-        cells = [str(v) for v in row.tolist()]
-        t.add_row(*(([str(idx)] if has_index else []) + cells))
+        cells = [escape(str(v)) for v in row.tolist()]
+        t.add_row(*(([escape(str(idx))] if has_index else []) + cells))
     return t
 
 
@@ -338,6 +462,26 @@ def _analyzer_note(diagnosis: Diagnosis) -> str:
     return f"; analyzer: {an}" if an else ""
 
 
+class _PartialConsole:
+    """Prints through ``console``, adding ``(partial: k of n shards)`` to every table's title, so
+    that no table of an unfinished mining output can be read as the full result."""
+
+    def __init__(self, console: Any, label: str) -> None:
+        self._console = console
+        self._label = label
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        from rich.table import Table
+
+        for obj in objects:
+            if isinstance(obj, Table):
+                obj.title = f"{obj.title} ({self._label})" if obj.title else f"({self._label})"
+        self._console.print(*objects, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._console, name)
+
+
 def print_tables(
     diagnosis: Diagnosis,
     effectiveness: Any = None,
@@ -345,16 +489,29 @@ def print_tables(
     baseline: str | None = None,
     min_n: int = 30,
 ) -> None:
-    """Print the overview (Table 4.5 layout) and, with several variants, the variant table."""
+    """Print the overview (Table 4.5 layout) and, with several variants, the variant table.
+
+    A diagnosis of an unfinished mining output (:attr:`Diagnosis.partial`) gets a warning line
+    and its label on every table title.
+    """
     if console is None:
         from rich.console import Console
 
         console = Console()
+    partial = getattr(diagnosis, "partial", None)
+    if partial:
+        console.print(
+            f"warning: diagnosed on an unfinished mining output ({partial}); the fractions "
+            "cover only the queries of those shards",
+            markup=False,
+            style="yellow",
+        )
+        console = _PartialConsole(console, partial)
     ov = overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
     console.print(
         rich_table(
             ov,
-            title=f"Axiomatic diagnosis: {diagnosis.dataset_name}",
+            title=f"Axiomatic diagnosis: {diagnosis.dataset_name} ({layout_title(diagnosis)})",
             caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
             f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05)"
             + _analyzer_note(diagnosis),
@@ -364,10 +521,19 @@ def print_tables(
         console.print(
             rich_table(
                 variant_frame(diagnosis, with_counts=True),
-                title="% fulfilled (instances) per axiom variant",
+                title="% fulfilled (instances) per axiom variant ("
+                + layout_title(diagnosis, "4.6")
+                + ")",
             )
         )
-    for r, reasons in diagnosis.skips.items():
-        for reason, n in reasons.items():
-            if n:
-                console.print(f"[yellow]note:[/] {r}: {n:,} instances skipped ({reason})")
+    views = view_diagnoses(diagnosis)
+    if len(views) > 1:
+        console.print(views_note(), markup=False)
+    for view, d in views:
+        for r, reasons in d.skips.items():
+            for reason, n in reasons.items():
+                if n:
+                    console.print(
+                        f"[yellow]note:[/] {r}: {n:,} instances skipped ({reason})"
+                        + (f" in the {view} view" if view else "")
+                    )

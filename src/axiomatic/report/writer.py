@@ -20,6 +20,45 @@ def _text(path: Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def _per_view(diagnosis: Diagnosis, table: str) -> Any:
+    """``table`` ("table", "by_relevance", "mcnemar", "delta_sweep") of every view, stacked,
+    with the ``view`` first and the length tolerance (``delta_star``, ``length_tolerance``)
+    next to each axiom group."""
+    import pandas as pd
+
+    frames = []
+    for view, d in tables.view_diagnoses(diagnosis):
+        f = getattr(d, table)()
+        if "spec" in f:
+            tol = {s: tables.length_tolerance(s) for s in f["spec"].drop_duplicates()}
+            at = list(f.columns).index("spec") + 1
+            f.insert(at, "length_tolerance", [tol[s][1] for s in f["spec"]])
+            f.insert(at, "delta_star", [tol[s][0] for s in f["spec"]])
+        f.insert(0, "view", view or "all")
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _label_partial_csvs(paths: dict[str, Path], label: str) -> None:
+    """Give every written CSV table a leading ``partial`` column holding ``label``, so that a
+    table of an unfinished mining output cannot be read, or plotted, as the full result."""
+    import csv
+    import io
+
+    for key, path in paths.items():
+        if not key.endswith("_csv"):
+            continue
+        with open(path, encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+        if not rows or rows[0][:1] == ["partial"]:
+            continue
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["partial", *rows[0]])
+        writer.writerows([label, *row] for row in rows[1:])
+        _text(path, buf.getvalue())
+
+
 def write_report(
     diagnosis: Diagnosis,
     effectiveness: Any = None,
@@ -46,17 +85,41 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    paths["diagnosis_csv"] = diagnosis.to_csv(out / "diagnosis.csv")
+    main_table = _per_view(diagnosis, "table")
+    paths["diagnosis_csv"] = _text(out / "diagnosis.csv", main_table.to_csv(index=False))
     paths["by_relevance_csv"] = _text(
-        out / "by_relevance.csv", diagnosis.by_relevance().to_csv(index=False)
+        out / "by_relevance.csv", _per_view(diagnosis, "by_relevance").to_csv(index=False)
     )
-    paths["mcnemar_csv"] = _text(out / "mcnemar.csv", diagnosis.mcnemar().to_csv(index=False))
+    paths["mcnemar_csv"] = _text(
+        out / "mcnemar.csv", _per_view(diagnosis, "mcnemar").to_csv(index=False)
+    )
     has_len = "len_diff_rel" in diagnosis.instances
     sweep = diagnosis.delta_sweep() if has_len else None
     if sweep is not None:
-        paths["delta_sweep_csv"] = _text(out / "delta_sweep.csv", sweep.to_csv(index=False))
-    diagnosis.to_json(out / "diagnosis.json")
-    paths["json"] = out / "diagnosis.json"
+        paths["delta_sweep_csv"] = _text(
+            out / "delta_sweep.csv", _per_view(diagnosis, "delta_sweep").to_csv(index=False)
+        )
+    import json
+
+    from axiomatic.diagnose.diagnosis import _json_default
+
+    data = diagnosis.to_dict()
+    main = [r for r in json.loads(main_table.to_json(orient="records"))]
+    primary = main_table["view"].iloc[0] if len(main_table) else "all"
+    data["table"] = [r for r in main if r["view"] == primary]
+    data["view"] = diagnosis.view
+    data["views"] = {
+        v: {
+            "table": [r for r in main if r["view"] == v],
+            "skips": d.skips,
+        }
+        for v, d in tables.view_diagnoses(diagnosis)[1:]
+    }
+    data["layout"] = {
+        "4.5": tables.layout_title(diagnosis),
+        "4.6": tables.layout_title(diagnosis, "4.6"),
+    }
+    paths["json"] = _text(out / "diagnosis.json", json.dumps(data, indent=2, default=_json_default))
     paths["state"] = diagnosis.save(out / "diagnosis_state")
 
     eff_long = tables.normalize_effectiveness(effectiveness)
@@ -112,4 +175,6 @@ def write_report(
         baseline=baseline,
     )
     paths["html"] = _text(out / "report.html", page)
+    if getattr(diagnosis, "partial", None):
+        _label_partial_csvs(paths, str(diagnosis.partial))
     return paths
