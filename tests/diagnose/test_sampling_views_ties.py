@@ -361,3 +361,51 @@ def test_every_report_shows_delta_star(tmp_path):
     assert {r["length_tolerance"] for r in data["table"]} >= {"δ*≤0.1", "δ*=0"}
     page = paths["html"].read_text(encoding="utf-8")
     assert "δ*≤0.1" in page and "thesis table: δ* = 1.0" in page
+
+
+# ----------------------------------------------------------------------------- CLI
+def test_cli_seed_missing_and_tie_tolerance(tmp_path):
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+    from axiomatic.data.trec import read_run, write_run
+
+    runner = CliRunner()
+    inst = tmp_path / "inst"
+    res = runner.invoke(
+        app,
+        [
+            "mine",
+            "-d",
+            "demo",
+            "-a",
+            "TFC1",
+            "--max-per-query",
+            "5",
+            "--seed",
+            "3",
+            "-o",
+            str(inst),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    cfg = json.loads((inst / "manifest.json").read_text())["config"]
+    assert cfg["seed"] == 3 and cfg["max_instances_per_query"] == 5
+    full = tmp_path / "ql.trec"
+    assert runner.invoke(app, ["rank", "-d", "demo", "-r", "ql", "-o", str(full)]).exit_code == 0
+    top = {q: dict(sorted(d.items(), key=lambda x: -x[1])[:4]) for q, d in read_run(full).items()}
+    short = tmp_path / "top4.trec"
+    write_run(top, short)
+    out = tmp_path / "rep"
+    args = ["diagnose", "-i", str(inst), "--run", str(short), "--no-plots", "--no-oracle"]
+    res = runner.invoke(app, [*args, "-o", str(out), "--tie-tolerance", "0"])
+    assert res.exit_code == 0, res.output
+    assert "[own list]" in res.output and "[union]" in res.output
+    table = pd.read_csv(out / "diagnosis.csv")
+    assert list(table["view"].drop_duplicates()) == [VIEW_OWN, VIEW_UNION]
+    assert json.loads((out / "diagnosis.json").read_text())["metadata"]["tie_tolerance"] == 0
+    res = runner.invoke(app, [*args, "-o", str(tmp_path / "r2"), "--missing", "skip"])
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(tmp_path / "r2" / "diagnosis.csv")["view"]) == {VIEW_OWN}
+    res = runner.invoke(app, [*args, "-o", str(tmp_path / "r3"), "--missing", "bellow"])
+    assert res.exit_code != 0 and "below" in res.output

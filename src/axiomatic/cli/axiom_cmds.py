@@ -17,7 +17,14 @@ from typing import Annotated, Any
 import typer
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import ANALYZER_HELP, console, err_console, fail
+from axiomatic.cli.common import (
+    ANALYZER_HELP,
+    check_output_dir,
+    check_output_file,
+    console,
+    err_console,
+    fail,
+)
 
 DataRoot = Annotated[
     Path | None,
@@ -46,6 +53,85 @@ def _parse_axioms_or_exit(text: str) -> list[Any]:
         return parse_axioms(text)
     except (KeyError, ValueError, SyntaxError) as exc:
         raise fail(f"bad --axioms {text!r}: {exc.args[0] if exc.args else exc}") from None
+
+
+_CORRUPT: dict[str, Any] = {}  # sentinel: _load_manifest found a corrupt file and may replace it
+
+# Library messages name API arguments; the CLI user needs the flags.
+_API_TO_CLI = (
+    (
+        "Use missing='min' to rank absent documents below the run's lowest score for the query "
+        "(registry spec: run:PATH,missing=min).",
+        "Pass the run as --ranker run:FILE,missing=min to rank absent documents below the "
+        "run's lowest score for the query.",
+    ),
+    ("(registry spec: run:PATH,missing=min)", "(--ranker run:FILE,missing=min)"),
+    (
+        "pass artificial_docs from mining.read_instances",
+        "the instances folder lacks its artificial documents (artificial_docs.parquet); "
+        "mine again with `axiomatic mine ... --overwrite`",
+    ),
+    ("or pass oracle=False", "or pass --no-oracle"),
+    ("pass overwrite=True", "pass --overwrite"),
+    ("use a new output directory", "use a new --out folder"),
+)
+
+
+def _cli_wording(message: str) -> str:
+    for api, cli in _API_TO_CLI:
+        message = message.replace(api, cli)
+    return message
+
+
+def _parse_measures_or_exit(measures: str) -> None:
+    from axiomatic.evaluate.metrics import parse_measures
+
+    try:
+        parse_measures(measures)
+    except ValueError as exc:
+        raise fail(f"bad --measures: {exc}") from None
+
+
+def _load_manifest(folder: Path, command: str = "diagnose") -> dict[str, Any]:
+    """``folder/manifest.json`` as a dict (``{}`` when absent); a corrupt one is an error naming
+    the file and the fix, or, for ``mine --overwrite``, :data:`_CORRUPT` (start afresh)."""
+    path = folder / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        if command == "mine-overwrite":
+            return _CORRUPT
+        fix = (
+            "re-run with --overwrite to mine afresh into this folder, or choose another --out"
+            if command == "mine"
+            else f"mine the instances again (`axiomatic mine ... --out {folder} --overwrite`)"
+        )
+        raise fail(f"{path} is corrupt ({exc}); {fix}") from None
+    return data
+
+
+def _unreadable_instances(folder: Path, exc: BaseException) -> str:
+    """Name the shard that cannot be read (a truncated or corrupt Parquet file) and the fix."""
+    import pyarrow.parquet as pq
+
+    bad = None
+    for p in sorted(folder.glob("shard-*.parquet")) + sorted(folder.glob("artificial*/*.parquet")):
+        try:
+            pq.read_metadata(p)
+        except Exception:  # any failure to read the footer marks the culprit
+            bad = p
+            break
+    if bad is None and (folder / "artificial_docs.parquet").is_file():
+        bad = folder / "artificial_docs.parquet"
+    what = f"{bad} is corrupt or truncated" if bad else f"the instances in {folder} are unreadable"
+    return (
+        f"{what} ({type(exc).__name__}: {exc}); mine them again: `axiomatic mine ... --out "
+        f"{folder} --overwrite`"
+    )
 
 
 # ----------------------------------------------------------------------------- axioms
@@ -99,11 +185,20 @@ def mine(
             "that does not name its own variant.",
         ),
     ] = None,
-    depth: Annotated[int | None, typer.Option(help="Use the first N candidates per query.")] = None,
-    max_per_query: Annotated[
-        int | None, typer.Option("--max-per-query", help="Cap instances per query and axiom.")
+    depth: Annotated[
+        int | None, typer.Option(min=1, help="Use the first N candidates per query.")
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Local Dask workers.")] = None,
+    max_per_query: Annotated[
+        int | None,
+        typer.Option(
+            "--max-per-query",
+            min=1,
+            help="Cap instances per query and axiom: a seeded uniform sample (see --seed); "
+            "the manifest records the seed and the uncapped counts.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the --max-per-query sample.")] = 0,
+    workers: Annotated[int | None, typer.Option(min=1, help="Local Dask workers.")] = None,
     scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler.")] = None,
     overwrite: Annotated[
         bool, typer.Option(help="Start afresh if OUT holds another configuration.")
@@ -119,6 +214,9 @@ def mine(
     """
     from axiomatic.diagnose.mining import mine as mine_fn
 
+    check_output_dir(out)
+    if _load_manifest(out, "mine-overwrite" if overwrite else "mine") is _CORRUPT:
+        (out / "manifest.json").unlink()
     ds = _load_dataset(dataset, data_root)
     an = _analyzer_for(analyzer, ds)
     spec = _with_variant(axioms, variant)
@@ -134,9 +232,10 @@ def mine(
             scheduler=scheduler,
             overwrite=overwrite,
             analyzer=an,
+            seed=seed,
         )
     except ValueError as exc:
-        raise fail(str(exc.args[0] if exc.args else exc)) from None
+        raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
     from rich.table import Table
 
     t = Table(
@@ -203,7 +302,7 @@ def _dataset_of_instances(instances: Path, dataset: str | None, data_root: Path 
     manifest = instances / "manifest.json"
     if not manifest.is_file():
         raise fail(f"{instances} has no manifest.json naming its dataset; pass --dataset")
-    cfg = json.loads(manifest.read_text(encoding="utf-8")).get("config", {})
+    cfg = _load_manifest(instances).get("config", {})
     name, split = cfg.get("dataset"), cfg.get("split")
     from axiomatic.data.catalog import load_dataset
 
@@ -250,6 +349,32 @@ def diagnose(
     ] = DEFAULT_MEASURES,
     oracle: Annotated[bool, typer.Option(help="Add the qrels oracle as a reference.")] = True,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Diagnose an unfinished mining output (manifest: complete false) instead of "
+            "refusing it; every table and the report are labelled 'partial: k of n shards'.",
+        ),
+    ] = False,
+    missing: Annotated[
+        str,
+        typer.Option(
+            "--missing",
+            help="Documents a --run did not retrieve: 'skip' = own-list view (only instances "
+            "whose documents are all in the run), 'below' = union view (unretrieved ranks below "
+            "all retrieved), 'both' = both views side by side, own list first.",
+        ),
+    ] = "both",
+    tie_tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tie-tolerance",
+            min=0.0,
+            help="Relative tie tolerance: |s_a - s_b| <= TOL * max(1, |s_a|, |s_b|) is a tie "
+            "(absorbs floating-point noise; 0 = exact).",
+        ),
+    ] = 1e-9,
     analyzer: Annotated[
         str | None,
         typer.Option(
@@ -262,30 +387,62 @@ def diagnose(
 ) -> None:
     """Diagnose rankers and run files on mined instances; print the table, write the report."""
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
-    from axiomatic.diagnose.mining import read_instances
+    from axiomatic.diagnose.mining import IncompleteInstancesError, read_instances
     from axiomatic.report.tables import effectiveness_table, print_tables
     from axiomatic.report.writer import write_report
 
     if not ranker and not run:
         raise fail("nothing to diagnose: give at least one --ranker SPEC or --run FILE")
+    from axiomatic.diagnose.diagnosis import MISSING_POLICIES
+
+    if missing not in MISSING_POLICIES:
+        from axiomatic.cli.common import suggest
+
+        raise fail(
+            f"unknown --missing {missing!r}; expected one of {', '.join(MISSING_POLICIES)}."
+            f"{suggest(missing, MISSING_POLICIES)}"
+        )
+    _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
+    check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root)
     try:
-        inst, _ = read_instances(instances)
+        inst, inst_arts = read_instances(instances, allow_partial=allow_partial)
     except FileNotFoundError as exc:
         raise fail(str(exc)) from None
+    except IncompleteInstancesError as exc:
+        raise fail(
+            str(exc)
+            .replace("pass allow_partial=True", "pass --allow-partial")
+            .replace("the same mine call", f"the same `axiomatic mine ... --out {instances}`")
+        ) from None
+    except (OSError, ValueError) as exc:  # pyarrow's errors are OSError / ValueError subclasses
+        raise fail(_unreadable_instances(instances, exc)) from None
     if inst.empty:
         raise fail(f"{instances} holds no instances; mine with other axioms or settings")
     import pandas as pd
 
     art_path = instances / "artificial_docs.parquet"
-    art: Any = pd.read_parquet(art_path) if art_path.is_file() else None
+    try:
+        art: Any = pd.read_parquet(art_path) if art_path.is_file() else None
+    except (OSError, ValueError) as exc:
+        raise fail(_unreadable_instances(instances, exc)) from None
     mined_with = _manifest_analyzer(instances)
     an = _analyzer_for(analyzer if analyzer is not None else mined_with, ds)
+    if art is None and inst_arts:  # an unfinished run has not consolidated them yet
+        art = inst_arts
     rankers = _make_rankers(ranker or [], run or [], ds, an)
     try:
-        diag = diagnose_fn(inst, rankers, ds, art, oracle=oracle and bool(ds.qrels))
+        diag = diagnose_fn(
+            inst,
+            rankers,
+            ds,
+            art,
+            oracle=oracle and bool(ds.qrels),
+            missing=missing,
+            tie_tolerance=tie_tolerance,
+        )
     except (KeyError, ValueError) as exc:
-        raise fail(str(exc.args[0] if exc.args else exc)) from None
+        raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
     diag.metadata["analyzer"] = an.describe()
     diag.metadata["instances_analyzer"] = mined_with
     if mined_with is not None and _analyzer_for(mined_with, ds) != an:
@@ -315,10 +472,7 @@ def diagnose(
 def _manifest_analyzer(instances: Path) -> str | None:
     """The analyzer spec recorded by `mine` (``None`` for folders mined before it was recorded:
     those used the default analyzer, whose hash the manifest holds)."""
-    manifest = instances / "manifest.json"
-    if not manifest.is_file():
-        return None
-    cfg = json.loads(manifest.read_text(encoding="utf-8")).get("config", {})
+    cfg = _load_manifest(instances).get("config", {})
     spec = cfg.get("analyzer_spec")
     return str(spec) if spec else None
 
@@ -360,7 +514,7 @@ def rerank(
     base: Annotated[
         str, typer.Option(help="Base ranking: a ranker spec (bm25, ql) or run:PATH.")
     ] = "bm25",
-    depth: Annotated[int, typer.Option(help="Re-rank the top N of the base run.")] = 20,
+    depth: Annotated[int, typer.Option(min=1, help="Re-rank the top N of the base run.")] = 20,
     aggregation: Annotated[
         str,
         typer.Option(
@@ -368,7 +522,7 @@ def rerank(
             "weights on the dataset's own qrels)."
         ),
     ] = "majority",
-    seed: Annotated[int, typer.Option(help="Seed of the KwikSort pivots.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the KwikSort pivots.")] = 0,
     train_dataset: Annotated[
         str | None,
         typer.Option(
@@ -393,6 +547,8 @@ def rerank(
         from axiomatic.diagnose.rerank import axiomatic_rerank
     except ModuleNotFoundError as exc:
         raise fail(f"axiomatic re-ranking is not available ({exc})") from None
+    _parse_measures_or_exit(measures)
+    check_output_file(out)
     ds = _load_dataset(dataset, data_root)
     an = _analyzer_for(analyzer, ds)
     axs = _parse_axioms_or_exit(axioms)
@@ -457,9 +613,12 @@ def counts(
     ],
     axioms: Annotated[str, typer.Option(help="Axioms (comma separated).")] = "TFC1,TFC2,M-TDC,LNC2",
     delta_rel: Annotated[
-        float, typer.Option(help="Relative length tolerance delta* of the relaxed stage.")
+        float,
+        typer.Option(min=0.0, help="Relative length tolerance delta* of the relaxed stage."),
     ] = 0.1,
-    depth: Annotated[int | None, typer.Option(help="Only the first DEPTH candidates.")] = None,
+    depth: Annotated[
+        int | None, typer.Option(min=1, help="Only the first DEPTH candidates.")
+    ] = None,
     instances: Annotated[
         Path | None,
         typer.Option(
@@ -493,7 +652,9 @@ def counts(
     if instances is not None:
         from axiomatic.diagnose.mining import read_instances
 
-        inst, _ = read_instances(instances)
+        inst, _ = read_instances(instances, allow_partial=True)
+        if inst.attrs.get("partial"):
+            console.print(f"({inst.attrs['partial']}: an unfinished mining run)", markup=False)
         mined_with = _manifest_analyzer(instances) or "default (not recorded)"
         console.print(f"\ninstances of {instances}: analyzer {mined_with}", markup=False)
         console.print("\n## instances per split\n")
