@@ -115,3 +115,88 @@ def test_leftover_temp_files_are_removed_on_resume(tmp_path):
     resumed = _mine(_dataset(), out)
     assert resumed["shards_skipped"] == 2
     assert not any(p.exists() for p in leftovers) and keep.exists()
+
+
+# ----------------------------------------------------------------------------- partial outputs
+@pytest.fixture(scope="module")
+def unfinished(tmp_path_factory):
+    """The demo mined in 3 shards, then 'killed': shard 2 missing, manifest incomplete."""
+    from axiomatic.data.catalog import load_dataset
+
+    out = tmp_path_factory.mktemp("partial") / "inst"
+    ds = load_dataset("demo")
+    mine(ds, AXIOMS, out, index=dataset_index(ds, cache_dir=False), shard_size=4, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["complete"] = False
+    manifest["shards"].pop("shard-00002")
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "shard-00002.parquet").unlink()
+    (out / "artificial_docs.parquet").unlink()  # consolidated only when a run finishes
+    return out
+
+
+def test_read_instances_refuses_an_unfinished_run(unfinished):
+    from axiomatic.diagnose.mining import IncompleteInstancesError
+
+    with pytest.raises(IncompleteInstancesError, match=r"unfinished.*2 of 3 shards.*allow_partial"):
+        read_instances(unfinished)
+    df, arts = read_instances(unfinished, allow_partial=True)
+    assert df.attrs["partial"] == "partial: 2 of 3 shards" and len(df) > 0 and arts
+
+
+def test_partial_diagnosis_labels_every_table_and_the_report(unfinished, tmp_path):
+    from rich.console import Console
+
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.diagnose.diagnosis import diagnose
+    from axiomatic.rankers.lexical import BM25Ranker
+    from axiomatic.report.html import render_html
+    from axiomatic.report.tables import print_tables
+    from axiomatic.report.writer import write_report
+
+    ds = load_dataset("demo")
+    df, arts = read_instances(unfinished, allow_partial=True)
+    diag = diagnose(df, [BM25Ranker(dataset_index(ds, cache_dir=False))], ds, arts)
+    label = "partial: 2 of 3 shards"
+    assert diag.partial == label and diag.summary()["partial"] == label
+    console = Console(record=True, width=200)
+    print_tables(diag, console=console)
+    text = console.export_text()
+    assert text.count(f"({label})") >= 1 and "unfinished mining output" in text
+    page = render_html(diag, title="Axiomatic diagnosis: demo")
+    assert f"<h1>Axiomatic diagnosis: demo ({label})</h1>" in page
+    assert page.count("<h2>") == page.count(f"({label})</small></h2>") > 0
+    paths = write_report(diag, None, tmp_path / "report", plots=False)
+    csvs = [p for k, p in paths.items() if k.endswith("_csv")]
+    assert csvs
+    for p in csvs:
+        lines = p.read_text(encoding="utf-8").splitlines()
+        assert lines[0].startswith("partial,"), p.name
+        assert all(line.startswith(label) for line in lines[1:]), p.name
+    saved = json.loads((tmp_path / "report" / "diagnosis.json").read_text())
+    assert saved["summary"]["partial"] == label
+    # a complete output is not labelled
+    full, full_arts = read_instances(unfinished, allow_partial=True)
+    full.attrs.clear()
+    assert (
+        diagnose(full, [BM25Ranker(dataset_index(ds, cache_dir=False))], ds, full_arts).partial
+        is None
+    )
+
+
+def test_cli_diagnose_refuses_partial_unless_allowed(unfinished, tmp_path):
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+
+    runner = CliRunner()
+    args = ["diagnose", "-i", str(unfinished), "-d", "demo", "-r", "bm25", "--no-plots"]
+    res = runner.invoke(app, [*args, "-o", str(tmp_path / "refused")])
+    assert res.exit_code != 0
+    assert "unfinished" in res.output and "--allow-partial" in res.output
+    assert "allow_partial=True" not in res.output
+    res = runner.invoke(app, [*args, "-o", str(tmp_path / "rep"), "--allow-partial"])
+    assert res.exit_code == 0, res.output
+    assert "partial: 2 of 3 shards" in res.output
+    assert "partial: 2 of 3 shards" in (tmp_path / "rep" / "report.html").read_text()
+    assert (tmp_path / "rep" / "diagnosis.csv").read_text().startswith("partial,")

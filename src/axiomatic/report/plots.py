@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from axiomatic._atomic import atomic_write_bytes
-from axiomatic.diagnose.diagnosis import Diagnosis, effectiveness_series
+from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis, effectiveness_series
 
 DPI = 110
 
@@ -53,7 +53,10 @@ def _colors(names: list[str], references: list[str]) -> dict[str, Any]:
     return out
 
 
-def _finish(fig: Any, path: str | os.PathLike[str] | None) -> bytes:
+def _finish(fig: Any, path: str | os.PathLike[str] | None, diagnosis: Any = None) -> bytes:
+    view = getattr(diagnosis, "view", "") if getattr(diagnosis, "views", None) else ""
+    if view:  # a diagnosis with two views: say which one the figure shows
+        fig.suptitle(f"{view} view", fontsize=9)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
@@ -96,7 +99,7 @@ def plot_delta_sweep(
             transform=axes[0].transAxes,
         )
         axes[0].set_axis_off()
-        return _finish(fig, path)
+        return _finish(fig, path, diagnosis)
     colors = _colors(diagnosis.rankers, diagnosis.references)
     deltas = sorted(set(sw["delta"]))
     pos = {d: i for i, d in enumerate(deltas)}
@@ -175,8 +178,9 @@ def plot_correlation(
     keep = [r for r in piv.index if r in eff.index and r not in diagnosis.references]
     labels = _labels(diagnosis) | {"mean": "mean over axioms"}
     piv = piv.loc[keep]
-    if len(piv.columns) > 1:
-        piv["mean"] = piv.mean(axis=1)
+    directional = [c for c in piv.columns if not str(c).endswith(SYMMETRIC_SUFFIX)]
+    if len(directional) > 1:
+        piv["mean"] = piv[directional].mean(axis=1)
     specs = list(piv.columns)
     fig, axes = _figure(max(1, len(specs)), panel_w=3.8, panel_h=3.3)
     colors = _colors(keep, [])
@@ -195,14 +199,18 @@ def plot_correlation(
             if not np.isnan(c["slope"]):
                 xs = np.linspace(np.nanmin(x), np.nanmax(x), 20)
                 ax.plot(xs, c["slope"] * xs + c["intercept"], "--", color="0.5", lw=1)
-            if not np.isnan(c["pearson"]):
-                title += f"  (r={c['pearson']:.2f}, τ={c['kendall']:.2f})"
-        ax.set_title(title, fontsize=9)
+            if not np.isnan(c["kendall"]):
+                # rank correlations first: with few systems in clusters, r says little
+                title += (
+                    f"\nτ={c['kendall']:.2f} (p={c['kendall_p']:.2g}), "
+                    f"ρ={c['spearman']:.2f}, r={c['pearson']:.2f}, n={int(c['n'])}"
+                )
+        ax.set_title(title, fontsize=8)
         ax.margins(x=0.18, y=0.12)
         ax.set_xlabel("fulfilled fraction", fontsize=8)
         ax.set_ylabel(str(eff.name), fontsize=8)
         ax.grid(alpha=0.3)
-    return _finish(fig, path)
+    return _finish(fig, path, diagnosis)
 
 
 def plot_axiom_bars(diagnosis: Diagnosis, path: str | os.PathLike[str] | None = None) -> bytes:
@@ -249,4 +257,4 @@ def plot_axiom_bars(diagnosis: Diagnosis, path: str | os.PathLike[str] | None = 
         bbox_to_anchor=(0.5, -0.1),
         frameon=False,
     )
-    return _finish(fig, path)
+    return _finish(fig, path, diagnosis)
