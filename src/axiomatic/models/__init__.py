@@ -30,6 +30,7 @@ _EXPORTS = {
     "MVLSTM": "axiomatic.models.matchzoo",
     "CrossEncoder": "axiomatic.models.transformer",
     "BiEncoder": "axiomatic.models.transformer",
+    "SmoothDualEncoder": "axiomatic.models.clir",
     "train_word2vec": "axiomatic.models.embeddings",
     "minilm_embeddings": "axiomatic.models.embeddings",
     "make_embeddings": "axiomatic.models.embeddings",

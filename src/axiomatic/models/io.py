@@ -42,6 +42,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "mv-lstm": ("axiomatic.models.matchzoo", "MVLSTM"),
     "cross-encoder": ("axiomatic.models.transformer", "CrossEncoder"),
     "bi-encoder": ("axiomatic.models.transformer", "BiEncoder"),
+    "clir-dual": ("axiomatic.models.clir", "SmoothDualEncoder"),
 }
 _ALIASES = {"cknrm": "conv-knrm", "k-nrm": "knrm", "arci": "arc-i", "mvlstm": "mv-lstm"}
 _TRANSFORMERS = ("cross-encoder", "bi-encoder")

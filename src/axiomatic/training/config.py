@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-LOSSES = ("hinge", "mse", "softmax")
+LOSSES = ("hinge", "mse", "softmax", "graded")
 OPTIMIZERS = ("adam", "adamw")
 
 
@@ -285,6 +285,12 @@ class TrainConfig:
     candidate_depth: int = 100
     checkpoint_every: int = 100
     grad_clip: float | None = 5.0
+    graded_loss: str | None = None
+    """With ``loss = "graded"``: the pointwise (query, document, grade) loss, e.g.
+    ``"sosl(thresholds=0.2,0.7)"``, ``"mse"``, ``"po(scale=10)"``, ``"3partl2"`` (see
+    :mod:`axiomatic.training.smooth`)."""
+    log_grad_norm: bool = False
+    """Log the total gradient norm (before clipping) of every step as ``grad_norm``."""
     seed: int = 0
     analyzer: str = "default"
     """Text analysis of the perturbations (query-term membership) and of the BM25 candidates
@@ -311,6 +317,19 @@ class TrainConfig:
         from axiomatic.text.analyzer import parse_analyzer
 
         parse_analyzer(self.analyzer)  # AnalyzerSpecError (a ValueError) names what is wrong
+        if self.loss == "graded":
+            from axiomatic.training.smooth import parse_graded_loss
+
+            parse_graded_loss(self.graded_loss)
+            if self.regularizer or self.augmentation:
+                raise ValueError(
+                    "loss='graded' trains on (query, document, grade) examples; the AR "
+                    "regularizer and augmentations work on pairs: use loss='hinge' for them"
+                )
+        elif self.graded_loss:
+            raise ValueError(
+                f"graded_loss={self.graded_loss!r} needs loss='graded' (got loss={self.loss!r})"
+            )
         # validate the strings early (a bad regularizer should fail before any work is done)
         ar = parse_regularizer(self.regularizer)
         if ar is not None and isinstance(parse_augmentation(self.augmentation), PerturbAugmentSpec):

@@ -218,7 +218,16 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         self.model.to(self.device)
-        pools: dict[str, list[Pair]] = {"qrels": qrels_pairs(self.train_data, cfg.candidate_depth)}
+        self.graded_loss = None
+        if cfg.loss == "graded":  # pointwise (query, document, grade) examples
+            from axiomatic.training.smooth import graded_points, parse_graded_loss
+
+            self.graded_loss = parse_graded_loss(cfg.graded_loss)
+            pools: dict[str, list[Pair]] = {
+                "qrels": graded_points(self.train_data, cfg.candidate_depth)
+            }
+        else:
+            pools = {"qrels": qrels_pairs(self.train_data, cfg.candidate_depth)}
         weights = {"qrels": 1.0}
         aug = cfg.augment
         if isinstance(aug, DiagnosticAugmentSpec) and self.pools is None:
@@ -290,6 +299,8 @@ class Trainer:
 
     def _step_loss(self, batch: list[Pair], step: int) -> tuple[torch.Tensor, dict[str, float]]:
         cfg = self.config
+        if self.graded_loss is not None:
+            return self._graded_step_loss(batch)
         rng = np.random.default_rng([cfg.seed, step, 17])
         queries = [self.train_data.queries[p.query_id].text for p in batch]
         B = len(batch)
@@ -389,6 +400,18 @@ class Trainer:
             info["perturbed"] = float(len(pert["hi"]) + len(pert["lo"]))
         info["base_loss"] = float(base.detach())
         return total, info
+
+    def _graded_step_loss(self, batch: list[Pair]) -> tuple[torch.Tensor, dict[str, float]]:
+        """Pointwise graded loss: one (query, document, grade) example per batch item (the
+        sampler's items carry the document in ``doc_hi`` and the grade in ``label_hi``)."""
+        assert self.graded_loss is not None
+        qs = [self.train_data.queries[p.query_id].text for p in batch]
+        ds = [self._text(p.doc_hi) for p in batch]
+        enc = self.model.encode_batch(qs, ds)
+        scores = self.model(**{k: v.to(self.device) for k, v in enc.items()}).float()
+        grades = torch.tensor([int(p.label_hi) for p in batch], device=scores.device)
+        base = self.graded_loss(scores, grades)
+        return base, {"base_loss": float(base.detach())}
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_path(self) -> Path:
@@ -502,8 +525,15 @@ class Trainer:
                         )
                     self.optimizer.zero_grad(set_to_none=True)
                     loss.backward()
+                    grad_norm = None
                     if cfg.grad_clip:
-                        torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.grad_clip)
+                        grad_norm = torch.nn.utils.clip_grad_norm_(
+                            self.model.parameters(), cfg.grad_clip
+                        )
+                    elif cfg.log_grad_norm:
+                        grad_norm = torch.nn.utils.get_total_norm(
+                            [p.grad for p in self.model.parameters() if p.grad is not None]
+                        )
                     self.optimizer.step()
                     record: dict[str, Any] = {
                         "step": step,
@@ -511,6 +541,8 @@ class Trainer:
                         "loss": float(loss.detach()),
                         **info,
                     }
+                    if cfg.log_grad_norm and grad_norm is not None:
+                        record["grad_norm"] = float(grad_norm)
                     if step % cfg.eval_every == 0 or step == self.total_steps:
                         dev = self.evaluate_dev()
                         self.model.train()

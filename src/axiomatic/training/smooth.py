@@ -1,0 +1,363 @@
+r"""Smooth cosine similarity and ordinal (graded) pointwise losses (Liu et al., "Cross-Lingual
+Document Retrieval with Smooth Learning"; ``../shared/papers/liu-smooth-crosslingual-retrieval``).
+
+Why: cosine similarity has gradient :math:`\propto 1/\|x\|`, which explodes for representations
+near the origin; the smooth cosine similarity (eq. 1) bounds it by :math:`2/\epsilon` (appendix
+A.1, proof of Lemma 2). The Smooth Ordinal Search Loss (eq. 2) is zero inside the score segment
+of the correct grade and quadratic outside, so its derivative in ``r`` is bounded (Proposition 1).
+
+Grades are **0-based** here (``0 .. K-1``; the paper writes ``1 .. K``): grade ``y`` owns the
+segment :math:`[\theta_y, \theta_{y+1}]` of :math:`-1 = \theta_0 < \theta_1 < \dots < \theta_K = 1`.
+Every loss takes ``r`` of shape ``(B,)`` (scores in ``[-1, 1]``) and integer grades ``(B,)`` and
+returns the batch mean (a scalar); ``per_example`` gives the ``(B,)`` values.
+
+Losses (all modules, registry :data:`GRADED_LOSSES`, parsed from strings by
+:func:`parse_graded_loss`, e.g. ``"sosl(thresholds=0.2,0.7)"``):
+
+- :class:`SOSL` (Liu et al. eq. 2);
+- :class:`GradedMSE`: squared error to the grade mapped linearly onto ``[-1, 1]``;
+- :class:`ProportionalOdds`: cumulative-logit model of McCullagh (1980) on ``scale * r`` with
+  the same thresholds as cut points;
+- :class:`ThreePartL2`: the squared 3-part hinge of Nigam et al. (2019): the top grade is pushed
+  above ``high``, every other grade ``k`` only below its own upper bound (one-sided, so the
+  lower grades may overlap - the behaviour Liu et al.'s Figure 3 shows for it).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+PAPER_THRESHOLDS = (0.2, 0.7)  # Liu et al. section 5: theta = (0.2, 0.7) for K = 3
+
+
+# ---------------------------------------------------------------------- similarity
+def smooth_cosine(x: torch.Tensor, z: torch.Tensor, eps: float = 1.0) -> torch.Tensor:
+    r"""Smooth cosine similarity (Liu et al., eq. 1).
+
+    .. math:: r_\epsilon(x, z) = \frac{x^\top z}{(\|x\| + \epsilon)(\|z\| + \epsilon)}
+
+    ``x``, ``z``: ``(..., p)``; returns ``(...)`` in ``[-1, 1]`` (Cauchy-Schwarz). For
+    ``eps > 0`` the gradient w.r.t. ``x`` is bounded by :math:`2/(\|x\|+\epsilon) \le 2/\epsilon`
+    (appendix A.1), everywhere including ``x = 0``. ``eps = 0`` is plain cosine similarity; the
+    denominator is then clamped at 1e-12 so that a zero vector scores 0 instead of NaN, but its
+    gradient still grows like :math:`1/\|x\|` (the instability the paper removes).
+    """
+    eps = float(eps)
+    if not eps >= 0 or math.isinf(eps):
+        raise ValueError(f"smooth cosine eps must be a finite number >= 0 (got {eps})")
+    dot = (x * z).sum(dim=-1)
+    nx = torch.linalg.vector_norm(x, dim=-1)
+    nz = torch.linalg.vector_norm(z, dim=-1)
+    denom = (nx + eps) * (nz + eps)
+    if eps == 0:
+        denom = denom.clamp_min(1e-12)
+    return dot / denom
+
+
+class SmoothCosineSimilarity(nn.Module):
+    """Module form of :func:`smooth_cosine` (``eps`` is a fixed hyper-parameter, not learned)."""
+
+    def __init__(self, eps: float = 1.0) -> None:
+        super().__init__()
+        smooth_cosine(torch.zeros(1), torch.zeros(1), eps)  # validates eps
+        self.eps = float(eps)
+
+    def forward(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+        return smooth_cosine(x, z, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"eps={self.eps}"
+
+
+def smooth_cosine_grad_bound(x_norm: torch.Tensor | float, eps: float) -> torch.Tensor:
+    r"""The appendix bound :math:`\|\nabla_x r_\epsilon\| \le 2 / (\|x\| + \epsilon)`."""
+    return 2.0 / (torch.as_tensor(x_norm, dtype=torch.float64) + float(eps))
+
+
+# ---------------------------------------------------------------------- thresholds
+def validate_thresholds(
+    thresholds: Sequence[float], n_grades: int | None = None
+) -> tuple[float, ...]:
+    r"""Check the interior thresholds :math:`\theta_1 < \dots < \theta_{K-1}` (``K - 1`` values,
+    strictly increasing, strictly inside ``(-1, 1)``: :math:`\theta_0 = -1` and
+    :math:`\theta_K = 1` are implicit). Returns them as a tuple of floats; raises ``ValueError``
+    saying what is wrong otherwise."""
+    try:
+        th = tuple(float(t) for t in thresholds)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"thresholds must be a list of numbers, e.g. [0.2, 0.7] (got {thresholds!r})"
+        ) from None
+    if n_grades is not None and len(th) != n_grades - 1:
+        raise ValueError(
+            f"{n_grades} grades need {n_grades - 1} interior thresholds theta_1 < ... < "
+            f"theta_{n_grades - 1} (got {len(th)}: {list(th)}); -1 and 1 are implicit"
+        )
+    if not th:
+        raise ValueError("thresholds: give at least one interior threshold (K >= 2 grades)")
+    for i, t in enumerate(th):
+        if not -1.0 < t < 1.0:
+            raise ValueError(
+                f"threshold theta_{i + 1} = {t} is outside (-1, 1); scores are smooth cosine "
+                "similarities in [-1, 1] and -1 = theta_0, theta_K = 1 are implicit"
+            )
+    for i in range(1, len(th)):
+        if not th[i] > th[i - 1]:
+            raise ValueError(
+                f"thresholds must be strictly increasing (theta_{i} = {th[i - 1]} >= "
+                f"theta_{i + 1} = {th[i]}); e.g. [0.2, 0.7]"
+            )
+    return th
+
+
+def _grades(y: torch.Tensor, n_grades: int, r: torch.Tensor) -> torch.Tensor:
+    y = torch.as_tensor(y, device=r.device)
+    if y.shape != r.shape:
+        raise ValueError(f"scores {tuple(r.shape)} and grades {tuple(y.shape)} differ in shape")
+    if y.numel() and (y.min() < 0 or y.max() > n_grades - 1):
+        raise ValueError(
+            f"grades must lie in 0..{n_grades - 1} for {n_grades - 1} thresholds "
+            f"(got min {int(y.min())}, max {int(y.max())})"
+        )
+    return y.long()
+
+
+class GradedLoss(nn.Module):
+    """Base of the pointwise graded losses: ``forward(r, y) -> mean``; ``per_example(r, y)``."""
+
+    name = "graded"
+
+    def __init__(self, thresholds: Sequence[float] = PAPER_THRESHOLDS) -> None:
+        super().__init__()
+        self.thresholds = validate_thresholds(thresholds)
+        self.n_grades = len(self.thresholds) + 1
+
+    def bounds(
+        self, device: torch.device | None = None, dtype: torch.dtype = torch.float64
+    ) -> torch.Tensor:
+        """``(K + 1,)`` tensor ``[-1, theta_1, ..., theta_{K-1}, 1]`` (built in ``dtype``
+        directly: a float32 0.2 cast to float64 would leave a tiny loss inside the segment)."""
+        return torch.tensor((-1.0, *self.thresholds, 1.0), device=device, dtype=dtype)
+
+    def per_example(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def forward(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.per_example(r, y).mean()
+
+    def extra_repr(self) -> str:
+        return f"thresholds={list(self.thresholds)}"
+
+
+class SOSL(GradedLoss):
+    r"""Smooth Ordinal Search Loss (Liu et al., eq. 2; immediate-threshold construction of
+    Rennie & Srebro 2005 with a squared penalty).
+
+    .. math:: SOSL(r, y) = (\theta_{y+1} - r)^2\,\mathbb 1[r > \theta_{y+1}]
+                         + (r - \theta_y)^2\,\mathbb 1[r < \theta_y]
+
+    (0-based ``y``). Zero inside the correct segment; for ``r`` in ``[-1, 1]``
+    :math:`|\partial SOSL/\partial r| \le \max(2|1+\theta_y|, 2|1-\theta_{y+1}|) \le 4`
+    (appendix, proof of Proposition 1; :meth:`grad_bound`). Inputs ``r (B,)``, ``y (B,)`` ints.
+    """
+
+    name = "sosl"
+
+    def per_example(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        y = _grades(y, self.n_grades, r)
+        b = self.bounds(r.device, r.dtype)
+        lo, hi = b[y], b[y + 1]
+        return F.relu(r - hi).square() + F.relu(lo - r).square()
+
+    def grad_bound(self, y: torch.Tensor) -> torch.Tensor:
+        """Per-example bound ``max(2|1 + theta_y|, 2|1 - theta_{y+1}|)`` for ``r`` in [-1, 1]."""
+        b = self.bounds().double()
+        y = torch.as_tensor(y).long()
+        return torch.maximum(2 * (1 + b[y]).abs(), 2 * (1 - b[y + 1]).abs())
+
+
+class GradedMSE(GradedLoss):
+    r"""Mean squared error to the grade mapped linearly onto ``[-1, 1]``:
+    :math:`(r - t_y)^2`, :math:`t_y = -1 + 2y/(K-1)` (NR -1, SR 0, MR 1 for K = 3). The
+    thresholds only fix K (they are used at prediction time, not by the loss)."""
+
+    name = "mse"
+
+    def per_example(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        y = _grades(y, self.n_grades, r)
+        target = -1.0 + 2.0 * y.to(r.dtype) / (self.n_grades - 1)
+        return (r - target).square()
+
+
+class ProportionalOdds(GradedLoss):
+    r"""Proportional odds / cumulative logit model (McCullagh 1980) on the score ``r``:
+
+    .. math:: P(Y \le k \mid r) = \sigma(s\,\theta_{k+1} - s\,r),\qquad
+              \ell(r, y) = -\log\big(P(Y \le y) - P(Y \le y - 1)\big)
+
+    with cut points :math:`s\theta_k` (fixed, the same thresholds as SOSL; :math:`\theta_0=-\infty`,
+    :math:`\theta_K=+\infty` for the probabilities) and ``scale`` ``s`` because ``r`` lives in
+    ``[-1, 1]``. Computed in log space:
+    :math:`\log(\sigma(b)-\sigma(a)) = \log\sigma(b) + \log\sigma(-a) + \log(1-e^{a-b})`.
+    """
+
+    name = "po"
+
+    def __init__(self, thresholds: Sequence[float] = PAPER_THRESHOLDS, scale: float = 10.0) -> None:
+        super().__init__(thresholds)
+        if not float(scale) > 0:
+            raise ValueError(f"proportional odds scale must be > 0 (got {scale})")
+        self.scale = float(scale)
+
+    def per_example(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        y = _grades(y, self.n_grades, r)
+        K = self.n_grades
+        cuts = torch.tensor(self.thresholds, device=r.device, dtype=r.dtype) * self.scale
+        eta = r * self.scale
+        big = torch.finfo(r.dtype).max / 4
+        # cut points below / above the grade: theta_y and theta_{y+1} (+-inf at the ends)
+        pad = torch.cat([cuts.new_tensor([-big]), cuts, cuts.new_tensor([big])])
+        a = pad[y] - eta  # lower cut
+        b = pad[y + 1] - eta  # upper cut
+        top = y == K - 1
+        bottom = y == 0
+        mid = -(F.logsigmoid(b) + F.logsigmoid(-a) + torch.log(-torch.expm1(a - b)))
+        out = torch.where(bottom, -F.logsigmoid(b), mid)
+        return torch.where(top, -F.logsigmoid(-a), out)
+
+    def extra_repr(self) -> str:
+        return f"thresholds={list(self.thresholds)}, scale={self.scale}"
+
+
+class ThreePartL2(GradedLoss):
+    r"""Squared 3-part hinge loss (Nigam et al. 2019, "Semantic Product Search", generalized to
+    K grades): the top grade must score at least ``high``, grade ``k < K-1`` at most
+    ``uppers[k]``:
+
+    .. math:: \ell(r, K\!-\!1) = \max(0, \epsilon_{high} - r)^2,\qquad
+              \ell(r, k) = \max(0, r - \epsilon_k)^2
+
+    Defaults for K = 3 are Nigam et al.'s ``high = 0.9``, ``uppers = (0.2, 0.55)`` (random
+    negatives below 0.2, impressed-not-purchased below 0.55). ``thresholds`` fix K (and are the
+    prediction thresholds). Unlike SOSL the lower grades have no lower bound.
+    """
+
+    name = "3partl2"
+
+    def __init__(
+        self,
+        thresholds: Sequence[float] = PAPER_THRESHOLDS,
+        high: float = 0.9,
+        uppers: Sequence[float] | None = None,
+    ) -> None:
+        super().__init__(thresholds)
+        K = self.n_grades
+        if uppers is None:
+            uppers = (
+                (0.2, 0.55)
+                if K == 3
+                else tuple(0.2 + 0.35 * k / max(K - 2, 1) for k in range(K - 1))
+            )
+        self.uppers = tuple(float(u) for u in uppers)
+        if len(self.uppers) != K - 1:
+            raise ValueError(
+                f"3partl2 needs one upper bound per non-top grade ({K - 1} for {K} grades; "
+                f"got {len(self.uppers)})"
+            )
+        self.high = float(high)
+
+    def per_example(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        y = _grades(y, self.n_grades, r)
+        up = torch.tensor((*self.uppers, 0.0), device=r.device, dtype=r.dtype)[y]
+        top = y == self.n_grades - 1
+        return torch.where(top, F.relu(self.high - r).square(), F.relu(r - up).square())
+
+    def extra_repr(self) -> str:
+        return f"thresholds={list(self.thresholds)}, high={self.high}, uppers={list(self.uppers)}"
+
+
+GRADED_LOSSES: dict[str, type[GradedLoss]] = {
+    "sosl": SOSL,
+    "mse": GradedMSE,
+    "po": ProportionalOdds,
+    "3partl2": ThreePartL2,
+}
+_ALIASES = {"proportional-odds": "po", "pos": "po", "3part": "3partl2", "threepartl2": "3partl2"}
+DISPLAY = {"sosl": "SOSL", "mse": "MSE", "po": "PO", "3partl2": "3PartL2"}
+
+
+def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLoss:
+    """``"sosl(thresholds=0.2,0.7)"``, ``"po(scale=10)"``, ``"3partl2(high=0.9)"``, ``"mse"``
+    -> a loss module (safe parsing, no ``eval``; unknown names get close-match suggestions)."""
+    import re
+
+    from axiomatic.training.config import parse_call
+
+    # a call name cannot start with a digit: "3partl2(...)" is read as "threepartl2(...)"
+    text = re.sub(r"^\s*3part", "threepart", spec or "sosl", flags=re.I)
+    call = parse_call(text, "graded loss")
+    name = _ALIASES.get(call.name, call.name)
+    cls = GRADED_LOSSES.get(name)
+    if cls is None:
+        close = difflib.get_close_matches(name, [*GRADED_LOSSES, *_ALIASES], n=2, cutoff=0.5)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(
+            f"unknown graded loss {call.name!r}; expected one of {', '.join(GRADED_LOSSES)}.{hint}"
+        )
+    params: dict[str, Any] = dict(call.params)
+    allowed = {"thresholds"} | {"po": {"scale"}, "3partl2": {"high", "uppers"}}.get(name, set())
+    for k in params:
+        if k not in allowed:
+            close = difflib.get_close_matches(k, sorted(allowed), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"graded loss {name!r} has no parameter {k!r}; expected {sorted(allowed)}.{hint}"
+            )
+    for k in ("thresholds", "uppers"):
+        if k in params and not isinstance(params[k], (list, tuple)):
+            params[k] = [params[k]]
+    loss = cls(**params)
+    if n_grades is not None and loss.n_grades != n_grades:
+        validate_thresholds(loss.thresholds, n_grades)
+    return loss
+
+
+def predict_grades(r: torch.Tensor, thresholds: Sequence[float]) -> torch.Tensor:
+    """The grade whose segment holds each score (``0 .. K-1``)."""
+    th = torch.tensor(validate_thresholds(thresholds), dtype=r.dtype, device=r.device)
+    return torch.bucketize(r, th)
+
+
+def graded_points(dataset: Any, depth: int | None = None) -> list[Any]:
+    """Pointwise training examples ``(query, document, grade)`` of a graded dataset, as sampler
+    items (:class:`~axiomatic.training.samplers.Pair` with ``doc_hi == doc_lo`` = the document
+    and ``label_hi == label_lo`` = its grade, ``source="points"``).
+
+    Documents: the judged ones plus the first ``depth`` candidates; unjudged candidates count as
+    grade 0 (the usual re-ranking convention). Sorted by (query, document) for determinism.
+    """
+    from axiomatic.training.samplers import Pair
+
+    out: list[Pair] = []
+    for qid in dataset.queries:
+        cands = dataset.candidate_ids(qid) if dataset.candidates is not None else []
+        if depth is not None:
+            cands = cands[:depth]
+        grades: dict[str, int] = {d: 0 for d in cands}
+        grades.update({d: int(g) for d, g in dataset.judged(qid).items() if d in dataset.documents})
+        for d in sorted(grades):
+            g = float(grades[d])
+            out.append(Pair(qid, d, d, g, g, "points"))
+    if not out:
+        raise ValueError(
+            f"no graded training examples in {getattr(dataset, 'name', 'the dataset')}: it needs "
+            "qrels or candidate lists"
+        )
+    return out
