@@ -10,6 +10,7 @@ corrupt file far more often than an intended score.
 from __future__ import annotations
 
 import gzip
+import json
 import math
 import warnings
 import zlib
@@ -177,9 +178,12 @@ def parse_float(text: str, what: str) -> float:
 
 def parse_grade(value: object, what: str = "relevance") -> int:
     """A relevance grade: an integer (``3``, or integral float text such as ``3.0``) with
-    ``|grade| < 2**31``; JSON ints are accepted, booleans and fractional values are not."""
+    ``|grade| < 2**31``; JSON ints and integral floats are accepted, booleans, ``None`` and
+    fractional values are not."""
     if isinstance(value, int) and not isinstance(value, bool):
         text = str(value)
+    elif isinstance(value, float):
+        text = repr(value)
     elif isinstance(value, str):
         text = value.strip()
     else:
@@ -207,3 +211,87 @@ def parse_grade(value: object, what: str = "relevance") -> int:
 def _pow2(limit: int) -> str:
     exp = limit.bit_length() - 1
     return f"2**{exp}" if limit == 2**exp else str(limit)
+
+
+def json_number(value: object, what: str) -> float:
+    """A finite number from a JSON value (int, float or numeric string; not a boolean)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        f = float(value)
+        if math.isfinite(f):
+            return f
+        raise ValueError(f"{what} {value!r} is not a finite number")
+    if isinstance(value, str):
+        return parse_float(value.strip(), what)
+    raise ValueError(f"{what} {value!r} is not a number")
+
+
+def json_int(value: object, what: str) -> int:
+    """An integer from a JSON value (an int, an integral float or an integer string)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} {value!r} is not an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        return parse_int(value.strip(), what)
+    raise ValueError(f"{what} {value!r} is not an integer")
+
+
+def json_id(value: object, what: str) -> str:
+    """An id from a JSON value: a string or an integer, non-empty and without whitespace (ids
+    end up in whitespace-separated TREC files)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"{what} {value!r} is not a string or integer id")
+    text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"{what} {text!r} is empty or contains whitespace")
+    return text
+
+
+def json_str(value: object, what: str) -> str:
+    """A text from a JSON value (strings; numbers are accepted and converted)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError(f"{what} {value!r} is not a string")
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def loads_json(
+    text: str, path: str | Path, line: int | None = None, expected: str | None = None
+) -> Any:
+    """``json.loads`` whose every failure is a :class:`ParseError` naming ``path`` (and ``line``
+    for JSON-lines files): syntax errors, ``NaN``/``Infinity``, over-long integers, nesting so
+    deep that the parser recurses out."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        where = exc.lineno if line is None else line + exc.lineno - 1
+        raise ParseError(
+            f"invalid JSON ({exc.msg} at column {exc.colno})", path, where, expected
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise ParseError(f"invalid JSON ({exc})", path, line, expected) from None
+
+
+def read_json(path: str | Path, expected: str | None = None) -> Any:
+    """Read and parse a JSON file (see :func:`loads_json`)."""
+    return loads_json(read_text(path), path, None, expected)
+
+
+def malformed(exc: BaseException) -> str:
+    """A short description of an exception met while walking malformed structured data."""
+    if isinstance(exc, KeyError):
+        return f"missing key {exc.args[0]!r}" if exc.args else "missing key"
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return f"unexpected structure ({type(exc).__name__}: {exc})"
+
+
+STRUCTURE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
+"""What walking a wrongly shaped JSON/CSV value can raise; readers map these to ParseError."""

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from axiomatic.data._io import iter_lines
+from axiomatic.data._io import iter_lines, parse_int
 from axiomatic.data.errors import ParseError
 from axiomatic.data.records import Document, Qrels, Query
 
@@ -59,13 +59,28 @@ def _records(path: str | Path) -> list[tuple[int, dict[str, str]]]:
     return [(ln, {k: " ".join(" ".join(v).split()) for k, v in rec.items()}) for ln, rec in out]
 
 
+def _record_number(rec: dict[str, str], tag: str, path: str | Path, lineno: int) -> str:
+    """The record's ``RN``/``QN`` number as a normalised id (``00017`` -> ``17``)."""
+    value = rec.get(tag)
+    if value is None:
+        raise ParseError(f"record without {tag}", path, lineno, f"a '{tag} <number>' line")
+    first = value.split()[0] if value.split() else ""
+    try:
+        return str(parse_int(first, tag, 10**9))
+    except ValueError as exc:
+        raise ParseError(
+            str(exc), path, lineno, f"'{tag} <number>' such as '{tag} 00017'"
+        ) from None
+
+
 def read_cf_documents(paths: list[str | Path]) -> dict[str, Document]:
     docs: dict[str, Document] = {}
     for path in paths:
-        for lineno, rec in _records(path):
-            if "RN" not in rec:
-                raise ParseError("record without RN (record number)", path, lineno, "an 'RN' line")
-            did = str(int(rec["RN"].split()[0]))
+        records = _records(path)
+        if not records:
+            raise ParseError("no record", path, None, "records starting with 'PN'")
+        for lineno, rec in records:
+            did = _record_number(rec, "RN", path, lineno)
             body = rec.get("AB") or rec.get("EX") or ""
             docs[did] = Document(did, f"{rec.get('TI', '')} {body}".strip())
     return docs
@@ -81,7 +96,7 @@ class CFQueries:
 def read_cf_queries(path: str | Path) -> CFQueries:
     out = CFQueries({}, {}, {})
     for lineno, rec in _records(path):
-        qid = str(int(rec["QN"].split()[0]))
+        qid = _record_number(rec, "QN", path, lineno)
         out.queries[qid] = Query(qid, rec.get("QU", ""))
         tokens = rec.get("RD", "").split()
         if len(tokens) % 2:
@@ -99,8 +114,15 @@ def read_cf_queries(path: str | Path) -> CFQueries:
                     lineno,
                     "four digits 0/1/2 (one per judge)",
                 )
+            try:
+                d = str(parse_int(did, "RD doc id", 10**9))
+            except ValueError as exc:
+                raise ParseError(
+                    f"query {qid}: {exc}", path, lineno, "RD pairs 'docid SSSS'"
+                ) from None
             s = tuple(int(c) for c in scores)
-            d = str(int(did))
             out.judge_scores.setdefault(qid, {})[d] = s  # type: ignore[assignment]
             out.qrels.setdefault(qid, {})[d] = sum(s)
+    if not out.queries:
+        raise ParseError("no query record", path, None, "records starting with 'QN'")
     return out

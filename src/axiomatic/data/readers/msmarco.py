@@ -4,11 +4,18 @@ re-assessments (``relevance_labels/data.json``), plus ``qid<TAB>text`` TSVs.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from axiomatic.data._io import read_text
+from axiomatic.data._io import (
+    STRUCTURE_ERRORS,
+    json_id,
+    json_int,
+    json_str,
+    malformed,
+    parse_grade,
+    read_json,
+)
 from axiomatic.data.errors import ParseError
 from axiomatic.data.records import Document, Qrels, Query
 
@@ -37,27 +44,31 @@ def read_top20_folder(folder: str | Path) -> Top20:
         raise FileNotFoundError(f"{folder}: no <query_id>.json files found")
     out = Top20({}, {}, {}, {})
     for path in files:
+        rows = read_json(path, _TOP20_EXPECTED)
         try:
-            rows = json.loads(read_text(path))
-        except json.JSONDecodeError as exc:
-            raise ParseError(
-                f"invalid JSON ({exc.msg})", path, exc.lineno, _TOP20_EXPECTED
-            ) from None
-        try:
-            rows = sorted(rows, key=lambda r: int(r["ranking"]))
-            for r in rows:
-                qid, did = str(r["query_id"]), str(r["passage_id"])
-                out.queries.setdefault(qid, Query(qid, " ".join(str(r["query_text"]).split())))
+            if not isinstance(rows, list) or not rows:
+                raise ValueError("the file is not a non-empty JSON list of rows")
+            if not all(isinstance(r, dict) for r in rows):
+                raise ValueError("every row must be a JSON object")
+            ranked = sorted(rows, key=lambda r: json_int(r["ranking"], "ranking"))
+            for r in ranked:
+                qid = json_id(r["query_id"], "query_id")
+                did = json_id(r["passage_id"], "passage_id")
+                qtext = " ".join(json_str(r["query_text"], "query_text").split())
+                ptext = json_str(r["passage_text"], "passage_text")
+                label = parse_grade(r["relevance_label"], "relevance_label")
+                bm25 = r.get("bm25_label", "")
+                out.queries.setdefault(qid, Query(qid, qtext))
                 if did not in out.documents:
-                    out.documents[did] = Document(did, str(r["passage_text"]))
+                    out.documents[did] = Document(did, ptext)
                 cands = out.candidates.setdefault(qid, [])
                 if did not in out.qrels.get(qid, {}):
                     cands.append(did)
-                out.qrels.setdefault(qid, {})[did] = int(float(r["relevance_label"]))
-                out.bm25_labels.setdefault(qid, {})[did] = str(r.get("bm25_label", ""))
-        except (KeyError, TypeError, ValueError) as exc:
+                out.qrels.setdefault(qid, {})[did] = label
+                out.bm25_labels.setdefault(qid, {})[did] = "" if bm25 is None else str(bm25)
+        except STRUCTURE_ERRORS as exc:
             raise ParseError(
-                f"malformed row ({type(exc).__name__}: {exc})", path, None, _TOP20_EXPECTED
+                f"malformed row ({malformed(exc)})", path, None, _TOP20_EXPECTED
             ) from None
     return out
 
@@ -93,22 +104,25 @@ def read_graded_labels(path: str | Path) -> GradedLabels:
     ``{qid: {pid: ["relevant"|"irrelevant", uid, grade, uid, grade, ...]}}``.
     """
     expected = '{qid: {pid: ["relevant"|"irrelevant", assessor, "grade", ...]}}'
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON ({exc.msg})", path, exc.lineno, expected) from None
+    data = read_json(path, expected)
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ParseError("top-level JSON is not an object of objects", path, None, expected)
     labels = GradedLabels({}, {})
     for qid, docs in data.items():
         for did, value in docs.items():
             try:
+                if not isinstance(value, list) or not value:
+                    raise ValueError("not a non-empty list")
                 label = {"relevant": 1, "irrelevant": 0}[value[0]]
                 # assessors who skipped a pair are recorded as "no_input": not a grade
-                grades = [int(g) for g in value[2::2] if g != "no_input"]
-            except (KeyError, ValueError, IndexError, TypeError):
+                grades = [parse_grade(g, "grade") for g in value[2::2] if g != "no_input"]
+            except (*STRUCTURE_ERRORS,):
                 raise ParseError(
-                    f"pair ({qid}, {did}) is malformed: {value!r}", path, None, expected
+                    f"pair ({qid}, {did}) is malformed: {value!r}"[:200], path, None, expected
                 ) from None
             labels.msmarco_label.setdefault(str(qid), {})[str(did)] = label
             if grades:
                 labels.grades.setdefault(str(qid), {})[str(did)] = grades
+    if not labels.msmarco_label:
+        raise ParseError("no labelled pair", path, None, expected)
     return labels

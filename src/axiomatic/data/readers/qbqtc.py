@@ -8,10 +8,18 @@ query has the same id in every split)."""
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
-from axiomatic.data._io import iter_lines
+from axiomatic.data._io import (
+    STRUCTURE_ERRORS,
+    iter_lines,
+    json_id,
+    json_str,
+    loads_json,
+    malformed,
+    parse_grade,
+    require_nonempty,
+)
 from axiomatic.data.errors import ParseError
 from axiomatic.data.readers.wikiqa import PairwiseSet
 from axiomatic.data.records import Document, Query
@@ -27,17 +35,22 @@ def read_qbqtc(path: str | Path) -> PairwiseSet:
     for lineno, line in iter_lines(path):
         if not line.strip():
             continue
+        rec = loads_json(line, path, lineno, expected)
         try:
-            rec = json.loads(line)
-            label = int(rec["relevant"] if "relevant" in rec else rec["label"])
-            qtext, title, did = str(rec["query"]).strip(), str(rec["title"]).strip(), str(rec["id"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            if not isinstance(rec, dict):
+                raise ValueError(f"record is a {type(rec).__name__}, not an object")
+            label = parse_grade(rec["relevant"] if "relevant" in rec else rec["label"], "label")
+            qtext = json_str(rec["query"], "query").strip()
+            title = json_str(rec["title"], "title").strip()
+            did = json_id(rec["id"], "id")
+        except STRUCTURE_ERRORS as exc:
             raise ParseError(
-                f"malformed record ({type(exc).__name__}: {exc})", path, lineno, expected
+                f"malformed record ({malformed(exc)})", path, lineno, expected
             ) from None
         qid = query_id_for(qtext)
         out.queries.setdefault(qid, Query(qid, qtext))
         out.documents[did] = Document(did, title)
         out.candidates.setdefault(qid, []).append(did)
         out.qrels.setdefault(qid, {})[did] = label
+    require_nonempty(len(out.queries), path, "query-title", expected)
     return out

@@ -6,11 +6,17 @@ Format: a JSON list, one element per query ``{"query": str, "hits": [{"content":
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from axiomatic.data._io import read_text
+from axiomatic.data._io import (
+    STRUCTURE_ERRORS,
+    json_id,
+    json_number,
+    json_str,
+    malformed,
+    read_json,
+)
 from axiomatic.data.errors import ParseError
 from axiomatic.data.records import Document, Query, Run
 
@@ -33,10 +39,7 @@ def read_rankllm_results(path: str | Path, *, query_id_from: str = "qid") -> Ret
     Duplicate doc ids within one query keep their first (best) rank. A passage id seen with two
     different texts keeps the first text.
     """
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON ({exc.msg})", path, exc.lineno, _EXPECTED) from None
+    data = read_json(path, _EXPECTED)
     if not isinstance(data, list):
         raise ParseError(f"top-level JSON is {type(data).__name__}", path, 1, _EXPECTED)
     queries: dict[str, Query] = {}
@@ -45,24 +48,32 @@ def read_rankllm_results(path: str | Path, *, query_id_from: str = "qid") -> Ret
     run: Run = {}
     for i, entry in enumerate(data):
         try:
+            if not isinstance(entry, dict):
+                raise ValueError(f"entry is a {type(entry).__name__}, not an object")
             hits = entry["hits"]
-            qtext = str(entry["query"])
+            qtext = json_str(entry["query"], "query")
+            if not isinstance(hits, list):
+                raise ValueError(f"hits is a {type(hits).__name__}, not a list")
             if not hits:
                 continue
-            qid = str(hits[0][query_id_from])
+            qid = json_id(hits[0][query_id_from], query_id_from)
             cands = candidates.setdefault(qid, [])
             scores = run.setdefault(qid, {})
             for hit in hits:
-                did = str(hit["docid"])
+                did = json_id(hit["docid"], "docid")
                 if did in scores:
                     continue
+                score = json_number(hit["score"], "score")
+                content = json_str(hit["content"], "content")
                 cands.append(did)
-                scores[did] = float(hit["score"])
+                scores[did] = score
                 if did not in documents:
-                    documents[did] = Document(did, str(hit["content"]))
-        except (KeyError, TypeError, IndexError, ValueError) as exc:
+                    documents[did] = Document(did, content)
+        except STRUCTURE_ERRORS as exc:
             raise ParseError(
-                f"entry {i} is malformed ({type(exc).__name__}: {exc})", path, None, _EXPECTED
+                f"entry {i} is malformed ({malformed(exc)})", path, None, _EXPECTED
             ) from None
         queries[qid] = Query(qid, " ".join(qtext.split()))
+    if not queries:
+        raise ParseError("no query with hits", path, None, _EXPECTED)
     return RetrievedResults(queries, documents, candidates, run)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from axiomatic.data._io import iter_lines
+from axiomatic.data._io import iter_lines, parse_grade, require_nonempty
 from axiomatic.data.errors import ParseError
 from axiomatic.data.readers.wikiqa import PairwiseSet
 from axiomatic.data.records import Document, Query
@@ -28,13 +28,10 @@ def read_sasaki_clir(path: str | Path) -> PairwiseSet:
                 "'grade<TAB>query<TAB>document'",
             )
         try:
-            grade = int(parts[0])
-        except ValueError:
+            grade = parse_grade(parts[0].strip(), "grade")
+        except ValueError as exc:
             raise ParseError(
-                f"grade {parts[0]!r} is not an integer",
-                path,
-                lineno,
-                "'grade<TAB>query<TAB>document' with grade 0/1/2",
+                str(exc), path, lineno, "'grade<TAB>query<TAB>document' with grade 0/1/2"
             ) from None
         qtext = " ".join(parts[1].split())
         qid = ids.setdefault(qtext, f"q{len(ids) + 1}")
@@ -43,4 +40,5 @@ def read_sasaki_clir(path: str | Path) -> PairwiseSet:
         out.documents[did] = Document(did, " ".join(parts[2].split()))
         out.candidates.setdefault(qid, []).append(did)
         out.qrels.setdefault(qid, {})[did] = grade
+    require_nonempty(len(out.queries), path, "CLIR pair", "'grade<TAB>query<TAB>document'")
     return out

@@ -14,7 +14,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from axiomatic.data._io import ParsedDict, iter_lines, report_skipped
+from axiomatic.data._io import (
+    ParsedDict,
+    iter_lines,
+    parse_float,
+    parse_grade,
+    parse_int,
+    report_skipped,
+    require_nonempty,
+)
 from axiomatic.data.errors import ParseError
 from axiomatic.data.records import Document, Qrels, Query
 
@@ -74,6 +82,8 @@ def read_smart_records(path: str | Path, encoding: str = "utf-8") -> list[SmartR
         else:
             buf[field].append(line)
     close()
+    if not records:
+        raise ParseError("no '.I' record", path, None, "records starting with '.I <id>'")
     return records
 
 
@@ -105,7 +115,20 @@ def records_to_queries(
 
 def _norm_id(value: str) -> str:
     value = value.strip()
-    return str(int(value)) if value.isdigit() else value
+    # ASCII digits only: str.isdigit() is also true for '²' or '１', which int() refuses/accepts
+    return str(int(value)) if value.isascii() and value.isdigit() and len(value) < 40 else value
+
+
+def _add_judgment(qrels: ParsedDict, qid: str, did: str, grade: int) -> None:
+    """Store a judgment; an identical repeat is counted, a different grade is refused."""
+    docs = qrels.setdefault(qid, {})
+    old = docs.get(did)
+    if old is None:
+        docs[did] = grade
+    elif old == grade:
+        qrels.duplicates += 1
+    else:
+        raise ValueError(f"({qid!r}, {did!r}) judged again with grade {grade} (before: {old})")
 
 
 def read_smart_qrels(
@@ -113,29 +136,42 @@ def read_smart_qrels(
 ) -> ParsedDict:
     """Glasgow ``.REL`` files as binary qrels (grade 1 for every listed pair).
 
-    ``layout="qid docid"``: ``qid docid 0 0.000000`` (CISI, ADI, CACM, MED.REL.OLD; ids are
-    normalised, ``01`` -> ``1``); ``layout="trec"``: ``qid 0 docid 1`` (MED.REL).
+    ``layout="qid docid"``: ``qid docid [0 0.000000]`` (CISI, ADI, CACM, MED.REL.OLD; 2 to 4
+    columns, the optional ones numbers; ids are normalised, ``01`` -> ``1``); ``layout="trec"``:
+    ``qid 0 docid grade`` (MED.REL). An empty file, a line with other columns, a bad number or a
+    pair judged twice with different grades raise :class:`ParseError` (identical repeats are
+    counted in ``.duplicates`` and warned about).
     """
+    expected = (
+        "'qid 0 docid grade' (integer grade)"
+        if layout == "trec"
+        else "'qid docid' with up to two numeric columns after it"
+    )
     qrels: ParsedDict = ParsedDict()
     for lineno, line in iter_lines(path):
         parts = line.split()
         if not parts:
             continue
-        if len(parts) < 2 or (layout == "trec" and len(parts) != 4):
+        try:
+            if layout == "trec":
+                if len(parts) != 4:
+                    raise ValueError(f"found {len(parts)} column(s) in {line.strip()[:80]!r}")
+                qid, did, grade = parts[0], parts[2], parse_grade(parts[3], "grade")
+            else:
+                if not 2 <= len(parts) <= 4:
+                    raise ValueError(f"found {len(parts)} column(s) in {line.strip()[:80]!r}")
+                for extra in parts[2:]:
+                    parse_float(extra, "extra column")
+                qid, did, grade = parts[0], parts[1], 1
+            _add_judgment(qrels, _norm_id(qid), _norm_id(did), grade)
+        except ValueError as exc:
             if skip_malformed:
                 qrels.skipped += 1
                 qrels.skipped_lines.append(lineno)
                 continue
-            raise ParseError(
-                f"found {len(parts)} column(s)",
-                path,
-                lineno,
-                "'qid docid ...'" if layout != "trec" else "'qid 0 docid grade'",
-            )
-        qid, did = (parts[0], parts[2]) if layout == "trec" else (parts[0], parts[1])
-        grade = int(parts[3]) if layout == "trec" else 1
-        qrels.setdefault(_norm_id(qid), {})[_norm_id(did)] = grade
+            raise ParseError(str(exc), path, lineno, expected) from None
     report_skipped(qrels, path, "qrels")
+    require_nonempty(len(qrels), path, "qrels", expected)
     return qrels
 
 
@@ -145,28 +181,31 @@ mapped to higher-is-better grades: ``new = 5 - old``. ``-1`` lines are markers, 
 
 
 def read_cranfield_qrels(path: str | Path) -> tuple[Qrels, int]:
-    """``cranqrel`` (``qid docid code``) -> (higher-is-better qrels, number of ``-1`` markers)."""
-    qrels: Qrels = {}
+    """``cranqrel`` (``qid docid code``) -> (higher-is-better qrels, number of ``-1`` markers).
+
+    The qrels are a :class:`~axiomatic.data._io.ParsedDict` (``.duplicates`` counts identical
+    repeated lines); a pair with two different codes or an empty file raise :class:`ParseError`.
+    """
+    expected = "'qid docid code' with code in 1..4 or -1"
+    qrels: ParsedDict = ParsedDict()
     markers = 0
     for lineno, line in iter_lines(path):
         parts = line.split()
         if not parts:
             continue
         try:
-            qid, did, code = parts[0], parts[1], int(parts[2])
-        except (ValueError, IndexError):
-            raise ParseError(
-                f"malformed line {line!r}", path, lineno, "'qid docid code' with code in 1..4 or -1"
-            ) from None
-        if code == -1:
-            markers += 1
-            continue
-        if code not in CRANFIELD_GRADE_MAP:
-            raise ParseError(
-                f"relevance code {code} is not on Cleverdon's scale",
-                path,
-                lineno,
-                "a code in 1..4 (or the -1 marker)",
-            )
-        qrels.setdefault(_norm_id(qid), {})[_norm_id(did)] = CRANFIELD_GRADE_MAP[code]
+            if len(parts) != 3:
+                raise ValueError(f"found {len(parts)} column(s) in {line.strip()[:80]!r}")
+            qid, did = parts[0], parts[1]
+            code = parse_int(parts[2], "relevance code", 100)
+            if code == -1:
+                markers += 1
+                continue
+            if code not in CRANFIELD_GRADE_MAP:
+                raise ValueError(f"relevance code {code} is not on Cleverdon's scale")
+            _add_judgment(qrels, _norm_id(qid), _norm_id(did), CRANFIELD_GRADE_MAP[code])
+        except ValueError as exc:
+            raise ParseError(str(exc), path, lineno, expected) from None
+    report_skipped(qrels, path, "qrels")
+    require_nonempty(len(qrels) + markers, path, "qrels", expected)
     return qrels, markers

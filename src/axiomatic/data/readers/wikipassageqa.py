@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from axiomatic.data._io import read_text
+from axiomatic.data._io import (
+    json_id,
+    json_str,
+    parse_int,
+    read_json,
+    read_text,
+    require_nonempty,
+)
 from axiomatic.data.errors import ParseError
 from axiomatic.data.records import Document, Qrels, Query
 
@@ -29,50 +35,62 @@ class WikiPassageQAQuestions:
 
 
 def read_wikipassageqa_questions(path: str | Path) -> WikiPassageQAQuestions:
+    expected = "\t".join(_HEADER)
     reader = csv.reader(
         io.StringIO(read_text(path), newline=""), delimiter="\t", quoting=csv.QUOTE_NONE
     )
-    header = next(reader, None)
-    if header is None or tuple(h.strip() for h in header) != _HEADER:
-        raise ParseError(f"header is {header!r}", path, 1, "\t".join(_HEADER))
     out = WikiPassageQAQuestions({}, {}, {})
-    for lineno, row in enumerate(reader, start=2):
-        if not row:
-            continue
-        if len(row) != 5:
-            raise ParseError(f"found {len(row)} column(s)", path, lineno, "\t".join(_HEADER))
-        qid, question, doc, _name, rel = (c.strip() for c in row)
-        out.queries[qid] = Query(qid, question)
-        out.document_of[qid] = doc
-        try:
-            idx = [int(x) for x in rel.split(",") if x.strip()]
-        except ValueError:
-            raise ParseError(
-                f"RelevantPassages {rel!r}",
-                path,
-                lineno,
-                "comma-separated passage indices such as '3,4'",
-            ) from None
-        out.qrels[qid] = {f"{doc}_{i}": 1 for i in idx}
+    try:
+        header = next(reader, None)
+        if header is None or tuple(h.strip() for h in header) != _HEADER:
+            raise ParseError(f"header is {header!r}"[:200], path, 1, expected)
+        for row in reader:
+            lineno = reader.line_num
+            if not row or not "".join(row).strip():
+                continue
+            if len(row) != 5:
+                raise ParseError(f"found {len(row)} column(s)", path, lineno, expected)
+            qid, question, doc, _name, rel = (c.strip() for c in row)
+            try:
+                qid = json_id(qid, "QID")
+                doc = json_id(doc, "DocumentID")
+                idx = [parse_int(x.strip(), "passage index") for x in rel.split(",") if x.strip()]
+            except ValueError as exc:
+                raise ParseError(
+                    str(exc),
+                    path,
+                    lineno,
+                    "a QID and DocumentID without spaces, "
+                    "RelevantPassages as comma-separated indices such as '3,4'",
+                ) from None
+            out.queries[qid] = Query(qid, question)
+            out.document_of[qid] = doc
+            out.qrels[qid] = {f"{doc}_{i}": 1 for i in idx}
+    except csv.Error as exc:
+        raise ParseError(f"bad TSV ({exc})", path, reader.line_num, expected) from None
+    require_nonempty(len(out.queries), path, "question", expected)
     return out
 
 
 def read_document_passages(path: str | Path) -> dict[str, dict[str, str]]:
     """``document_passages.json`` -> ``{DocumentID: {passage_index: text}}``."""
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            f"invalid JSON ({exc.msg})",
-            path,
-            exc.lineno,
-            '{"DocumentID": {"passage_index": "text"}}',
-        ) from None
+    expected = '{"DocumentID": {"passage_index": "text"}}'
+    data = read_json(path, expected)
     if not isinstance(data, dict):
-        raise ParseError(
-            "top-level JSON is not an object", path, 1, '{"DocumentID": {"passage_index": "text"}}'
-        )
-    return {str(d): {str(i): str(t) for i, t in ps.items()} for d, ps in data.items()}
+        raise ParseError("top-level JSON is not an object", path, 1, expected)
+    out: dict[str, dict[str, str]] = {}
+    for d, ps in data.items():
+        try:
+            if not isinstance(ps, dict):
+                raise ValueError(f"document {d!r}: passages are not an object")
+            out[json_id(d, "DocumentID")] = {
+                json_id(i, "passage index"): json_str(t, "passage text") for i, t in ps.items()
+            }
+        except ValueError as exc:
+            raise ParseError(str(exc)[:200], path, None, expected) from None
+    if not out:
+        raise ParseError("no document", path, None, expected)
+    return out
 
 
 def passages_to_documents(passages: dict[str, dict[str, str]]) -> dict[str, Document]:

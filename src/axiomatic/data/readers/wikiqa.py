@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from axiomatic.data._io import read_text
+from axiomatic.data._io import parse_grade, read_text, require_nonempty
 from axiomatic.data.errors import ParseError
 from axiomatic.data.records import Document, Qrels, Query
 
@@ -44,11 +44,18 @@ def read_wikiqa_castor(folder: str | Path) -> PairwiseSet:
         zip(cols["a.toks"], cols["b.toks"], cols["id.txt"], cols["sim.txt"], strict=True)
     ):
         qid = qid.strip()
-        try:
-            label = int(sim.strip())
-        except ValueError:
+        if not qid or any(c.isspace() for c in qid):
             raise ParseError(
-                f"label {sim!r} is not 0/1", folder / "sim.txt", i + 1, "one integer label per line"
+                f"question id {qid!r} is empty or contains whitespace",
+                folder / "id.txt",
+                i + 1,
+                "one question id per line",
+            )
+        try:
+            label = parse_grade(sim.strip(), "label")
+        except ValueError as exc:
+            raise ParseError(
+                str(exc), folder / "sim.txt", i + 1, "one integer label (0/1) per line"
             ) from None
         out.queries.setdefault(qid, Query(qid, q.strip()))
         cands = out.candidates.setdefault(qid, [])
@@ -56,4 +63,5 @@ def read_wikiqa_castor(folder: str | Path) -> PairwiseSet:
         cands.append(did)
         out.documents[did] = Document(did, b.strip())
         out.qrels.setdefault(qid, {})[did] = label
+    require_nonempty(len(out.queries), folder / "id.txt", "question", "one question per line")
     return out

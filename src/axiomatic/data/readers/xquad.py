@@ -7,12 +7,11 @@ in the same order. Paragraph doc ids are ``<article index>-<paragraph index>`` (
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from axiomatic.data._io import read_text
+from axiomatic.data._io import STRUCTURE_ERRORS, json_id, json_str, malformed, read_json
 from axiomatic.data.errors import ParseError
 
 XQUAD_LANGUAGES = ("ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh")
@@ -29,22 +28,35 @@ class XQuADFile:
 
 def read_xquad(path: str | Path) -> XQuADFile:
     expected = "SQuAD v1.1 JSON: data[].paragraphs[].{context, qas[].{id, question}}"
-    try:
-        data = json.loads(read_text(path))["data"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ParseError(f"not SQuAD JSON ({exc})", path, None, expected) from None
+    raw = read_json(path, expected)
     out = XQuADFile([], {}, {}, {}, {})
-    for a, article in enumerate(data):
-        out.titles.append(str(article.get("title", f"article-{a}")))
-        for p, para in enumerate(article["paragraphs"]):
-            did = f"{a}-{p}"
-            out.paragraphs[did] = " ".join(str(para["context"]).split())
-            out.article_of[did] = a
-            for qa in para["qas"]:
-                qid = str(qa["id"])
-                out.questions[qid] = " ".join(str(qa["question"]).split())
-                out.paragraph_of[qid] = did
+    try:
+        if not isinstance(raw, dict):
+            raise ValueError(f"top-level JSON is a {type(raw).__name__}, not an object")
+        data = raw["data"]
+        if not isinstance(data, list):
+            raise ValueError("'data' is not a list")
+        for a, article in enumerate(data):
+            out.titles.append(json_str(article.get("title", f"article-{a}"), "title"))
+            for p, para in enumerate(_list(article["paragraphs"], "paragraphs")):
+                did = f"{a}-{p}"
+                out.paragraphs[did] = " ".join(json_str(para["context"], "context").split())
+                out.article_of[did] = a
+                for qa in _list(para["qas"], "qas"):
+                    qid = json_id(qa["id"], "question id")
+                    out.questions[qid] = " ".join(json_str(qa["question"], "question").split())
+                    out.paragraph_of[qid] = did
+    except STRUCTURE_ERRORS as exc:
+        raise ParseError(f"not SQuAD JSON ({malformed(exc)})", path, None, expected) from None
+    if not out.paragraphs:
+        raise ParseError("no paragraph", path, None, expected)
     return out
+
+
+def _list(value: object, what: str) -> list:  # type: ignore[type-arg]
+    if not isinstance(value, list):
+        raise ValueError(f"{what!r} is not a list")
+    return value
 
 
 def xquad_article_splits(titles: list[str]) -> dict[int, str]:
