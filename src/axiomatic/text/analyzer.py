@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -127,14 +127,7 @@ class Analyzer:
         and the tokenizer (regex pattern, or jieba and its version for Chinese). Two analyzers
         with equal fingerprints produce the same terms.
         """
-        from importlib.metadata import PackageNotFoundError, version
-
-        def lib_version(dist: str) -> str | None:
-            try:
-                return version(dist)
-            except PackageNotFoundError:
-                return None
-
+        lib_version = _lib_version
         words = sorted(self.stopword_set)
         if self.stemmer == "porter":
             algorithm: str | None = "porter"
@@ -265,6 +258,18 @@ class Analyzer:
             f"Analyzer(language={self.language!r}, stopwords={sw_repr}, stemmer={self.stemmer!r}, "
             f"token_pattern={self.token_pattern!r})"
         )
+
+
+@lru_cache(maxsize=8)
+def _lib_version(dist: str) -> str | None:
+    """Installed version of ``dist`` (part of the fingerprint: stemmers change between releases);
+    cached because reading package metadata costs milliseconds."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
 
 
 _JIEBA: Any = None
