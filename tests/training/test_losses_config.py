@@ -161,3 +161,17 @@ def test_config_validation_and_toml_round_trip(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"broken\.toml: invalid TOML"):
         load_config(tmp_path / "broken.toml")
     assert 'name = "a\\"b"' in dumps_toml({"name": 'a"b', "skip": None})
+
+
+def test_rosset_plan_pins_the_published_batch_normalization(tmp_path) -> None:
+    """Finished Rosset units were trained with normalize=batch; 'applicable' runs get their own
+    unit folders so the two are never mixed (and both can be shown in the ablation)."""
+    from axiomatic.experiments.rosset2019 import Rosset2019, RossetPlan
+
+    plan = RossetPlan.quick()
+    assert plan.ar_normalize == "batch"
+    variant, spec = Rosset2019(plan, tmp_path)._ar(0.1, 0.1, ("TFC3",))
+    assert variant == "ar-TFC3-l0.1-m0.1" and parse_regularizer(spec).normalize == "batch"
+    plan.ar_normalize = "applicable"
+    variant, spec = Rosset2019(plan, tmp_path)._ar(0.1, 0.1, ("TFC3",))
+    assert variant.endswith("-napplicable") and parse_regularizer(spec).normalize == "applicable"

@@ -85,6 +85,10 @@ class RossetPlan:
     # Text analysis of the perturbations (query-term membership); the published runs used
     # "default". Recorded in every unit's config.toml.
     analyzer: str = "default"
+    # How the AR term averages over perturbations that applied (AxiomaticRegularizationLoss):
+    # pinned to "batch", the setting of the published runs, so finished units stay comparable;
+    # "applicable" runs go to their own unit folders (variant suffix "-napplicable").
+    ar_normalize: str = "batch"
 
     @classmethod
     def full(cls) -> RossetPlan:
@@ -267,9 +271,11 @@ class Rosset2019:
         write_json(f, u)
 
     def _ar(self, lam: float, mu: float, axioms: Sequence[str]) -> tuple[str, str]:
-        spec = f"ar(lambda={_fmt(lam)}, mu={_fmt(mu)}, axioms={','.join(axioms)})"
+        norm = self.plan.ar_normalize
+        spec = f"ar(lambda={_fmt(lam)}, mu={_fmt(mu)}, axioms={','.join(axioms)}, normalize={norm})"
         tag = "all" if tuple(axioms) == ALL_AXIOMS else "+".join(axioms)
-        return f"ar-{tag}-l{_fmt(lam)}-m{_fmt(mu)}", spec
+        suffix = "" if norm == "batch" else f"-n{norm}"
+        return f"ar-{tag}-l{_fmt(lam)}-m{_fmt(mu)}{suffix}", spec
 
     # ------------------------------------------------------------------ tuning
     def _tune(self, data: _Data, dp: DatasetPlan, size: int, model: str) -> tuple[float, float]:
