@@ -52,7 +52,8 @@ def parse_keyvalues(
         else:
             try:
                 value = ast.literal_eval(node)
-            except ValueError:
+            except (ValueError, TypeError, MemoryError, RecursionError):
+                # TypeError: an unhashable key such as {[]: 1}; the others: absurd nesting
                 raise error(
                     f"{what}: the value of {kw.arg!r} must be a literal "
                     f"(number, string, True/False/None), got {ast.unparse(node)!r}"

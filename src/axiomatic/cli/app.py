@@ -1,8 +1,137 @@
-"""The typer application object shared by every command module (no commands are defined here)."""
+"""The typer application object shared by every command module (no commands are defined here).
+
+It also holds the CLI's one top-level error handler (:class:`AxiomaticGroup`): whatever a
+command raises ends as a short message, never a traceback, unless ``--debug`` (or
+``AXIOMATIC_DEBUG=1``) asks for one.
+
+* the project's errors (:class:`~axiomatic.data.errors.DataError`, the ``ValueError`` /
+  ``KeyError`` our validation raises, any ``OSError`` such as a missing file or an unreachable
+  scheduler, undecodable text) are bad input: one red line and exit code 2;
+* anything else is a bug: a red line naming the exception, "this is a bug, please report it",
+  exit code 1, and the traceback with ``--debug``;
+* typer/click usage errors (``--depth -1``, unknown options) keep click's own handling.
+"""
 
 from __future__ import annotations
 
+import os
+import traceback
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
+
+EXIT_INPUT = 2
+EXIT_BUG = 1
+
+
+def _debug_from_env() -> bool:
+    return os.environ.get("AXIOMATIC_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _raised_by_us(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is in the axiomatic package."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    return f"{os.sep}axiomatic{os.sep}" in last.tb_frame.f_code.co_filename
+
+
+def _ours(exc: BaseException) -> bool:
+    return type(exc).__module__.startswith("axiomatic") or _raised_by_us(exc)
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Bad input rather than a bug: the project's own error classes, a ``ValueError`` /
+    ``KeyError`` / ``ImportError`` raised by our code (validation), an ``OSError`` (files,
+    network) or undecodable input (``UnicodeError``, ``json.JSONDecodeError``) from anywhere.
+    A ``ValueError`` deep inside pandas or numpy is a bug of ours, not the user's."""
+    import json
+
+    if type(exc).__module__.startswith("axiomatic"):  # DataError, RankerSpecError, ...
+        return True
+    if isinstance(exc, (OSError, UnicodeError, json.JSONDecodeError)):
+        return True
+    return isinstance(exc, (ValueError, KeyError, ImportError)) and _raised_by_us(exc)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line text for a user-facing error: the message itself, with the file name of an
+    ``OSError`` and the exception type when the error did not come from our own validation."""
+    if isinstance(exc, OSError) and not exc.args[1:] and exc.args and isinstance(exc.args[0], str):
+        text = exc.args[0]  # our own FileNotFoundError("... does not exist; ...")
+    elif isinstance(exc, OSError) and exc.strerror:
+        target = exc.filename2 if exc.filename2 is not None else exc.filename
+        text = f"{exc.strerror}: {target}" if target is not None else exc.strerror
+    elif isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
+        text = exc.args[0]  # str(KeyError) would quote the message
+    else:
+        text = str(exc) or type(exc).__name__
+    text = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
+    if not _ours(exc) and not text.startswith(type(exc).__name__):
+        text = f"{type(exc).__name__}: {text}"
+    return text
+
+
+def report_exception(exc: BaseException, debug: bool) -> int:
+    """Print ``exc`` for a user and return the exit code (see the module docstring)."""
+    from rich.markup import escape
+
+    from axiomatic.cli.common import err_console
+
+    if debug:
+        err_console.print(
+            "".join(traceback.format_exception(exc)), markup=False, highlight=False, end=""
+        )
+    if is_user_error(exc):
+        err_console.print(
+            f"[bold red]error:[/] {escape(describe_error(exc))}", highlight=False, soft_wrap=True
+        )
+        if not debug and not _ours(exc):
+            err_console.print("(run with --debug for the traceback)", style="dim")
+        return EXIT_INPUT
+    err_console.print(
+        f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    err_console.print(
+        "This is a bug, please report it to the axiomatic maintainers with the command line"
+        + (" and this traceback." if debug else "; run again with --debug for the traceback."),
+        highlight=False,
+    )
+    return EXIT_BUG
+
+
+def _is_cli_control(exc: BaseException) -> bool:
+    """typer/click's own exceptions (exit, abort, usage errors such as a ``min=`` violation):
+    they keep click's handling. Matched by class name because typer 0.12 raises click's classes
+    and newer typer its vendored copies."""
+    for cls in type(exc).__mro__:
+        if cls.__name__ in ("Exit", "Abort", "ClickException") and cls.__module__.split(".")[0] in (
+            "typer",
+            "click",
+        ):
+            return True
+    return False
+
+
+class AxiomaticGroup(TyperGroup):
+    """The command group: turns exceptions of every command into messages (module docstring)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if _is_cli_control(exc):
+                raise
+            debug = bool(ctx.params.get("debug")) or _debug_from_env()
+            raise typer.Exit(report_exception(exc, debug)) from None
+
 
 app = typer.Typer(
     name="axiomatic",
@@ -10,7 +139,21 @@ app = typer.Typer(
         "Axiomatic neural IR: diagnose rankers with IR axioms, train and pre-train rankers "
         "with them. Start with `axiomatic demo`, then `axiomatic datasets`."
     ),
+    cls=AxiomaticGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+
+
+@app.callback()
+def _global_options(
+    debug: bool = typer.Option(
+        False,
+        "--debug",
+        envvar="AXIOMATIC_DEBUG",
+        help="Show the full traceback of an error (also AXIOMATIC_DEBUG=1).",
+    ),
+) -> None:
+    """Axiomatic neural IR: diagnose rankers with IR axioms, train and pre-train rankers with
+    them. Start with `axiomatic demo`, then `axiomatic datasets`."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 console = Console()
 err_console = Console(stderr=True)
@@ -19,9 +21,45 @@ def suggest(name: str, choices: Iterable[str], n: int = 3) -> str:
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``message`` as an error and return the Exit to raise."""
-    err_console.print(f"[bold red]error:[/] {message}")
+    """Print ``message`` as an error and return the Exit to raise.
+
+    The message is escaped: it usually quotes user input (a file line, a path, an option value),
+    and text such as ``[/x]`` would otherwise be read as rich markup and raise ``MarkupError``.
+    """
+    err_console.print(
+        f"[bold red]error:[/] {escape(str(message))}", highlight=False, soft_wrap=True
+    )
     return typer.Exit(code)
+
+
+def warn(message: str) -> None:
+    """Print ``message`` (user text, escaped) as a warning on stderr."""
+    err_console.print(
+        f"[yellow]warning:[/] {escape(str(message))}", highlight=False, soft_wrap=True
+    )
+
+
+def check_output_file(path: Path, option: str = "--out") -> None:
+    """Fail before any work when ``path`` cannot be written as a file (a folder, or a parent that
+    is a file), instead of an ``IsADirectoryError`` traceback after all the ranking work."""
+    if path.is_dir():
+        raise fail(f"{option} {path} is a folder; expected a file name, e.g. {path / 'run.trec'}")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise fail(f"{option} {path}: {parent} is a file, not a folder")
+            break
+
+
+def check_output_dir(path: Path, option: str = "--out") -> None:
+    """Fail before any work when ``path`` (an output folder) is an existing file, or lies under
+    one (``FileExistsError`` / ``NotADirectoryError`` otherwise, after the work)."""
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "is a file" if p == path else f"lies under {p}, which is a file"
+                raise fail(f"{option} {path} {what}; expected a folder (new or existing)")
+            break
 
 
 ANALYZER_HELP = (

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from axiomatic.cli.app import app
 from axiomatic.cli.common import (
     ANALYZER_HELP,
     analyzer_or_exit,
+    check_output_file,
     console,
     dataset_language,
     err_console,
     fail,
+    warn,
 )
 
 DataRoot = Annotated[
@@ -118,7 +122,8 @@ def rank(
         "run.trec"
     ),
     depth: Annotated[
-        int, typer.Option(help="Documents per query (retrieval depth / candidates re-ranked).")
+        int,
+        typer.Option(min=1, help="Documents per query (retrieval depth / candidates re-ranked)."),
     ] = 1000,
     tag: Annotated[str | None, typer.Option(help="Run tag (default: the ranker name).")] = None,
     analyzer: Annotated[
@@ -132,14 +137,19 @@ def rank(
     from axiomatic.rankers.registry import make_ranker
     from axiomatic.report.progress import track
 
+    check_output_file(out)
     ds = load_dataset_or_exit(dataset, data_root)
     an = analyzer_or_exit(analyzer, dataset_language(ds))
     try:
         r = make_ranker(ranker, ds, analyzer=an)
     except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
+    _check_run_ids_or_exit(ds, tag or r.name, "--tag" if tag else "ranker name (used as run tag)")
     if ds.is_reranking:
-        run = rerank(r, ds, depth=depth)
+        try:
+            run = rerank(r, ds, depth=depth)
+        except (KeyError, ValueError) as exc:  # e.g. a run: ranker whose run lacks a query
+            raise fail(f"ranker {ranker!r}: {exc.args[0] if exc.args else exc}") from None
     else:
         retrieve = getattr(r, "retrieve", None)
         if retrieve is None:
@@ -153,12 +163,32 @@ def rank(
             run[q.query_id] = dict(retrieve(q, depth))
     write_run(run, out, tag=tag or r.name)
     n = sum(len(v) for v in run.values())
-    err_console.print(f"wrote {out} ({len(run)} queries, {n} lines; analyzer: {an.describe()})")
+    err_console.print(
+        f"wrote {out} ({len(run)} queries, {n} lines; analyzer: {an.describe()})",
+        markup=False,
+        highlight=False,
+    )
     if ds.qrels:
         from axiomatic.evaluate.metrics import evaluate
 
         res = evaluate(run, ds.qrels, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold)
         console.print("  ".join(f"{k}={v:.4f}" for k, v in res.items()))
+
+
+def _check_run_ids_or_exit(ds, tag: str, tag_what: str) -> None:
+    """Fail before ranking when the run could not be written: a tag or an id (query, candidate
+    or collection document) that is empty or holds whitespace, which TREC lines cannot carry."""
+    from axiomatic.data.trec import check_trec_id, check_trec_ids
+
+    try:
+        check_trec_id(tag, tag_what)
+        check_trec_ids(ds.queries, "query id")
+        if ds.is_reranking:
+            check_trec_ids((d for q in ds.queries for d in ds.candidate_ids(q)), "doc id")
+        else:
+            check_trec_ids(ds.documents, "doc id")
+    except ValueError as exc:
+        raise fail(f"{exc} (dataset {ds.name})" if "tag" not in tag_what else str(exc)) from None
 
 
 @app.command("evaluate")
@@ -169,7 +199,7 @@ def evaluate_cmd(
         str, typer.Option(help="ir_measures names, space separated.")
     ] = "nDCG@10 RR@10 AP",
     baseline: Annotated[
-        int, typer.Option(help="Index of the baseline run for significance tests.")
+        int, typer.Option(min=0, help="Index of the baseline run for significance tests.")
     ] = 0,
     test: Annotated[str, typer.Option(help="Paired test: t or wilcoxon (Holm-corrected).")] = "t",
     per_query: Annotated[
@@ -179,16 +209,22 @@ def evaluate_cmd(
 ) -> None:
     """Evaluate run files with ir_measures; with several runs, mark significant differences."""
     from axiomatic.data.trec import read_run
-    from axiomatic.evaluate.metrics import evaluate_per_query, parse_measures
+    from axiomatic.evaluate.metrics import (
+        NoMatchingQueriesWarning,
+        evaluate_per_query,
+        parse_measures,
+    )
     from axiomatic.evaluate.significance import holm, paired_test
 
+    try:  # first: a bad measure must not wait for the dataset to load
+        names = [str(m) for m in parse_measures(measures)]
+    except ValueError as exc:
+        raise fail(f"bad --measures: {exc}") from None
+    if per_query is not None:
+        check_output_file(per_query, "--per-query")
     ds = load_dataset_or_exit(dataset, data_root)
     if not ds.qrels:
         raise fail(f"dataset {dataset!r} has no relevance judgments to evaluate against")
-    try:
-        names = [str(m) for m in parse_measures(measures)]
-    except ValueError as exc:
-        raise fail(str(exc)) from None
     if test not in ("t", "wilcoxon"):
         raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r})")
     test_kind: Literal["t", "wilcoxon"] = "t" if test == "t" else "wilcoxon"
@@ -200,7 +236,10 @@ def evaluate_cmd(
             r = read_run(path)
         except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
             raise fail(str(exc)) from None
-        per.append(evaluate_per_query(r, ds.qrels, names, rel_threshold=ds.rel_threshold))
+        _warn_coverage(path, r, ds.qrels)
+        with warnings.catch_warnings():  # _warn_coverage has said it, with the counts
+            warnings.simplefilter("ignore", NoMatchingQueriesWarning)
+            per.append(evaluate_per_query(r, ds.qrels, names, rel_threshold=ds.rel_threshold))
     table = Table(title=f"{dataset} ({len(ds.qrels)} judged queries)")
     table.add_column("run", style="bold")
     for m in names:
@@ -216,7 +255,7 @@ def evaluate_cmd(
             pvals[(i, m)] = paired_test(b, a, test=test_kind).pvalue
     adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
     for i, path in enumerate(run):
-        cells = [path.name + (" (baseline)" if i == baseline and len(run) > 1 else "")]
+        cells = [escape(path.name) + (" (baseline)" if i == baseline and len(run) > 1 else "")]
         for m in names:
             mean = _mean(_values(per[i], m))
             mark = ""
@@ -238,7 +277,25 @@ def evaluate_cmd(
             df.insert(0, "run", path.name)
             frames.append(df)
         pd.concat(frames).to_csv(per_query, index=False)
-        err_console.print(f"wrote {per_query}")
+        err_console.print(f"wrote {per_query}", markup=False, highlight=False)
+
+
+def _warn_coverage(path: Path, run, qrels) -> None:
+    """Say when a run misses judged queries (they score 0), loudly when it matches none."""
+    from axiomatic.evaluate.metrics import run_coverage
+
+    cov = run_coverage(run, qrels)
+    if cov["matched"] == 0:
+        warn(
+            f"{path} matches none of the {cov['judged']} judged queries (it ranks "
+            f"{cov['unjudged']} other queries): every measure is 0. Is it a run of another "
+            "dataset or split?"
+        )
+    elif cov["missing"]:
+        warn(
+            f"{path} ranks {cov['matched']} of the {cov['judged']} judged queries; the "
+            f"{cov['missing']} missing ones count as 0 (as trec_eval -c)"
+        )
 
 
 def _mean(values: dict[str, float]) -> float:

@@ -6,11 +6,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import ANALYZER_HELP, console, fail, suggest
+from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail, suggest
 
 EXPERIMENTS = ("rosset2019", "rennings-augment")
+THREADS_HELP = (
+    "Torch CPU threads (default: the idle cores, at most 4, from the load average; a busy "
+    "machine trains several times faster with fewer threads)."
+)
 
 
 @app.command()
@@ -41,13 +46,16 @@ def train(
         Path | None,
         typer.Option("--config", "-c", help="TOML file (a \\[train] table or top-level keys)."),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed.")] = None,
-    steps: Annotated[int | None, typer.Option(help="Training steps (batches).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    steps: Annotated[int | None, typer.Option(min=1, help="Training steps (batches).")] = None,
     epochs: Annotated[
-        float | None, typer.Option(help="Epochs over the pairs (overrides --steps).")
+        float | None, typer.Option(min=0.0, help="Epochs over the pairs (overrides --steps).")
     ] = None,
-    batch_size: Annotated[int | None, typer.Option("--batch-size", help="Pairs per batch.")] = None,
-    lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,
+    batch_size: Annotated[
+        int | None, typer.Option("--batch-size", min=1, help="Pairs per batch.")
+    ] = None,
+    lr: Annotated[float | None, typer.Option(min=0.0, help="Learning rate.")] = None,
+    threads: Annotated[int | None, typer.Option(min=1, help=THREADS_HELP)] = None,
     resume: Annotated[
         bool,
         typer.Option("--resume/--no-resume", help="Continue from out/checkpoint.pt if present."),
@@ -67,6 +75,7 @@ def train(
     """Train a neural ranker (optionally with axiomatic regularization or augmentation)."""
     from axiomatic.training.config import TrainConfig, load_config
 
+    check_output_dir(out)
     try:
         base = load_config(config) if config is not None else TrainConfig()
         values = base.to_dict()
@@ -90,12 +99,16 @@ def train(
     except (ValueError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
     from axiomatic.training.run import train_model
-    from axiomatic.training.trainer import NonFiniteLossError
+    from axiomatic.training.trainer import NonFiniteLossError, set_training_threads
 
+    n_threads = set_training_threads(threads)
     console.print(
-        f"training [bold]{cfg.model}[/] on [bold]{cfg.dataset}[/] "
-        f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}, analyzer {cfg.analyzer}) "
-        f"-> {out}"
+        f"training [bold]{escape(cfg.model)}[/] on [bold]{escape(cfg.dataset)}[/] "
+        + escape(
+            f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}, analyzer "
+            f"{cfg.analyzer}, {n_threads} thread{'s' if n_threads > 1 else ''}) -> {out}"
+        ),
+        highlight=False,
     )
     try:
         result = train_model(cfg, out, data_root=data_root, resume=resume)
@@ -106,7 +119,9 @@ def train(
     best = "n/a" if result.best_dev is None else f"{result.best_dev:.4f} (step {result.best_step})"
     console.print(
         f"done: {result.steps} steps in {result.seconds:.0f}s; best dev MRR@10 {best}; "
-        f"model and logs in {out}"
+        f"model and logs in {out}",
+        markup=False,
+        highlight=False,
     )
 
 
@@ -119,7 +134,11 @@ def experiment(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output folder.")] = None,
     seeds: Annotated[str | None, typer.Option(help="Comma-separated seeds, e.g. 0,1.")] = None,
     models: Annotated[str | None, typer.Option(help="Comma-separated models.")] = None,
-    steps: Annotated[int | None, typer.Option(help="Training steps per run.")] = None,
+    steps: Annotated[int | None, typer.Option(min=1, help="Training steps per run.")] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(min=1, help="Torch threads per training run (default: the plan's, 1)."),
+    ] = None,
     data_root: Annotated[
         Path | None, typer.Option("--data-root", help="Shared data folder.")
     ] = None,
@@ -139,6 +158,11 @@ def experiment(
             + suggest(key, EXPERIMENTS)
         )
     out = out or Path("outputs") / (key + ("-quick" if quick else ""))
+    check_output_dir(out)
+    try:
+        seed_list = [int(s) for s in seeds.split(",")] if seeds else None
+    except ValueError:
+        raise fail(f"--seeds {seeds!r}: expected comma-separated integers, e.g. 0,1") from None
     overrides: dict = {}
     if config is not None:
         from axiomatic.training.config import read_toml
@@ -152,15 +176,16 @@ def experiment(
             raise fail("--report-only is available for rosset2019")
         overrides["report_only"] = True
     cli = {
-        "seeds": [int(s) for s in seeds.split(",")] if seeds else None,
+        "seeds": seed_list,
         "models": [m.strip() for m in models.split(",")] if models else None,
         "steps": steps,
+        "threads": threads,
         "data_root": str(data_root) if data_root else None,
     }
     overrides.update({k: v for k, v in cli.items() if v is not None})
 
     def echo(msg: str) -> None:
-        console.print(msg, highlight=False)
+        console.print(msg, highlight=False, markup=False)  # "[rosset2019] ..." is no markup
 
     try:
         if key == "rosset2019":
@@ -173,4 +198,4 @@ def experiment(
             run_rennings_augment(out, quick=quick, echo=echo, **overrides)
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
-    console.print(f"results: {out / 'summary.md'}")
+    console.print(f"results: {out / 'summary.md'}", markup=False, highlight=False)
