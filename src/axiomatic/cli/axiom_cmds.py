@@ -190,8 +190,14 @@ def mine(
     ] = None,
     max_per_query: Annotated[
         int | None,
-        typer.Option("--max-per-query", min=1, help="Cap instances per query and axiom."),
+        typer.Option(
+            "--max-per-query",
+            min=1,
+            help="Cap instances per query and axiom: a seeded uniform sample (see --seed); "
+            "the manifest records the seed and the uncapped counts.",
+        ),
     ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the --max-per-query sample.")] = 0,
     workers: Annotated[int | None, typer.Option(min=1, help="Local Dask workers.")] = None,
     scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler.")] = None,
     overwrite: Annotated[
@@ -226,6 +232,7 @@ def mine(
             scheduler=scheduler,
             overwrite=overwrite,
             analyzer=an,
+            seed=seed,
         )
     except ValueError as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
@@ -342,6 +349,32 @@ def diagnose(
     ] = DEFAULT_MEASURES,
     oracle: Annotated[bool, typer.Option(help="Add the qrels oracle as a reference.")] = True,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Diagnose an unfinished mining output (manifest: complete false) instead of "
+            "refusing it; every table and the report are labelled 'partial: k of n shards'.",
+        ),
+    ] = False,
+    missing: Annotated[
+        str,
+        typer.Option(
+            "--missing",
+            help="Documents a --run did not retrieve: 'skip' = own-list view (only instances "
+            "whose documents are all in the run), 'below' = union view (unretrieved ranks below "
+            "all retrieved), 'both' = both views side by side, own list first.",
+        ),
+    ] = "both",
+    tie_tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tie-tolerance",
+            min=0.0,
+            help="Relative tie tolerance: |s_a - s_b| <= TOL * max(1, |s_a|, |s_b|) is a tie "
+            "(absorbs floating-point noise; 0 = exact).",
+        ),
+    ] = 1e-9,
     analyzer: Annotated[
         str | None,
         typer.Option(
@@ -354,19 +387,34 @@ def diagnose(
 ) -> None:
     """Diagnose rankers and run files on mined instances; print the table, write the report."""
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
-    from axiomatic.diagnose.mining import read_instances
+    from axiomatic.diagnose.mining import IncompleteInstancesError, read_instances
     from axiomatic.report.tables import effectiveness_table, print_tables
     from axiomatic.report.writer import write_report
 
     if not ranker and not run:
         raise fail("nothing to diagnose: give at least one --ranker SPEC or --run FILE")
+    from axiomatic.diagnose.diagnosis import MISSING_POLICIES
+
+    if missing not in MISSING_POLICIES:
+        from axiomatic.cli.common import suggest
+
+        raise fail(
+            f"unknown --missing {missing!r}; expected one of {', '.join(MISSING_POLICIES)}."
+            f"{suggest(missing, MISSING_POLICIES)}"
+        )
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
     check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root)
     try:
-        inst, _ = read_instances(instances)
+        inst, inst_arts = read_instances(instances, allow_partial=allow_partial)
     except FileNotFoundError as exc:
         raise fail(str(exc)) from None
+    except IncompleteInstancesError as exc:
+        raise fail(
+            str(exc)
+            .replace("pass allow_partial=True", "pass --allow-partial")
+            .replace("the same mine call", f"the same `axiomatic mine ... --out {instances}`")
+        ) from None
     except (OSError, ValueError) as exc:  # pyarrow's errors are OSError / ValueError subclasses
         raise fail(_unreadable_instances(instances, exc)) from None
     if inst.empty:
@@ -380,9 +428,19 @@ def diagnose(
         raise fail(_unreadable_instances(instances, exc)) from None
     mined_with = _manifest_analyzer(instances)
     an = _analyzer_for(analyzer if analyzer is not None else mined_with, ds)
+    if art is None and inst_arts:  # an unfinished run has not consolidated them yet
+        art = inst_arts
     rankers = _make_rankers(ranker or [], run or [], ds, an)
     try:
-        diag = diagnose_fn(inst, rankers, ds, art, oracle=oracle and bool(ds.qrels))
+        diag = diagnose_fn(
+            inst,
+            rankers,
+            ds,
+            art,
+            oracle=oracle and bool(ds.qrels),
+            missing=missing,
+            tie_tolerance=tie_tolerance,
+        )
     except (KeyError, ValueError) as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
     diag.metadata["analyzer"] = an.describe()
@@ -594,7 +652,9 @@ def counts(
     if instances is not None:
         from axiomatic.diagnose.mining import read_instances
 
-        inst, _ = read_instances(instances)
+        inst, _ = read_instances(instances, allow_partial=True)
+        if inst.attrs.get("partial"):
+            console.print(f"({inst.attrs['partial']}: an unfinished mining run)", markup=False)
         mined_with = _manifest_analyzer(instances) or "default (not recorded)"
         console.print(f"\ninstances of {instances}: analyzer {mined_with}", markup=False)
         console.print("\n## instances per split\n")
