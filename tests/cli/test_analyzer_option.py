@@ -50,6 +50,9 @@ def test_thesis_analyzer_reaches_index_and_bm25() -> None:
     default = make_ranker("bm25", ds, analyzer=parse_analyzer("default"))
     assert thesis.index.analyzer.preset == "thesis"
     assert default.index.analyzer.preset == "default"
+    from axiomatic.index.cache import cache_key
+
+    assert cache_key(ds, thesis.index.analyzer) != cache_key(ds, default.index.analyzer)
     q = ds.queries["q1"]
     docs = [ds.documents[d] for d in ds.candidates["q1"]]
     s_thesis, s_default = thesis.score(q, docs), default.score(q, docs)
