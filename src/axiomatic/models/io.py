@@ -211,6 +211,9 @@ def read_model_config(directory: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f'{path}: not an axiomatic model config (expected "format": "{FORMAT}")')
+    from axiomatic.models.vocab import check_analyzer_config
+
+    check_analyzer_config(meta.get("analyzer"), f"{path}: analyzer")
     if int(meta.get("format_version", 0)) > FORMAT_VERSION:
         raise ValueError(
             f"{path}: format_version {meta['format_version']} is newer than this axiomatic "

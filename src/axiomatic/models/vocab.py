@@ -24,6 +24,96 @@ PAD_TOKEN = "<pad>"
 OOV_TOKEN = "<oov>"
 
 
+MAX_PATTERN_LENGTH = 256
+MAX_UNBOUNDED_REPEATS = 2
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def _known_patterns() -> frozenset[str]:
+    from axiomatic.text import analyzer as an
+
+    return frozenset(
+        str(v) for k, v in vars(an).items() if k.endswith("TOKEN_PATTERN") and isinstance(v, str)
+    )
+
+
+def check_token_pattern(pattern: object, source: str = "token_pattern") -> str:
+    """``pattern`` if it is safe to run on any text, else ``ValueError`` naming ``source``.
+
+    A saved model folder is untrusted input, and its analyzer's ``token_pattern`` is run with
+    ``re.findall`` on every query and document: a pattern such as ``(a+)+$`` backtracks
+    exponentially (catastrophic backtracking, ReDoS) and hangs the process. The project's own
+    patterns are always accepted; any other must compile, be at most 256 characters and be
+    *structurally* linear: no quantifier or alternation inside an unbounded quantifier, no
+    backreferences or conditionals, and at most two unbounded quantifiers in all. Rejected
+    patterns can still be used deliberately by building the ``Analyzer`` in code.
+    """
+    if not isinstance(pattern, str):
+        raise ValueError(f"{source}: token_pattern must be a string (got {pattern!r})")
+    if pattern in _known_patterns():
+        return pattern
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise ValueError(
+            f"{source}: token_pattern is {len(pattern)} characters long; at most "
+            f"{MAX_PATTERN_LENGTH} are accepted from a model folder"
+        )
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse  # type: ignore[no-redef]
+    try:
+        tree = sre_parse.parse(pattern)
+    except Exception as exc:  # re.error, or worse for absurd input
+        raise ValueError(
+            f"{source}: token_pattern {pattern!r} is not a valid regex ({exc})"
+        ) from None
+    unbounded = [0]
+
+    def reject(why: str) -> ValueError:
+        known = ", ".join(repr(k) for k in sorted(_known_patterns()))
+        return ValueError(
+            f"{source}: token_pattern {pattern!r} is refused: {why}, which can make matching "
+            "take exponential time on crafted text (catastrophic backtracking). Use a simple "
+            f"pattern such as {known}, or build the Analyzer in code if you trust it"
+        )
+
+    def walk(sub: object, inside: bool) -> None:
+        for op, av in sub:  # type: ignore[attr-defined]
+            name = str(op)
+            if name in _REPEATS:
+                _lo, hi, body = av
+                is_unbounded = hi == sre_parse.MAXREPEAT or hi > 1000
+                if inside and hi > 1:
+                    raise reject("a quantifier inside an unbounded quantifier (e.g. (a+)+)")
+                if is_unbounded:
+                    unbounded[0] += 1
+                walk(body, inside or is_unbounded)
+            elif name == "BRANCH":
+                if inside:
+                    raise reject("an alternation inside an unbounded quantifier (e.g. (a|a)*)")
+                for alt in av[1]:
+                    walk(alt, inside)
+            elif name == "SUBPATTERN":
+                walk(av[-1], inside)
+            elif name in ("ASSERT", "ASSERT_NOT"):
+                walk(av[1], inside)
+            elif name == "ATOMIC_GROUP":
+                walk(av, inside)
+            elif name in ("GROUPREF", "GROUPREF_EXISTS", "GROUPREF_IGNORE"):
+                raise reject("a backreference or conditional group")
+
+    walk(tree, False)
+    if unbounded[0] > MAX_UNBOUNDED_REPEATS:
+        raise reject(f"{unbounded[0]} unbounded quantifiers (at most {MAX_UNBOUNDED_REPEATS})")
+    return pattern
+
+
+def check_analyzer_config(config: object, source: str) -> None:
+    """Validate the ``token_pattern`` of an analyzer config read from a model folder."""
+    if isinstance(config, dict) and "token_pattern" in config:
+        check_token_pattern(config["token_pattern"], source)
+
+
 def model_analyzer(language: str = "en") -> Analyzer:
     """The default analyzer of the word-level models: surface tokens, no stopping, no stemming."""
     return Analyzer(language=language, stopwords=False, stemmer=None)
@@ -124,7 +214,10 @@ class Vocabulary:
         return {"tokens": self.tokens, "analyzer": self.analyzer.config()}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Vocabulary:
+    def from_dict(cls, data: dict[str, Any], source: str = "vocabulary") -> Vocabulary:
+        """Rebuild from :meth:`to_dict` output; the analyzer's token pattern is checked with
+        :func:`check_token_pattern` (the data may come from an untrusted model folder)."""
+        check_analyzer_config(data["analyzer"], f"{source}: analyzer")
         return cls(data["tokens"], Analyzer.from_config(data["analyzer"]))
 
     def save(self, path: str | Path) -> None:
@@ -145,7 +238,7 @@ class Vocabulary:
                 f"{path}: expected a JSON object with 'tokens' and 'analyzer' "
                 "(written by Vocabulary.save)"
             )
-        return cls.from_dict(data)
+        return cls.from_dict(data, source=str(path))
 
     def __eq__(self, other: object) -> bool:
         return (

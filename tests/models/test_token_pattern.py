@@ -1,0 +1,75 @@
+"""A model folder cannot supply a token pattern that backtracks catastrophically (issue 15 s3)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from axiomatic.models import build_model, load_model, save_model
+from axiomatic.models.vocab import check_token_pattern
+from axiomatic.text.analyzer import DEFAULT_TOKEN_PATTERN, THESIS_TOKEN_PATTERN
+
+EVIL = "(a+)+$"
+TEXTS = ["the cat sat on the mat", "dogs chase cats", "kernel pooling counts soft matches"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [DEFAULT_TOKEN_PATTERN, THESIS_TOKEN_PATTERN, r"[^\W_]+", r"(?u)\b\w\w+\b", r"[a-z]{2,5}"],
+)
+def test_simple_patterns_are_accepted(pattern: str) -> None:
+    assert check_token_pattern(pattern) == pattern
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        (EVIL, "quantifier inside an unbounded quantifier"),
+        (r"(\w+\s?)*$", "quantifier inside an unbounded quantifier"),
+        (r"(a*)*b", "quantifier inside an unbounded quantifier"),
+        (r"(a|aa)+$", "alternation inside an unbounded quantifier"),
+        (r"(\w)\1+", "backreference"),
+        (r"\w*\w*\w*\w*x", "unbounded quantifiers"),
+        ("a" * 300, "characters long"),
+        ("(", "not a valid regex"),
+        (123, "must be a string"),
+    ],
+)
+def test_dangerous_or_broken_patterns_are_refused(pattern, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        check_token_pattern(pattern, "m/vocab.json")
+
+
+def _evil_folder(tmp_path, where: str):
+    model = build_model("knrm", texts=TEXTS, seed=0, embedding_dim=8, embeddings="random")
+    folder = save_model(model, tmp_path / "knrm")
+    path = folder / where
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["analyzer"]["token_pattern"] = EVIL
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("where", ["vocab.json", "config.json"])
+def test_loading_a_model_with_an_evil_pattern_fails_fast(tmp_path, where: str) -> None:
+    folder = _evil_folder(tmp_path, where)
+    t0 = time.perf_counter()
+    with pytest.raises(
+        ValueError, match=rf"{where}: analyzer: token_pattern '\(a\+\)\+\$' is refused"
+    ):
+        load_model(folder)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_cli_reports_the_evil_pattern_as_an_error(tmp_path) -> None:
+    from axiomatic.cli.main import app
+
+    folder = _evil_folder(tmp_path, "vocab.json")
+    res = CliRunner().invoke(
+        app, ["rank", "-d", "demo", "-r", f"model:{folder}", "-o", str(tmp_path / "r.trec")]
+    )
+    assert res.exit_code == 2, res.output
+    assert "is refused" in res.output and "Traceback" not in res.output
