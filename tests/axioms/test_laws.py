@@ -494,17 +494,14 @@ def test_detects_order_dependent_triples(monkeypatch):
 
 
 def test_detects_stale_per_query_cache(monkeypatch):
-    """PROX2 that memoizes its per-document features by query text (as a cache keyed by ids or
-    query alone would): a re-ordered candidate list reads the old order's features."""
-    from axiomatic.axioms import kernels_ext
-
-    stale: dict[str, np.ndarray] = {}
+    """PROX2 whose result is memoized by query text (as a cache keyed by the query or by document
+    ids alone would be): a re-ordered candidate list gets the old order's matrix."""
+    stale: dict[tuple[str, int, int], np.ndarray] = {}
 
     def cached(real):
         def kernel(ctx, variant, p, rows):
-            f = stale.setdefault(ctx.query.text, kernels_ext._prox_features(ctx)["first_sum"])
-            same = kernels_ext._same_subset(ctx, rows)
-            return same & (f[rows, None] < f[None, :])
+            key = (ctx.query.text, rows.start, rows.stop)
+            return stale.setdefault(key, real(ctx, variant, p, rows))
 
         return kernel
 
