@@ -254,3 +254,119 @@ def test_xquad_graded_candidates_are_seeded(tmp_path: Path) -> None:
     assert c1["Zeta-0"] == c2["Zeta-0"]  # per-question seeding: independent of the other queries
     grades = q1["Zeta-0"]
     assert grades["0-0"] == 2 and grades["0-1"] == 1 and sorted(grades.values()) == [0, 0, 0, 1, 2]
+
+
+# --------------------------------------------- issue 15: malformed input is always a ParseError
+def _raises_at(reader, path: Path, where: str, match: str = "") -> ParseError:
+    with pytest.raises(ParseError) as exc:
+        reader(path)
+    assert where in str(exc.value), str(exc.value)
+    if match:
+        assert match in str(exc.value), str(exc.value)
+    return exc.value
+
+
+def test_cf_bad_record_numbers_name_file_and_line(tmp_path: Path) -> None:
+    p = _w(tmp_path, "cf74", "PN 74001\nRN 00001\nTI ok\nPN 74002\nRN x17\nTI bad\n")
+    _raises_at(lambda x: read_cf_documents([x]), p, f"{p}:4", "'x17'")
+    q = _w(tmp_path, "cfquery", "QN 00001\nQU fine\nPN 00002\nQU no QN here\n")
+    _raises_at(read_cf_queries, q, f"{q}:3", "without QN")
+    q2 = _w(tmp_path, "cfquery2", "QN 00001\nQU q\nRD 1\u2082 1222\n")
+    _raises_at(read_cf_queries, q2, f"{q2}:1", "RD doc id")
+
+
+def test_scifact_short_row_and_bad_abstract(tmp_path: Path) -> None:
+    short = _w(tmp_path, "corpus.csv", "doc_id,title,abstract,structured\n4,Title only\n")
+    _raises_at(read_scifact_corpus, short, f"{short}:2", "no abstract")
+    odd = _w(tmp_path, "c2.csv", 'doc_id,title,abstract,structured\n4,T,"[1, 2]",False\n')
+    _raises_at(read_scifact_corpus, odd, f"{odd}:2", "list of sentence strings")
+    claims = _w(tmp_path, "claims.csv", "id,claim,cited_doc_ids\n1,c,[ 12 x3]\n")
+    _raises_at(read_scifact_claims, claims, f"{claims}:2", "'x3'")
+
+
+def test_empty_collection_files_are_errors(tmp_path: Path) -> None:
+    from axiomatic.data.readers.rag24 import read_rag24_retrieval
+    from axiomatic.data.readers.tsv import read_tsv_documents
+
+    for reader, name in [
+        (read_tsv_documents, "docs.tsv"),
+        (read_qbqtc, "q.json"),
+        (read_rag24_retrieval, "r.jsonl"),
+        (read_sasaki_clir, "s.txt"),
+        (read_trec_documents, "d.trec"),
+        (read_smart_records, "X.ALL"),
+        (read_smart_qrels, "X.REL"),
+        (read_cranfield_qrels, "cranqrel"),
+    ]:
+        p = _w(tmp_path, name, "\n \n")
+        _raises_at(reader, p, str(p))
+    _raises_at(read_rankllm_results, _w(tmp_path, "e.json", "[]"), "e.json", "no query")
+
+
+def test_tsv_documents_duplicates(tmp_path: Path) -> None:
+    from axiomatic.data.errors import DataWarning
+    from axiomatic.data.readers.tsv import read_tsv_documents
+
+    same = _w(tmp_path, "d.tsv", "a\tone\nb\ttwo\na\tone\n")
+    with pytest.warns(DataWarning, match="1 duplicate"):
+        assert list(read_tsv_documents(same)) == ["a", "b"]
+    other = _w(tmp_path, "d2.tsv", "a\tone\nb\ttwo\na\tthree\n")
+    _raises_at(read_tsv_documents, other, f"{other}:3", "first at line 1")
+
+
+def test_smart_qrels_junk_columns_and_bad_grades(tmp_path: Path) -> None:
+    junk = _w(tmp_path, "CISI.REL", "1 28 0 0.0\nthis is a junk line of nine columns here\n")
+    _raises_at(read_smart_qrels, junk, f"{junk}:2", "9 column")
+    words = _w(tmp_path, "C2.REL", "1 28 zero 0.0\n")
+    _raises_at(read_smart_qrels, words, f"{words}:1", "'zero'")
+    trec = _w(tmp_path, "MED.REL", "1 0 13 x\n")
+    _raises_at(lambda p: read_smart_qrels(p, "trec"), trec, f"{trec}:1", "'x'")
+    sup = _w(tmp_path, "C3.REL", "1 \u00b2\n")  # '²'.isdigit() is True, int('²') fails
+    assert read_smart_qrels(sup) == {"1": {"\u00b2": 1}}
+    conflict = _w(tmp_path, "MED2.REL", "1 0 13 1\n1 0 13 0\n")
+    _raises_at(lambda p: read_smart_qrels(p, "trec"), conflict, f"{conflict}:2", "again")
+
+
+@pytest.mark.parametrize("code", ["\uff11", "1_0", "5"])
+def test_cranfield_strict_codes(tmp_path: Path, code: str) -> None:
+    p = _w(tmp_path, "cranqrel", f"1 184 {code}\n")
+    _raises_at(read_cranfield_qrels, p, f"{p}:1")
+
+
+def test_json_readers_reject_non_finite_and_bad_shapes(tmp_path: Path) -> None:
+    hit = {"content": "a", "qid": 5, "docid": "d1", "rank": 1}
+    for score in ["NaN", "Infinity", "1e400"]:
+        text = json.dumps([{"query": "q", "hits": [{**hit, "score": 0}]}]).replace(
+            '"score": 0', f'"score": {score}'
+        )
+        _raises_at(read_rankllm_results, _w(tmp_path, "r.json", text), "r.json")
+    deep = _w(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000)
+    _raises_at(read_rankllm_results, deep, "deep.json")
+    _raises_at(read_xquad, _w(tmp_path, "x.json", '{"data": [{"paragraphs": [{}]}]}'), "x.json")
+    _raises_at(read_document_passages, _w(tmp_path, "p.json", '{"61": null}'), "p.json")
+    _raises_at(read_graded_labels, _w(tmp_path, "g.json", "[1, 2]"), "g.json")
+    bad_label = _w(
+        tmp_path, "b.json", json.dumps({"id": 1, "query": "q", "title": "t", "label": 1.5})
+    )
+    _raises_at(read_qbqtc, bad_label, f"{bad_label}:1", "label")
+
+
+def test_line_readers_reject_lenient_numbers(tmp_path: Path) -> None:
+    _raises_at(read_sasaki_clir, _w(tmp_path, "s.txt", "1_0\tq\td\n"), "s.txt:1", "'1_0'")
+    for name, text in {
+        "a.toks": "q\n",
+        "b.toks": "s\n",
+        "id.txt": "1\n",
+        "sim.txt": "\uff11\n",
+    }.items():
+        _w(tmp_path, f"w/{name}", text)
+    _raises_at(read_wikiqa_castor, tmp_path / "w", "sim.txt:1")
+
+
+def test_trec_documents_unclosed_doc(tmp_path: Path) -> None:
+    p = _w(
+        tmp_path,
+        "d.trec",
+        "<DOC>\n<DOCNO> 1 </DOCNO>\none\n<DOC>\n<DOCNO> 2 </DOCNO>\ntwo\n</DOC>\n",
+    )
+    _raises_at(read_trec_documents, p, f"{p}:1", "not closed")
