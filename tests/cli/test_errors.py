@@ -99,6 +99,17 @@ def test_markup_in_a_bad_line_is_printed_not_interpreted(tmp_path: Path) -> None
     assert "MarkupError" not in res.output
 
 
+def test_markup_in_output_paths_is_printed_not_interpreted(tmp_path: Path) -> None:
+    out = tmp_path / "[/x]run.trec"
+    res = _invoke(["rank", "-d", "demo", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "[/x]run.trec" in res.output and out.is_file()
+    inst = tmp_path / "[/x]inst"
+    res = _invoke(["mine", "-d", "demo", "-o", str(inst), "-a", "TFC1"])
+    assert res.exit_code == 0, res.output
+    assert "[/x]inst" in res.output.replace("\n", "")
+
+
 # ----------------------------------------------------------------------------- measures
 @pytest.mark.parametrize("measure", ["P@0", "nDCG@0", "AP(rel=1.5)", "nDGC@10"])
 def test_bad_measures_fail_before_any_work(tmp_path: Path, measure: str) -> None:
@@ -269,9 +280,9 @@ def test_unreachable_scheduler_fails_fast_naming_the_address(tmp_path: Path, mon
 
     monkeypatch.setattr(dask_utils, "CONNECT_TIMEOUT_S", 1.0)
     t0 = time.perf_counter()
+    out = str(tmp_path / "o")
     res = _invoke(
-        ["mine", "-d", "demo", "-o", str(tmp_path / "o"), "-a", "TFC1"]
-        + ["--scheduler", "tcp://127.0.0.1:1"]
+        ["mine", "-d", "demo", "-o", out, "-a", "TFC1", "--scheduler", "tcp://127.0.0.1:1"]
     )
     assert res.exit_code == 2
     assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1' within 1 s" in res.output

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from axiomatic.cli.app import app
 from axiomatic.cli.common import (
@@ -239,8 +240,8 @@ def mine(
     from rich.table import Table
 
     t = Table(
-        title=f"mined {summary['instances']:,} instances from {dataset} into {out}",
-        caption=f"analyzer: {an.describe()}",
+        title=escape(f"mined {summary['instances']:,} instances from {dataset} into {out}"),
+        caption=escape(f"analyzer: {an.describe()}"),
     )
     t.add_column("axiom")
     t.add_column("instances", justify="right")
@@ -249,7 +250,7 @@ def mine(
     console.print(t)
     skips = {k: v for k, v in summary.get("skips", {}).items() if v}
     if skips:
-        console.print(f"[yellow]skipped:[/] {skips}")
+        console.print(f"[yellow]skipped:[/] {escape(str(skips))}")
     console.print(
         f"pairs examined: {summary.get('pairs_examined', 0):,}; shards written "
         f"{summary['shards'] - summary.get('shards_skipped', 0)}, resumed "
@@ -465,7 +466,8 @@ def diagnose(
     print_tables(diag, eff, console=console)
     paths = write_report(diag, eff, out, title=f"Axiomatic diagnosis: {ds.name}", plots=plots)
     console.print(
-        f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})"
+        f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",
+        markup=False,
     )
 
 
@@ -589,7 +591,8 @@ def rerank(
     write_run(new_run, out, tag="axiomatic")
     console.print(
         f"wrote {out} ({sum(len(v) for v in new_run.values()):,} lines, {len(new_run)} queries; "
-        f"analyzer: {an.describe()})"
+        f"analyzer: {an.describe()})",
+        markup=False,
     )
     if ds.qrels:
         from axiomatic.report.tables import effectiveness_table, rich_table

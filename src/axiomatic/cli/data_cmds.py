@@ -89,7 +89,7 @@ def datasets(
     if as_json:
         console.print_json(json.dumps({"data_root": str(root), "datasets": rows}))
         return
-    table = Table(title=f"datasets (data root: {root})")
+    table = Table(title=escape(f"datasets (data root: {root})"))
     table.add_column("name", style="bold")
     table.add_column("available")
     if counts:
@@ -100,7 +100,7 @@ def datasets(
         cells: list[str] = [str(r["name"]), "[green]yes[/]" if r["available"] else "[red]no[/]"]
         if counts:
             cells += [str(r.get(c, "")) for c in ("queries", "documents", "qrels", "candidates")]
-        cells.append(str(r["description"]))
+        cells.append(escape(str(r["description"])))
         table.add_row(*cells)
     console.print(table)
 

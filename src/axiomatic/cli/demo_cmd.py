@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from axiomatic.cli.app import app
 from axiomatic.cli.common import ANALYZER_HELP, analyzer_or_exit, console
@@ -54,8 +55,8 @@ def demo(
         f"{c['qrels']} judgments, {c['candidates']} candidates"
     )
     index = dataset_index(ds, analyzer=an, cache_dir=out / "cache")
-    console.print(f"[bold]index[/]: {index}")
-    console.print(f"[bold]analyzer[/]: {an.describe()}", highlight=False)
+    console.print(f"[bold]index[/]: {escape(str(index))}")
+    console.print(f"[bold]analyzer[/]: {escape(an.describe())}", highlight=False)
 
     rankers = [make_ranker(s, ds, index=index) for s in ("bm25", "ql", "rm3")]
     if neural:
@@ -86,7 +87,7 @@ def demo(
     paths = write_report(
         diagnosis, effectiveness, out / "report", title="axiomatic demo", baseline=rankers[0].name
     )
-    console.print(f"[bold green]report[/]: {paths['html']}")
+    console.print(f"[bold green]report[/]: {escape(str(paths['html']))}")
 
 
 def _print_demo_tables(diagnosis, effectiveness, names: list[str]) -> None:
