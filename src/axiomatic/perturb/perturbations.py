@@ -153,6 +153,10 @@ class DocumentPerturber:
             return text, None
         if text.isascii():
             return text.lower(), None  # the analyzer skips NFKC on ASCII; lower() keeps lengths
+        if unicodedata.is_normalized("NFKC", text):
+            low = text.lower()
+            if len(low) == len(text):  # every character lowered to one character: identity
+                return low, None
         parts: list[str] = []
         offsets: list[int] = []
         i, n = 0, len(text)
