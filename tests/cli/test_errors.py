@@ -293,3 +293,24 @@ def test_train_threads_option_is_validated() -> None:
     res = runner.invoke(app, ["train", "-d", "demo", "--threads", "0"])
     assert res.exit_code == 2 and "Invalid value" in res.output
     assert "--threads" in runner.invoke(app, ["experiment", "--help"]).output
+
+
+# ----------------------------------------------------------------------------- CLI wording
+def test_missing_artificial_documents_name_cli_flags(tmp_path: Path, mined: Path) -> None:
+    import shutil
+
+    inst = _copy(mined, tmp_path / "inst")
+    (inst / "artificial_docs.parquet").unlink()
+    shutil.rmtree(inst / "artificial", ignore_errors=True)
+    res = _invoke(["diagnose", "-i", str(inst), "-o", str(tmp_path / "rep"), "-r", "bm25"])
+    assert res.exit_code == 2, res.output
+    assert "lacks its artificial documents" in res.output and "--overwrite" in res.output
+    assert "read_instances" not in res.output and "artificial_docs from" not in res.output
+
+
+def test_a_partial_base_run_names_cli_flags(tmp_path: Path) -> None:
+    base = tmp_path / "base.trec"
+    base.write_text("q1 Q0 nosuchdoc 1 1.0 t\n", encoding="utf-8")
+    res = _invoke(["rerank", "-d", "demo", "-o", str(tmp_path / "o.trec"), "--base", f"run:{base}"])
+    assert res.exit_code == 2, res.output
+    assert "run:FILE,missing=min" in res.output and "missing='min'" not in res.output

@@ -72,9 +72,16 @@ _API_TO_CLI = (
         "the instances folder lacks its artificial documents (artificial_docs.parquet); "
         "mine again with `axiomatic mine ... --overwrite`",
     ),
+    (
+        "with missing='min' (spec run:PATH,missing=min)",
+        "by passing the run as --ranker run:FILE,missing=min (or --base run:FILE,missing=min)",
+    ),
     ("or pass oracle=False", "or pass --no-oracle"),
     ("pass overwrite=True", "pass --overwrite"),
+    ("(overwrite=True)", "(`axiomatic mine ... --overwrite`)"),
     ("use a new output directory", "use a new --out folder"),
+    ("Use a new output directory", "Use a new --out folder"),
+    ("pass allow_partial=True", "pass --allow-partial"),
 )
 
 
@@ -561,7 +568,12 @@ def rerank(
         base_ranker = make_ranker(base, ds, index=index)
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
-    base_run = rerank_fn(base_ranker, ds)
+    try:
+        base_run = rerank_fn(base_ranker, ds)
+    except (KeyError, ValueError) as exc:  # e.g. NaN from a run that lacks candidates
+        raise fail(
+            f"--base {base!r}: {_cli_wording(str(exc.args[0] if exc.args else exc))}"
+        ) from None
     extra: dict[str, Any] = {}
     if train_dataset is not None:
         train = _load_dataset(train_dataset, data_root)
