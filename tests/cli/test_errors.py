@@ -195,6 +195,7 @@ def test_output_paths_that_cannot_be_written(tmp_path: Path) -> None:
         ["mine", "-d", "demo", "-o", "OUT", "--max-per-query", "-1"],
         ["mine", "-d", "demo", "-o", "OUT", "--depth", "-5"],
         ["mine", "-d", "demo", "-o", "OUT", "--workers", "0"],
+        ["mine", "-d", "demo", "-o", "OUT", "--seed", "-1"],
         ["rerank", "-d", "demo", "-o", "OUT", "--depth", "-1"],
         ["counts", "-d", "demo", "--depth", "-1"],
         ["train", "-d", "demo", "--steps", "-1"],

@@ -205,7 +205,9 @@ def mine(
             "the manifest records the seed and the uncapped counts.",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the --max-per-query sample.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the --max-per-query sample.")
+    ] = 0,
     workers: Annotated[int | None, typer.Option(min=1, help="Local Dask workers.")] = None,
     scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler.")] = None,
     overwrite: Annotated[
