@@ -103,9 +103,9 @@ def _read_pairs(
     """Shared body of :func:`read_qrels` and :func:`read_run`: ``{qid: {did: value}}``."""
     out: ParsedDict = ParsedDict()
     for lineno, line in iter_lines(path):
-        if _skip(line):
-            continue
         parts = line.split()
+        if not parts:
+            continue
         try:
             if len(parts) != n_columns:
                 raise ValueError(f"found {len(parts)} column(s) in {line.strip()[:80]!r}")
@@ -140,13 +140,30 @@ def _read_pairs(
     return out
 
 
+# Fast paths first (plain ASCII digits / a float that is finite and ASCII without '_'): a
+# 1M-line run must not pay much for the strictness; anything else goes to the strict parsers,
+# which accept or raise with the message.
 def _qrels_value(parts: list[str]) -> int:
-    return parse_grade(parts[3])
+    g = parts[3]
+    if g.isdigit() and g.isascii() and len(g) < 10:
+        return int(g)
+    return parse_grade(g)
 
 
 def _run_value(parts: list[str]) -> float:
-    parse_int(parts[3], "rank")
-    return parse_float(parts[4], "score")
+    rank, score = parts[3], parts[4]
+    if not (rank.isdigit() and rank.isascii() and len(rank) < 19):
+        parse_int(rank, "rank")
+    try:
+        value = float(score)
+    except ValueError:
+        return parse_float(score, "score")
+    if _isfinite(value) and score.isascii() and "_" not in score:
+        return value
+    return parse_float(score, "score")
+
+
+_isfinite = math.isfinite
 
 
 def read_qrels(path: str | Path, *, skip_malformed: bool = False) -> ParsedDict:
