@@ -311,8 +311,8 @@ def test_reports_label_each_number_with_its_view(run_views, tmp_path):
     diag = diagnose(inst, [run, full], ds)
     ov = tables.overview_frame(diag)
     cols = list(ov.columns)
-    own_col = "TFC1 (δ*≤1 (no limit)) [own list]"
-    assert cols == [own_col, "TFC1 (δ*≤1 (no limit)) [union]"]  # own list first
+    own_col = "TFC1 (δ*≤1.0) [own list]"
+    assert cols == [own_col, "TFC1 (δ*≤1.0) [union]"]  # own list first
     assert ov.loc["run", own_col] == "0.0"
     con = Console(record=True, width=250)
     tables.print_tables(diag, console=con)

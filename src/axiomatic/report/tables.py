@@ -128,8 +128,8 @@ def length_tolerance(spec: str) -> tuple[float | None, str]:
 
     ``δ*`` is ``delta_rel`` for relaxed forms, 0 for the equal lengths of strict / extended ones
     (``delta=0``); ``None`` when the axiom takes no length parameter (LNC2) or has no limit.
-    Labels: ``δ*=0``, ``δ*≤0.1``, ``δ*≤1 (no limit)``, ``|Δlen|≤5``, ``no length limit``, or
-    ``""`` for axioms without a length parameter.
+    Labels: ``δ*=0``, ``δ*≤0.1``, ``δ*≤1.0`` (no limit: a difference never exceeds the longer
+    length), ``|Δlen|≤5``, ``no length limit``, or ``""`` for axioms without a length parameter.
     """
     from axiomatic.axioms.spec import parse_axiom
 
@@ -144,7 +144,7 @@ def length_tolerance(spec: str) -> tuple[float | None, str]:
     star: float | None = None
     if r is not None:
         star = float(r)
-        parts.append(f"δ*≤{star:g}" + (" (no limit)" if star >= THESIS_DELTA else ""))
+        parts.append(f"δ*≤{star:.1f}" if star == round(star, 1) else f"δ*≤{star:g}")
     if d is not None:
         if float(d) == 0:
             star = 0.0
