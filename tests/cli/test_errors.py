@@ -267,11 +267,24 @@ def test_diagnose_checks_measures_and_output_before_the_diagnosis(
     assert res.exit_code == 2 and "is a file; expected a folder" in res.output
 
 
-def test_mine_into_a_file_fails_before_mining(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["mine", "-d", "demo", "-a", "TFC1", "-o"],
+        ["demo", "--no-neural", "-o"],
+        ["train", "-d", "demo", "-o"],
+        ["experiment", "rosset2019", "--quick", "-o"],
+        ["evaluate", "-d", "demo", "--run", "r.trec", "--per-query"],
+        ["rerank", "-d", "demo", "-o"],
+    ],
+)
+def test_outputs_under_a_file_fail_before_the_work(tmp_path: Path, args: list[str]) -> None:
     afile = tmp_path / "afile"
     afile.write_text("x", encoding="utf-8")
-    res = _invoke(["mine", "-d", "demo", "-o", str(afile), "-a", "TFC1"])
-    assert res.exit_code == 2 and "is a file; expected a folder" in res.output
+    target = afile if args[0] in ("mine", "demo", "train", "experiment") else afile / "x.csv"
+    res = _invoke([*args, str(target)])
+    assert res.exit_code == 2, res.output
+    assert "is a file" in res.output and str(afile) in res.output
 
 
 def test_unreachable_scheduler_fails_fast_naming_the_address(tmp_path: Path, monkeypatch) -> None:

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import ANALYZER_HELP, analyzer_or_exit, console
+from axiomatic.cli.common import ANALYZER_HELP, analyzer_or_exit, check_output_dir, console
 
 DEMO_AXIOMS = (
     "TFC1,TFC2,TFC3,TDC,M-TDC,LNC1,LNC2,TF-LNC,LB2,STMC1,STMC2,STMC3,"
@@ -47,6 +47,7 @@ def demo(
     from axiomatic.report.writer import write_report
 
     an = analyzer_or_exit(analyzer)
+    check_output_dir(out)
     out.mkdir(parents=True, exist_ok=True)
     ds = demo_dataset()
     c = ds.counts()
