@@ -409,3 +409,68 @@ def test_cli_seed_missing_and_tie_tolerance(tmp_path):
     assert set(pd.read_csv(tmp_path / "r2" / "diagnosis.csv")["view"]) == {VIEW_OWN}
     res = runner.invoke(app, [*args, "-o", str(tmp_path / "r3"), "--missing", "bellow"])
     assert res.exit_code != 0 and "below" in res.output
+
+
+# ----------------------------------------------------------------------------- section 6
+def test_report_correlations_lead_with_rank_correlations(tmp_path):
+    """The HTML correlation table puts Spearman/Kendall (with p) and n before Pearson, and the
+    'mean over axioms' leaves the equality groups out."""
+    from axiomatic.report.writer import write_report
+
+    ds = _swap_dataset()
+    rows = [
+        dict(
+            query_id="q",
+            axiom="M-TDC",
+            variant="strict",
+            spec="M-TDC(variant='strict', delta=0)",
+            doc_a="d1",
+            doc_b="d2",
+            relation=">=",
+            symmetric=s,
+        )
+        for s in (True, False)
+    ] + [
+        dict(
+            query_id="q",
+            axiom="TFC1",
+            variant="relaxed",
+            spec="TFC1(variant='relaxed', delta_rel=1.0)",
+            doc_a="d1",
+            doc_b="d2",
+            relation=">",
+            symmetric=False,
+        )
+    ]
+    rankers = [DictRanker(f"r{i}", {"d1": 1.0 + i, "d2": 2.0 - i % 2}) for i in range(4)]
+    diag = diagnose(pd.DataFrame(rows), rankers, ds)
+    eff = {f"r{i}": {"nDCG@10": 0.1 * i} for i in range(4)}
+    corr = diag.correlation(eff, "nDCG@10").set_index("spec")
+    piv = diag.pivot(by="spec")
+    directional = [c for c in piv.columns if not c.endswith(SYMMETRIC_SUFFIX)]
+    mean = piv[directional].mean(axis=1).to_numpy()
+    from axiomatic.diagnose import stats
+
+    expected = stats.correlation(mean, np.array([0.0, 0.1, 0.2, 0.3]))
+    assert corr.loc["mean", "slope"] == pytest.approx(expected["slope"])
+    page = write_report(diag, eff, tmp_path / "rep")["html"].read_text(encoding="utf-8")
+    head = page[page.index("Axiomatic performance vs effectiveness") :]
+    head = head[head.index("<thead>") : head.index("</thead>")]
+    assert head.index("spearman") < head.index("kendall_p") < head.index("pearson")
+    assert "<th>n</th>" in head
+
+
+def test_docs_state_views_analyzer_delta_and_no_pearson_headline():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "diagnosis.md").read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if "TREC DL 2019 systems" in x)
+    for text in (page, line):
+        assert "Pearson -0.99" not in text and "Pearson r = -0.99" not in text
+    assert "Kendall τ" in line and "7 systems" in line and "own-list" in line
+    assert "[own list]" in page and "[union]" in page
+    assert "stopwords=False" in page and "δ* = 1.0" in page
+    assert "hence a lower nDCG@10" not in page  # the pool-idf explanation that did not hold
+    assert "spearman_p" in page and "Within the two clusters" in page
