@@ -136,6 +136,15 @@ def test_bad_ranker_parameter_value_is_a_message(tmp_path: Path) -> None:
     assert "the value of 'k1' must be a literal" in res.output
 
 
+def test_bad_axiom_and_seed_values_are_messages(tmp_path: Path) -> None:
+    res = _invoke(["mine", "-d", "demo", "-o", str(tmp_path / "m"), "-a", "TFC1(delta_rel={[]:1})"])
+    assert res.exit_code == 2 and "must be literals" in res.output
+    res = _invoke(
+        ["experiment", "rosset2019", "--quick", "-o", str(tmp_path / "e"), "--seeds", "a"]
+    )
+    assert res.exit_code == 2 and "--seeds 'a'" in res.output
+
+
 @pytest.mark.parametrize("content", ["", "garbage line\n"])
 def test_run_ranker_with_an_empty_or_bad_run_is_a_message(tmp_path: Path, content: str) -> None:
     run = tmp_path / "in.trec"

@@ -285,7 +285,8 @@ def _number(axiom: str, key: str, v: Any) -> float:
 def _literal(node: ast.AST, text: str) -> Any:
     try:
         return ast.literal_eval(node)
-    except ValueError:
+    except (ValueError, TypeError, MemoryError, RecursionError):
+        # TypeError: an unhashable key such as {[]: 1}; the others: absurd nesting
         raise ValueError(
             f"axiom parameter values must be literals (numbers, strings, True/False/None); "
             f"got {ast.unparse(node)!r} in {text!r}"
