@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
 from axiomatic.data.errors import DataError, DataWarning
@@ -230,7 +230,9 @@ def check_reader(reader: Callable[[Path], Any], path: Path, names: str | None = 
             result = reader(path)
         except DataError as exc:
             assert where in str(exc), f"error does not name the file {where}: {exc}"
+            event(f"outcome: {type(exc).__name__}")  # shown by --hypothesis-show-statistics
             return None
+    event("outcome: read")
     for w in caught:
         if issubclass(w.category, DataWarning):
             assert where in str(w.message), f"warning does not name {where}: {w.message}"
