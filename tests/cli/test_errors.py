@@ -252,6 +252,15 @@ def test_corrupt_manifest_names_the_file_and_overwrite(tmp_path: Path, mined: Pa
     assert json.loads((inst / "manifest.json").read_text(encoding="utf-8"))["complete"]
 
 
+def test_counts_checks_the_instances_folder_first(tmp_path: Path, monkeypatch) -> None:
+    import axiomatic.diagnose.counts as counts
+
+    monkeypatch.setattr(counts, "variant_counts", lambda *a, **k: pytest.fail("counted first"))
+    res = _invoke(["counts", "-d", "demo", "--instances", str(tmp_path / "nope")])
+    assert res.exit_code == 2 and "holds no mined instances" in res.output
+    assert "axiomatic mine --dataset demo" in res.output
+
+
 def test_corrupt_shard_names_the_file(tmp_path: Path, mined: Path) -> None:
     inst = _copy(mined, tmp_path / "inst")
     shard = sorted(inst.glob("shard-*.parquet"))[0]

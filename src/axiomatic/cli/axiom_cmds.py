@@ -653,6 +653,11 @@ def counts(
     from axiomatic.diagnose.counts import presence_table, split_counts, variant_counts
     from axiomatic.report.tables import to_markdown
 
+    if instances is not None and not (instances / "manifest.json").is_file():
+        raise fail(
+            f"--instances {instances} holds no mined instances (no manifest.json); write them "
+            f"with `axiomatic mine --dataset {dataset} --out {instances}` first"
+        )
     ds = _load_dataset(dataset, data_root)
     an = _analyzer_for(analyzer, ds)
     names = [a.strip() for a in axioms.split(",") if a.strip()]
@@ -663,13 +668,18 @@ def counts(
     wide = table.pivot_table(index="axiom", columns="stage", values="instances", sort=False)
     tuples = table.groupby("axiom", sort=False)["tuples"].max()
     wide["tuples"] = tuples
-    console.print(f"## {ds.name}: instances per stage (relaxed: delta*={delta_rel})\n")
+    console.print(
+        f"## {ds.name}: instances per stage (relaxed: delta*={delta_rel})\n", markup=False
+    )
     console.print(to_markdown(wide.fillna(-1).astype(int).replace(-1, "-")), markup=False)
     console.print(f"\nanalyzer: {an.describe()}", markup=False, highlight=False)
     if instances is not None:
         from axiomatic.diagnose.mining import read_instances
 
-        inst, _ = read_instances(instances, allow_partial=True)
+        try:
+            inst, _ = read_instances(instances, allow_partial=True)
+        except (OSError, ValueError) as exc:
+            raise fail(_unreadable_instances(instances, exc)) from None
         if inst.attrs.get("partial"):
             console.print(f"({inst.attrs['partial']}: an unfinished mining run)", markup=False)
         mined_with = _manifest_analyzer(instances) or "default (not recorded)"
