@@ -108,8 +108,11 @@ def _print_demo_tables(diagnosis, effectiveness, names: list[str]) -> None:
         t.add_row(str(name), *(f"{v:.3f}" for v in eff.loc[name]))
     console.print(t)
 
+    from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX
+
     tab = diagnosis.table()
-    tab = tab[tab["ranker"].isin(names)]
+    # one row per axiom: its directional instances (equality groups are in the report)
+    tab = tab[tab["ranker"].isin(names) & ~tab["spec"].str.endswith(SYMMETRIC_SUFFIX)]
     t = Table(title="% of axiom instances fulfilled (instances per axiom in brackets)")
     t.add_column("axiom", style="bold")
     for n in names:
