@@ -361,6 +361,7 @@ def test_every_report_shows_delta_star(tmp_path):
     assert {r["length_tolerance"] for r in data["table"]} >= {"δ*≤0.1", "δ*=0"}
     page = paths["html"].read_text(encoding="utf-8")
     assert "δ*≤0.1" in page and "thesis table: δ* = 1.0" in page
+    assert "Layout of Rennings (2019) Table 4.5, relaxed axioms at δ* ≤ 0.1" in page
 
 
 # ----------------------------------------------------------------------------- CLI

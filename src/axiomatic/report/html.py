@@ -85,7 +85,8 @@ def render_html(
         f"(%). {tables.UP}/{tables.DOWN}: significantly better/worse than the baseline "
         f"<b>{esc(str(base))}</b> (effectiveness: paired t-test; axioms: McNemar; Holm-corrected, "
         f"p &lt; 0.05); (n=…): fewer than {min_n} instances. "
-        f"{esc(tables.layout_title(diagnosis).capitalize())}; each axiom column names its δ* "
+        f"{esc(tables.layout_title(diagnosis)[:1].upper() + tables.layout_title(diagnosis)[1:])}; "
+        "each axiom column names its δ* "
         "(maximum relative length difference of the documents of an instance)."
         + ("" if len(tables.view_diagnoses(diagnosis)) < 2 else " " + esc(tables.views_note()))
         + (
