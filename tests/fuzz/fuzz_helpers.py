@@ -74,10 +74,11 @@ words = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12
 ) | st.sampled_from(["alpha", "beta", "x<y", "a <b", "C<D", "caf\u00e9", "\u67e5\u8be2"])
 texts = st.lists(words, max_size=5).map(" ".join)
-scores = st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr) | st.sampled_from(
-    BAD_NUMBERS
-)
-grades = st.integers(-3, 5).map(str) | st.sampled_from(["0", "1", "2", "1.0", *BAD_NUMBERS])
+_finite = st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr)
+scores = st.one_of(_finite, _finite, _finite, st.sampled_from(BAD_NUMBERS))  # 3:1 good:bad
+_small = st.integers(-3, 5).map(str)
+grades = st.one_of(_small, _small, _small, st.sampled_from(["1.0", *BAD_NUMBERS]))
+good_grades = st.integers(0, 2).map(str)  # for valid templates; mutations bring the bad ones
 
 
 # --------------------------------------------------------------------------------- mutations
@@ -209,11 +210,12 @@ def mutate_json(draw: st.DrawFn, value: Any, p: float = 0.15) -> Any:
 
 
 def json_file(template: st.SearchStrategy[Any]) -> st.SearchStrategy[bytes]:
-    """Valid-by-template JSON, structurally mutated, serialised (NaN/Infinity allowed: Python's
-    ``json.dumps`` writes them and ``json.loads`` reads them, so readers must cope)."""
-    return template.flatmap(mutate_json).map(
-        lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8")
-    )
+    """Valid-by-template JSON, structurally mutated with a drawn intensity (0 keeps it valid),
+    serialised (NaN/Infinity allowed: Python's ``json.dumps`` writes them and ``json.loads``
+    reads them, so readers must cope)."""
+    return template.flatmap(
+        lambda v: st.sampled_from([0.0, 0.0, 0.03, 0.15]).flatmap(lambda p: mutate_json(v, p))
+    ).map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8"))
 
 
 # ----------------------------------------------------------------------------------- checking

@@ -16,11 +16,11 @@ from fuzz_helpers import (
     check_reader,
     file_bytes,
     fresh,
+    good_grades,
     grades,
     gz_bytes,
     ids,
     json_file,
-    scores,
     texts,
     words,
     write,
@@ -77,8 +77,7 @@ def test_fuzz_tsv_documents_gz(tmp_path: Path, data: bytes) -> None:
 
 
 qbqtc_rows = st.fixed_dictionaries(
-    {"id": st.integers(0, 50), "query": texts, "title": texts},
-    optional={"relevant": grades, "label": grades},
+    {"id": st.integers(0, 50), "query": texts, "title": texts, "relevant": good_grades}
 )
 
 
@@ -92,7 +91,7 @@ def test_fuzz_qbqtc_jsonl(tmp_path: Path, data: bytes) -> None:
 @given(
     st.lists(
         st.fixed_dictionaries(
-            {"id": st.integers(0, 9), "query": texts, "title": texts, "label": grades}
+            {"id": st.integers(0, 9), "query": texts, "title": texts, "label": st.integers(0, 2)}
         ).flatmap(lambda r: json_file(st.just(r))),
         max_size=6,
     ).map(lambda rows: b"\n".join(rows))
@@ -135,11 +134,13 @@ hits = st.fixed_dictionaries(
         "qid": st.integers(0, 5) | ids,
         "docid": ids,
         "rank": st.integers(1, 30),
-        "score": st.floats(allow_nan=False, allow_infinity=False) | scores,
+        "score": st.floats(allow_nan=False, allow_infinity=False),
     }
 )
 rankllm = st.lists(
-    st.fixed_dictionaries({"query": texts, "hits": st.lists(hits, max_size=4)}), max_size=4
+    st.fixed_dictionaries({"query": texts, "hits": st.lists(hits, max_size=4)}),
+    min_size=1,
+    max_size=4,
 )
 
 
@@ -296,7 +297,7 @@ def test_fuzz_wikipassageqa_questions(tmp_path: Path, data: bytes) -> None:
     check_reader(read_wikipassageqa_questions, write(fresh(tmp_path), "dev.tsv", data))
 
 
-sasaki = st.lists(st.tuples(grades, texts, texts).map("\t".join), max_size=6).map(_lines)
+sasaki = st.lists(st.tuples(good_grades, texts, texts).map("\t".join), max_size=6).map(_lines)
 
 
 @FUZZ
@@ -311,7 +312,7 @@ def test_fuzz_sasaki(tmp_path: Path, data: bytes) -> None:
         lambda n: st.tuples(
             *[
                 file_bytes(st.lists(s, min_size=n, max_size=n).map(_lines))
-                for s in (texts, texts, ids, grades)
+                for s in (texts, texts, ids, good_grades)
             ]
         )
     )
