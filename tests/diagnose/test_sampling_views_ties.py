@@ -475,3 +475,14 @@ def test_docs_state_views_analyzer_delta_and_no_pearson_headline():
     assert "stopwords=False" in page and "δ* = 1.0" in page
     assert "hence a lower nDCG@10" not in page  # the pool-idf explanation that did not hold
     assert "spearman_p" in page and "Within the two clusters" in page
+
+
+def test_merge_keeps_both_views(run_views):
+    ds, inst, run, full = run_views
+    a = diagnose(inst, [run], ds)
+    b = diagnose(inst, [full], ds)  # no missing documents: one view, valid for both
+    m = a.merge(b)
+    assert m.view == VIEW_OWN and list(m.views) == [VIEW_UNION]
+    assert list(m.views[VIEW_UNION].columns) == ["run", "full"]
+    pd.testing.assert_series_equal(m.views[VIEW_UNION]["full"], b.outcomes["full"])
+    pd.testing.assert_series_equal(m.views[VIEW_UNION]["run"], a.views[VIEW_UNION]["run"])
