@@ -32,7 +32,8 @@ class ParsedDict(dict):  # type: ignore[type-arg]
 
     It *is* the plain nested dict (qrels / run / topics) so it flows into ir_measures unchanged;
     ``skipped`` is 0 unless the reader ran with ``skip_malformed=True`` and ``skipped_lines``
-    lists the 1-based line numbers that were dropped.
+    lists the 1-based line numbers that were dropped; ``duplicates`` counts lines that repeated
+    an earlier one exactly (kept once; a repeat with another value is an error).
     """
 
     skipped: int

@@ -251,13 +251,12 @@ def read_topics(
                 topics.skipped += 1
                 topics.skipped_lines.append(lineno)
                 continue
-            raise ParseError(
-                str(exc),
-                path,
-                lineno,
-                _TOPICS_EXPECTED,
-                hint="Separate id and text with a TAB, or pass format='trec' for <top> files",
-            ) from None
+            hint = (
+                "Remove one of the two topics"
+                if isinstance(exc, _Conflict)
+                else "Separate id and text with a TAB, or pass format='trec' for <top> files"
+            )
+            raise ParseError(str(exc), path, lineno, _TOPICS_EXPECTED, hint=hint) from None
     report_skipped(topics, path, "topic")
     require_nonempty(len(topics), path, "topic", _TOPICS_EXPECTED)
     return topics
