@@ -160,3 +160,15 @@ def test_project_axioms_have_instances_on_demo() -> None:
             if total == 0:
                 missing.append(f"{name}({variant})")
     assert not missing, f"no instances on the demo collection: {missing}"
+
+
+def test_each_call_returns_its_own_dataset() -> None:
+    """A caller that edits its demo dataset must not change what the next caller gets."""
+    first = demo_dataset()
+    qid = next(iter(first.queries))
+    first.candidates[qid] = []
+    first.qrels[qid]["not-a-doc"] = 1
+    first.documents.pop(next(iter(first.documents)))
+    again = demo_dataset()
+    assert again.candidates[qid] and "not-a-doc" not in again.qrels[qid]
+    assert len(again.documents) == len(first.documents) + 1

@@ -37,8 +37,10 @@ def tiny(name: str, seed: int = 0, **extra):
     return build_model(name, texts=TEXTS, seed=seed, **TINY, **TINY_EXTRA.get(name, {}), **extra)
 
 
-def test_all_eight_word_models_are_registered():
+def test_the_eight_zoo_models_and_the_clir_dual_encoder_are_registered():
+    # the neural ranker zoo (Rosset 2019's set) plus Liu et al.'s smooth dual encoder
     assert set(WORD_MODELS) == {
+        "clir-dual",
         "knrm",
         "conv-knrm",
         "drmm",

@@ -29,6 +29,7 @@ Splits: every third query (q3, q6, q9) is ``test``, the rest (7) ``train``.
 
 from __future__ import annotations
 
+import copy
 import random
 from functools import lru_cache
 
@@ -311,10 +312,10 @@ def demo_dataset(split: str | None = None) -> Dataset:
     """The demo collection: ``split=None`` (all 10 queries, name ``demo``), ``"train"`` (7) or
     ``"test"`` (3; q3, q6, q9), named ``demo/train`` / ``demo/test``.
 
-    Deterministic: the same call always returns equal data (the object is cached; treat it as
-    read-only).
+    Deterministic: the same call always returns equal data. Each call returns its own copy
+    (the demo is small), so a caller that edits its dataset never changes another caller's.
     """
-    full = _build()
+    full = copy.deepcopy(_build())
     if split is None:
         return full
     if split not in ("train", "test"):
