@@ -319,7 +319,7 @@ def overview_numbers(diagnosis: Diagnosis, effectiveness: Any = None) -> pd.Data
     labels = group_labels(diagnosis)
     piv = pd.concat(
         [
-            d.pivot(by="spec").rename(columns=lambda c, v=v: labels.get(c, c) + view_label(v))
+            d.pivot(by="spec").rename(columns=lambda c, v=v: str(labels.get(c) or c) + view_label(v))
             for v, d in view_diagnoses(diagnosis)
         ],
         axis=1,
