@@ -135,7 +135,7 @@ def rank(
     from axiomatic.data.trec import write_run
     from axiomatic.rankers.base import rerank
     from axiomatic.rankers.registry import make_ranker
-    from axiomatic.report.progress import track
+    from axiomatic._progress import track
 
     check_output_file(out)
     ds = load_dataset_or_exit(dataset, data_root)

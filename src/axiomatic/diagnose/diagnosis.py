@@ -54,7 +54,7 @@ from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.data.records import Dataset, Document, Qrels, Query
 from axiomatic.diagnose import stats
 from axiomatic.rankers.base import Ranker, ranker_can_score_unseen
-from axiomatic.report.progress import track
+from axiomatic._progress import track
 
 RELATIONS = (">", ">=", "=", "diff>")
 GROUP_KEYS = ["axiom", "variant", "spec"]

@@ -630,7 +630,7 @@ def mine(
     else:
         it: Iterable[tuple[str, list[str]]] = todo
         if progress and len(todo) > 1:
-            from axiomatic.report.progress import track
+            from axiomatic._progress import track
 
             it = track(todo, description=f"mining {dataset.name}", total=len(todo))
         for sid, shard_qids in it:

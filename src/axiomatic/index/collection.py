@@ -89,7 +89,7 @@ class CollectionIndex:
         seen: set[str] = set()
         it: Iterable[Document] = documents
         if progress:
-            from axiomatic.report.progress import track
+            from axiomatic._progress import track
 
             it = track(documents, description="indexing")
         for doc in it:

@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from axiomatic.data.records import Dataset, Document, Query, Run
-from axiomatic.report.progress import track
+from axiomatic._progress import track
 
 
 @runtime_checkable

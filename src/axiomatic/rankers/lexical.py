@@ -245,7 +245,7 @@ class LexicalRanker:
 
     def retrieve_run(self, queries: Iterable[Query] | Mapping[str, Query], k: int = 1000) -> Run:
         """Full-collection retrieval for many queries (a :data:`Run`, top ``k`` per query)."""
-        from axiomatic.report.progress import track
+        from axiomatic._progress import track
 
         qs = list(queries.values()) if isinstance(queries, Mapping) else list(queries)
         run: Run = {}

@@ -501,7 +501,7 @@ class Trainer:
         history = _read_log(log_path)
         if not self._finished:
             self.model.train()
-            from axiomatic.report.progress import track
+            from axiomatic._progress import track
 
             steps = range(step + 1, self.total_steps + 1)
             with open(log_path, "a", encoding="utf-8") as log:
