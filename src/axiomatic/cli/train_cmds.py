@@ -11,7 +11,7 @@ from rich.markup import escape
 from axiomatic.cli.app import app
 from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail, suggest
 
-EXPERIMENTS = ("rosset2019", "rennings-augment")
+EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth")
 THREADS_HELP = (
     "Torch CPU threads (default: the idle cores, at most 4, from the load average; a busy "
     "machine trains several times faster with fewer threads)."
@@ -127,7 +127,7 @@ def train(
 
 @app.command()
 def experiment(
-    name: Annotated[str, typer.Argument(help="rosset2019 | rennings-augment")],
+    name: Annotated[str, typer.Argument(help="rosset2019 | rennings-augment | liu-smooth")],
     quick: Annotated[
         bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")
     ] = False,
@@ -149,6 +149,13 @@ def experiment(
     report_only: Annotated[
         bool, typer.Option("--report-only", help="Only summarize the runs finished so far.")
     ] = False,
+    sasaki: Annotated[
+        Path | None,
+        typer.Option(
+            "--sasaki",
+            help="liu-smooth: folder of Sasaki et al. 2018 CLIR files (train*, test1*, dev*).",
+        ),
+    ] = None,
 ) -> None:
     """Run (or resume: finished runs are skipped) a paper's training experiment."""
     key = name.strip().lower()
@@ -172,8 +179,8 @@ def experiment(
         except (ValueError, FileNotFoundError) as exc:
             raise fail(str(exc)) from None
     if report_only:
-        if key != "rosset2019":
-            raise fail("--report-only is available for rosset2019")
+        if key not in ("rosset2019", "liu-smooth"):
+            raise fail("--report-only is available for rosset2019 and liu-smooth")
         overrides["report_only"] = True
     cli = {
         "seeds": seed_list,
@@ -181,7 +188,10 @@ def experiment(
         "steps": steps,
         "threads": threads,
         "data_root": str(data_root) if data_root else None,
+        "sasaki": str(sasaki) if sasaki else None,
     }
+    if sasaki is not None and key != "liu-smooth":
+        raise fail("--sasaki is an option of the liu-smooth experiment")
     overrides.update({k: v for k, v in cli.items() if v is not None})
 
     def echo(msg: str) -> None:
@@ -192,6 +202,10 @@ def experiment(
             from axiomatic.experiments.rosset2019 import run_rosset2019
 
             run_rosset2019(out, quick=quick, echo=echo, **overrides)
+        elif key == "liu-smooth":
+            from axiomatic.experiments.liu_smooth import run_liu_smooth
+
+            run_liu_smooth(out, quick=quick, echo=echo, **overrides)
         else:
             from axiomatic.experiments.rennings_augment import run_rennings_augment
 

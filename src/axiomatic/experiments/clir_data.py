@@ -16,26 +16,55 @@ from axiomatic.data.records import Dataset, Document, Query
 
 
 def xquad_graded(
-    data_root: str | Path | None, qlang: str, dlang: str, split: str, n_negatives: int = 40
+    data_root: str | Path | None,
+    qlang: str,
+    dlang: str,
+    split: str,
+    n_negatives: int = 40,
+    nr_pool: str = "all",
 ) -> Dataset:
     """``xquad-clir/<q>-<d>/<split>`` (40 NR per query), or the same construction with
     ``n_negatives`` NR documents sampled per query (Figure 5: 20 .. 100; at most the ~235
-    paragraphs of other articles)."""
+    paragraphs of other articles).
+
+    ``nr_pool="split"`` samples the NR paragraphs only from the other articles *of the same
+    split* (at most what there is: ~40 for dev/test), so that no dev/test candidate was a
+    training document. With the canonical ``"all"`` pool the NR candidates of a test query are
+    mostly training-article paragraphs the model has seen, while its MR/SR paragraphs are unseen:
+    a learned document prior then ranks the NR documents first.
+    """
     from axiomatic.data.catalog import load_dataset, resolve_data_root
 
+    if nr_pool not in ("all", "split"):
+        raise ValueError(f"nr_pool must be 'all' or 'split' (got {nr_pool!r})")
     name = f"xquad-clir/{qlang}-{dlang}/{split}"
-    if n_negatives == 40:
+    if n_negatives == 40 and nr_pool == "all":
         return load_dataset(name, data_root=data_root)
     from axiomatic.data.collections import XQUAD_SEED, load_xquad_clir
-    from axiomatic.data.readers.xquad import graded_candidates, read_xquad
+    from axiomatic.data.readers.xquad import (
+        XQuADFile,
+        graded_candidates,
+        read_xquad,
+        xquad_article_splits,
+    )
 
     root = resolve_data_root(data_root)
     ds = load_xquad_clir(root, qlang, dlang, split)
     ref = read_xquad(root / "xquad-clir" / "raw" / "xquad.en.json")
+    if nr_pool == "split":
+        splits = xquad_article_splits(ref.titles)
+        keep = {d for d, a in ref.article_of.items() if splits[a] == split}
+        ref = XQuADFile(
+            ref.titles,
+            {d: t for d, t in ref.paragraphs.items() if d in keep},
+            {d: a for d, a in ref.article_of.items() if d in keep},
+            ref.questions,
+            ref.paragraph_of,
+        )
     cands, qrels = graded_candidates(ref, list(ds.queries), int(n_negatives), XQUAD_SEED)
     ds.candidates, ds.qrels = cands, qrels
-    ds.name = f"{name}@nr{n_negatives}"
-    ds.metadata = {**ds.metadata, "negatives": int(n_negatives)}
+    ds.name = f"{name}@nr{n_negatives}" + ("-split" if nr_pool == "split" else "")
+    ds.metadata = {**ds.metadata, "negatives": int(n_negatives), "nr_pool": nr_pool}
     return ds
 
 
@@ -156,11 +185,11 @@ def synthetic_graded_clir(
     queries: dict[str, Query] = {}
     own: dict[str, str] = {}
     for pid, t in topic_of.items():
-        p = pid.split("p")[1]
+        para = pid.split("p")[1]
         for j in range(queries_per_paragraph):
             qid = f"{pid}q{j}"
             toks = [f"a{t}_{int(k)}" for k in rng.choice(4, 2, replace=False)]
-            toks += [f"ap{t}x{p}_{int(k)}" for k in rng.choice(3, 2, replace=False)]
+            toks += [f"ap{t}x{para}_{int(k)}" for k in rng.choice(3, 2, replace=False)]
             toks += [f"an{int(x)}" for x in rng.integers(0, 10, 2)]
             queries[qid] = Query(qid, " ".join(toks))
             own[qid] = pid

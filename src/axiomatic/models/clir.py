@@ -90,6 +90,9 @@ class SmoothDualEncoder(WordRankingModel):
 
     ``embeddings`` initializes the query table (and the document table unless
     ``doc_embeddings`` is given); ``eps`` is the smoothness of eq. 1 (0 = plain cosine).
+    ``shared_embeddings``: one table for both towers (a word spelled the same in both languages,
+    e.g. a name or a number, has one vector) instead of the paper's per-language tables; the
+    encoders stay separate.
     """
 
     model_type = "clir-dual"
@@ -102,6 +105,7 @@ class SmoothDualEncoder(WordRankingModel):
         max_doc_len: int = 160,
         encoder: str = "avg",
         eps: float = 1.0,
+        shared_embeddings: bool = False,
         freeze_embeddings: bool = False,
         embeddings: np.ndarray | torch.Tensor | None = None,
         doc_embeddings: np.ndarray | torch.Tensor | None = None,
@@ -112,25 +116,33 @@ class SmoothDualEncoder(WordRankingModel):
         smooth_cosine(torch.zeros(1), torch.zeros(1), eps)  # validates eps
         self.eps = float(eps)
         self.encoder_kind = str(encoder)
-        self.doc_embedding = nn.Embedding(len(vocab), self.embedding_dim, padding_idx=PAD_ID)
+        self.shared_embeddings = bool(shared_embeddings)
+        self.doc_embedding = (
+            self.embedding
+            if self.shared_embeddings
+            else nn.Embedding(len(vocab), self.embedding_dim, padding_idx=PAD_ID)
+        )
         init = doc_embeddings if doc_embeddings is not None else embeddings
-        with torch.no_grad():
-            if init is not None:
-                w = torch.as_tensor(np.asarray(init), dtype=torch.float32)
-                if tuple(w.shape) != (len(vocab), self.embedding_dim):
-                    raise ValueError(
-                        f"doc_embeddings have shape {tuple(w.shape)}; expected "
-                        f"({len(vocab)}, {self.embedding_dim})"
-                    )
-                self.doc_embedding.weight.copy_(w)
-            else:
-                nn.init.normal_(self.doc_embedding.weight, std=0.1)
-            self.doc_embedding.weight[: OOV_ID + 1] = 0.0
-        self.doc_embedding.weight.requires_grad_(not freeze_embeddings)
+        if not self.shared_embeddings:  # shared: the one table keeps the query side's init
+            with torch.no_grad():
+                if init is not None:
+                    w = torch.as_tensor(np.asarray(init), dtype=torch.float32)
+                    if tuple(w.shape) != (len(vocab), self.embedding_dim):
+                        raise ValueError(
+                            f"doc_embeddings have shape {tuple(w.shape)}; expected "
+                            f"({len(vocab)}, {self.embedding_dim})"
+                        )
+                    self.doc_embedding.weight.copy_(w)
+                else:
+                    nn.init.normal_(self.doc_embedding.weight, std=0.1)
+                self.doc_embedding.weight[: OOV_ID + 1] = 0.0
+            self.doc_embedding.weight.requires_grad_(not freeze_embeddings)
         self.query_encoder = _encoder(self.encoder_kind, self.embedding_dim)
         self.doc_encoder = _encoder(self.encoder_kind, self.embedding_dim)
-        self._store(encoder=self.encoder_kind, eps=self.eps)
-        self._ids_cache: dict[tuple[str, int], list[int]] = {}
+        self._store(
+            encoder=self.encoder_kind, eps=self.eps, shared_embeddings=self.shared_embeddings
+        )
+        self._ids_cache: dict[tuple[str, int], torch.Tensor] = {}
 
     # ------------------------------------------------------------------ inputs
     def _encode(self, texts: Sequence[str], max_len: int) -> torch.Tensor:
@@ -143,14 +155,11 @@ class SmoothDualEncoder(WordRankingModel):
             key = (t, max_len)
             ids = cache.get(key)
             if ids is None:
-                ids = cache[key] = self.vocab.encode(t, max_len)
+                ids = cache[key] = torch.tensor(self.vocab.encode(t, max_len) or [PAD_ID])
             rows.append(ids)
-        width = max(1, max((len(r) for r in rows), default=1))
-        out = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, r in enumerate(rows):
-            if r:
-                out[i, : len(r)] = torch.as_tensor(r, dtype=torch.long)
-        return out
+        if not rows:
+            return torch.zeros((0, 1), dtype=torch.long)
+        return nn.utils.rnn.pad_sequence(rows, batch_first=True, padding_value=PAD_ID)
 
     def encode_batch(
         self, queries: Sequence[str], documents: Sequence[str]

@@ -1,0 +1,1107 @@
+"""Liu et al., "Cross-Lingual Document Retrieval with Smooth Learning" (smooth cosine similarity
++ Smooth Ordinal Search Loss), reproduced at the scale of the staged collections.
+
+Parts (``plan.parts``):
+
+- ``table2``: losses (SOSL, 3PartL2, MSE, PO) x document languages, eps = 1, average pooling;
+- ``table3``: encoders (average pooling, DSSM-CNN, DSSM-LSTM) with SOSL;
+- ``fig3``: density of the predicted scores on training examples, per grade and loss;
+- ``fig4``: eps sweep 0 .. 2 with the thresholds grid-searched on **dev** (test never used);
+- ``fig5``: number of NR documents per query (20 .. 100);
+- ``stability``: loss and gradient-norm curves, eps = 0 vs eps > 0, with and without gradient
+  clipping, over several seeds (variance across seeds, divergences counted);
+- ``nfcorpus``: the losses on NFCorpus (monolingual, grades 3-2-1 + unjudged 0: K = 4);
+- ``sasaki``: SOSL vs MSE on a user's Sasaki et al. (2018) files (``--sasaki DIR``).
+
+Every training run is a unit with its own folder (``runs/<setting>/<language>/<encoder>/<loss>/
+<variant>/seed<k>``) holding the trainer's checkpoint, log and model (loadable as
+``model:DIR/model``); finished units are skipped and interrupted ones resumed, so the command
+can be stopped and restarted at any point. ``report()`` summarizes whatever is finished.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from axiomatic.data.records import Dataset
+from axiomatic.evaluate.clir_metrics import CLIR_MEASURE_NAMES, evaluate_clir_per_query
+from axiomatic.experiments.common import markdown_table, read_json, write_json
+from axiomatic.training.smooth import DISPLAY, validate_thresholds
+
+PARTS = ("table2", "table3", "fig3", "fig4", "fig5", "stability", "nfcorpus", "sasaki")
+HIGH_RESOURCE = ("de", "es", "ru", "zh", "fr", "it")
+SIG = "significant (Holm p<0.05; ref+ = reference higher)"
+
+
+@dataclass
+class LiuPlan:
+    """What to run. ``full()`` is the paper-shaped configuration (configs/liu-smooth-full.toml);
+    ``quick()`` a CI-sized one on a generated graded set."""
+
+    setting: str = "xquad"  # "xquad" or "synthetic" (generated, CI)
+    query_language: str = "en"
+    languages: list[str] = field(default_factory=lambda: ["de", "es", "zh", "ru", "ar", "hi"])
+    losses: list[str] = field(default_factory=lambda: ["sosl", "3partl2", "mse", "po"])
+    thresholds: list[float] = field(default_factory=lambda: [0.2, 0.7])
+    eps: float = 1.0
+    seeds: list[int] = field(default_factory=lambda: [0])
+    epochs: float = 30.0
+    batch_size: int = 128
+    lr: float = 0.01
+    grad_clip: float = 0.0  # 0 = no clipping (the paper's main runs)
+    embedding_dim: int = 64
+    embeddings: str = "word2vec"  # or "minilm" (MiniLM word-piece means) or "random"
+    word2vec_epochs: int = 10
+    shared_embeddings: bool = False  # one embedding table for both towers (not the paper's)
+    nr_pool: str = "all"  # XQuAD NR documents from all other articles or the same split's
+    max_query_len: int = 32
+    max_doc_len: int = 160
+    encoders: list[str] = field(default_factory=lambda: ["avg", "cnn", "lstm"])
+    encoder_languages: list[str] = field(default_factory=lambda: ["de", "hi"])
+    encoder_settings: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {
+            "cnn": {"lr": 0.001, "batch_size": 128, "epochs": 30},
+            "lstm": {"lr": 0.001, "batch_size": 64, "epochs": 15},
+        }
+    )
+    sweep_language: str = "de"
+    eps_grid: list[float] = field(default_factory=lambda: [0.0, 0.25, 0.5, 1.0, 1.5, 2.0])
+    threshold_grid: list[list[float]] = field(
+        default_factory=lambda: [[0.2, 0.7], [0.0, 0.5], [0.4, 0.8]]
+    )
+    sweep_epochs: float | None = None
+    selection_measure: str = "NDCG@5"  # dev measure choosing the thresholds of Figure 4
+    nr_grid: list[int] = field(default_factory=lambda: [20, 40, 60, 80, 100])
+    nr_epochs: float | None = None
+    stability_eps: list[float] = field(default_factory=lambda: [0.0, 1.0])
+    stability_clip: list[float] = field(default_factory=lambda: [0.0, 1.0])
+    stability_seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    stability_epochs: float = 3.0
+    stability_lr: float = 0.01
+    fig3_language: str = "de"
+    nfcorpus_train_queries: int = 500
+    nfcorpus_depth: int = 30
+    nfcorpus_thresholds: list[float] = field(default_factory=lambda: [0.0, 0.4, 0.7])
+    nfcorpus_epochs: float | None = None
+    sasaki: str | None = None
+    sasaki_epochs: float | None = None
+    parts: list[str] = field(default_factory=lambda: list(PARTS))
+    threads: int | None = 1
+    data_root: str | None = None
+    docs: str | None = None  # also write the report (and its plots) to this markdown file
+    note: str = ""  # free text for the report (what was reduced and why)
+
+    @classmethod
+    def full(cls) -> LiuPlan:
+        return cls()
+
+    @classmethod
+    def quick(cls) -> LiuPlan:
+        return cls(
+            setting="synthetic",
+            languages=["xx"],
+            epochs=4,
+            batch_size=32,
+            lr=0.05,
+            embedding_dim=16,
+            word2vec_epochs=3,
+            encoder_languages=["xx"],
+            encoder_settings={
+                "cnn": {"lr": 0.01, "batch_size": 32, "epochs": 2},
+                "lstm": {"lr": 0.01, "batch_size": 32, "epochs": 2},
+            },
+            sweep_language="xx",
+            eps_grid=[0.0, 1.0],
+            threshold_grid=[[0.2, 0.7], [0.0, 0.5]],
+            sweep_epochs=3,
+            nr_grid=[4, 8],
+            nr_epochs=3,
+            stability_seeds=[0, 1],
+            stability_epochs=2,
+            fig3_language="xx",
+            parts=[p for p in PARTS if p != "nfcorpus"],
+            note="CI-sized run on a generated cross-lingual graded set (not a reproduction).",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def _resource(lang: str) -> str:
+    return "high" if lang in HIGH_RESOURCE else "low"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One training run (the folder name is derived from these fields)."""
+
+    setting: str
+    language: str
+    encoder: str = "avg"
+    loss: str = "sosl"
+    thresholds: tuple[float, ...] = (0.2, 0.7)
+    eps: float = 1.0
+    nr: int = 40
+    clip: float = 0.0
+    seed: int = 0
+    epochs: float = 30.0
+    lr: float = 0.01
+    batch_size: int = 128
+
+    def path(self) -> Path:
+        th = "-".join(_fmt(t) for t in self.thresholds)
+        variant = (
+            f"eps{_fmt(self.eps)}_th{th}_nr{self.nr}_clip{_fmt(self.clip)}_"
+            f"ep{_fmt(self.epochs)}_lr{_fmt(self.lr)}_bs{self.batch_size}"
+        )
+        return (
+            Path(self.setting)
+            / self.language
+            / self.encoder
+            / self.loss
+            / variant
+            / f"seed{self.seed}"
+        )
+
+
+class LiuSmooth:
+    """Runner (see the module docstring). ``run()`` does everything not done yet."""
+
+    def __init__(self, plan: LiuPlan, out_dir: str | Path, echo: Callable[[str], None] = print):
+        self.plan = plan
+        self.out_dir = Path(out_dir)
+        self.echo = echo
+        self._data: dict[tuple[str, str, int], dict[str, Dataset]] = {}
+        self._emb: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+
+    # ------------------------------------------------------------------ data
+    def data(self, setting: str, lang: str, nr: int = 40) -> dict[str, Dataset]:
+        key = (setting, lang, nr)
+        if key in self._data:
+            return self._data[key]
+        p = self.plan
+        if setting == "xquad":
+            from axiomatic.experiments.clir_data import xquad_graded
+
+            out = {
+                s: xquad_graded(p.data_root, p.query_language, lang, s, nr, p.nr_pool)
+                for s in ("train", "dev", "test")
+            }
+        elif setting == "synthetic":
+            from axiomatic.experiments.clir_data import synthetic_graded_clir
+
+            out = synthetic_graded_clir(n_negatives=nr if nr != 40 else 8, seed=0)
+        elif setting == "nfcorpus":
+            from axiomatic.experiments.clir_data import nfcorpus_graded
+
+            out = {
+                "train": nfcorpus_graded(
+                    p.data_root, "train", p.nfcorpus_depth, p.nfcorpus_train_queries
+                ),
+                "dev": nfcorpus_graded(p.data_root, "dev", p.nfcorpus_depth, None),
+                "test": nfcorpus_graded(p.data_root, "test", p.nfcorpus_depth, None),
+            }
+        elif setting == "sasaki":
+            from axiomatic.experiments.clir_data import sasaki_splits
+
+            if not p.sasaki:
+                raise ValueError("the sasaki part needs a folder: --sasaki DIR")
+            out = sasaki_splits(p.sasaki)
+        else:
+            raise ValueError(f"unknown setting {setting!r}")
+        self._data[key] = out
+        return out
+
+    def _query_side_texts(self, setting: str, train: Dataset) -> list[str]:
+        texts = [q.text for q in train.queries.values()]
+        if setting == "xquad":
+            from axiomatic.experiments.clir_data import english_paragraphs
+
+            texts += english_paragraphs(self.plan.data_root)
+        elif setting == "nfcorpus":
+            texts += [d.text for d in train.documents.values()]
+        return texts
+
+    def vocab_and_embeddings(self, setting: str, lang: str) -> tuple[Any, Any, Any]:
+        """Vocabulary (train queries + all documents; the document language's analyzer) and the
+        initial query / document embedding tables (word2vec trained per language, or MiniLM)."""
+        key = (setting, lang)
+        if key in self._emb:
+            return self._emb[key]
+        from axiomatic.models.embeddings import make_embeddings, train_word2vec
+        from axiomatic.models.vocab import Vocabulary, model_analyzer
+
+        p = self.plan
+        d = self.data(setting, lang)
+        train = d["train"]
+        doc_texts = [x.text for x in train.documents.values()]
+        qtexts = [q.text for q in train.queries.values()]
+        analyzer = model_analyzer(train.doc_language or "en")
+        vocab = Vocabulary.build(qtexts + doc_texts, analyzer, max_size=60_000)
+        dim = p.embedding_dim
+        if p.embeddings == "word2vec":
+            ep = p.word2vec_epochs
+            q_texts = self._query_side_texts(setting, train)
+            q_emb = train_word2vec(q_texts, vocab, dim, epochs=ep, sample=0.0)
+            d_emb = train_word2vec(doc_texts, vocab, dim, epochs=ep, sample=0.0, seed=1)
+        else:
+            q_emb = make_embeddings(p.embeddings, vocab, dim, seed=0)
+            d_emb = q_emb
+        self._emb[key] = (vocab, q_emb, d_emb)
+        return self._emb[key]
+
+    # ------------------------------------------------------------------ one run
+    def unit(self, u: Unit, train_scores: bool = False) -> dict[str, Any]:
+        import torch
+
+        from axiomatic.models.clir import SmoothDualEncoder
+        from axiomatic.training.config import TrainConfig
+        from axiomatic.training.trainer import NonFiniteLossError, Trainer, score_dataset
+
+        p = self.plan
+        folder = self.out_dir / "runs" / u.path()
+        done = folder / "test_metrics.json"
+        if done.exists() and (not train_scores or (folder / "train_scores.json").exists()):
+            return read_json(done)
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        t0 = time.perf_counter()
+        data = self.data(u.setting, u.language, u.nr)
+        vocab, q_emb, d_emb = self.vocab_and_embeddings(u.setting, u.language)
+        n_points = sum(len(data["train"].candidate_ids(q)) for q in data["train"].queries)
+        per_epoch = max(1, math.ceil(n_points / u.batch_size))
+        spec = self._loss_spec(u)
+        cfg = TrainConfig(
+            dataset=data["train"].name,
+            model="clir-dual",
+            model_config={"encoder": u.encoder, "eps": u.eps, "embedding_dim": p.embedding_dim},
+            loss="graded",
+            graded_loss=spec,
+            lr=u.lr,
+            batch_size=u.batch_size,
+            epochs=u.epochs,
+            eval_every=per_epoch,
+            checkpoint_every=per_epoch,
+            patience=0,
+            candidate_depth=10_000,
+            dev_depth=10_000,
+            grad_clip=u.clip if u.clip > 0 else None,
+            log_grad_norm=True,
+            seed=u.seed,
+        )
+        torch.manual_seed(u.seed)
+        model = SmoothDualEncoder(
+            vocab,
+            embedding_dim=p.embedding_dim,
+            max_query_len=p.max_query_len,
+            max_doc_len=p.max_doc_len,
+            encoder=u.encoder,
+            eps=u.eps,
+            shared_embeddings=p.shared_embeddings,
+            embeddings=q_emb,
+            doc_embeddings=d_emb,
+        )
+        model.build_info = {"seed": u.seed, "embeddings": p.embeddings}
+        out: dict[str, Any] = {"unit": asdict(u), "embeddings": p.embeddings, "loss_spec": spec}
+        try:
+            result = Trainer(model, cfg, folder, data["train"], data["dev"]).fit(resume=True)
+            out.update(result.to_dict())
+            out["diverged"] = False
+        except NonFiniteLossError as exc:
+            out.update({"diverged": True, "message": str(exc)})
+        if not out["diverged"]:
+            mr, r = (2, 1)
+            test_run = score_dataset(model, data["test"])
+            dev_run = score_dataset(model, data["dev"])
+            per_q = evaluate_clir_per_query(test_run, data["test"].qrels or {}, mr, r)
+            out["test_per_query"] = per_q
+            out["test"] = {k: float(np.mean(list(v.values()))) for k, v in per_q.items()}
+            dev_q = evaluate_clir_per_query(dev_run, data["dev"].qrels or {}, mr, r)
+            out["dev"] = {k: float(np.mean(list(v.values()))) for k, v in dev_q.items()}
+            if train_scores:
+                self._train_scores(model, data["train"], folder, u.seed)
+        out["seconds_total"] = round(time.perf_counter() - t0, 2)
+        write_json(done, out)
+        test = out.get("test", {})
+        self.echo(
+            f"[liu-smooth] {u.setting}/{u.language} {u.encoder} {u.loss} eps={_fmt(u.eps)} "
+            f"th={list(u.thresholds)} nr={u.nr} clip={_fmt(u.clip)} seed={u.seed}: "
+            f"MRRmr={test.get('MRRmr', float('nan')):.4f} NDCG@5={test.get('NDCG@5', float('nan')):.4f}"
+            f"{' DIVERGED' if out['diverged'] else ''} ({out['seconds_total']:.0f}s)"
+        )
+        return out
+
+    def zero_shot(self, lang: str) -> dict[str, Any]:
+        """Test measures of the untrained model (the initial embeddings, seed 0): the floor that
+        training has to beat."""
+        import torch
+
+        from axiomatic.models.clir import SmoothDualEncoder
+        from axiomatic.training.trainer import score_dataset
+
+        p = self.plan
+        f = (
+            self.out_dir
+            / "runs"
+            / p.setting
+            / lang
+            / f"zero_shot_{p.embeddings}_eps{_fmt(p.eps)}.json"
+        )
+        if f.exists():
+            return read_json(f)
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        data = self.data(p.setting, lang)
+        vocab, q_emb, d_emb = self.vocab_and_embeddings(p.setting, lang)
+        torch.manual_seed(0)
+        model = SmoothDualEncoder(
+            vocab,
+            embedding_dim=p.embedding_dim,
+            max_query_len=p.max_query_len,
+            max_doc_len=p.max_doc_len,
+            eps=p.eps,
+            shared_embeddings=p.shared_embeddings,
+            embeddings=q_emb,
+            doc_embeddings=d_emb,
+        )
+        run = score_dataset(model, data["test"])
+        per_q = evaluate_clir_per_query(run, data["test"].qrels or {})
+        out = {
+            "unit": {"language": lang, "seed": 0},
+            "test_per_query": per_q,
+            "test": {k: float(np.mean(list(v.values()))) for k, v in per_q.items()},
+        }
+        write_json(f, out)
+        return out
+
+    def _loss_spec(self, u: Unit) -> str:
+        th = ",".join(_fmt(t) for t in u.thresholds)
+        return f"{u.loss}(thresholds={th})"
+
+    def _train_scores(self, model: Any, train: Dataset, folder: Path, seed: int) -> None:
+        from axiomatic.training.smooth import graded_points
+
+        pts = graded_points(train)
+        rng = np.random.default_rng([seed, 3])
+        pick = rng.choice(len(pts), size=min(4000, len(pts)), replace=False)
+        sel = [pts[int(i)] for i in pick]
+        scores = model.score_pairs(
+            [train.queries[x.query_id].text for x in sel],
+            [train.documents[x.doc_hi].text for x in sel],
+            batch_size=256,
+        ).tolist()
+        write_json(
+            folder / "train_scores.json",
+            {"scores": scores, "grades": [int(x.label_hi) for x in sel]},
+        )
+
+    # ------------------------------------------------------------------ parts
+    def _base(self, setting: str, lang: str, **kw: Any) -> Unit:
+        p = self.plan
+        args: dict[str, Any] = {
+            "setting": setting,
+            "language": lang,
+            "thresholds": tuple(validate_thresholds(p.thresholds)),
+            "eps": p.eps,
+            "epochs": p.epochs,
+            "lr": p.lr,
+            "batch_size": p.batch_size,
+            "clip": p.grad_clip,
+        }
+        args.update(kw)
+        return Unit(**args)
+
+    def table2_units(self) -> list[Unit]:
+        p = self.plan
+        return [
+            self._base(p.setting, lang, loss=loss, seed=s)
+            for lang in p.languages
+            for loss in p.losses
+            for s in p.seeds
+        ]
+
+    def table3_units(self) -> list[Unit]:
+        p = self.plan
+        out = []
+        for lang in p.encoder_languages:
+            for enc in p.encoders:
+                kw = {
+                    k: v
+                    for k, v in p.encoder_settings.get(enc, {}).items()
+                    if k in ("lr", "batch_size", "epochs")
+                }
+                out += [self._base(p.setting, lang, encoder=enc, seed=s, **kw) for s in p.seeds]
+        return out
+
+    def fig4_units(self) -> list[Unit]:
+        p = self.plan
+        ep = p.sweep_epochs or p.epochs
+        return [
+            self._base(
+                p.setting,
+                p.sweep_language,
+                eps=e,
+                thresholds=tuple(validate_thresholds(th)),
+                epochs=ep,
+            )
+            for e in p.eps_grid
+            for th in p.threshold_grid
+        ]
+
+    def fig5_units(self) -> list[Unit]:
+        p = self.plan
+        ep = p.nr_epochs or p.epochs
+        return [self._base(p.setting, p.sweep_language, nr=n, epochs=ep) for n in p.nr_grid]
+
+    def stability_units(self) -> list[Unit]:
+        p = self.plan
+        return [
+            self._base(
+                p.setting,
+                p.sweep_language,
+                eps=e,
+                clip=c,
+                seed=s,
+                epochs=p.stability_epochs,
+                lr=p.stability_lr,
+            )
+            for e in p.stability_eps
+            for c in p.stability_clip
+            for s in p.stability_seeds
+        ]
+
+    def nfcorpus_units(self) -> list[Unit]:
+        p = self.plan
+        th = tuple(validate_thresholds(p.nfcorpus_thresholds))
+        return [
+            self._base(
+                "nfcorpus", "en", loss=loss, thresholds=th, epochs=p.nfcorpus_epochs or p.epochs
+            )
+            for loss in p.losses
+        ]
+
+    def sasaki_units(self) -> list[Unit]:
+        p = self.plan
+        from axiomatic.experiments.clir_data import sasaki_splits
+
+        lang = sasaki_splits(p.sasaki)["train"].doc_language or "xx" if p.sasaki else "xx"
+        return [
+            self._base("sasaki", lang, loss=loss, epochs=p.sasaki_epochs or p.epochs)
+            for loss in ("sosl", "mse")
+        ]
+
+    def run(self) -> dict[str, Any]:
+        p = self.plan
+        unknown = sorted(set(p.parts) - set(PARTS))
+        if unknown:
+            raise ValueError(
+                f"unknown liu-smooth part(s) {unknown}; expected some of {list(PARTS)}"
+            )
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        from axiomatic.experiments.rosset2019 import _plain
+        from axiomatic.training.config import write_toml
+
+        write_toml(
+            {"experiment": "liu-smooth", **_plain(p.to_dict())}, self.out_dir / "config.toml"
+        )
+        t0 = time.perf_counter()
+        parts = set(p.parts)
+        if "table2" in parts:
+            for lang in p.languages:
+                self.zero_shot(lang)
+        if "table2" in parts or "fig3" in parts:
+            for u in self.table2_units():
+                fig3 = "fig3" in parts and u.language == p.fig3_language and u.seed == p.seeds[0]
+                if "table2" in parts or fig3:
+                    self.unit(u, train_scores=fig3)
+        todo: list[Unit] = []
+        if "table3" in parts:
+            todo += self.table3_units()
+        if "fig4" in parts:
+            todo += self.fig4_units()
+        if "fig5" in parts:
+            todo += self.fig5_units()
+        if "stability" in parts:
+            todo += self.stability_units()
+        if "nfcorpus" in parts:
+            todo += self.nfcorpus_units()
+        if "sasaki" in parts and p.sasaki:
+            todo += self.sasaki_units()
+        for u in todo:
+            self.unit(u)
+        wall = time.perf_counter() - t0
+        timing_file = self.out_dir / "timing.json"
+        timing = read_json(timing_file) if timing_file.exists() else {"invocations": []}
+        timing["invocations"].append(
+            {
+                "wall_seconds": round(wall, 1),
+                "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            }
+        )
+        write_json(timing_file, timing)
+        return self.report()
+
+    # ------------------------------------------------------------------ report
+    def _load(self, units: Sequence[Unit]) -> list[dict[str, Any]]:
+        out = []
+        for u in units:
+            f = self.out_dir / "runs" / u.path() / "test_metrics.json"
+            if f.exists():
+                out.append(read_json(f))
+        return out
+
+    @staticmethod
+    def _seed_mean(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+        """Per-query values averaged over the seeds (paired tests run on these)."""
+        ok = [r for r in results if not r.get("diverged")]
+        if not ok:
+            return {}
+        out: dict[str, dict[str, float]] = {}
+        for m in CLIR_MEASURE_NAMES:
+            qids = ok[0]["test_per_query"][m].keys()
+            out[m] = {q: float(np.mean([r["test_per_query"][m][q] for r in ok])) for q in qids}
+        return out
+
+    def _row(self, label: dict[str, Any], results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        row = dict(label)
+        ok = [r for r in results if not r.get("diverged")]
+        row["seeds"] = ",".join(str(r["unit"]["seed"]) for r in ok) or "-"
+        row["diverged"] = sum(1 for r in results if r.get("diverged"))
+        for m in CLIR_MEASURE_NAMES:
+            vals = [r["test"][m] for r in ok]
+            row[m] = float(np.mean(vals)) if vals else None
+        return row
+
+    def _compare(
+        self,
+        rows: list[dict[str, Any]],
+        groups: dict[Any, list[dict[str, Any]]],
+        ref_of: Callable[[Any], Any],
+    ) -> None:
+        """Paired t-test of each row against its reference row (per-query values averaged over
+        seeds), Holm-adjusted over every (row, measure) test of the table."""
+        from axiomatic.evaluate.significance import holm, paired_test
+
+        tests: list[tuple[int, str, float, float]] = []
+        for i, (key, res) in enumerate(groups.items()):
+            ref = ref_of(key)
+            if ref is None or ref == key or ref not in groups:
+                continue
+            a, b = self._seed_mean(groups[ref]), self._seed_mean(res)
+            if not a or not b:
+                continue
+            for m in CLIR_MEASURE_NAMES:
+                t = paired_test(a[m], b[m], test="t")
+                tests.append((i, m, t.pvalue, t.mean_diff))
+        adj: Sequence[float] = holm([t[2] for t in tests]).tolist() if tests else []
+        for (i, m, _p, diff), q in zip(tests, adj, strict=True):
+            rows[i][f"p {m}"] = float(q)
+            rows[i][f"_d {m}"] = float(diff)
+        for r in rows:
+            sig = [
+                ("ref+ " if r[f"_d {m}"] > 0 else "ref- ") + m
+                for m in CLIR_MEASURE_NAMES
+                if r.get(f"p {m}") is not None and r[f"p {m}"] < 0.05
+            ]
+            if any(f"p {m}" in r for m in CLIR_MEASURE_NAMES):
+                r[SIG] = ", ".join(sig) or "none"
+
+    def report(self) -> dict[str, Any]:
+        p = self.plan
+        summary: dict[str, Any] = {"plan": p.to_dict()}
+        # Table 2
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        for u in self.table2_units():
+            groups.setdefault((u.language, u.loss), []).extend(self._load([u]))
+        groups = {k: v for k, v in groups.items() if v}
+        for lang in p.languages:
+            f = (
+                self.out_dir
+                / "runs"
+                / p.setting
+                / lang
+                / f"zero_shot_{p.embeddings}_eps{_fmt(p.eps)}.json"
+            )
+            if f.exists() and any(k[0] == lang for k in groups):
+                groups[(lang, "untrained")] = [read_json(f)]
+        groups = dict(
+            sorted(
+                groups.items(),
+                key=lambda kv: (
+                    p.languages.index(kv[0][0]) if kv[0][0] in p.languages else 99,
+                    kv[0][1] == "untrained",
+                ),
+            )
+        )
+        rows = [
+            self._row(
+                {"language": k[0], "resource": _resource(k[0]), "loss": DISPLAY.get(k[1], k[1])}, v
+            )
+            for k, v in groups.items()
+        ]
+        self._compare(rows, groups, lambda k: (k[0], "sosl"))
+        summary["table2"] = rows
+        # Table 3
+        groups = {}
+        for u in self.table3_units():
+            groups.setdefault((u.language, u.encoder), []).extend(self._load([u]))
+        groups = {k: v for k, v in groups.items() if v}
+        rows = [
+            self._row({"language": k[0], "resource": _resource(k[0]), "encoder": k[1]}, v)
+            for k, v in groups.items()
+        ]
+        self._compare(rows, groups, lambda k: (k[0], "avg"))
+        summary["table3"] = rows
+        # Figure 4: thresholds chosen on dev per eps
+        fig4 = []
+        for e in p.eps_grid:
+            cands = [
+                r
+                for r in self._load([u for u in self.fig4_units() if u.eps == e])
+                if not r.get("diverged")
+            ]
+            if not cands:
+                continue
+            best = max(cands, key=lambda r: r["dev"][p.selection_measure])
+            fig4.append(
+                {
+                    "eps": e,
+                    "thresholds (dev)": best["unit"]["thresholds"],
+                    f"dev {p.selection_measure}": best["dev"][p.selection_measure],
+                    **best["test"],
+                }
+            )
+        if fig4:
+            groups4 = {}
+            for e in p.eps_grid:
+                chosen = [r for r in fig4 if r["eps"] == e]
+                if chosen:
+                    th = tuple(chosen[0]["thresholds (dev)"])
+                    groups4[e] = self._load(
+                        [u for u in self.fig4_units() if u.eps == e and u.thresholds == th]
+                    )
+            base_eps = 0.0 if 0.0 in groups4 else None
+            self._compare(fig4, groups4, lambda k: base_eps)
+        summary["fig4"] = fig4
+        # Figure 5
+        summary["fig5"] = [
+            {"NR per query": r["unit"]["nr"], **r["test"]}
+            for r in self._load(self.fig5_units())
+            if not r.get("diverged")
+        ]
+        # stability
+        summary["stability"] = self._stability()
+        # NFCorpus / Sasaki
+        for part, units in (
+            ("nfcorpus", self.nfcorpus_units() if "nfcorpus" in p.parts else []),
+            ("sasaki", self.sasaki_units() if p.sasaki else []),
+        ):
+            groups = {}
+            for u in units:
+                groups.setdefault(u.loss, []).extend(self._load([u]))
+            groups = {k: v for k, v in groups.items() if v}
+            rows = [self._row({"loss": DISPLAY.get(k, k)}, v) for k, v in groups.items()]
+            self._compare(rows, groups, lambda k: "sosl")
+            summary[part] = rows
+        timing_file = self.out_dir / "timing.json"
+        summary["timing"] = read_json(timing_file) if timing_file.exists() else {}
+        summary["unit_seconds"] = round(
+            sum(
+                read_json(f).get("seconds_total", 0.0)
+                for f in (self.out_dir / "runs").glob("**/test_metrics.json")
+            ),
+            1,
+        )
+        summary["table2_seconds"] = round(
+            sum(r.get("seconds_total", 0.0) for r in self._load(self.table2_units())), 1
+        )
+        summary["machine"] = _machine()
+        write_json(self.out_dir / "results.json", summary)
+        figs = self._figures(summary)
+        self._markdown(summary, figs)
+        return summary
+
+    def _stability(self) -> list[dict[str, Any]]:
+        from axiomatic.training.trainer import _read_log
+
+        p = self.plan
+        out = []
+        for e in p.stability_eps:
+            for c in p.stability_clip:
+                units = [u for u in self.stability_units() if u.eps == e and u.clip == c]
+                res = self._load(units)
+                if not res:
+                    continue
+                logs = [_read_log(self.out_dir / "runs" / u.path() / "log.jsonl") for u in units]
+                gn = [x["grad_norm"] for log in logs for x in log if "grad_norm" in x]
+                ok = [r for r in res if not r.get("diverged")]
+                mrr = [r["test"]["MRRmr"] for r in ok]
+                ndcg = [r["test"]["NDCG@5"] for r in ok]
+                final_loss = [log[-1]["loss"] for log in logs if log]
+                out.append(
+                    {
+                        "eps": e,
+                        "clip": c if c > 0 else "none",
+                        "seeds": len(res),
+                        "diverged": sum(1 for r in res if r.get("diverged")),
+                        "MRRmr mean": float(np.mean(mrr)) if mrr else None,
+                        "MRRmr sd": float(np.std(mrr, ddof=1)) if len(mrr) > 1 else None,
+                        "NDCG@5 mean": float(np.mean(ndcg)) if ndcg else None,
+                        "NDCG@5 sd": float(np.std(ndcg, ddof=1)) if len(ndcg) > 1 else None,
+                        "final loss sd": float(np.std(final_loss, ddof=1))
+                        if len(final_loss) > 1
+                        else None,
+                        "grad norm median": float(np.median(gn)) if gn else None,
+                        "grad norm max": float(np.max(gn)) if gn else None,
+                        "grad norm p99": float(np.percentile(gn, 99)) if gn else None,
+                    }
+                )
+        return out
+
+    # ------------------------------------------------------------------ figures
+    def _figures(self, summary: dict[str, Any]) -> dict[str, str]:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from axiomatic.training.trainer import _read_log
+
+        p = self.plan
+        figs: dict[str, str] = {}
+        # Figure 3: score densities per grade, per loss (training examples)
+        units = [
+            u for u in self.table2_units() if u.language == p.fig3_language and u.seed == p.seeds[0]
+        ]
+        have = [(u, self.out_dir / "runs" / u.path() / "train_scores.json") for u in units]
+        have = [(u, f) for u, f in have if f.exists()]
+        if have:
+            n = len(have)
+            cols = min(2, n)
+            rows_ = math.ceil(n / cols)
+            fig, axes = plt.subplots(rows_, cols, figsize=(4.2 * cols, 3.0 * rows_), squeeze=False)
+            names = {0: "NR", 1: "SR", 2: "MR"}
+            for ax, (u, f) in zip(axes.ravel(), have, strict=False):
+                d = read_json(f)
+                s, g = np.asarray(d["scores"]), np.asarray(d["grades"])
+                bins = np.linspace(-1, 1, 61)
+                for k in sorted(set(g.tolist())):
+                    ax.hist(
+                        s[g == k],
+                        bins=bins,
+                        density=True,
+                        histtype="step",
+                        lw=1.5,
+                        label=names.get(k, str(k)),
+                    )
+                for t in u.thresholds:
+                    ax.axvline(t, color="grey", ls=":", lw=0.8)
+                ax.set_title(f"{DISPLAY.get(u.loss, u.loss)} (eps={_fmt(u.eps)})")
+                ax.set_xlabel("predicted score r_eps")
+                ax.legend(fontsize=7)
+            for ax in axes.ravel()[len(have) :]:
+                ax.axis("off")
+            fig.suptitle(
+                f"Fig. 3 analogue: score density per grade, training set, {p.setting} en-{p.fig3_language}"
+            )
+            fig.tight_layout()
+            figs["fig3"] = self._save(fig, "liu_fig3_density.png")
+            plt.close(fig)
+        if summary["fig4"]:
+            fig, ax = plt.subplots(figsize=(5, 3.4))
+            xs = [r["eps"] for r in summary["fig4"]]
+            for m in ("Pmr@1", "NDCG@5", "MAP", "MRRmr"):
+                ax.plot(xs, [r[m] for r in summary["fig4"]], marker="o", label=m)
+            ax.set_xlabel("eps (0 = plain cosine)")
+            ax.set_ylabel("test (thresholds chosen on dev)")
+            ax.set_title(f"Fig. 4 analogue: en-{p.sweep_language}")
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            figs["fig4"] = self._save(fig, "liu_fig4_eps.png")
+            plt.close(fig)
+        if summary["fig5"]:
+            fig, ax = plt.subplots(figsize=(5, 3.4))
+            pts = sorted(summary["fig5"], key=lambda r: r["NR per query"])
+            for m in ("Pmr@1", "NDCG@5", "MAP", "MRRmr"):
+                ax.plot([r["NR per query"] for r in pts], [r[m] for r in pts], marker="o", label=m)
+            ax.set_xlabel("NR documents per query")
+            ax.set_title(f"Fig. 5 analogue: en-{p.sweep_language}, SOSL")
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            figs["fig5"] = self._save(fig, "liu_fig5_nr.png")
+            plt.close(fig)
+        # stability curves
+        configs = [(e, c) for e in p.stability_eps for c in p.stability_clip]
+        logs_by: dict[tuple[float, float], list[list[dict[str, Any]]]] = {}
+        for e, c in configs:
+            for u in self.stability_units():
+                if u.eps == e and u.clip == c:
+                    f = self.out_dir / "runs" / u.path() / "log.jsonl"
+                    if f.exists():
+                        logs_by.setdefault((e, c), []).append(_read_log(f))
+        if logs_by:
+            fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
+            colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+            for i, ((e, c), logs) in enumerate(sorted(logs_by.items())):
+                label = f"eps={_fmt(e)}, clip={'none' if c <= 0 else _fmt(c)}"
+                for j, log in enumerate(logs):
+                    steps = [r["step"] for r in log]
+                    a1.plot(
+                        steps,
+                        _smooth([r["loss"] for r in log]),
+                        color=colors[i % len(colors)],
+                        lw=0.8,
+                        alpha=0.8,
+                        label=label if j == 0 else None,
+                    )
+                    a2.plot(
+                        steps,
+                        _smooth([r.get("grad_norm", np.nan) for r in log]),
+                        color=colors[i % len(colors)],
+                        lw=0.8,
+                        alpha=0.8,
+                        label=label if j == 0 else None,
+                    )
+            a1.set_xlabel("step")
+            a1.set_ylabel("SOSL (smoothed, 20 steps)")
+            a2.set_xlabel("step")
+            a2.set_ylabel("gradient norm before clipping")
+            a2.set_yscale("log")
+            a1.legend(fontsize=7)
+            fig.suptitle(
+                f"Training stability over seeds (one line per seed), en-{p.sweep_language}"
+            )
+            fig.tight_layout()
+            figs["stability"] = self._save(fig, "liu_stability.png")
+            plt.close(fig)
+        return figs
+
+    def _save(self, fig: Any, name: str) -> str:
+        path = self.out_dir / name
+        fig.savefig(path, dpi=110)
+        return name
+
+    def _markdown(self, summary: dict[str, Any], figs: dict[str, str]) -> None:
+        p = self.plan
+        emb = {
+            "word2vec": "word2vec trained per language on the collection",
+            "minilm": "MiniLM word-piece embedding means",
+            "random": "random",
+        }.get(p.embeddings, p.embeddings)
+        emb += (
+            ", one table shared by both towers" if p.shared_embeddings else ", per-language tables"
+        )
+        m = summary["machine"]
+        timing = summary.get("timing", {}).get("invocations", [])
+        cols = list(CLIR_MEASURE_NAMES)
+        pcols = [f"p {c}" for c in cols]
+        text = [
+            "# Smooth cross-lingual retrieval (Liu et al.) - reproduction",
+            "",
+            "Generated by `axiomatic experiment liu-smooth` (do not edit by hand; rerun the command).",
+            "",
+            f"- setting: **{p.setting}**, queries in `{p.query_language}`; embeddings: **{emb}**, "
+            f"dim {p.embedding_dim}; score = smooth cosine r_eps; thresholds {p.thresholds}",
+            f"- training: Adam lr {p.lr}, batch {p.batch_size}, {_fmt(p.epochs)} epochs (main runs), "
+            f"gradient clipping {'none' if p.grad_clip <= 0 else p.grad_clip}; model selection: best dev "
+            "MRRmr@10 checkpoint (evaluated once per epoch); seeds " + ",".join(map(str, p.seeds)),
+            f"- machine: {m['machine']}, {m['cpus']} CPUs, torch threads {p.threads}, "
+            f"torch {m['torch']}, python {m['python']}; CUDA: {m['cuda']}",
+            f"- budget: sum of unit wall times {summary['unit_seconds']:.0f} s; Table 2 units "
+            f"{summary['table2_seconds']:.0f} s; invocations: "
+            + ", ".join(f"{t['wall_seconds']:.0f} s ({t['when']})" for t in timing),
+            "- significance: paired t-test over test queries (per-query values averaged over seeds) "
+            "against the reference row (SOSL / average pooling / eps = 0), Holm-adjusted over all "
+            "tests of the table; `p X` columns hold the adjusted p-values",
+            "- measures: Pmr@1 = P(rel=2)@1, Pmr@5 = Success(rel=2)@5, Pr@5 = P(rel=1)@5, NDCG@5, "
+            "MAP = AP(rel=1), MRRmr = RR(rel=2), MRRr = RR(rel=1) (ir_measures; "
+            "see `axiomatic.evaluate.clir_metrics`)",
+        ]
+        if p.note:
+            text += ["", p.note]
+        if summary["table2"]:
+            text += [
+                "",
+                f"## Table 2: losses x languages (eps = {_fmt(p.eps)}, average pooling, {emb})",
+                "",
+                markdown_table(
+                    summary["table2"], ["language", "resource", "loss", "seeds", "diverged", *cols]
+                ),
+                "",
+                "Adjusted p-values (SOSL vs the row):",
+                "",
+                markdown_table(
+                    [r for r in summary["table2"] if "p NDCG@5" in r],
+                    ["language", "loss", *pcols, SIG],
+                ),
+            ]
+        if summary["table3"]:
+            text += [
+                "",
+                f"## Table 3: encoders with SOSL (eps = {_fmt(p.eps)}, {emb})",
+                "",
+                "Encoder settings: "
+                + "; ".join(f"{k}: {v}" for k, v in p.encoder_settings.items()),
+                "",
+                markdown_table(
+                    summary["table3"],
+                    ["language", "resource", "encoder", "seeds", "diverged", *cols],
+                ),
+                "",
+                "Adjusted p-values (average pooling vs the row):",
+                "",
+                markdown_table(
+                    [r for r in summary["table3"] if "p NDCG@5" in r],
+                    ["language", "encoder", *pcols, SIG],
+                ),
+            ]
+        if "fig3" in figs:
+            text += [
+                "",
+                "## Figure 3: predicted score density per grade (training examples)",
+                "",
+                f"![fig3](IMG/{figs['fig3']})",
+            ]
+        if summary["fig4"]:
+            text += [
+                "",
+                f"## Figure 4: eps sweep (en-{p.sweep_language}, SOSL, thresholds grid-searched on dev by {p.selection_measure} over {p.threshold_grid}, {emb})",
+                "",
+                markdown_table(
+                    summary["fig4"],
+                    ["eps", "thresholds (dev)", f"dev {p.selection_measure}", *cols],
+                ),
+                "",
+                "Adjusted p-values (eps = 0 vs the row):",
+                "",
+                markdown_table([r for r in summary["fig4"] if "p NDCG@5" in r], ["eps", *pcols]),
+                "",
+            ]
+            if "fig4" in figs:
+                text += [f"![fig4](IMG/{figs['fig4']})"]
+        if summary["fig5"]:
+            text += [
+                "",
+                f"## Figure 5: NR documents per query (en-{p.sweep_language}, SOSL, {emb})",
+                "",
+                markdown_table(
+                    sorted(summary["fig5"], key=lambda r: r["NR per query"]),
+                    ["NR per query", *cols],
+                ),
+                "",
+            ]
+            if "fig5" in figs:
+                text += [f"![fig5](IMG/{figs['fig5']})"]
+        if summary["stability"]:
+            text += [
+                "",
+                f"## Training stability (en-{p.sweep_language}, SOSL, lr {p.stability_lr}, {_fmt(p.stability_epochs)} epochs, seeds {p.stability_seeds})",
+                "",
+                markdown_table(summary["stability"], list(summary["stability"][0])),
+                "",
+            ]
+            if "stability" in figs:
+                text += [f"![stability](IMG/{figs['stability']})"]
+        for part, title in (
+            (
+                "nfcorpus",
+                f"NFCorpus (monolingual, grades 0-3, thresholds {p.nfcorpus_thresholds}, BM25 top-{p.nfcorpus_depth}, {p.nfcorpus_train_queries} training queries, {emb})",
+            ),
+            ("sasaki", f"Sasaki et al. 2018 files ({p.sasaki}, {emb})"),
+        ):
+            if summary.get(part):
+                text += [
+                    "",
+                    f"## {title}",
+                    "",
+                    markdown_table(summary[part], ["loss", "seeds", "diverged", *cols]),
+                    "",
+                    "Adjusted p-values (SOSL vs the row):",
+                    "",
+                    markdown_table([r for r in summary[part] if "p NDCG@5" in r], ["loss", *pcols]),
+                ]
+        body = "\n".join(text) + "\n"
+        (self.out_dir / "summary.md").write_text(body.replace("IMG/", ""), encoding="utf-8")
+        if p.docs:
+            docs = Path(p.docs)
+            img = docs.parent / "img"
+            img.mkdir(parents=True, exist_ok=True)
+            for name in figs.values():
+                shutil.copyfile(self.out_dir / name, img / name)
+            extra = ""
+            hand = docs.with_name(docs.stem + ".notes.md")
+            if hand.exists():  # the hand-written discussion is appended, never overwritten
+                extra = "\n" + hand.read_text(encoding="utf-8")
+            docs.write_text(body.replace("IMG/", "img/") + extra, encoding="utf-8")
+
+
+def _smooth(xs: Sequence[float], w: int = 20) -> list[float]:
+    out, buf = [], []
+    for x in xs:
+        buf.append(x)
+        if len(buf) > w:
+            buf.pop(0)
+        out.append(float(np.nanmean(buf)))
+    return out
+
+
+def _machine() -> dict[str, Any]:
+    import torch
+
+    try:
+        cpu = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor() or platform.machine(),
+        )
+    except OSError:
+        cpu = platform.processor() or platform.machine()
+    return {
+        "machine": cpu,
+        "cpus": os.cpu_count(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none (CPU run)",
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def run_liu_smooth(
+    out_dir: str | Path, quick: bool = False, echo: Callable[[str], None] = print, **overrides: Any
+) -> dict[str, Any]:
+    """Run (or resume) the experiment; ``overrides`` replace plan fields (e.g. ``seeds=[0, 1]``)."""
+    plan = LiuPlan.quick() if quick else LiuPlan.full()
+    report_only = overrides.pop("report_only", False)
+    unknown = sorted(set(overrides) - set(LiuPlan.__dataclass_fields__))
+    if unknown:
+        import difflib
+
+        hints = [
+            difflib.get_close_matches(k, list(LiuPlan.__dataclass_fields__), n=1) for k in unknown
+        ]
+        hint = "; ".join(f"{k} -> {h[0]}?" for k, h in zip(unknown, hints, strict=True) if h)
+        raise ValueError(
+            f"unknown liu-smooth setting(s) {unknown}; expected some of "
+            f"{sorted(LiuPlan.__dataclass_fields__)}" + (f" (did you mean: {hint})" if hint else "")
+        )
+    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
+    validate_thresholds(plan.thresholds)
+    runner = LiuSmooth(plan, out_dir, echo)
+    return runner.report() if report_only else runner.run()
