@@ -1,0 +1,78 @@
+"""Axiomatic neural IR: diagnose rankers with IR axioms, train and pre-train rankers with them.
+
+The documented workflow in a few names (each imported on first use, so ``import axiomatic`` stays
+instant and loads neither torch, pandas nor matplotlib)::
+
+    import axiomatic as ax
+
+    ds = ax.load_dataset("demo")
+    bm25 = ax.make_ranker("bm25", ds)
+    info = ax.mine(ds, ax.parse_axioms("TFC1,M-TDC,LNC2"), "instances/")
+    instances, artificial = ax.read_instances("instances/")
+    diagnosis = ax.diagnose(instances, [bm25], ds, artificial)
+    print(diagnosis.table())
+    print(ax.evaluate(ax.rerank(bm25, ds), ds.qrels, "nDCG@10 AP"))
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+try:
+    from importlib.metadata import PackageNotFoundError, version
+
+    __version__ = version("axiomatic-ir")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0.0.0+unknown"
+
+# public name -> (module, attribute); resolved lazily by __getattr__ (PEP 562)
+_API: dict[str, tuple[str, str]] = {
+    "load_dataset": ("axiomatic.data.catalog", "load_dataset"),
+    "list_datasets": ("axiomatic.data.catalog", "list_datasets"),
+    "demo_dataset": ("axiomatic.data.demo", "demo_dataset"),
+    "read_run": ("axiomatic.data.trec", "read_run"),
+    "write_run": ("axiomatic.data.trec", "write_run"),
+    "read_qrels": ("axiomatic.data.trec", "read_qrels"),
+    "write_qrels": ("axiomatic.data.trec", "write_qrels"),
+    "Analyzer": ("axiomatic.text.analyzer", "Analyzer"),
+    "parse_analyzer": ("axiomatic.text.analyzer", "parse_analyzer"),
+    "make_ranker": ("axiomatic.rankers.registry", "make_ranker"),
+    "list_rankers": ("axiomatic.rankers.registry", "list_rankers"),
+    "Ranker": ("axiomatic.rankers.base", "Ranker"),
+    "rerank": ("axiomatic.rankers.base", "rerank"),
+    "parse_axiom": ("axiomatic.axioms.spec", "parse_axiom"),
+    "parse_axioms": ("axiomatic.axioms.spec", "parse_axioms"),
+    "list_axioms": ("axiomatic.axioms.spec", "list_axioms"),
+    "mine": ("axiomatic.diagnose.mining", "mine"),
+    "read_instances": ("axiomatic.diagnose.mining", "read_instances"),
+    # the subpackages axiomatic.diagnose and axiomatic.evaluate are callable (axiomatic._callable):
+    # importing one of their modules rebinds the name to the package, which calls the function
+    "diagnose": ("axiomatic", "diagnose"),
+    "axiomatic_rerank": ("axiomatic.diagnose.rerank", "axiomatic_rerank"),
+    "evaluate": ("axiomatic", "evaluate"),
+    "evaluate_per_query": ("axiomatic.evaluate.metrics", "evaluate_per_query"),
+    "write_report": ("axiomatic.report.writer", "write_report"),
+}
+
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _API[name]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(_API), n=2, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise AttributeError(f"module 'axiomatic' has no attribute {name!r}{hint}") from None
+    if module == "axiomatic":  # a callable subpackage: importing it binds the name
+        return import_module(f"axiomatic.{name}")
+    value = getattr(import_module(module), attr)
+    globals()[name] = value  # cache: the next access is a plain attribute lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))

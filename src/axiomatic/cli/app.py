@@ -146,8 +146,23 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from axiomatic import __version__
+
+        typer.echo(f"axiomatic {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _global_options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
     debug: bool = typer.Option(
         False,
         "--debug",

@@ -431,9 +431,8 @@ def dumps_toml(data: dict[str, Any]) -> str:
 
 
 def write_toml(data: dict[str, Any], path: str | Path) -> Path:
+    from axiomatic._atomic import atomic_write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps_toml(data), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return atomic_write_text(path, dumps_toml(data))
