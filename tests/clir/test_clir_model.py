@@ -116,3 +116,58 @@ def test_config_rejects_graded_loss_without_graded() -> None:
         TrainConfig(loss="hinge", graded_loss="sosl")
     with pytest.raises(ValueError, match="unknown graded loss"):
         TrainConfig(loss="graded", graded_loss="sols")
+
+
+def test_shared_embeddings_is_one_table_that_survives_save_and_load(data, tmp_path) -> None:
+    """``shared_embeddings=True``: both towers read (and train) the same table; a saved model
+    loads back with the tables still tied and the same scores."""
+    from axiomatic.models.io import load_model, save_model
+
+    texts = [q.text for q in data["train"].queries.values()]
+    texts += [d.text for d in data["train"].documents.values()]
+    vocab = Vocabulary.build(texts, model_analyzer("en"))
+    torch.manual_seed(0)
+    emb = np.random.default_rng(0).normal(0, 0.3, (len(vocab), 16)).astype(np.float32)
+    m = SmoothDualEncoder(vocab, embedding_dim=16, shared_embeddings=True, embeddings=emb)
+    assert m.doc_embedding is m.embedding
+    assert np.allclose(m.doc_embedding.weight.detach().numpy()[2:], emb[2:])
+    sep = SmoothDualEncoder(vocab, embedding_dim=16, embeddings=emb)
+    n = lambda mod: sum(p.numel() for p in mod.parameters())  # noqa: E731
+    assert n(sep) - n(m) == len(vocab) * 16
+    # a gradient step through the document tower moves the query tower's table too
+    opt = torch.optim.SGD(m.parameters(), lr=1.0)
+    q0 = next(iter(data["train"].queries.values()))
+    enc = m.encode_batch([q0.text], [data["train"].candidate_documents(q0.query_id)[0].text])
+    (-m(**enc)).sum().backward()
+    before = m.embedding.weight.detach().clone()
+    opt.step()
+    assert not torch.equal(before, m.embedding.weight.detach())
+    path = save_model(m.eval(), tmp_path / "shared")
+    m2 = load_model(path)
+    assert m2.shared_embeddings and m2.doc_embedding is m2.embedding
+    qs = [q.text for q in data["test"].queries.values()][:4]
+    ds = [d.text for d in data["test"].documents.values()][:4]
+    assert torch.allclose(m.score_pairs(qs, ds), m2.eval().score_pairs(qs, ds), atol=1e-6)
+
+
+def test_xquad_nr_pool_split_samples_only_same_split_articles() -> None:
+    """``nr_pool="split"``: the NR candidates of a test query are paragraphs of other *test*
+    articles (never a training document); the canonical pool mixes in training paragraphs."""
+    from axiomatic.data.readers.xquad import read_xquad, xquad_article_splits
+    from axiomatic.experiments.clir_data import xquad_graded
+    from shared_data import require_collection
+
+    folder = require_collection("xquad-clir")
+    root = folder.parent
+    ref = read_xquad(folder / "raw" / "xquad.en.json")
+    split_of = xquad_article_splits(ref.titles)
+    art = ref.article_of
+    test = xquad_graded(root, "en", "de", "test", 40, nr_pool="split")
+    assert test.metadata["nr_pool"] == "split" and test.name.endswith("-split")
+    nr = [d for q in test.queries for d, g in (test.qrels or {})[q].items() if g == 0]
+    assert nr and all(split_of[art[d]] == "test" for d in nr)
+    canon = xquad_graded(root, "en", "de", "test", 40)
+    nr_all = [d for q in canon.queries for d, g in (canon.qrels or {})[q].items() if g == 0]
+    assert any(split_of[art[d]] == "train" for d in nr_all)
+    with pytest.raises(ValueError, match="nr_pool must be 'all' or 'split'"):
+        xquad_graded(root, "en", "de", "test", 40, nr_pool="train")

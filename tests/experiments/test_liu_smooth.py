@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
@@ -69,3 +70,21 @@ def test_liu_smooth_rejects_unknown_setting(tmp_path) -> None:
     )
     assert res.exit_code != 0
     assert "epsilon" in res.output and "eps" in res.output
+
+
+def test_sasaki_option_errors(tmp_path) -> None:
+    """``--sasaki`` belongs to liu-smooth, and a folder that is not there is named with the
+    expected layout."""
+    runner = CliRunner()
+    res = runner.invoke(
+        app,
+        ["experiment", "rosset2019", "--quick", "--out", str(tmp_path / "r"), "--sasaki", "x"],
+    )
+    assert res.exit_code != 0 and "--sasaki is an option of the liu-smooth" in res.output
+    from axiomatic.experiments.clir_data import sasaki_splits
+
+    with pytest.raises(FileNotFoundError, match=r"not a folder.*train"):
+        sasaki_splits(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no train\\* file"):
+        sasaki_splits(tmp_path / "empty")
