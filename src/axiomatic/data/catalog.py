@@ -107,21 +107,26 @@ class DatasetInfo:
         return load_dataset(self.name, self.data_root).counts()
 
 
-def _entries() -> dict[str, _Entry]:
-    return {e.name: e for e in _build_entries()}
+def _entries(root: Path | None = None) -> dict[str, _Entry]:
+    return {e.name: e for e in _build_entries(root)}
 
 
-@lru_cache(maxsize=1)
-def _build_entries() -> tuple[_Entry, ...]:
-    out: list[_Entry] = []
-    for spec in col.catalog_specs():
-        out.append(_Entry(**spec))
-    return tuple(out)
+def _build_entries(root: Path | None = None) -> tuple[_Entry, ...]:
+    """The entries for data root ``root`` (default: :func:`resolve_data_root`): the built-in
+    list plus entries that are data found under the root (e.g. further TREC DL years)."""
+    root = resolve_data_root(root)
+    return _build_entries_at(str(root.resolve()) if root.exists() else str(root))
 
 
-def dataset_names() -> list[str]:
-    """Every catalog name (without ``irds:`` ones)."""
-    return [e.name for e in _build_entries()]
+@lru_cache(maxsize=8)
+def _build_entries_at(root_str: str) -> tuple[_Entry, ...]:
+    return tuple(_Entry(**spec) for spec in col.catalog_specs(Path(root_str)))
+
+
+def dataset_names(data_root: str | Path | None = None) -> list[str]:
+    """Every catalog name (without ``irds:`` ones) for ``data_root`` (default: the resolved
+    data root; names that are data, such as further TREC DL years, depend on it)."""
+    return [e.name for e in _build_entries(None if data_root is None else Path(data_root))]
 
 
 def _available(entry: _Entry, root: Path) -> bool:
@@ -157,7 +162,7 @@ def list_datasets(
     with whether their files are present under the data root."""
     root = resolve_data_root(data_root)
     infos = []
-    for e in _build_entries():
+    for e in _build_entries(root):
         if pattern is not None and not fnmatch.fnmatchcase(e.name, pattern):
             continue
         infos.append(DatasetInfo(e.name, e.description, e.folder, _available(e, root), root))
@@ -256,7 +261,7 @@ class DatasetStore:
             key = (name, "")
         else:
             root = resolve_data_root(data_root)
-            _entry(name)  # unknown names fail here, with close matches
+            _entry(name, root)  # unknown names fail here, with close matches
             key = (name, str(root.resolve()) if root.exists() else str(root))
         master = self._items.get(key)
         if master is None:
@@ -278,6 +283,7 @@ class DatasetStore:
         """Forget every parsed dataset (e.g. after files under the data root changed)."""
         self._items.clear()
         col.clear_cache()
+        _build_entries_at.cache_clear()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -304,8 +310,8 @@ def load_dataset(
     return (DEFAULT_STORE if store is None else store).load(name, data_root)
 
 
-def _entry(name: str) -> _Entry:
-    entries = _entries()
+def _entry(name: str, root: Path | None = None) -> _Entry:
+    entries = _entries(root)
     entry = entries.get(name)
     if entry is None:
         close = difflib.get_close_matches(name, list(entries), n=5, cutoff=0.5)
@@ -318,8 +324,8 @@ def _entry(name: str) -> _Entry:
 
 
 def _parse(name: str, root_str: str) -> Dataset:
-    entry = _entries()[name]
     root = Path(root_str)
+    entry = _entries(root)[name]
     if not _available(entry, root):
         folder = root / entry.folder if entry.folder else root
         missing = [_describe(r) for r in entry.requires if not _exists(folder, r)]
