@@ -27,28 +27,35 @@ from typing import Any
 import numpy as np
 import torch
 
-from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
-from axiomatic.training.config import (
-    DiagnosticAugmentSpec,
-    PerturbAugmentSpec,
-    TrainConfig,
-    write_toml,
+from axiomatic.training.augmenters import visible_tokens
+from axiomatic.training.checkpoint import (
+    atomic_torch_save,
+    load_checkpoint_state,
+    read_log,
+    truncate_log,
+    write_json,
 )
-from axiomatic.training.losses import (
-    AxiomaticRegularizationLoss,
-    listwise_softmax_ce,
-    pairwise_hinge,
-    pointwise_mse,
-)
-from axiomatic.training.samplers import (
-    Pair,
-    PairSampler,
-    make_list,
-    negatives_by_query,
-    qrels_pairs,
-)
+from axiomatic.training.config import DiagnosticAugmentSpec, TrainConfig, write_toml
+from axiomatic.training.samplers import Pair, PairSampler, qrels_pairs
+from axiomatic.training.strategies import LossStrategy, default_strategy
+
+# kept importable from here (experiments and benchmarks use these names)
+_atomic_torch_save = atomic_torch_save
+_write_json = write_json
+_read_log = read_log
+_truncate_log = truncate_log
+__all__ = [
+    "NonFiniteLossError",
+    "TrainResult",
+    "Trainer",
+    "default_threads",
+    "mrr_at_k",
+    "score_dataset",
+    "set_training_threads",
+    "visible_tokens",
+]
 
 
 class NonFiniteLossError(RuntimeError):
@@ -108,19 +115,6 @@ class TrainResult:
             "stopped_early": self.stopped_early,
             "seconds": round(self.seconds, 2),
         }
-
-
-def visible_tokens(model: NeuralRankingModel) -> int | None:
-    """How many leading document words the model sees (insertions past it would be invisible).
-
-    Word models truncate documents to ``max_doc_len`` tokens; the cross-encoder truncates the
-    pair to ``max_length`` word pieces (about half of them document words is a safe bound).
-    """
-    if getattr(model, "max_doc_len", None):
-        return int(model.max_doc_len)  # type: ignore[arg-type]
-    if getattr(model, "max_length", None):
-        return max(int(model.max_length) // 2, 8)  # type: ignore[arg-type]
-    return None
 
 
 # ---------------------------------------------------------------------- evaluation helpers
@@ -183,6 +177,9 @@ class Trainer:
     extra_documents: texts of artificial documents referenced by extra pools.
     callback: called as ``callback(step, record)`` after every step (tests use it to simulate
         a kill).
+    loss_strategy: how a step's loss is computed (a :class:`~axiomatic.training.strategies.
+        LossStrategy`); default: the one ``config`` asks for (:func:`~axiomatic.training.
+        strategies.default_strategy`).
     """
 
     best_dev: float | None
@@ -200,6 +197,7 @@ class Trainer:
         pool_weights: Mapping[str, float] | None = None,
         extra_documents: Mapping[str, Document] | None = None,
         callback: Callable[[int, dict[str, Any]], None] | None = None,
+        loss_strategy: LossStrategy | None = None,
     ) -> None:
         self.model = model
         self.config = config
@@ -211,6 +209,7 @@ class Trainer:
         self.pool_weights = pool_weights
         self.extra_documents = extra_documents
         self.callback = callback
+        self.loss_strategy = loss_strategy
 
     # ------------------------------------------------------------------ setup
     def _setup(self) -> None:
@@ -218,11 +217,9 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         self.model.to(self.device)
-        self.graded_loss = None
         if cfg.loss == "graded":  # pointwise (query, document, grade) examples
-            from axiomatic.training.smooth import graded_points, parse_graded_loss
+            from axiomatic.training.smooth import graded_points
 
-            self.graded_loss = parse_graded_loss(cfg.graded_loss)
             pools: dict[str, list[Pair]] = {
                 "qrels": graded_points(self.train_data, cfg.candidate_depth)
             }
@@ -240,7 +237,6 @@ class Trainer:
             pools.update({k: list(v) for k, v in self.pools.items()})
             weights.update(dict(self.pool_weights or {}))
         self.sampler = PairSampler(pools, cfg.batch_size, seed=cfg.seed, weights=weights)
-        self.negatives = negatives_by_query(pools["qrels"]) if cfg.loss == "softmax" else {}
         decay = cfg.weight_decay
         params = [p for p in self.model.parameters() if p.requires_grad]
         if cfg.optimizer == "adamw":
@@ -249,36 +245,8 @@ class Trainer:
             )
         else:
             self.optimizer = torch.optim.Adam(params, lr=cfg.lr, weight_decay=decay)
-        self.ar = cfg.ar
-        self.ar_loss = (
-            AxiomaticRegularizationLoss(
-                self.ar.lambda_, self.ar.mu, cfg.margin, normalize=self.ar.normalize
-            )
-            if self.ar
-            else None
-        )
-        self.perturber = None
-        self.perturb_axioms: tuple[str, ...] = ()
-        if self.ar is not None or isinstance(aug, PerturbAugmentSpec):
-            from axiomatic.perturb import DocumentPerturber, build_vocabulary
-            from axiomatic.text.analyzer import parse_analyzer
-
-            analyzer = self.analyzer or parse_analyzer(
-                cfg.analyzer, language=self.train_data.doc_language or "en"
-            )
-            if self.ar is not None:
-                lnc_terms, self.perturb_axioms = self.ar.lnc_terms, self.ar.axioms
-            elif isinstance(aug, PerturbAugmentSpec):
-                lnc_terms, self.perturb_axioms = aug.lnc_terms, aug.axioms
-            texts = [
-                self._text(d)
-                for d in {p.doc_hi for p in pools["qrels"]} | {p.doc_lo for p in pools["qrels"]}
-            ]
-            vocab = build_vocabulary(sorted(texts), analyzer, min_count=1)
-            self.perturber = DocumentPerturber(
-                analyzer, vocab, lnc_terms=lnc_terms, max_position=visible_tokens(self.model)
-            )
-        self.augment_perturb = isinstance(aug, PerturbAugmentSpec)
+        self.strategy = self.loss_strategy or default_strategy(self)
+        self.strategy.setup(self, pools)
         self.total_steps = cfg.steps
         if cfg.epochs is not None:
             main = self.sampler.counts["qrels"]
@@ -290,128 +258,18 @@ class Trainer:
         return self.train_data.documents[doc_id].text
 
     # ------------------------------------------------------------------ one step
-    def _perturb(
-        self, query: str, text: str, rng: np.random.Generator
-    ) -> tuple[str, int, str] | None:
-        assert self.perturber is not None
-        res = self.perturber.perturb_random(query, text, self.perturb_axioms, rng)
-        return None if res is None else (res.text, res.direction, res.perturbation)
+    @property
+    def perturber(self) -> Any:
+        """The Rosset perturber of the pairwise strategy (None for other strategies)."""
+        return getattr(self.__dict__.get("strategy"), "perturber", None)
+
+    @property
+    def perturb_axioms(self) -> tuple[str, ...]:
+        return tuple(getattr(self.__dict__.get("strategy"), "perturb_axioms", ()))
 
     def _step_loss(self, batch: list[Pair], step: int) -> tuple[torch.Tensor, dict[str, float]]:
-        cfg = self.config
-        if self.graded_loss is not None:
-            return self._graded_step_loss(batch)
-        rng = np.random.default_rng([cfg.seed, step, 17])
-        queries = [self.train_data.queries[p.query_id].text for p in batch]
-        B = len(batch)
-        all_q: list[str] = []
-        all_d: list[str] = []
-        # base documents
-        if cfg.loss == "softmax":
-            lists = [
-                make_list(p, self.negatives.get(p.query_id, []), cfg.list_size, rng) for p in batch
-            ]
-            L = max(len(d) for d, _ in lists)
-            lists = [
-                (d + [d[-1]] * (L - len(d)), lab + [-1.0] * (L - len(lab))) for d, lab in lists
-            ]
-            for q, (docs, _) in zip(queries, lists, strict=True):
-                all_q += [q] * L
-                all_d += [self._text(d) for d in docs]
-            hi_idx = [b * L for b in range(B)]
-            lo_idx = [b * L + 1 for b in range(B)]
-        else:
-            for q, p in zip(queries, batch, strict=True):
-                all_q += [q, q]
-                all_d += [self._text(p.doc_hi), self._text(p.doc_lo)]
-            hi_idx = [2 * b for b in range(B)]
-            lo_idx = [2 * b + 1 for b in range(B)]
-        # AR: one perturbation per document (Rosset eq. 4); AP: perturbed pairs as extra pairs
-        pert: dict[str, list[tuple[int, int, int]]] = {"hi": [], "lo": []}  # (b, idx, delta)
-        pert_axiom: list[tuple[int, int, int, str]] = []  # (orig idx, pert idx, delta, axiom)
-        ap_pairs: list[tuple[int, int]] = []
-        if self.perturber is not None:
-            for b in range(B):
-                for side, idx in (("hi", hi_idx[b]), ("lo", lo_idx[b])):
-                    res = self._perturb(all_q[idx], all_d[idx], rng)
-                    if res is None:
-                        continue
-                    all_q.append(all_q[idx])
-                    all_d.append(res[0])
-                    new = len(all_d) - 1
-                    if self.augment_perturb:
-                        ap_pairs.append((idx, new) if res[1] > 0 else (new, idx))
-                    else:
-                        pert[side].append((b, new, res[1]))
-                        pert_axiom.append((idx, new, res[1], res[2]))
-        enc = self.model.encode_batch(all_q, all_d)
-        scores = self.model(**{k: v.to(self.device) for k, v in enc.items()}).float()
-        s_hi = scores[hi_idx]
-        s_lo = scores[lo_idx]
-        info: dict[str, float] = {}
-        if cfg.loss == "hinge":
-            base = pairwise_hinge(s_hi, s_lo, cfg.margin)
-        elif cfg.loss == "mse":
-            labels = torch.tensor(
-                [p.label_hi for p in batch] + [p.label_lo for p in batch], device=scores.device
-            )
-            base = pointwise_mse(torch.cat([s_hi, s_lo]), labels)
-        else:
-            s_list = scores[: B * L].view(B, L)
-            labels = torch.tensor([lab for _, lab in lists], device=scores.device)
-            valid = labels >= 0
-            s_list = s_list.masked_fill(~valid, -1e4)
-            base = listwise_softmax_ce(s_list, labels.clamp_min(0))
-        if ap_pairs:
-            a = torch.tensor([x for x, _ in ap_pairs], device=scores.device)
-            c = torch.tensor([y for _, y in ap_pairs], device=scores.device)
-            n_base = B
-            # AP pairs join the base hinge as extra pairs (weighted by count, no regularizer)
-            ap = pairwise_hinge(scores[a], scores[c], cfg.margin)
-            base = (base * n_base + ap * len(ap_pairs)) / (n_base + len(ap_pairs))
-            info["ap_pairs"] = float(len(ap_pairs))
-        total = base
-        if self.ar_loss is not None:
-            parts = []
-            for side, s_orig in (("hi", s_hi), ("lo", s_lo)):
-                s_pert = s_orig.detach().clone()
-                delta = torch.zeros(B, device=scores.device)
-                mask = torch.zeros(B, device=scores.device)
-                if pert[side]:
-                    bs = torch.tensor([x[0] for x in pert[side]], device=scores.device)
-                    ids = torch.tensor([x[1] for x in pert[side]], device=scores.device)
-                    s_pert = s_pert.index_put((bs,), scores[ids])
-                    delta[bs] = torch.tensor(
-                        [float(x[2]) for x in pert[side]], device=scores.device
-                    )
-                    mask[bs] = 1.0
-                parts.append(self.ar_loss.regularizer(s_orig, s_pert, delta, mask))
-            ar = parts[0] + parts[1]
-            total = base + self.ar_loss.lambda_ * ar
-            info["ar_loss"] = float(ar.detach())
-            # per-axiom mean hinge (monitoring only: which constraint the model cannot meet)
-            with torch.no_grad():
-                by_axiom: dict[str, list[float]] = {}
-                for o, n, d, ax in pert_axiom:
-                    h = float(torch.relu(self.ar_loss.mu - d * (scores[o] - scores[n])))
-                    by_axiom.setdefault(ax, []).append(h)
-                for ax, hs in by_axiom.items():
-                    info[f"ar_{ax}"] = sum(hs) / len(hs)
-            info["perturbed"] = float(len(pert["hi"]) + len(pert["lo"]))
-        info["base_loss"] = float(base.detach())
-        return total, info
-
-    def _graded_step_loss(self, batch: list[Pair]) -> tuple[torch.Tensor, dict[str, float]]:
-        """Pointwise graded loss: one (query, document, grade) example per batch item (the
-        sampler's items carry the document in ``doc_hi`` and the grade in ``label_hi``)."""
-        assert self.graded_loss is not None
-        qs = [self.train_data.queries[p.query_id].text for p in batch]
-        ds = [self._text(p.doc_hi) for p in batch]
-        enc = self.model.encode_batch(qs, ds)
-        scores = self.model(**{k: v.to(self.device) for k, v in enc.items()}).float()
-        grades = torch.tensor([int(p.label_hi) for p in batch], device=scores.device)
-        base = self.graded_loss(scores, grades)
-        return base, {"base_loss": float(base.detach())}
+        """The step's loss and log values, from the loss strategy."""
+        return self.strategy.step_loss(self, batch, step)
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_path(self) -> Path:
@@ -435,29 +293,7 @@ class Trainer:
         _atomic_torch_save(state, self._checkpoint_path())
 
     def _load_checkpoint(self) -> int:
-        # weights_only: the checkpoint holds only tensors and plain containers; never unpickle code.
-        path = self._checkpoint_path()
-        try:
-            state = torch.load(path, map_location=self.device, weights_only=True)
-            if not isinstance(state, dict) or "model" not in state or "step" not in state:
-                raise ValueError("not a checkpoint written by this trainer")
-        except Exception as exc:  # torch raises RuntimeError, EOFError, UnpicklingError, ...
-            # first sentence only: torch's text goes on to suggest weights_only=False (unsafe)
-            first = (str(exc).strip().splitlines() or [""])[0].split(". ")[0][:200]
-            raise ValueError(
-                f"{path} is corrupt or truncated ({type(exc).__name__}: {first}); delete it, or "
-                "train with --no-resume (resume=False) to start afresh in this folder"
-            ) from exc
-        saved = state.get("config")
-        if saved is not None:
-            mine = self.config.to_dict()
-            diff = sorted(k for k in set(saved) | set(mine) if saved.get(k) != mine.get(k))
-            if diff:
-                raise ValueError(
-                    f"{self._checkpoint_path()} was written with another configuration "
-                    f"(differs in {', '.join(diff)}); resume with the same settings, or use a "
-                    "new output folder / --no-resume to start afresh"
-                )
+        state = load_checkpoint_state(self._checkpoint_path(), self.device, self.config.to_dict())
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.sampler.load_state_dict(state["sampler"])
@@ -600,35 +436,7 @@ class Trainer:
         _atomic_torch_save(self.model.state_dict(), self.out_dir / "model.pt")
 
 
-# ---------------------------------------------------------------------- small I/O helpers
-def _atomic_torch_save(obj: Any, path: Path) -> None:
-    with atomic_path(path) as tmp:
-        torch.save(obj, tmp)
-
-
-def _write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=1))
-
-
-def _read_log(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:  # a line cut by a kill
-                break
-    return out
-
-
-def _truncate_log(path: Path, step: int) -> None:
-    """Drop log records after the checkpointed step (they will be re-run on resume)."""
-    keep = [r for r in _read_log(path) if r.get("step", 0) <= step]
-    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
-
-
+# ---------------------------------------------------------------------- summary
 def _write_summary(path: Path, cfg: TrainConfig, result: TrainResult) -> None:
     lines = [
         f"# Training run: {cfg.model} on {cfg.dataset}",

@@ -1,0 +1,238 @@
+"""Loss strategies: how one training step turns a batch of pairs into a loss.
+
+The :class:`~axiomatic.training.trainer.Trainer` owns the loop (sampling, optimizer, dev
+evaluation, checkpoints, logs); a strategy owns the step's loss. Strategies are pluggable
+objects (``Trainer(..., loss_strategy=...)``); without one the trainer picks from the config:
+
+* :class:`PairwiseLossStrategy` - hinge / MSE / listwise softmax, plus Rosset et al.'s AR
+  regularizer or the ``perturb(...)`` (AP) augmentation;
+* :class:`GradedLossStrategy` - pointwise graded losses (``loss = "graded"``, Liu et al.);
+* :class:`axiomatic.training.contrastive.ACRankLossStrategy` - ACRank's contrastive InfoNCE over
+  original and TFC-A / TFC-D edited documents (``augmentation = "acrank(...)"``).
+
+A strategy must be deterministic given ``(config.seed, step)``: resume relies on it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from axiomatic.training.config import PerturbAugmentSpec
+from axiomatic.training.losses import (
+    AxiomaticRegularizationLoss,
+    listwise_softmax_ce,
+    pairwise_hinge,
+    pointwise_mse,
+)
+from axiomatic.training.samplers import Pair, make_list, negatives_by_query
+
+if TYPE_CHECKING:
+    from axiomatic.training.trainer import Trainer
+
+
+class LossStrategy:
+    """Base class. ``setup`` runs once before training (pools are the sampler's pools, the
+    ``"qrels"`` pool first); ``step_loss`` returns ``(loss, info)`` where ``info`` holds the
+    numbers to log for the step (floats)."""
+
+    name = "base"
+
+    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+        """Prepare what the steps need (negatives, perturbers, loss objects)."""
+
+    def step_loss(
+        self, trainer: Trainer, batch: list[Pair], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        raise NotImplementedError
+
+    def scores(self, trainer: Trainer, queries: list[str], docs: list[str]) -> torch.Tensor:
+        """One forward pass over text pairs -> float32 scores ``(N,)`` on the trainer device."""
+        enc = trainer.model.encode_batch(queries, docs)
+        return trainer.model(**{k: v.to(trainer.device) for k, v in enc.items()}).float()
+
+
+class GradedLossStrategy(LossStrategy):
+    """Pointwise graded loss: one (query, document, grade) example per batch item (the
+    sampler's items carry the document in ``doc_hi`` and the grade in ``label_hi``)."""
+
+    name = "graded"
+
+    def __init__(self, graded_loss: Any) -> None:
+        self.graded_loss = graded_loss
+
+    def step_loss(
+        self, trainer: Trainer, batch: list[Pair], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        qs = [trainer.train_data.queries[p.query_id].text for p in batch]
+        ds = [trainer._text(p.doc_hi) for p in batch]
+        scores = self.scores(trainer, qs, ds)
+        grades = torch.tensor([int(p.label_hi) for p in batch], device=scores.device)
+        base = self.graded_loss(scores, grades)
+        return base, {"base_loss": float(base.detach())}
+
+
+class PairwiseLossStrategy(LossStrategy):
+    """Hinge (Rosset eq. 2) / MSE / listwise softmax, with optional AR (Rosset eq. 4) or AP.
+
+    AR: one Rosset perturbation per document, hinge between a document and its perturbation
+    (see :class:`AxiomaticRegularizationLoss`). AP (``perturb(...)`` augmentation): each
+    perturbed document and its original join the base hinge as one extra pair, ordered as the
+    axiom says.
+    """
+
+    name = "pairwise"
+
+    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+        cfg = trainer.config
+        self.negatives = negatives_by_query(pools["qrels"]) if cfg.loss == "softmax" else {}
+        self.ar = cfg.ar
+        self.ar_loss = (
+            AxiomaticRegularizationLoss(
+                self.ar.lambda_, self.ar.mu, cfg.margin, normalize=self.ar.normalize
+            )
+            if self.ar
+            else None
+        )
+        aug = cfg.augment
+        self.perturber: Any = None
+        self.perturb_axioms: tuple[str, ...] = ()
+        if self.ar is not None or isinstance(aug, PerturbAugmentSpec):
+            from axiomatic.text.analyzer import parse_analyzer
+            from axiomatic.training.augmenters import rosset_perturber
+
+            analyzer = trainer.analyzer or parse_analyzer(
+                cfg.analyzer, language=trainer.train_data.doc_language or "en"
+            )
+            if self.ar is not None:
+                lnc_terms, self.perturb_axioms = self.ar.lnc_terms, self.ar.axioms
+            else:
+                assert isinstance(aug, PerturbAugmentSpec)  # narrowed above (not validation)
+                lnc_terms, self.perturb_axioms = aug.lnc_terms, aug.axioms
+            texts = [
+                trainer._text(d)
+                for d in {p.doc_hi for p in pools["qrels"]} | {p.doc_lo for p in pools["qrels"]}
+            ]
+            self.perturber = rosset_perturber(trainer.model, texts, analyzer, lnc_terms)
+        self.augment_perturb = isinstance(aug, PerturbAugmentSpec)
+
+    def _perturb(
+        self, query: str, text: str, rng: np.random.Generator
+    ) -> tuple[str, int, str] | None:
+        res = self.perturber.perturb_random(query, text, self.perturb_axioms, rng)
+        return None if res is None else (res.text, res.direction, res.perturbation)
+
+    def step_loss(
+        self, trainer: Trainer, batch: list[Pair], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        cfg = trainer.config
+        rng = np.random.default_rng([cfg.seed, step, 17])
+        queries = [trainer.train_data.queries[p.query_id].text for p in batch]
+        B = len(batch)
+        all_q: list[str] = []
+        all_d: list[str] = []
+        # base documents
+        if cfg.loss == "softmax":
+            lists = [
+                make_list(p, self.negatives.get(p.query_id, []), cfg.list_size, rng) for p in batch
+            ]
+            L = max(len(d) for d, _ in lists)
+            lists = [
+                (d + [d[-1]] * (L - len(d)), lab + [-1.0] * (L - len(lab))) for d, lab in lists
+            ]
+            for q, (docs, _) in zip(queries, lists, strict=True):
+                all_q += [q] * L
+                all_d += [trainer._text(d) for d in docs]
+            hi_idx = [b * L for b in range(B)]
+            lo_idx = [b * L + 1 for b in range(B)]
+        else:
+            for q, p in zip(queries, batch, strict=True):
+                all_q += [q, q]
+                all_d += [trainer._text(p.doc_hi), trainer._text(p.doc_lo)]
+            hi_idx = [2 * b for b in range(B)]
+            lo_idx = [2 * b + 1 for b in range(B)]
+        # AR: one perturbation per document (Rosset eq. 4); AP: perturbed pairs as extra pairs
+        pert: dict[str, list[tuple[int, int, int]]] = {"hi": [], "lo": []}  # (b, idx, delta)
+        pert_axiom: list[tuple[int, int, int, str]] = []  # (orig idx, pert idx, delta, axiom)
+        ap_pairs: list[tuple[int, int]] = []
+        if self.perturber is not None:
+            for b in range(B):
+                for side, idx in (("hi", hi_idx[b]), ("lo", lo_idx[b])):
+                    res = self._perturb(all_q[idx], all_d[idx], rng)
+                    if res is None:
+                        continue
+                    all_q.append(all_q[idx])
+                    all_d.append(res[0])
+                    new = len(all_d) - 1
+                    if self.augment_perturb:
+                        ap_pairs.append((idx, new) if res[1] > 0 else (new, idx))
+                    else:
+                        pert[side].append((b, new, res[1]))
+                        pert_axiom.append((idx, new, res[1], res[2]))
+        scores = self.scores(trainer, all_q, all_d)
+        s_hi = scores[hi_idx]
+        s_lo = scores[lo_idx]
+        info: dict[str, float] = {}
+        if cfg.loss == "hinge":
+            base = pairwise_hinge(s_hi, s_lo, cfg.margin)
+        elif cfg.loss == "mse":
+            labels = torch.tensor(
+                [p.label_hi for p in batch] + [p.label_lo for p in batch], device=scores.device
+            )
+            base = pointwise_mse(torch.cat([s_hi, s_lo]), labels)
+        else:
+            s_list = scores[: B * L].view(B, L)
+            labels = torch.tensor([lab for _, lab in lists], device=scores.device)
+            valid = labels >= 0
+            s_list = s_list.masked_fill(~valid, -1e4)
+            base = listwise_softmax_ce(s_list, labels.clamp_min(0))
+        if ap_pairs:
+            a = torch.tensor([x for x, _ in ap_pairs], device=scores.device)
+            c = torch.tensor([y for _, y in ap_pairs], device=scores.device)
+            n_base = B
+            # AP pairs join the base hinge as extra pairs (weighted by count, no regularizer)
+            ap = pairwise_hinge(scores[a], scores[c], cfg.margin)
+            base = (base * n_base + ap * len(ap_pairs)) / (n_base + len(ap_pairs))
+            info["ap_pairs"] = float(len(ap_pairs))
+        total = base
+        if self.ar_loss is not None:
+            parts = []
+            for side, s_orig in (("hi", s_hi), ("lo", s_lo)):
+                s_pert = s_orig.detach().clone()
+                delta = torch.zeros(B, device=scores.device)
+                mask = torch.zeros(B, device=scores.device)
+                if pert[side]:
+                    bs = torch.tensor([x[0] for x in pert[side]], device=scores.device)
+                    ids = torch.tensor([x[1] for x in pert[side]], device=scores.device)
+                    s_pert = s_pert.index_put((bs,), scores[ids])
+                    delta[bs] = torch.tensor(
+                        [float(x[2]) for x in pert[side]], device=scores.device
+                    )
+                    mask[bs] = 1.0
+                parts.append(self.ar_loss.regularizer(s_orig, s_pert, delta, mask))
+            ar = parts[0] + parts[1]
+            total = base + self.ar_loss.lambda_ * ar
+            info["ar_loss"] = float(ar.detach())
+            # per-axiom mean hinge (monitoring only: which constraint the model cannot meet)
+            with torch.no_grad():
+                by_axiom: dict[str, list[float]] = {}
+                for o, n, d, ax in pert_axiom:
+                    h = float(torch.relu(self.ar_loss.mu - d * (scores[o] - scores[n])))
+                    by_axiom.setdefault(ax, []).append(h)
+                for ax, hs in by_axiom.items():
+                    info[f"ar_{ax}"] = sum(hs) / len(hs)
+            info["perturbed"] = float(len(pert["hi"]) + len(pert["lo"]))
+        info["base_loss"] = float(base.detach())
+        return total, info
+
+
+def default_strategy(trainer: Trainer) -> LossStrategy:
+    """The strategy a config asks for: graded or pairwise."""
+    cfg = trainer.config
+    if cfg.loss == "graded":
+        from axiomatic.training.smooth import parse_graded_loss
+
+        return GradedLossStrategy(parse_graded_loss(cfg.graded_loss))
+    return PairwiseLossStrategy()
