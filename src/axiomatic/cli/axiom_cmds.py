@@ -340,7 +340,8 @@ def diagnose(
         typer.Option(
             "--ranker",
             "-r",
-            help="Ranker spec (repeatable): bm25, ql:mu=1000, rm3, tfidf, model:PATH.",
+            help="Ranker spec (repeatable), optionally NAME=SPEC: bm25, ql:mu=1000, rm3, tfidf, "
+            "minilm, st:DIR, cross-encoder:DIR, hf:DIR, model:DIR (see `axiomatic rank --help`).",
         ),
     ] = None,
     run: Annotated[

@@ -115,7 +115,9 @@ def rank(
         typer.Option(
             "--ranker",
             "-r",
-            help="Ranker spec: bm25[:k1=0.9,b=0.4], ql[:mu=1000], rm3, tfidf, run:FILE, model:DIR.",
+            help="Ranker spec, optionally NAME=SPEC: bm25[:k1=0.9,b=0.4], ql[:mu=1000], rm3, "
+            "tfidf, minilm (packaged MiniLM), st:DIR (local sentence-transformers folder), "
+            "cross-encoder:DIR, hf:DIR (detected), model:DIR, run:FILE. Nothing is downloaded.",
         ),
     ] = "bm25",
     out: Annotated[Path, typer.Option("--out", "-o", help="TREC run file to write.")] = Path(
@@ -132,10 +134,10 @@ def rank(
     data_root: DataRoot = None,
 ) -> None:
     """Rank a dataset: re-rank its candidate lists, or retrieve from the whole collection."""
+    from axiomatic._progress import track
     from axiomatic.data.trec import write_run
     from axiomatic.rankers.base import rerank
     from axiomatic.rankers.registry import make_ranker
-    from axiomatic._progress import track
 
     check_output_file(out)
     ds = load_dataset_or_exit(dataset, data_root)

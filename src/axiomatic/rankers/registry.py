@@ -1,5 +1,11 @@
 """Rankers from short spec strings: ``bm25``, ``bm25:k1=1.2,b=0.75``, ``ql:mu=1000``, ``rm3``,
-``tfidf``, ``run:PATH`` (optionally ``run:PATH,missing=min``) and ``model:PATH``.
+``tfidf``, ``run:PATH`` (optionally ``run:PATH,missing=min``), ``model:PATH`` (a model saved by
+axiomatic, or any local Hugging Face folder), ``st:PATH`` (a local sentence-transformers
+bi-encoder), ``cross-encoder:PATH`` (a local cross-encoder), ``hf:PATH`` (either, detected from
+the folder) and ``minilm`` (the packaged all-MiniLM-L6-v2 bi-encoder). Nothing is downloaded.
+
+Every spec may start with ``NAME=`` to choose the name shown in tables, plots and run tags:
+``splade=run:runs/splade.trec``, ``mine=st:~/models/my-st-model``, ``bm25-tuned=bm25:k1=1.2``.
 
 Parameter values are parsed safely with :func:`ast.literal_eval` (never ``eval``); bare words are
 taken as strings (``missing=min``). Unknown ranker or parameter names get close-match
@@ -22,7 +28,16 @@ from axiomatic.index.collection import CollectionIndex
 from axiomatic.rankers.base import Ranker
 from axiomatic.text.analyzer import Analyzer
 
-__all__ = ["RankerInfo", "RankerSpecError", "list_rankers", "make_ranker", "parse_ranker_spec"]
+__all__ = [
+    "NamedRanker",
+    "RankerInfo",
+    "RankerSpecError",
+    "list_rankers",
+    "make_ranker",
+    "parse_ranker_spec",
+    "split_name",
+    "with_name",
+]
 
 
 class RankerSpecError(ValueError):
@@ -55,10 +70,49 @@ _DESCRIPTIONS = {
         "scores read from a TREC run file (external systems)",
         "run:runs/splade.trec,missing=min",
     ),
-    "model": ("a saved neural ranking model (axiomatic.models)", "model:models/knrm"),
+    "model": (
+        "a saved model folder: axiomatic.models.save_model, or any Hugging Face folder",
+        "model:models/knrm",
+    ),
+    "st": (
+        "a local sentence-transformers (or HF encoder) folder as a bi-encoder (cosine)",
+        "st:models/all-MiniLM-L6-v2",
+    ),
+    "cross-encoder": (
+        "a local cross-encoder folder (*ForSequenceClassification)",
+        "cross-encoder:models/ms-marco-MiniLM-L-6-v2",
+    ),
+    "hf": ("a local Hugging Face folder; bi- or cross-encoder detected", "hf:models/my-model"),
+    "minilm": ("the packaged all-MiniLM-L6-v2 bi-encoder, zero-shot (offline)", "minilm"),
 }
+_PATH_KINDS = ("run", "model", "st", "cross-encoder", "hf")
 _RUN_PARAMS = {"missing": "nan", "name": None}
-_ALIASES = {"tf-idf": "tfidf", "tf_idf": "tfidf", "qld": "ql", "lm": "ql", "dirichlet": "ql"}
+_ALIASES = {
+    "tf-idf": "tfidf",
+    "tf_idf": "tfidf",
+    "qld": "ql",
+    "lm": "ql",
+    "dirichlet": "ql",
+    "minilm-bi-encoder": "minilm",
+    "sentence-transformers": "st",
+    "sentence-transformer": "st",
+    "bi-encoder": "st",
+    "crossencoder": "cross-encoder",
+    "ce": "cross-encoder",
+}
+_NAME_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.+@-]*)\s*=(?!=)(.+)$", re.DOTALL)
+
+
+def split_name(spec: str) -> tuple[str | None, str]:
+    """``"NAME=SPEC"`` -> ``("NAME", "SPEC")``; a spec without a leading name -> ``(None, spec)``.
+
+    A name is a short word (letters, digits, ``_.+@-``); ``bm25:k1=0.9`` has no name because
+    ``bm25:k1`` is not one (it holds ``:``).
+    """
+    m = _NAME_RE.match(spec) if isinstance(spec, str) else None
+    if m is None:
+        return None, spec
+    return m.group(1), m.group(2).strip()
 
 
 def _ctor_params(cls: type) -> dict[str, Any]:
@@ -119,7 +173,7 @@ def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
             f"unknown ranker {kind!r} in spec {spec!r}{_suggest(kind, list(_DESCRIPTIONS))} "
             f"(known: {', '.join(_DESCRIPTIONS)})"
         )
-    if kind in ("run", "model"):
+    if kind in _PATH_KINDS:
         path = rest
         params: dict[str, Any] = {}
         if kind == "run":
@@ -182,7 +236,30 @@ def make_ranker(
     of ``dataset`` only; artificial documents are rejected). ``model:PATH`` loads a saved neural
     model with ``axiomatic.models.io.load_ranker``.
     """
+    name, spec = split_name(spec)
+    ranker = _make(spec, dataset, index, analyzer)
+    return with_name(ranker, name) if name else ranker
+
+
+def _make(
+    spec: str,
+    dataset: Dataset,
+    index: CollectionIndex | None,
+    analyzer: Analyzer | None,
+) -> Ranker:
     kind, params = parse_ranker_spec(spec)
+    if kind == "minilm":
+        if params:
+            raise RankerSpecError(f"ranker 'minilm' takes no parameters (got spec {spec!r})")
+        from axiomatic.models.ranker import minilm_bi_encoder_ranker
+
+        return minilm_bi_encoder_ranker()
+    if kind in ("st", "cross-encoder", "hf"):
+        from axiomatic.models.hf import check_hf_folder, hf_ranker
+
+        folder = check_hf_folder(params["path"], spec)
+        kinds: dict[str, Any] = {"st": "bi-encoder", "cross-encoder": "cross-encoder", "hf": None}
+        return hf_ranker(folder, kind=kinds[kind])  # type: ignore[return-value]
     if kind in _lexical_classes():
         cls = _lexical_classes()[kind]
         kwargs = _coerce(kind, params, _ctor_params(cls), spec)
@@ -216,10 +293,59 @@ def make_ranker(
     if not os.path.exists(path):
         raise FileNotFoundError(
             f"model directory {path!r} (from ranker spec {spec!r}) does not exist; "
-            "expected 'model:PATH' with PATH a directory written by axiomatic.models.save_model"
+            "expected 'model:PATH' with PATH a directory written by axiomatic.models.save_model "
+            "or a local Hugging Face / sentence-transformers folder"
         )
+    if not _is_axiomatic_model(path):
+        from axiomatic.models.hf import check_hf_folder, hf_ranker
+
+        return hf_ranker(check_hf_folder(path, spec))  # type: ignore[return-value]
     loader = _model_loader()
     return loader(path)
+
+
+def _is_axiomatic_model(path: str) -> bool:
+    """Whether ``path/config.json`` is an axiomatic model config (else: a Hugging Face folder)."""
+    import json
+
+    cfg = os.path.join(path, "config.json")
+    try:
+        with open(cfg, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return True  # let load_ranker say what is wrong with the folder
+    return (
+        not isinstance(data, dict)
+        or data.get("format") == "axiomatic-model"
+        or ("architectures" not in data and "model_type" not in data)
+    )
+
+
+class NamedRanker:
+    """A ranker shown under another name (``NAME=SPEC``); everything else is the wrapped one's."""
+
+    def __init__(self, ranker: Any, name: str) -> None:
+        self.__dict__["_ranker"] = ranker
+        self.__dict__["name"] = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.__dict__["_ranker"], attr)
+
+    def score(self, query: Any, documents: Any) -> Any:
+        return self._ranker.score(query, documents)
+
+    def __repr__(self) -> str:
+        return f"NamedRanker({self.name!r}, {self._ranker!r})"
+
+
+def with_name(ranker: Any, name: str) -> Ranker:
+    """``ranker`` under ``name``: renamed in place when its name is a plain attribute, else
+    wrapped (lexical rankers compute their name from their parameters)."""
+    try:
+        ranker.name = name
+    except AttributeError:
+        return NamedRanker(ranker, name)  # type: ignore[return-value]
+    return ranker  # type: ignore[no-any-return]
 
 
 def _model_loader() -> Callable[[str], Ranker]:

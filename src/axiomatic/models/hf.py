@@ -1,0 +1,223 @@
+"""Rankers over local Hugging Face / sentence-transformers folders (``st:PATH``,
+``cross-encoder:PATH``, ``hf:PATH``, or ``model:PATH`` on such a folder).
+
+A researcher's own model should be diagnosable without converting it: a sentence-transformers
+bi-encoder folder (``modules.json``, ``1_Pooling/config.json``) scores by the cosine (or dot
+product, as its config says) of pooled token vectors; a cross-encoder folder (a
+``*ForSequenceClassification`` checkpoint) scores ``[CLS] q [SEP] d [SEP]`` by its logit.
+
+Nothing is downloaded: every load passes ``local_files_only=True`` with the hub offline, and a
+folder that is missing or is not a model folder is an error naming what was expected. The
+constructors only check the folder; weights load on the first :meth:`score` call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from axiomatic.data.records import Document, Query
+
+HFKind = Literal["bi-encoder", "cross-encoder"]
+
+__all__ = ["HFBiEncoderRanker", "HFCrossEncoderRanker", "detect_hf_kind", "hf_ranker"]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path} is not readable JSON ({exc})") from None
+    return data if isinstance(data, dict) else {}
+
+
+def check_hf_folder(path: str | Path, spec: str = "") -> Path:
+    """``path`` as a folder holding a Hugging Face ``config.json``, or a clear error."""
+    folder = Path(path).expanduser()
+    where = f" (from ranker spec {spec!r})" if spec else ""
+    if not folder.exists():
+        raise FileNotFoundError(
+            f"model folder {str(folder)!r}{where} does not exist; expected a local Hugging Face "
+            "or sentence-transformers folder (config.json, weights, tokenizer). Nothing is "
+            "downloaded: save the model first, e.g. SentenceTransformer(name).save(PATH)"
+        )
+    if not folder.is_dir():
+        raise ValueError(f"{folder}{where} is a file; expected a model folder")
+    if not (folder / "config.json").is_file():
+        present = ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
+        raise ValueError(
+            f"{folder}{where} holds no config.json (found: {present}); expected a Hugging Face "
+            "or sentence-transformers model folder"
+        )
+    return folder
+
+
+def detect_hf_kind(path: str | Path) -> HFKind:
+    """``"cross-encoder"`` for a sequence-classification checkpoint, else ``"bi-encoder"``.
+
+    sentence-transformers folders (``modules.json`` or ``config_sentence_transformers.json``)
+    are bi-encoders unless they are saved CrossEncoders (their config names a
+    ``*ForSequenceClassification`` architecture).
+    """
+    folder = check_hf_folder(path)
+    archs = _read_json(folder / "config.json").get("architectures") or []
+    if any(str(a).endswith("ForSequenceClassification") for a in archs):
+        return "cross-encoder"
+    return "bi-encoder"
+
+
+def _offline() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def _device(device: Any) -> Any:
+    import torch
+
+    if device is not None:
+        return torch.device(device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class _HFRanker:
+    can_score_unseen_documents = True
+
+    def __init__(
+        self,
+        path: str | Path,
+        name: str | None = None,
+        batch_size: int = 32,
+        max_length: int = 256,
+        device: Any = None,
+    ) -> None:
+        self.path = check_hf_folder(path)
+        self.name = name or self.path.name
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self.device = device
+        self._loaded: Any = None
+
+    def _tokenizer_and_model(self, auto_class: str) -> tuple[Any, Any, Any]:
+        if self._loaded is None:
+            _offline()
+            import transformers
+
+            from axiomatic.models.minilm import _quiet_transformers
+
+            dev = _device(self.device)
+            with _quiet_transformers():
+                tok = transformers.AutoTokenizer.from_pretrained(
+                    str(self.path), local_files_only=True
+                )
+                model = getattr(transformers, auto_class).from_pretrained(
+                    str(self.path), local_files_only=True
+                )
+            self._loaded = (tok, model.to(dev).eval(), dev)
+        return self._loaded  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, path={str(self.path)!r})"
+
+
+class HFBiEncoderRanker(_HFRanker):
+    """A local sentence-transformers (or plain Hugging Face encoder) folder as a bi-encoder:
+    ``s(q, d) = sim(pool(E(q)), pool(E(d)))``.
+
+    Pooling follows ``1_Pooling/config.json`` (mean, CLS, max; mean when absent); the similarity
+    follows ``config_sentence_transformers.json`` (cosine unless it says ``dot``).
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(path, name, **kwargs)
+        pool_cfg = self.path / "1_Pooling" / "config.json"
+        cfg = _read_json(pool_cfg) if pool_cfg.is_file() else {}
+        if cfg.get("pooling_mode_cls_token"):
+            self.pooling = "cls"
+        elif cfg.get("pooling_mode_max_tokens"):
+            self.pooling = "max"
+        else:
+            self.pooling = "mean"
+        st_cfg = self.path / "config_sentence_transformers.json"
+        sim = _read_json(st_cfg).get("similarity_fn_name") if st_cfg.is_file() else None
+        self.similarity = "dot" if sim in ("dot", "dot_product") else "cosine"
+        sbert = self.path / "sentence_bert_config.json"
+        if sbert.is_file() and "max_length" not in kwargs:
+            self.max_length = int(_read_json(sbert).get("max_seq_length", self.max_length))
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        import torch
+
+        tok, model, dev = self._tokenizer_and_model("AutoModel")
+        out = []
+        with torch.inference_mode():
+            for i in range(0, len(texts), self.batch_size):
+                enc = tok(
+                    list(texts[i : i + self.batch_size]),
+                    max_length=self.max_length,
+                    truncation=True,
+                    padding=True,
+                    return_tensors="pt",
+                ).to(dev)
+                tokens = model(**enc).last_hidden_state.float()
+                mask = enc["attention_mask"].unsqueeze(-1).float()
+                if self.pooling == "cls":
+                    v = tokens[:, 0]
+                elif self.pooling == "max":
+                    v = tokens.masked_fill(mask == 0, -1e9).max(1).values
+                else:
+                    v = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                if self.similarity == "cosine":
+                    v = torch.nn.functional.normalize(v, dim=-1)
+                out.append(v.cpu().numpy().astype(np.float64))
+        return np.concatenate(out) if out else np.zeros((0, 1))
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+        if not documents:
+            return np.zeros(0, dtype=np.float64)
+        q = self._embed([query.text])[0]
+        return self._embed([d.text for d in documents]) @ q  # type: ignore[no-any-return]
+
+
+class HFCrossEncoderRanker(_HFRanker):
+    """A local cross-encoder folder (``*ForSequenceClassification``): the logit of
+    ``[CLS] q [SEP] d [SEP]`` (with two labels, the logit of label 1 minus that of label 0)."""
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+        import torch
+
+        if not documents:
+            return np.zeros(0, dtype=np.float64)
+        tok, model, dev = self._tokenizer_and_model("AutoModelForSequenceClassification")
+        texts = [d.text for d in documents]
+        out = []
+        with torch.inference_mode():
+            for i in range(0, len(texts), self.batch_size):
+                batch = texts[i : i + self.batch_size]
+                enc = tok(
+                    [query.text] * len(batch),
+                    batch,
+                    max_length=self.max_length,
+                    truncation="longest_first",
+                    padding=True,
+                    return_tensors="pt",
+                ).to(dev)
+                logits = model(**enc).logits.float()
+                s = logits[:, 0] if logits.shape[1] == 1 else logits[:, 1] - logits[:, 0]
+                out.append(s.cpu().numpy().astype(np.float64))
+        return np.concatenate(out)
+
+
+def hf_ranker(
+    path: str | Path, kind: HFKind | None = None, name: str | None = None, **kwargs: Any
+) -> _HFRanker:
+    """The ranker of a local model folder; ``kind=None`` detects it (:func:`detect_hf_kind`)."""
+    kind = kind or detect_hf_kind(path)
+    cls = HFCrossEncoderRanker if kind == "cross-encoder" else HFBiEncoderRanker
+    return cls(path, name=name, **kwargs)
