@@ -31,6 +31,7 @@ _EXPORTS = {
     "CrossEncoder": "axiomatic.models.transformer",
     "BiEncoder": "axiomatic.models.transformer",
     "SmoothDualEncoder": "axiomatic.models.clir",
+    "ACRankModel": "axiomatic.models.acrank",
     "train_word2vec": "axiomatic.models.embeddings",
     "minilm_embeddings": "axiomatic.models.embeddings",
     "make_embeddings": "axiomatic.models.embeddings",

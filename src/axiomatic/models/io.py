@@ -43,9 +43,10 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "cross-encoder": ("axiomatic.models.transformer", "CrossEncoder"),
     "bi-encoder": ("axiomatic.models.transformer", "BiEncoder"),
     "clir-dual": ("axiomatic.models.clir", "SmoothDualEncoder"),
+    "acrank": ("axiomatic.models.acrank", "ACRankModel"),
 }
 _ALIASES = {"cknrm": "conv-knrm", "k-nrm": "knrm", "arci": "arc-i", "mvlstm": "mv-lstm"}
-_TRANSFORMERS = ("cross-encoder", "bi-encoder")
+_TRANSFORMERS = ("cross-encoder", "bi-encoder", "acrank")
 
 
 def list_models() -> list[str]:

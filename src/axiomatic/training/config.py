@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-LOSSES = ("hinge", "mse", "softmax", "graded")
+LOSSES = ("hinge", "mse", "softmax", "graded", "contrastive")
 OPTIMIZERS = ("adam", "adamw")
 
 
@@ -254,9 +254,13 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
         if "delta_max" in kw:
             kw["delta_max"] = float(kw["delta_max"])
         return DiagnosticAugmentSpec(**kw)
+    if call.name == "acrank":  # ACRank's TFC-A / TFC-D (axiomatic.training.contrastive)
+        from axiomatic.training.contrastive import parse_acrank_spec
+
+        return parse_acrank_spec(call)  # type: ignore[return-value]
     raise ValueError(
         f"unknown augmentation {call.name!r}; expected 'perturb(...)' (perturbation augmentation) "
-        "or 'diagnostic(...)' (mined axiom instances)"
+        "or 'diagnostic(...)' (mined axiom instances) or 'acrank(rule=TFC-A&D, p=0.5)' (ACRank)"
     )
 
 

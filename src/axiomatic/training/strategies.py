@@ -229,10 +229,17 @@ class PairwiseLossStrategy(LossStrategy):
 
 
 def default_strategy(trainer: Trainer) -> LossStrategy:
-    """The strategy a config asks for: graded or pairwise."""
+    """The strategy a config asks for: graded, ACRank (``acrank(...)`` augmentation or
+    ``loss = "contrastive"``) or pairwise."""
     cfg = trainer.config
     if cfg.loss == "graded":
         from axiomatic.training.smooth import parse_graded_loss
 
         return GradedLossStrategy(parse_graded_loss(cfg.graded_loss))
+    from axiomatic.training.contrastive import ACRankAugmentSpec
+
+    if isinstance(cfg.augment, ACRankAugmentSpec) or cfg.loss == "contrastive":
+        from axiomatic.training.contrastive import ACRankLossStrategy
+
+        return ACRankLossStrategy.from_config(cfg)
     return PairwiseLossStrategy()

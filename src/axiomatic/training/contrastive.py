@@ -1,0 +1,226 @@
+r"""ACRank's contrastive training (Bo et al. 2023, eqs. 5, 8, 9) as a trainer loss strategy.
+
+Configured by the augmentation string ``acrank(rule=TFC-A&D, p=0.5, loss=infonce, negatives=3)``
+(``TrainConfig.augmentation``; ``loss = "contrastive"`` in the config selects the same strategy
+with its defaults):
+
+``rule``      ``TFC-A`` | ``TFC-D`` | ``TFC-A&D`` | ``none`` (original data only)
+``p``         per-term insertion / per-occurrence deletion probability, in [0, 1]
+``loss``      ``infonce`` (ACRank's L()) or ``hinge`` (the baseline loss: pairwise hinge, and
+              the edited documents as extra ordered pairs - the AP baseline of the paper)
+``negatives`` sampled non-relevant candidates per query (InfoNCE only; default ``list_size-1``)
+
+InfoNCE (eq. 5): :math:`L = -\log \frac{e^{S(q,d^+)}}{e^{S(q,d^+)} + \sum_l e^{S(q,d_l^-)}}`.
+For each training pair (relevant ``d``, one non-relevant) the list is built as:
+
+* ``none``: :math:`d^+ = d`, negatives = sampled non-relevant documents :math:`N`;
+* ``TFC-A`` (eq. 8): :math:`d^+ = d_{pos}^+` (query terms prepended), negatives
+  :math:`\{d\} \cup N` - the original joins the negatives;
+* ``TFC-D`` (eq. 9, as the issue reads it): :math:`d^+ = d`, negatives
+  :math:`\{d_{pos}^-\} \cup N` - the perturbed document joins the negatives;
+* ``TFC-A&D``: :math:`d^+ = d_{pos}^+`, negatives :math:`\{d, d_{pos}^-\} \cup N`.
+
+An edit that did not happen (no term drawn, no visible query-term occurrence, an all-stopword
+query) leaves that part of the list out: the item is trained on the original data, and the
+count is logged (``aug_*`` keys in ``log.jsonl``), never trained on as if perturbed.
+
+With ``loss = hinge``: :math:`\max(0, \epsilon - (s(d) - s(n)))` over the pair, plus one
+hinge per edit ordered as the rule says (:math:`d^+ > d`, :math:`d > d^-`), averaged over all
+pairs (the project's AP mechanism, :class:`~axiomatic.training.config.PerturbAugmentSpec`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from axiomatic.training.losses import pairwise_hinge
+from axiomatic.training.samplers import Pair, negatives_by_query
+from axiomatic.training.strategies import LossStrategy
+
+if TYPE_CHECKING:
+    from axiomatic.training.config import CallSpec, TrainConfig
+    from axiomatic.training.trainer import Trainer
+
+ACRANK_LOSSES = ("infonce", "hinge")
+
+
+def info_nce(scores: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+    r"""InfoNCE with the positive in column 0 (Bo et al. 2023, eq. 5; Gao & Callan's Condenser).
+
+    .. math:: L = \frac1B \sum_b -\log \frac{e^{s_{b0}}}{\sum_{j} e^{s_{bj}}}
+
+    ``scores``: ``(B, L)``; ``valid``: ``(B, L)`` booleans (padding columns excluded). Returns
+    the mean over rows.
+    """
+    if valid is not None:
+        scores = scores.masked_fill(~valid, float("-inf"))
+    return -(F.log_softmax(scores, dim=1)[:, 0]).mean()
+
+
+@dataclass(frozen=True)
+class ACRankAugmentSpec:
+    """Parsed ``acrank(rule=..., p=..., loss=..., negatives=...)`` (see the module docstring)."""
+
+    rule: str = "TFC-A&D"
+    p: float = 0.5
+    loss: str = "infonce"
+    negatives: int | None = None
+
+
+def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
+    """Validate the parameters of an ``acrank(...)`` call (clear errors for bad values)."""
+    import difflib
+
+    from axiomatic.perturb.acrank import canonical_rule, check_probability
+
+    allowed = ("rule", "p", "loss", "negatives")
+    kw: dict[str, Any] = {}
+    for k, v in call.params.items():
+        if k not in allowed:
+            close = difflib.get_close_matches(k, allowed, n=1)
+            raise ValueError(
+                f"unknown acrank parameter {k!r} in {str(call)!r}; expected "
+                f"{', '.join(allowed)}" + (f". Did you mean {close[0]!r}?" if close else "")
+            )
+        kw[k] = v
+    if "rule" in kw:
+        rule = kw["rule"]
+        kw["rule"] = canonical_rule(
+            "&".join(str(r) for r in rule) if isinstance(rule, list) else str(rule)
+        )
+    if "p" in kw:
+        kw["p"] = check_probability(kw["p"], "acrank p")
+    if "loss" in kw:
+        loss = str(kw["loss"]).strip().lower()
+        if loss not in ACRANK_LOSSES:
+            close = difflib.get_close_matches(loss, ACRANK_LOSSES, n=1)
+            raise ValueError(
+                f"unknown acrank loss {kw['loss']!r}; expected infonce (ACRank's contrastive "
+                "L()) or hinge (baseline loss, edits as extra pairs = AP)"
+                + (f"; did you mean {close[0]!r}?" if close else "")
+            )
+        kw["loss"] = loss
+    if "negatives" in kw:
+        try:
+            kw["negatives"] = int(kw["negatives"])
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"acrank negatives must be an integer (got {kw['negatives']!r})"
+            ) from None
+        if kw["negatives"] < 1:
+            raise ValueError(f"acrank negatives must be >= 1 (got {kw['negatives']})")
+    return ACRankAugmentSpec(**kw)
+
+
+class ACRankLossStrategy(LossStrategy):
+    """ACRank's step (module docstring). Works with any
+    :class:`~axiomatic.models.base.NeuralRankingModel`: the ACRank scorer, the cross-encoder
+    (AP / BERT rows), KNRM."""
+
+    name = "acrank"
+
+    def __init__(self, spec: ACRankAugmentSpec, margin: float = 1.0) -> None:
+        self.spec = spec
+        self.margin = margin
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig) -> ACRankLossStrategy:
+        if cfg.regularizer:
+            raise ValueError(
+                "ACRank's contrastive strategy does not combine with the AR regularizer "
+                f"({cfg.regularizer!r}); drop one of regularizer / acrank(...)"
+            )
+        aug = cfg.augment
+        spec = aug if isinstance(aug, ACRankAugmentSpec) else ACRankAugmentSpec()
+        if spec.negatives is None:
+            spec = ACRankAugmentSpec(spec.rule, spec.p, spec.loss, max(1, cfg.list_size - 1))
+        return cls(spec, cfg.margin)
+
+    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+        from axiomatic.perturb.acrank import ACRankAugmenter
+        from axiomatic.training.augmenters import visible_tokens
+
+        self.negatives = negatives_by_query(pools["qrels"])
+        lang = trainer.train_data.doc_language or trainer.train_data.language or "en"
+        limit = visible_tokens(trainer.model)
+        if limit is not None and str(lang).startswith("zh"):
+            limit = max(8, int(getattr(trainer.model, "max_length", 2 * limit)) - 24)
+        self.augmenter = ACRankAugmenter(
+            self.spec.rule, self.spec.p, language=str(lang), max_position=limit
+        )
+
+    def _negatives(self, p: Pair, rng: np.random.Generator) -> list[str]:
+        others = [d for d in self.negatives.get(p.query_id, []) if d not in (p.doc_hi, p.doc_lo)]
+        k = min(int(self.spec.negatives or 1) - 1, len(others))
+        extra = [others[int(i)] for i in rng.choice(len(others), size=k, replace=False)] if k else []
+        return [p.doc_lo, *extra]
+
+    def step_loss(
+        self, trainer: Trainer, batch: list[Pair], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        cfg = trainer.config
+        rng = np.random.default_rng([cfg.seed, step, 23])
+        before = self.augmenter.stats.to_dict()
+        all_q: list[str] = []
+        all_d: list[str] = []
+        rows: list[list[int]] = []  # per item: [positive index, negative indices...]
+        pairs: list[tuple[int, int]] = []  # hinge: (higher, lower) indices
+        n_plus = n_minus = 0
+
+        def add(q: str, text: str) -> int:
+            all_q.append(q)
+            all_d.append(text)
+            return len(all_d) - 1
+
+        for p in batch:
+            q = trainer.train_data.queries[p.query_id].text
+            d_text = trainer._text(p.doc_hi)
+            aug = self.augmenter.augment(q, d_text, rng)
+            orig = add(q, d_text)
+            plus = add(q, aug.plus.text) if aug.plus is not None else None
+            minus = add(q, aug.minus.text) if aug.minus is not None else None
+            n_plus += plus is not None
+            n_minus += minus is not None
+            if self.spec.loss == "infonce":
+                negs = [add(q, trainer._text(n)) for n in self._negatives(p, rng)]
+                if plus is not None:
+                    row = [plus, orig]
+                else:
+                    row = [orig]
+                if minus is not None:
+                    row.append(minus)
+                rows.append(row + negs)
+            else:
+                neg = add(q, trainer._text(p.doc_lo))
+                pairs.append((orig, neg))
+                if plus is not None:
+                    pairs.append((plus, orig))
+                if minus is not None:
+                    pairs.append((orig, minus))
+        scores = self.scores(trainer, all_q, all_d)
+        info: dict[str, float] = {"aug_plus": float(n_plus), "aug_minus": float(n_minus)}
+        after = self.augmenter.stats.to_dict()
+        for key in ("all_stopword_queries", "no_query_term"):
+            info[f"aug_{key}"] = float(after[key] - before[key])
+        if self.spec.loss == "infonce":
+            width = max(len(r) for r in rows)
+            idx = torch.tensor([r + [r[0]] * (width - len(r)) for r in rows], device=scores.device)
+            valid = torch.tensor(
+                [[True] * len(r) + [False] * (width - len(r)) for r in rows], device=scores.device
+            )
+            loss = info_nce(scores[idx], valid)
+        else:
+            hi = torch.tensor([a for a, _ in pairs], device=scores.device)
+            lo = torch.tensor([b for _, b in pairs], device=scores.device)
+            loss = pairwise_hinge(scores[hi], scores[lo], self.margin)
+        info["base_loss"] = float(loss.detach())
+        return loss, info
+
+    def stats(self) -> dict[str, int]:
+        """Augmentation counts over the steps run by this process (not restored on resume)."""
+        return self.augmenter.stats.to_dict()
