@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 from pathlib import Path
 
@@ -79,12 +78,14 @@ def main() -> None:
 
     import torch
 
+    from axiomatic.experiments.liu_smooth import _machine
+
     out: dict = {
         "benchmark": "bench_clir",
         "model": "clir-dual avg pooling + tanh, smooth cosine eps=1, SOSL, Adam",
         "data": f"xquad-clir en-{args.language} train (nr_pool=split)",
         "threads": args.threads,
-        "machine": platform.processor() or platform.machine(),
+        "machine": _machine()["machine"],
         "cpus": os.cpu_count(),
         "load_average_1m": os.getloadavg()[0],
         "torch": torch.__version__,
