@@ -1,22 +1,182 @@
-"""Safe parsing of ``key=value,key=value`` option strings (ranker and analyzer specs).
+"""The one grammar for ``NAME(key=value, ...)`` and ``key=value,key=value`` strings.
 
-The text is parsed as the keyword arguments of a call with :mod:`ast` and every value goes
-through :func:`ast.literal_eval` (never ``eval``). Bare words are strings (``missing=min``,
-``stemmer=porter``); ``true``/``false``/``none`` in any case are the Python constants. Kept in a
-bottom-layer module so that ``text/`` and ``rankers/`` share one parser.
+Axioms (``TFC1(delta_rel=0.1)``), regularizers (``ar(lambda=0.1, axioms=TFC1-A,TFC3)``),
+augmentations, graded losses, ranker and analyzer specs all go through this module, so a value
+means the same thing everywhere and every malformed value is an error (never silently a string).
+
+Grammar (strict; :mod:`ast` parses every value, nothing is ``eval``-ed):
+
+- a call is ``NAME`` or ``NAME(params)``; ``NAME`` is a letter or ``_`` followed by letters,
+  digits, ``_`` or ``-`` (``M-TDC``, ``LEN-M-AND``);
+- ``params`` are ``key=value`` items separated by commas outside quotes and brackets;
+- a value is a Python literal (number, quoted string, ``True``/``False``/``None``, list, tuple,
+  dict, set), a bare word (``porter``, ``min``; ``true``/``false``/``none`` in any case are the
+  constants) or, where a caller allows it, a bare token of letters, digits and ``_ - . / : ~ * +``
+  (``TFC1-A``, ``paired-delta``, ``/tmp/x``);
+- with ``lists=True`` an item without ``=`` continues the previous key's value as a list
+  (``axioms=TFC1-A,TFC3`` is ``["TFC1-A", "TFC3"]``).
+
+Kept in a bottom-layer module: ``text/``, ``rankers/``, ``axioms/`` and ``training/`` share it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from typing import Any
 
 _CONSTANTS = {"true": True, "false": False, "none": None}
+_NAME = re.compile(r"^[A-Za-z_][\w-]*$")
+_KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.S)
+_TOKEN = re.compile(r"^[\w./:~*+-]+$")
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` outside quotes and brackets; raise ``ValueError`` when they are unbalanced.
+
+    Items are stripped; empty items are kept (callers decide whether ``a,,b`` is an error).
+    """
+    out: list[str] = []
+    depth, quote, start = 0, "", 0
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack: list[str] = []
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == "\\":
+                continue
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            stack.append(ch)
+            depth += 1
+        elif ch in ")]}":
+            if not stack or stack.pop() != pairs[ch]:
+                raise ValueError(f"unbalanced {ch!r} at character {i + 1}")
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    if quote:
+        raise ValueError(f"unterminated {quote} quote")
+    if stack:
+        raise ValueError(f"unclosed {stack[-1]!r}")
+    out.append(text[start:].strip())
+    return out
+
+
+def _closing_paren(text: str, start: int) -> int:
+    """Index of the ``)`` closing the ``(`` at ``start`` (quotes respected); -1 when none does."""
+    depth, quote = 0, ""
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def parse_value(
+    text: str,
+    *,
+    key: str,
+    what: str,
+    error: type[Exception] = ValueError,
+    tokens: bool = False,
+) -> Any:
+    """One value of the grammar (see the module docstring); ``tokens`` allows bare tokens."""
+    src = text.strip()
+    if not src:
+        raise error(f"cannot parse {what}: parameter {key!r} has no value (write {key}=VALUE)")
+    try:
+        with warnings.catch_warnings():
+            # '\w' inside a quoted regex is an invalid escape for Python but the intended text.
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            node = ast.parse(src, mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.Name):  # bare word: a string (missing=min) or a constant
+        return _CONSTANTS.get(node.id.lower(), node.id)
+    if node is not None:
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, MemoryError, RecursionError):
+            # TypeError: an unhashable key such as {[]: 1}; the others: absurd nesting
+            pass
+    if tokens and _TOKEN.match(src):
+        return src
+    raise error(
+        f"{what}: the value of {key!r} must be a literal "
+        f"(number, string, True/False/None{', or a bare word' if tokens else ''}), got {src!r}"
+    )
+
+
+def _parse_items(
+    text: str,
+    *,
+    what: str,
+    example: str,
+    error: type[Exception],
+    tokens: bool,
+    lists: bool,
+) -> dict[str, Any]:
+    try:
+        items = split_top_level(text)
+    except ValueError as exc:
+        raise error(
+            f"cannot parse {what}: {exc}; expected key=value pairs separated by commas "
+            f"(e.g. {example!r}); quote values holding ',' '(' or ')'"
+        ) from None
+    out: dict[str, Any] = {}
+    last: str | None = None
+    continued: set[str] = set()
+    for item in items:
+        if not item:
+            raise error(f"cannot parse {what}: an empty item between commas (e.g. {example!r})")
+        m = _KEY.match(item)
+        if m is None:
+            if item.startswith("**"):
+                raise error(f"{what}: '**' is not allowed in parameters (e.g. {example!r})")
+            if not lists or last is None:
+                raise error(
+                    f"{what}: {item!r} is not key=value; parameters must be named, as key=value "
+                    f"pairs (e.g. {example!r})"
+                )
+            value = parse_value(item, key=last, what=what, error=error, tokens=tokens)
+            prev = out[last]
+            if last not in continued:
+                prev = [prev]
+                continued.add(last)
+            out[last] = [*prev, value]
+            continue
+        key, raw = m.group(1), m.group(2)
+        if key in out:
+            raise error(f"{what}: parameter {key!r} is given twice")
+        out[key] = parse_value(raw, key=key, what=what, error=error, tokens=tokens)
+        last = key
+    return out
 
 
 def parse_keyvalues(
-    text: str, *, what: str, example: str, error: type[Exception] = ValueError
+    text: str,
+    *,
+    what: str,
+    example: str,
+    error: type[Exception] = ValueError,
+    tokens: bool = False,
+    lists: bool = False,
 ) -> dict[str, Any]:
     """``"k1=0.9,b=0.4"`` -> ``{"k1": 0.9, "b": 0.4}``; raise ``error`` naming ``what``.
 
@@ -26,37 +186,39 @@ def parse_keyvalues(
     text = text.strip()
     if not text:
         return {}
-    try:
-        with warnings.catch_warnings():
-            # '\w' inside a quoted regex is an invalid escape for Python but the intended text.
-            warnings.simplefilter("ignore", SyntaxWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            tree = ast.parse(f"f({text})", mode="eval")
-    except SyntaxError:
+    return _parse_items(text, what=what, example=example, error=error, tokens=tokens, lists=lists)
+
+
+def parse_call(
+    text: str,
+    *,
+    what: str,
+    example: str,
+    error: type[Exception] = ValueError,
+    tokens: bool = False,
+    lists: bool = False,
+) -> tuple[str, dict[str, Any]]:
+    """``"NAME(k=v, ...)"`` or ``"NAME"`` -> ``(NAME, {k: v})`` with the grammar above."""
+    if not isinstance(text, str) or not text.strip():
+        raise error(f"expected a {what} such as {example!r} (got {text!r})")
+    s = text.strip()
+    paren = s.find("(")
+    name = s if paren < 0 else s[:paren].strip()
+    if not _NAME.match(name):
         raise error(
-            f"cannot parse {what}: expected key=value pairs separated by commas "
-            f"(e.g. {example!r}); quote values holding ',' '(' or ')'"
-        ) from None
-    call = tree.body
-    if not isinstance(call, ast.Call) or call.args:
-        raise error(f"{what}: parameters must be given as key=value pairs (e.g. {example!r})")
-    out: dict[str, Any] = {}
-    for kw in call.keywords:
-        if kw.arg is None:
-            raise error(f"{what}: '**' is not allowed in parameters (e.g. {example!r})")
-        if kw.arg in out:
-            raise error(f"{what}: parameter {kw.arg!r} is given twice")
-        node = kw.value
-        if isinstance(node, ast.Name):  # bare word: a string (missing=min)
-            value: Any = _CONSTANTS.get(node.id.lower(), node.id)
-        else:
-            try:
-                value = ast.literal_eval(node)
-            except (ValueError, TypeError, MemoryError, RecursionError):
-                # TypeError: an unhashable key such as {[]: 1}; the others: absurd nesting
-                raise error(
-                    f"{what}: the value of {kw.arg!r} must be a literal "
-                    f"(number, string, True/False/None), got {ast.unparse(node)!r}"
-                ) from None
-        out[kw.arg] = value
-    return out
+            f"cannot parse {what} {text!r}: expected NAME or NAME(key=value, ...), e.g. {example!r}"
+        )
+    if paren < 0:
+        return name, {}
+    close = _closing_paren(s, paren)
+    if close != len(s) - 1:
+        raise error(
+            f"cannot parse {what} {text!r}: "
+            + ("unbalanced parentheses" if close < 0 else "text after the closing parenthesis")
+            + f"; expected NAME(key=value, ...), e.g. {example!r}"
+        )
+    inner = s[paren + 1 : -1]
+    params = parse_keyvalues(
+        inner, what=f"{what} {text!r}", example=example, error=error, tokens=tokens, lists=lists
+    )
+    return name, params

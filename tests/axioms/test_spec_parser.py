@@ -34,7 +34,7 @@ def test_parse_list_with_nested_commas():
         ("TFC1(delt=1)", "'delta'"),
         ("TFC1(variant='relax')", "'relaxed'"),
         ("TFC1(1)", "must be named"),
-        ("TFC1(delta=__import__('os'))", "literals"),
+        ("TFC1(delta=__import__('os'))", "must be a literal"),
         ("TFC1(delta='x')", "must be a number"),
         ("TFC1(delta=-1)", ">= 0"),
         ("TFC1(delta=1", "parentheses"),

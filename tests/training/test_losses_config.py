@@ -115,7 +115,7 @@ def test_parse_regularizer_from_the_cli_example() -> None:
         ("ar(axioms=TFC4)", "unknown perturbation"),
         ("l2(lambda=1)", "unknown regularizer"),
         ("ar(0.1)", "is not key=value"),
-        ("ar(lambda=__import__('os').system('x'))", "must be a number"),
+        ("ar(lambda=__import__('os').system('x'))", "must be a literal"),
         ("ar(lambda=1", "cannot parse"),
     ],
 )

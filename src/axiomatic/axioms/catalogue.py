@@ -1,14 +1,32 @@
-"""The axiom catalogue: every definition with its citation, variants and parameters.
+"""The axiom catalogue: every definition with its family, citation, variants and parameters.
 
-Built on first use (no registration at import). Definitions of the ir_axioms family follow
-ir_axioms 1.2.5 (Bondarenko et al. 2022) where it implements them and the cited papers otherwise.
+A definition (:class:`AxiomDef`) says *what* an axiom is; its kernel computes the axiom-specific
+preconditions on a :class:`~axiomatic.axioms.context.QueryContext`, and the engine
+(:mod:`axiomatic.axioms.engine`) applies the shared length precondition and turns kernels into
+preferences and instances. :class:`~axiomatic.axioms.spec.Axiom` values name a definition.
+
+No registration at import (DESIGN section 4, item 9): the default catalogue is built on first
+use from the family modules listed in :data:`FAMILY_MODULES` (each exposes ``definitions()``).
+A new family adds its module to that tuple; a user adds a definition at run time with
+:func:`register` (or builds an own :class:`Catalogue`).
+
+Definitions of the ir_axioms family follow ir_axioms 1.2.5 (Bondarenko et al. 2022) where it
+implements them and the cited papers otherwise; ``ours`` says where the definition is our choice.
 """
 
 from __future__ import annotations
 
-from axiomatic.axioms import kernels as K
-from axiomatic.axioms.spec import AxiomDef
+import difflib
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
+import numpy as np
+
+from axiomatic.axioms.context import QueryContext
+
+# ---------------------------------------------------------------------- citations (one place)
 THESIS = "Rennings 2019, MSc thesis 'Axiomatic diagnosis of neural IR models', ch. 3"
 FANG04 = "Fang, Tao, Zhai 2004, A formal study of information retrieval heuristics (SIGIR)"
 FANG11 = "Fang, Tao, Zhai 2011, Diagnostic evaluation of information retrieval models (TOIS)"
@@ -17,59 +35,534 @@ LV11 = "Lv, Zhai 2011, Lower-bounding term frequency normalization (CIKM)"
 FANG06 = "Fang, Zhai 2006, Semantic term matching in axiomatic approaches to IR (SIGIR)"
 TAO07 = "Tao, Zhai 2007, An exploration of proximity measures in IR (SIGIR)"
 HAGEN16 = "Hagen, Völske, Göring, Stein 2016, Axiomatic result re-ranking (CIKM)"
-WU12 = "Wu, Fang 2012, Relation based term weighting regularization (ECIR)"
 ZHENG10 = "Zheng, Fang 2010, Query aspect based term weighting regularization (ECIR)"
 GOLLAPUDI09 = "Gollapudi, Sharma 2009, An axiomatic approach for result diversification (WWW)"
+IRAX = "Bondarenko et al. 2022, Axiomatic retrieval experimentation with ir_axioms (SIGIR)"
 
-THESIS_VARIANTS = ("strict", "extended", "relaxed")
+VARIANTS = ("strict", "extended", "relaxed")
+LENGTH_PARAMS = ("delta", "delta_rel")
+THESIS_VARIANTS = VARIANTS
 FAMILY_VARIANTS = ("extended", "relaxed")
+ONE = ("extended",)
+
+#: families of the built-in definitions (``AxiomDef.family``)
+FAMILIES = ("term frequency", "length", "lower bound", "proximity", "semantic", "query aspects")
 
 
+# ---------------------------------------------------------------------- kernel protocols
+class PairKernel(Protocol):
+    """``kernel(ctx, variant, params, rows) -> bool[len(rows), n]``.
+
+    Entry ``[a, j]`` is True when the axiom's own preconditions hold for the ordered pair
+    ``(rows.start + a, j)``: the row document should rank above (``>``) or not below (``>=``)
+    the column document. The length precondition is the engine's, never the kernel's.
+    """
+
+    def __call__(
+        self, ctx: QueryContext, variant: str, params: Mapping[str, Any], rows: slice, /
+    ) -> np.ndarray: ...
+
+
+class TripleKernel(Protocol):
+    """``kernel(ctx, variant, params, pairs_ok) -> (i, j, k)`` index arrays.
+
+    ``pairs_ok(rows) -> bool[len(rows), n]`` is a necessary pairwise condition from the engine
+    (kernels may use it to prune); the engine applies the triple's length precondition.
+    """
+
+    def __call__(
+        self,
+        ctx: QueryContext,
+        variant: str,
+        params: Mapping[str, Any],
+        pairs_ok: Callable[[slice], np.ndarray] | None = None,
+        /,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
+# ---------------------------------------------------------------------- definitions
+@dataclass(frozen=True, kw_only=True)
+class AxiomDef:
+    """One catalogue entry: what an axiom is, which variants and parameters it takes.
+
+    ``length``: the axiom takes the length tolerance ``delta`` / ``delta_rel`` and the engine
+    applies it (``|L_i - L_j|`` over pairs; shortest vs longest over triples). ``needs`` names
+    the optional context inputs (``positions``, ``similarity``, ``scores``, ``vocabulary``).
+    """
+
+    name: str
+    family: str
+    relation: str  # ">", ">=" or "diff>" (triples)
+    variants: tuple[str, ...]
+    default_variant: str
+    description: str
+    citation: str
+    params: Mapping[str, Any] = field(default_factory=dict)  # extra params -> default
+    length: bool = True
+    needs: tuple[str, ...] = ()
+    ours: str = ""  # where the definition is our own choice
+
+    arity: ClassVar[int] = 0
+
+    def param_names(self) -> tuple[str, ...]:
+        base = ("variant",) + (LENGTH_PARAMS if self.length else ())
+        return base + tuple(self.params)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairAxiomDef(AxiomDef):
+    """A pairwise axiom: its kernel is a :class:`PairKernel`."""
+
+    kernel: PairKernel
+    arity: ClassVar[int] = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class TripleAxiomDef(AxiomDef):
+    """A triple axiom (TFC2): its kernel is a :class:`TripleKernel`."""
+
+    kernel: TripleKernel
+    arity: ClassVar[int] = 3
+
+
+def _canon(name: str) -> str:
+    return name.upper().replace("-", "").replace("_", "").replace(" ", "")
+
+
+def did_you_mean(word: str, choices: Iterable[Any]) -> str:
+    """`` (did you mean 'X'?)`` for close matches of ``word`` (ignoring case, ``-``, ``_``)."""
+    choices = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), choices, n=3, cutoff=0.5)
+    if not close:
+        canon = {_canon(c): c for c in choices}
+        close = [canon[c] for c in difflib.get_close_matches(_canon(str(word)), canon, n=3)]
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+class Catalogue:
+    """An explicit store of definitions, looked up case-, ``-`` and ``_``-insensitively."""
+
+    def __init__(self, definitions: Iterable[AxiomDef] = ()) -> None:
+        self.entries: dict[str, AxiomDef] = {}
+        for d in definitions:
+            self.register(d)
+
+    def register(self, definition: AxiomDef, *, replace: bool = False) -> AxiomDef:
+        """Add ``definition``; a second definition of the same (canonical) name is an error
+        unless ``replace``."""
+        if not isinstance(definition, (PairAxiomDef, TripleAxiomDef)):
+            raise TypeError(
+                f"expected a PairAxiomDef or TripleAxiomDef, got {type(definition).__name__}"
+            )
+        if definition.default_variant not in definition.variants:
+            raise ValueError(
+                f"{definition.name}: default variant {definition.default_variant!r} is not one "
+                f"of its variants {list(definition.variants)}"
+            )
+        key = _canon(definition.name)
+        old = next((n for n in self.entries if _canon(n) == key), None)
+        if old is not None and not replace:
+            raise ValueError(
+                f"axiom {definition.name!r} is already in the catalogue (as {old!r}); pass "
+                "replace=True to redefine it"
+            )
+        if old is not None:
+            del self.entries[old]
+        self.entries[definition.name] = definition
+        return definition
+
+    def get(self, name: str) -> AxiomDef:
+        key = _canon(str(name))
+        for n, d in self.entries.items():
+            if _canon(n) == key:
+                return d
+        raise ValueError(
+            f"unknown axiom {name!r}; known axioms: {', '.join(self.entries)}"
+            + did_you_mean(name, self.entries)
+        )
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.entries.values())
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def by_family(self, family: str) -> list[AxiomDef]:
+        return [d for d in self.entries.values() if d.family == family]
+
+
+#: modules exposing ``definitions() -> list[AxiomDef]``, loaded in order on first use
+FAMILY_MODULES: tuple[str, ...] = ("axiomatic.axioms.catalogue",)
+
+_DEFAULT: list[Catalogue] = []
+
+
+def default_catalogue() -> Catalogue:
+    """The catalogue built from :data:`FAMILY_MODULES` (on first use, then kept)."""
+    if not _DEFAULT:
+        cat = Catalogue()
+        for mod in FAMILY_MODULES:
+            for d in importlib.import_module(mod).definitions():
+                cat.register(d)
+        _DEFAULT.append(cat)
+    return _DEFAULT[0]
+
+
+def register(definition: AxiomDef, *, replace: bool = False) -> AxiomDef:
+    """Add ``definition`` to the default catalogue (at call time, never at import)."""
+    return default_catalogue().register(definition, replace=replace)
+
+
+def get_definition(name: str) -> AxiomDef:
+    """The catalogue entry for ``name`` (case, ``-`` and ``_`` insensitive: ``m_tdc`` = M-TDC)."""
+    return default_catalogue().get(name)
+
+
+def list_axioms() -> list[dict[str, Any]]:
+    """One row per axiom: name, family, arity, relation, variants, params, citation, ..."""
+    rows = []
+    for d in default_catalogue():
+        params: dict[str, Any] = {"variant": d.default_variant}
+        if d.length:
+            params.update({"delta": "0 (strict/extended)", "delta_rel": "0.1 (relaxed)"})
+        params.update({k: v for k, v in d.params.items() if not k.startswith("_")})
+        rows.append(
+            {
+                "name": d.name,
+                "family": d.family,
+                "arity": d.arity,
+                "relation": d.relation,
+                "variants": list(d.variants),
+                "params": params,
+                "needs": list(d.needs),
+                "citation": d.citation,
+                "description": d.description,
+            }
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------- the built-in entries
 def definitions() -> list[AxiomDef]:
-    from axiomatic.axioms import kernels_ext as X
+    """Every built-in definition (thesis axioms first, then the ir_axioms family)."""
+    from axiomatic.axioms.kernels import aspects as A
+    from axiomatic.axioms.kernels import length as L
+    from axiomatic.axioms.kernels import proximity as P
+    from axiomatic.axioms.kernels import semantic as S
+    from axiomatic.axioms.kernels import term_frequency as T
 
-    defs = [
-        AxiomDef(
-            "TFC1",
-            2,
-            ">",
-            THESIS_VARIANTS,
-            "relaxed",
-            "favour the document with more query-term occurrences (equal length)",
-            f"{FANG04}; {THESIS} eqs. 3.1-3.3",
-            K.tfc1,
+    pair, triple = PairAxiomDef, TripleAxiomDef
+    TF, LN, LB, PX, SM, QA = FAMILIES
+    return [
+        # --- the thesis axioms (Rennings 2019, ch. 3): strict / extended / relaxed
+        pair(
+            name="TFC1",
+            family=TF,
+            relation=">",
+            variants=THESIS_VARIANTS,
+            default_variant="relaxed",
+            description="favour the document with more query-term occurrences (equal length)",
+            citation=f"{FANG04}; {THESIS} eqs. 3.1-3.3",
+            kernel=T.tfc1,
         ),
-        AxiomDef(
-            "TFC2",
-            3,
-            "diff>",
-            THESIS_VARIANTS,
-            "relaxed",
-            "the score gain of one more query-term occurrence shrinks as the count grows",
-            f"{FANG04}; {THESIS} eqs. 3.4-3.6",
-            K.tfc2,
+        triple(
+            name="TFC2",
+            family=TF,
+            relation="diff>",
+            variants=THESIS_VARIANTS,
+            default_variant="relaxed",
+            description="the score gain of one more query-term occurrence shrinks as the count "
+            "grows",
+            citation=f"{FANG04}; {THESIS} eqs. 3.4-3.6",
+            kernel=T.tfc2,
         ),
-        AxiomDef(
-            "M-TDC",
-            2,
-            ">=",
-            THESIS_VARIANTS,
-            "relaxed",
-            "favour occurrences of the rarer query term (counts swapped across documents)",
-            f"{SHI05}; {THESIS} eqs. 3.7-3.9",
-            K.m_tdc,
+        pair(
+            name="M-TDC",
+            family=TF,
+            relation=">=",
+            variants=THESIS_VARIANTS,
+            default_variant="relaxed",
+            description="favour occurrences of the rarer query term (counts swapped across "
+            "documents)",
+            citation=f"{SHI05}; {THESIS} eqs. 3.7-3.9",
+            kernel=T.m_tdc,
         ),
-        AxiomDef(
-            "LNC2",
-            2,
-            ">=",
-            THESIS_VARIANTS,
-            "relaxed",
-            "a document concatenated k times must not score lower than the original",
-            f"{FANG11}; {THESIS} eqs. 3.10-3.12",
-            K.lnc2,
+        pair(
+            name="LNC2",
+            family=LN,
+            relation=">=",
+            variants=THESIS_VARIANTS,
+            default_variant="relaxed",
+            description="a document concatenated k times must not score lower than the original",
+            citation=f"{FANG11}; {THESIS} eqs. 3.10-3.12",
+            kernel=L.lnc2,
             length=False,
         ),
+        # --- term frequency
+        pair(
+            name="TFC3",
+            family=TF,
+            relation=">",
+            variants=FAMILY_VARIANTS,
+            default_variant="relaxed",
+            description="covering more distinct (equally rare) query terms beats repeating one",
+            citation=f"{FANG04}; {IRAX}",
+            kernel=T.tfc3,
+            params={"idf_margin": 0.1},
+        ),
+        pair(
+            name="TDC",
+            family=TF,
+            relation=">",
+            variants=FAMILY_VARIANTS,
+            default_variant="relaxed",
+            description="with equal query-term mass, favour occurrences of rarer query terms",
+            citation=FANG04,
+            kernel=T.tdc,
+            ours="multi-term form: idf-weighted count comparison",
+        ),
+        # --- length normalisation
+        pair(
+            name="LNC1",
+            family=LN,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="with (nearly) equal query-term counts, prefer the shorter document",
+            citation=f"{FANG04}; {IRAX}",
+            kernel=L.lnc1,
+            params={"margin": 0.1},
+            length=False,
+        ),
+        pair(
+            name="TF-LNC",
+            family=LN,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="more query-term occurrences at equal length without them",
+            citation=f"{FANG04}; {IRAX}",
+            kernel=L.tf_lnc,
+            length=False,
+        ),
+        # --- lower bounds and the base ranking
+        pair(
+            name="LB1",
+            family=LB,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="among similarly scored documents, prefer the one with a query term the "
+            "other lacks",
+            citation=f"{LV11}; {IRAX}",
+            kernel=T.lb1,
+            params={"margin": 0.1},
+            length=False,
+            needs=("scores",),
+        ),
+        pair(
+            name="ORIG",
+            family=LB,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="the base ranking: prefer the higher base score",
+            citation=f"{HAGEN16}; {IRAX}",
+            kernel=T.orig,
+            length=False,
+            needs=("scores",),
+        ),
+        pair(
+            name="LB2",
+            family=LB,
+            relation=">",
+            variants=FAMILY_VARIANTS,
+            default_variant="relaxed",
+            description="the first occurrence of a missing query term is worth more than a "
+            "repeated one",
+            citation=LV11,
+            kernel=T.lb2,
+            params={"idf_margin": 0.1},
+            ours="pairwise form on real documents",
+        ),
+        # --- semantic matching
+        pair(
+            name="STMC1",
+            family=SM,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="prefer documents whose terms are more similar to the query terms",
+            citation=f"{FANG06}; {IRAX}",
+            kernel=S.stmc1,
+            length=False,
+            needs=("similarity",),
+        ),
+        pair(
+            name="STMC2",
+            family=SM,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="an exact query-term match beats proportionally many matches of a "
+            "similar term",
+            citation=f"{FANG06}; {IRAX}",
+            kernel=S.stmc2,
+            params={"margin": 0.2},
+            length=False,
+            needs=("similarity",),
+            ours="ratio test on the most similar (query, non-query) pair",
+        ),
+        pair(
+            name="STMC3",
+            family=SM,
+            relation=">",
+            variants=FAMILY_VARIANTS,
+            default_variant="relaxed",
+            description="softly covering more query terms (exactly or by similar terms) is better",
+            citation=FANG06,
+            kernel=S.stmc3,
+            params={"threshold": 0.5},
+            needs=("similarity",),
+            ours="soft coverage with a similarity threshold",
+        ),
+        # --- proximity
+        pair(
+            name="PROX1",
+            family=PX,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="query terms closer together (first occurrences)",
+            citation=f"{TAO07}; {IRAX}",
+            kernel=P.prox1,
+            length=False,
+            needs=("positions",),
+        ),
+        pair(
+            name="PROX2",
+            family=PX,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="query terms occur earlier",
+            citation=f"{TAO07}; {IRAX}",
+            kernel=P.prox2,
+            length=False,
+            needs=("positions",),
+        ),
+        pair(
+            name="PROX3",
+            family=PX,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="the query occurs as a phrase, earlier",
+            citation=f"{HAGEN16}; {IRAX}",
+            kernel=P.prox3,
+            length=False,
+            needs=("positions",),
+        ),
+        pair(
+            name="PROX4",
+            family=PX,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="fewer non-query words inside the closest query-term grouping",
+            citation=f"{HAGEN16}; {IRAX}",
+            kernel=P.prox4,
+            length=False,
+            needs=("positions",),
+        ),
+        pair(
+            name="PROX5",
+            family=PX,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="smaller average span of query-term groups",
+            citation=f"{HAGEN16}; {IRAX}",
+            kernel=P.prox5,
+            length=False,
+            needs=("positions",),
+        ),
+        # --- query aspects (REG needs term similarity)
+        pair(
+            name="REG",
+            family=QA,
+            relation=">",
+            variants=FAMILY_VARIANTS,
+            default_variant="relaxed",
+            description="more occurrences of the query term that forms its own aspect (least "
+            "similar)",
+            citation=f"{ZHENG10}; {IRAX}",
+            kernel=S.reg,
+            needs=("similarity",),
+        ),
+        pair(
+            name="AND",
+            family=QA,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="contains all query terms",
+            citation=f"{ZHENG10}; {IRAX}",
+            kernel=A.and_,
+            length=False,
+        ),
+        pair(
+            name="LEN-AND",
+            family=QA,
+            relation=">",
+            variants=("relaxed",),
+            default_variant="relaxed",
+            description="AND for documents of similar length",
+            citation=f"{ZHENG10}; {IRAX}",
+            kernel=A.and_,
+        ),
+        pair(
+            name="M-AND",
+            family=QA,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="contains more distinct query terms",
+            citation=IRAX,
+            kernel=A.m_and,
+            length=False,
+        ),
+        pair(
+            name="LEN-M-AND",
+            family=QA,
+            relation=">",
+            variants=("relaxed",),
+            default_variant="relaxed",
+            description="M-AND for documents of similar length",
+            citation=IRAX,
+            kernel=A.m_and,
+        ),
+        pair(
+            name="DIV",
+            family=QA,
+            relation=">",
+            variants=ONE,
+            default_variant="extended",
+            description="smaller vocabulary overlap with the query (diversity)",
+            citation=f"{GOLLAPUDI09}; {IRAX}",
+            kernel=A.div,
+            length=False,
+            needs=("vocabulary",),
+        ),
+        pair(
+            name="LEN-DIV",
+            family=QA,
+            relation=">",
+            variants=("relaxed",),
+            default_variant="relaxed",
+            description="DIV for documents of similar length",
+            citation=f"{GOLLAPUDI09}; {IRAX}",
+            kernel=A.div,
+            needs=("vocabulary",),
+        ),
     ]
-    defs += X.definitions()
-    return defs

@@ -57,7 +57,7 @@ class QueryContext:
     rows: np.ndarray  # index row per doc, -1 when the document is not in the index
     similarity: TermSimilarity | None = None
     scores: np.ndarray | None = None  # base ranker scores (LB1 compares similarly scored docs)
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -299,7 +299,18 @@ class QueryContext:
             self.similarity = default_similarity()
         return self.similarity
 
-    def cache(self, key: str, fn: Any) -> Any:
+    def length_close(self, delta: float | None, delta_rel: float | None) -> np.ndarray:
+        """``bool[n, n]``: the pairs whose lengths are within the tolerance (computed once per
+        context and tolerance, shared by every axiom evaluated on this context)."""
+        from axiomatic.axioms.kernels._common import length_ok
+
+        def compute() -> np.ndarray:
+            L = self.doc_len
+            return length_ok(L[:, None], L[None, :], delta, delta_rel)
+
+        return self.cache(("length_close", delta, delta_rel), compute)
+
+    def cache(self, key: Any, fn: Any) -> Any:
         """Memoize an expensive per-query array under ``key``."""
         if key not in self._cache:
             self._cache[key] = fn()

@@ -47,11 +47,13 @@ def _load_dataset(name: str, data_root: Path | None) -> Any:
         raise fail(str(msg)) from None
 
 
-def _parse_axioms_or_exit(text: str) -> list[Any]:
+def _parse_axioms_or_exit(text: str, variant: str | None = None) -> list[Any]:
+    """Parsed ``Axiom`` values of ``--axioms``; ``variant`` (``--variant``) applies to every
+    axiom whose string does not set its own (decided on the parsed parameters, not the text)."""
     from axiomatic.axioms import parse_axioms
 
     try:
-        return parse_axioms(text)
+        return parse_axioms(text, default_variant=_check_variant(variant))
     except (KeyError, ValueError, SyntaxError) as exc:
         raise fail(f"bad --axioms {text!r}: {exc.args[0] if exc.args else exc}") from None
 
@@ -229,8 +231,7 @@ def mine(
         (out / "manifest.json").unlink()
     ds = _load_dataset(dataset, data_root)
     an = _analyzer_for(analyzer, ds)
-    spec = _with_variant(axioms, variant)
-    axs = _parse_axioms_or_exit(spec)
+    axs = _parse_axioms_or_exit(axioms, variant)
     try:
         summary = mine_fn(
             ds,
@@ -276,33 +277,15 @@ def _analyzer_for(spec: str | None, ds: Any) -> Any:
     return analyzer_or_exit(spec, dataset_language(ds))
 
 
-def _with_variant(axioms_text: str, variant: str | None) -> str:
-    """Add ``variant=...`` to every axiom of ``axioms_text`` that does not set one."""
-    if variant is None:
-        return axioms_text
-    if variant not in VARIANTS:
+def _check_variant(variant: str | None) -> str | None:
+    if variant is not None and variant not in VARIANTS:
         from axiomatic.cli.common import suggest
 
         raise fail(
             f"unknown --variant {variant!r}; expected one of {', '.join(VARIANTS)}."
             f"{suggest(variant, VARIANTS)}"
         )
-    from axiomatic.axioms.spec import split_top_level
-
-    parts = []
-    for item in split_top_level(axioms_text):
-        item = item.strip()
-        if not item:
-            continue
-        if "variant" in item:
-            parts.append(item)
-        elif item.endswith(")"):
-            inner = item[item.index("(") + 1 : -1].strip()
-            sep = ", " if inner else ""
-            parts.append(f"{item[: item.index('(')]}(variant={variant!r}{sep}{inner})")
-        else:
-            parts.append(f"{item}(variant={variant!r})")
-    return ",".join(parts)
+    return variant
 
 
 # ----------------------------------------------------------------------------- diagnose

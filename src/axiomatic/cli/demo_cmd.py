@@ -74,7 +74,7 @@ def demo(
         runs, ds.qrels or {}, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold
     )
 
-    axiom_list = parse_axioms([f"{a.strip()}(variant={variant!r})" for a in axioms.split(",")])
+    axiom_list = parse_axioms(axioms, default_variant=variant)
     summary = mine(ds, axiom_list, out / "instances", index=index, overwrite=True, progress=False)
     instances, artificial = read_instances(out / "instances")
     console.print(

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from axiomatic._atomic import atomic_path, atomic_write_text, clean_stale_temp_files
+from axiomatic.axioms import engine
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.spec import Axiom, parse_axioms
 from axiomatic.data.records import Dataset, Document, Query
@@ -184,7 +185,7 @@ def _stable_int(text: str) -> int:
 
 def _cap(table: pa.Table, cap: int | None, key: tuple[int, str, str]) -> pa.Table:
     """A seeded uniform sample of at most ``cap`` rows, with ``n_uncapped`` = the row count."""
-    from axiomatic.axioms.spec import uniform_sample
+    from axiomatic.axioms.engine import uniform_sample
 
     m = table.num_rows
     table = table.set_column(
@@ -212,7 +213,7 @@ def _artificial_lnc2(
     ext, docs = extend_context(ctx, src, ks)
     n = ctx.n
     block = slice(n, n + len(src))
-    holds = ax.definition.kernel(ext, ax.variant, dict(ax.params), block)[:, :n]
+    holds = engine.holds_rows(ax, ext, block)[:, :n]
     a, b = np.nonzero(holds)
     ids = np.asarray(ext.doc_ids, dtype=object)
     src_ids = [ctx.doc_ids[s] for s in src.tolist()]

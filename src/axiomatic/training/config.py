@@ -13,7 +13,6 @@ after ``key=`` is one list value.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 import tomllib
@@ -42,67 +41,22 @@ class CallSpec:
         return f"{self.name}({inner})"
 
 
-_CALL = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
-_KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(.*)$", re.S)
-
-
-def _literal(text: str) -> Any:
-    text = text.strip()
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        # TypeError: an unhashable key such as {[]: 1}; the value stays text and is refused later
-        return text
-
-
-def _split_top_level(text: str) -> list[str]:
-    """Split on commas outside brackets and quotes."""
-    out, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return out
-
-
 def parse_call(spec: str, what: str = "regularizer") -> CallSpec:
-    """Parse ``name(k=v, k2=a,b,c)`` safely (no ``eval``); raise ``ValueError`` explaining the form."""
-    m = _CALL.match(spec or "")
-    if not m:
-        raise ValueError(
-            f"cannot parse {what} {spec!r}: expected NAME or NAME(key=value, ...), "
-            f"e.g. 'ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC3)'"
-        )
-    name, inner = m.group(1).lower(), m.group(2)
-    params: dict[str, Any] = {}
-    if inner and inner.strip():
-        key: str | None = None
-        for chunk in _split_top_level(inner):
-            km = _KEY.match(chunk)
-            if km:
-                key = km.group(1)
-                if key in params:
-                    raise ValueError(f"{what} {spec!r}: parameter {key!r} given twice")
-                params[key] = _literal(km.group(2))
-            elif key is None:
-                raise ValueError(
-                    f"{what} {spec!r}: {chunk.strip()!r} is not key=value; "
-                    "write e.g. 'ar(lambda=0.1)'"
-                )
-            else:  # continuation of a comma-separated list value
-                prev = params[key]
-                params[key] = [*(prev if isinstance(prev, list) else [prev]), _literal(chunk)]
-    return CallSpec(name, params)
+    """Parse ``name(k=v, k2=a,b,c)`` with the shared strict grammar (:mod:`axiomatic._keyvalue`).
+
+    Values are literals, bare words (``TFC1-A``, ``paired-delta``, ``/tmp/x``) or, after a key,
+    comma-continued lists; anything else (a call, an expression) is an error, never a string.
+    """
+    from axiomatic._keyvalue import parse_call as parse
+
+    name, params = parse(
+        spec,
+        what=what,
+        example="ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC3)",
+        tokens=True,
+        lists=True,
+    )
+    return CallSpec(name.lower(), params)
 
 
 @dataclass(frozen=True)

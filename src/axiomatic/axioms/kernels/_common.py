@@ -1,0 +1,57 @@
+"""Shared primitives of the kernels: the length tolerance, row blocks and small broadcasts.
+
+Kept apart from the family modules and from the engine so that both can use them without an
+import cycle (the engine applies :func:`length_ok`; kernels only ever use it as a pre-filter).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from axiomatic.axioms.context import QueryContext
+
+#: elements of one broadcast block (rows x n x |q|); bounds kernel memory to ~64 MB of int64.
+BLOCK_ELEMENTS = 8_000_000
+
+
+def row_blocks(n: int, width: int) -> list[slice]:
+    """Row slices such that ``len(slice) * width`` stays under :data:`BLOCK_ELEMENTS`."""
+    step = max(1, BLOCK_ELEMENTS // max(width, 1))
+    return [slice(s, min(s + step, n)) for s in range(0, n, step)] or [slice(0, 0)]
+
+
+def length_ok(
+    len_a: np.ndarray, len_b: np.ndarray, delta: float | None, delta_rel: float | None
+) -> np.ndarray:
+    """Document-length closeness of every pair (broadcasts ``len_a`` against ``len_b``).
+
+    Absolute (thesis step 2): ``|L_i - L_j| <= delta``. Relative (thesis eq. 4.1, after Hagen et
+    al. 2016): ``|L_i - L_j| / max(L_i, L_j) <= delta_rel``, evaluated as that quotient (not as
+    ``|L_i - L_j| <= delta_rel * max``, whose rounding rejects boundary pairs such as
+    ``63 / 90 <= 0.7``); two empty documents have difference 0. When both are given both must
+    hold; when neither is given every pair is close (no length precondition).
+    """
+    diff = np.abs(len_a - len_b)
+    ok = np.ones(np.broadcast_shapes(np.shape(len_a), np.shape(len_b)), dtype=bool)
+    if delta is not None:
+        ok &= diff <= delta
+    if delta_rel is not None:
+        mx = np.maximum(len_a, len_b)
+        rel = np.where(mx > 0, diff / np.where(mx > 0, mx, 1), 0.0)
+        ok &= rel <= delta_rel
+    return ok
+
+
+def isclose(a: np.ndarray, b: np.ndarray, rel: float) -> np.ndarray:
+    """``math.isclose(a, b, rel_tol=rel)`` broadcast (abs_tol 0)."""
+    return np.abs(a - b) <= rel * np.maximum(np.abs(a), np.abs(b))
+
+
+def wins(score: np.ndarray, rows: slice) -> np.ndarray:
+    """``score[row] > score[col]`` as a bool block (the row document wins)."""
+    return score[rows, None] > score[None, :]
+
+
+def present(ctx: QueryContext) -> np.ndarray:
+    """``n x |q|``: the document contains the query term."""
+    return ctx.cache("present", lambda: ctx.counts > 0)

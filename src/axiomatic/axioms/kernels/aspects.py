@@ -1,0 +1,35 @@
+"""Query-aspect kernels: AND, M-AND and DIV (their LEN- forms are the same kernels with the
+engine's length precondition; see :mod:`.term_frequency` for the kernel contract)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from axiomatic.axioms.context import QueryContext
+from axiomatic.axioms.kernels._common import present, wins
+
+
+def and_(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""AND (Zheng & Fang 2010 via ir_axioms 1.2.5): prefer the document that contains every
+    query term over one that does not."""
+    allq = np.asarray(present(ctx).all(axis=1), dtype=np.int8)
+    return wins(allq, rows)
+
+
+def m_and(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""M-AND (ir_axioms 1.2.5): prefer the document containing more distinct query terms."""
+    k = present(ctx).sum(axis=1)
+    return wins(k, rows)
+
+
+def div(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""DIV (Gollapudi & Sharma 2009 via ir_axioms 1.2.5): prefer the document whose vocabulary
+    overlaps the query less (Jaccard ``|Q & D| / |Q | D|``), i.e. covers more beyond it."""
+    k = present(ctx).sum(axis=1).astype(np.float64)
+    V = ctx.doc_vocab_sizes().astype(np.float64)
+    union = ctx.n_terms + V - k
+    jac = np.where(k > 0, k / np.where(union > 0, union, 1.0), 0.0)
+    return wins(-jac, rows)

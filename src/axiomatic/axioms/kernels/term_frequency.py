@@ -1,0 +1,286 @@
+"""Term-frequency kernels: TFC1, TFC2 (triples), TFC3, TDC, M-TDC, LB1, LB2 and ORIG.
+
+Pair kernels return ``bool[len(rows), n]``: entry ``[a, j]`` is True when the axiom's other
+preconditions hold for the ordered pair ``(rows[a], j)`` (the row document should rank above, or
+not below, the column document). The length precondition is *not* applied here: the engine
+(:mod:`axiomatic.axioms.engine`) applies it once, from the definition. No per-pair Python.
+
+Notation: ``C`` is the ``n x |q|`` matrix ``c(w, d)`` over the unique query terms, ``L`` the
+document lengths, ``S = C.sum(1)`` the query-term mass per document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from axiomatic.axioms.context import QueryContext
+from axiomatic.axioms.kernels._common import isclose, present, row_blocks
+
+
+def tfc1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""TFC1 (Fang et al. 2004; Rennings 2019 eqs. 3.1-3.3).
+
+    strict (3.1): ``q = {w}``, ``|d_i| = |d_j|``, ``c(w,d_i) > c(w,d_j)`` => ``S(d_i) > S(d_j)``.
+    extended (3.2): ``|d_i| = |d_j|`` and ``c(w,d_i) > c(w,d_j)`` for all ``w in q``.
+    relaxed (3.3): ``|d_i| ~ |d_j|`` (``delta`` / ``delta_rel``), ``c(w,d_i) >= c(w,d_j)`` for all
+    ``w`` and ``sum_w c(w,d_i) > sum_w c(w,d_j)``.
+    """
+    C = ctx.counts
+    if variant == "strict" and ctx.n_terms != 1:
+        return np.zeros((rows.stop - rows.start, ctx.n), dtype=bool)
+    Ci = C[rows, None, :]
+    Cj = C[None, :, :]
+    if variant in ("strict", "extended"):
+        cond = (Ci > Cj).all(axis=-1)
+    else:
+        S = ctx.qsum
+        cond = (Ci >= Cj).all(axis=-1) & (S[rows, None] > S[None, :])
+    return np.asarray(cond)
+
+
+def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""M-TDC (Shi et al. 2005; Rennings 2019 eqs. 3.7-3.9).
+
+    strict (3.7): ``q = {w_1, w_2}``, ``|d_1| = |d_2|``, counts swapped across the documents
+    (``c(w_1,d_1) = c(w_2,d_2)``, ``c(w_2,d_1) = c(w_1,d_2)``); if ``idf(w_1) >= idf(w_2)`` and
+    ``c(w_1,d_1) >= c(w_1,d_2)`` then ``S(d_1) >= S(d_2)``. ``w_1, w_2`` name the two terms of
+    the set ``q`` in either order: the pair qualifies when *some* naming meets the premises, so
+    with ``idf(w_1) = idf(w_2)`` every swapped pair qualifies in both directions (``>=`` both
+    ways, i.e. no preference), as it does in the relaxed form.
+    extended (3.8): the swap holds for every ordered pair ``w_a != w_b`` of query terms (for
+    ``|q| >= 3`` this forces all counts of both documents to one value, as the thesis notes), and
+    ``idf(w_a) >= idf(w_b)`` and ``c(w_a,d_i) >= c(w_a,d_j)`` for a naming ``w_a != w_b`` as in
+    3.7 (for ``|q| = 2`` the extended form is exactly 3.7; for ``|q| >= 3`` the swap already
+    forces ``c(w,d_i) = c(w,d_j)``, so every reading of the premise agrees).
+    relaxed (3.9): ``|d_i| ~ |d_j|``, ``sum_w c(w,d_i) = sum_w c(w,d_j)``, the documents differ in
+    exactly the counts of two terms ``w_a != w_b`` with 1) ``idf(w_a) >= idf(w_b)``,
+    2) ``c(w_a,d_i) > c(w_a,d_j)``, 3) ``c(w_a,q) >= c(w_b,q)``, 4) the two counts are swapped.
+    """
+    C = ctx.counts
+    m = ctx.n_terms
+    nb = rows.stop - rows.start
+    if m < 2 or (variant == "strict" and m != 2):
+        return np.zeros((nb, ctx.n), dtype=bool)
+    Ci = C[rows]
+    if variant in ("strict", "extended"):
+        if m == 2:
+            swap = (Ci[:, None, 0] == C[None, :, 1]) & (Ci[:, None, 1] == C[None, :, 0])
+        else:
+            const = (C[:, :1] == C).all(axis=1)
+            swap = const[rows, None] & const[None, :] & (Ci[:, None, 0] == C[None, :, 0])
+        idf = ctx.idf
+        has_lower = (idf[:, None] >= idf[None, :]) & ~np.eye(m, dtype=bool)
+        # candidates for w_a (w_1 of eq. 3.7): terms with some w_b != w_a, idf(w_a) >= idf(w_b)
+        can_a = np.asarray(has_lower.any(axis=1))
+        cond = ((Ci[:, None, :] >= C[None, :, :]) & can_a[None, None, :]).any(axis=-1)
+        return swap & cond
+    # only pairs with equal, non-zero query-term mass can qualify: test those alone
+    S = ctx.qsum
+    a, j = np.nonzero((S[rows, None] == S[None, :]) & (S[rows, None] > 0))
+    out = np.zeros((nb, ctx.n), dtype=bool)
+    if len(a) == 0:
+        return out
+    A, B = Ci[a], C[j]
+    D = A - B
+    two = (D != 0).sum(axis=1) == 2
+    wa = D.argmax(axis=1)
+    wb = D.argmin(axis=1)
+    r = np.arange(len(a))
+    c1 = ctx.idf[wa] >= ctx.idf[wb]
+    c3 = ctx.qtf[wa] >= ctx.qtf[wb]
+    c4 = (A[r, wa] == B[r, wb]) & (A[r, wb] == B[r, wa])
+    ok = two & c1 & c3 & c4
+    out[a[ok], j[ok]] = True
+    return out
+
+
+def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""TFC3 (Fang et al. 2004; multi-term form of ir_axioms 1.2.5).
+
+    For every pair of query terms ``(a, b)`` with ``isclose(idf(a), idf(b), 10%)``, document ``d``
+    earns a point against ``d'`` when it contains both terms and ``d'`` contains only one of them,
+    as often as ``d`` contains both together (``c(a,d') = c(a,d) + c(b,d)``, ``c(b,d') = 0`` or
+    vice versa): covering more distinct query terms beats repeating one. Prefer more points.
+    """
+    C = ctx.counts.astype(np.float64)
+    idf = ctx.idf
+    nb = rows.stop - rows.start
+    s_ij = np.zeros((nb, ctx.n))
+    s_ji = np.zeros((nb, ctx.n))
+    for a, b in combinations(range(ctx.n_terms), 2):
+        if not isclose(np.asarray(idf[a]), np.asarray(idf[b]), float(p["idf_margin"])):
+            continue
+        ca, cb = C[:, a], C[:, b]
+        both = (ca != 0) & (cb != 0)
+        tot = ca + cb
+
+        def pts(x, y, ca=ca, cb=cb, both=both, tot=tot) -> np.ndarray:
+            # points of documents x (rows) against documents y (columns)
+            return both[x][:, None] & (
+                ((ca[y][None, :] == tot[x][:, None]) & (cb[y][None, :] == 0))
+                | ((cb[y][None, :] == tot[x][:, None]) & (ca[y][None, :] == 0))
+            )
+
+        s_ij += pts(rows, slice(None))
+        s_ji += pts(slice(None), rows).T
+    return s_ij > s_ji
+
+
+def tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""TDC (Fang et al. 2004), multi-term form (ours).
+
+    Original: ``q = {w_1, w_2}``, ``|d_1| = |d_2|``, equal total query-term count; if
+    ``idf(w_1) >= idf(w_2)`` and ``c(w_1,d_1) >= c(w_1,d_2)`` then ``S(d_1) >= S(d_2)``.
+    Ours for any ``|q|``: lengths close, ``sum_w c(w,d_i) = sum_w c(w,d_j)`` and
+    ``sum_w idf(w) c(w,d_i) > sum_w idf(w) c(w,d_j)`` (``d_i`` holds the rarer occurrences).
+    """
+    C = ctx.counts
+    S = ctx.qsum
+    w = C @ ctx.idf
+    same = S[rows, None] == S[None, :]
+    gap = w[rows, None] - w[None, :]
+    return same & (gap > 1e-12 * np.maximum(1.0, np.abs(w[rows, None])))
+
+
+# ---------------------------------------------------------------------- lower bounds
+def lb1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""LB1 (Lv & Zhai 2011; ir_axioms 1.2.5): among documents with close retrieval scores
+    (``isclose(S_i, S_j, margin)``), prefer the one containing a query term the other lacks (and
+    not vice versa). Needs base scores: ``QueryContext.build(..., scores=...)``."""
+    if ctx.scores is None:
+        raise ValueError(
+            "LB1 compares documents with similar retrieval scores; build the context with "
+            "scores (QueryContext.build(query, docs, index, scores=...)) or mine with a base run"
+        )
+    s = ctx.scores
+    close = isclose(s[rows, None], s[None, :], float(p["margin"]))
+    P = present(ctx).astype(np.int64)
+    only_i = (P[rows] @ (1 - P).T) > 0
+    only_j = ((1 - P[rows]) @ P.T) > 0
+    return close & only_i & ~only_j
+
+
+def lb2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""LB2 (Lv & Zhai 2011), pairwise form on real documents (ours).
+
+    Original: for ``q = {q_1, q_2}`` with ``td(q_1) = td(q_2)``, adding the *first* occurrence of
+    the missing ``q_2`` must raise the score more than adding one more occurrence of the present
+    ``q_1``. Ours: ``d_i`` and ``d_j`` have close lengths and differ in exactly two query-term
+    counts ``a, b`` with ``isclose(idf(a), idf(b), idf_margin)``: ``c(b,d_i) = 1, c(b,d_j) = 0``
+    (``d_i`` covers the new term ``b``) and ``c(a,d_j) = c(a,d_i) + 1 >= 2`` (``d_j`` repeats
+    ``a``). Then ``S(d_i) > S(d_j)``.
+    """
+    C = ctx.counts
+    m = ctx.n_terms
+    nb = rows.stop - rows.start
+    out = np.zeros((nb, ctx.n), dtype=bool)
+    if m < 2:
+        return out
+    D = C[rows, None, :] - C[None, :, :]
+    two = (D != 0).sum(axis=-1) == 2
+    idf = ctx.idf
+    for a in range(m):
+        for b in range(m):
+            if a == b or not isclose(
+                np.asarray(idf[a]), np.asarray(idf[b]), float(p["idf_margin"])
+            ):
+                continue
+            cond = (
+                (C[rows, None, b] == 1)
+                & (C[None, :, b] == 0)
+                & (C[None, :, a] == C[rows, None, a] + 1)
+                & (C[rows, None, a] >= 1)
+            )
+            out |= cond
+    return out & two
+
+
+def orig(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    r"""ORIG (Hagen et al. 2016; ir_axioms 1.2.5): the base ranking as an axiom, prefer the higher
+    base score. Lets an aggregation fall back on the original ranker (needs ``scores=``)."""
+    if ctx.scores is None:
+        raise ValueError(
+            "ORIG prefers the higher base score; build the context with scores "
+            "(QueryContext.build(query, docs, index, scores=...))"
+        )
+    s = ctx.scores
+    return s[rows, None] > s[None, :]
+
+
+# ---------------------------------------------------------------------- TFC2 (triples)
+def tfc2(
+    ctx: QueryContext,
+    variant: str,
+    p: Mapping[str, Any],
+    pairs_ok: Callable[[slice], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""TFC2 triples (Fang et al. 2004; Rennings 2019 eqs. 3.4-3.6).
+
+    strict (3.4): ``q = {w}``, ``|d_1| = |d_2| = |d_3|``, ``c(w,d_1) > 0``,
+    ``c(w,d_2) - c(w,d_1) = 1``, ``c(w,d_3) - c(w,d_2) = 1``.
+    extended (3.5): the same for every ``w in q``.
+    relaxed (3.6): lengths within ``delta`` (max pairwise difference; relative form: eq. 4.1 with
+    the shortest and the longest document), ``S(d_k) > S(d_j) > S(d_i) > 0`` and the per-term
+    equal count differences ``c(w,d_j) - c(w,d_i) = c(w,d_k) - c(w,d_j)`` for all ``w in q``.
+    Then ``S(d_j) - S(d_i) > S(d_k) - S(d_j)``. Returns index arrays ``(i, j, k)``.
+
+    Every variant implies ``C_i + C_k = 2 C_j`` per term, so triples are found without an
+    ``n^3`` loop: a random linear hash ``h = C r`` turns the condition into
+    ``h_k = 2 h_j - h_i``; for all ``(i, j)`` pairs at once the matching ``k`` are found by binary
+    search in the sorted hashes, then verified exactly on the counts.
+
+    The length precondition of the triple is the engine's; ``pairs_ok(rows)`` is the engine's
+    necessary pairwise condition (``bool[len(rows), n]``), used only to prune ``(i, j)`` pairs.
+    """
+    empty = (np.zeros(0, np.int64),) * 3
+    C = ctx.counts
+    n, m = C.shape
+    if m == 0 or n < 3 or (variant == "strict" and m != 1):
+        return empty
+    S = ctx.qsum
+    rng = np.random.default_rng(12345)
+    r = np.asarray(rng.integers(1, 2**61, size=m, dtype=np.int64)) | 1
+    with np.errstate(over="ignore"):
+        h = np.asarray((C.astype(np.int64) * r[None, :]).sum(axis=1))
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    # pairwise (i, j) candidates: S_j > S_i > 0 and lengths close (a necessary condition)
+    I_parts, J_parts, K_parts = [], [], []
+    for blk in row_blocks(n, n):
+        ii = np.arange(blk.start, blk.stop)
+        ok = (S[ii, None] > 0) & (S[None, :] > S[ii, None])
+        if pairs_ok is not None:
+            ok &= pairs_ok(blk)
+        a, j = np.nonzero(ok)
+        if len(a) == 0:
+            continue
+        i = ii[a]
+        with np.errstate(over="ignore"):
+            target = 2 * h[j] - h[i]
+        lo = np.searchsorted(hs, target, side="left")
+        hi = np.searchsorted(hs, target, side="right")
+        cnt = hi - lo
+        keep = cnt > 0
+        if not keep.any():
+            continue
+        i, j, lo, cnt = i[keep], j[keep], lo[keep], cnt[keep]
+        rep_i = np.repeat(i, cnt)
+        rep_j = np.repeat(j, cnt)
+        offs = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        rep_k = order[np.repeat(lo, cnt) + offs]
+        exact = (C[rep_i] + C[rep_k] == 2 * C[rep_j]).all(axis=1)
+        rep_i, rep_j, rep_k = rep_i[exact], rep_j[exact], rep_k[exact]
+        if variant in ("strict", "extended"):
+            sel = (C[rep_i] > 0).all(axis=1) & (C[rep_j] - C[rep_i] == 1).all(axis=1)
+            rep_i, rep_j, rep_k = rep_i[sel], rep_j[sel], rep_k[sel]
+        I_parts.append(rep_i)
+        J_parts.append(rep_j)
+        K_parts.append(rep_k)
+    if not I_parts:
+        return empty
+    i, j, k = (np.concatenate(x) for x in (I_parts, J_parts, K_parts))
+    return i, j, k
