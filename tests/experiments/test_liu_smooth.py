@@ -23,6 +23,8 @@ def test_liu_smooth_quick_runs_resumes_and_models_rank(tmp_path) -> None:
         args += ["--sasaki", str(sasaki)]
     cfg = tmp_path / "plan.toml"
     cfg.write_text(f'[plan]\ndocs = "{docs}"\n', encoding="utf-8")
+    docs.parent.mkdir(parents=True)
+    (docs.parent / "clir.notes.md").write_text("## Notes\n\nhand-written\n", encoding="utf-8")
     runner = CliRunner()
     res = runner.invoke(app, [*args, "--config", str(cfg)])
     assert res.exit_code == 0, res.output
@@ -41,6 +43,7 @@ def test_liu_smooth_quick_runs_resumes_and_models_rank(tmp_path) -> None:
         assert (out / name).exists() and (docs.parent / "img" / name).exists()
     text = docs.read_text()
     assert "## Table 2" in text and "img/liu_fig3_density.png" in text and "seeds" in text
+    assert text.endswith("## Notes\n\nhand-written\n")  # the hand-written part is kept
     if sasaki is not None and sasaki.is_dir():
         assert [r["loss"] for r in results["sasaki"]] == ["SOSL", "MSE"]
     stamps = sorted((p, p.stat().st_mtime_ns) for p in out.glob("runs/**/checkpoint.pt"))
