@@ -18,6 +18,7 @@ import typer
 from rich.markup import escape
 
 from axiomatic.cli.app import app
+from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedOpt
 from axiomatic.cli.common import (
     ANALYZER_HELP,
     check_output_dir,
@@ -37,14 +38,12 @@ DataRoot = Annotated[
 DEFAULT_MEASURES = "nDCG@10 AP RR@10"
 
 
-def _load_dataset(name: str, data_root: Path | None) -> Any:
-    from axiomatic.data.catalog import load_dataset
+def _load_dataset(
+    name: str, data_root: Path | None, qrels: Path | None = None, skip_malformed: bool = False
+) -> Any:
+    from axiomatic.cli.collection_cmds import load_dataset_cli
 
-    try:
-        return load_dataset(name, data_root=data_root)
-    except (KeyError, FileNotFoundError, ValueError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        raise fail(str(msg)) from None
+    return load_dataset_cli(name, data_root, qrels, skip_malformed)
 
 
 def _parse_axioms_or_exit(text: str, variant: str | None = None) -> list[Any]:
@@ -177,7 +176,7 @@ def axioms(
 # ----------------------------------------------------------------------------- mine
 @app.command()
 def mine(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog dataset name.")],
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder of Parquet shards.")],
     axioms: Annotated[
         str,
@@ -218,6 +217,8 @@ def mine(
     analyzer: Annotated[
         str, typer.Option("--analyzer", help=ANALYZER_HELP + " Default: thesis.")
     ] = "thesis",
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Mine diagnostic instances (axiom pairs/triples) from a dataset's candidate lists.
@@ -229,7 +230,7 @@ def mine(
     check_output_dir(out)
     if _load_manifest(out, "mine-overwrite" if overwrite else "mine") is _CORRUPT:
         (out / "manifest.json").unlink()
-    ds = _load_dataset(dataset, data_root)
+    ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
     axs = _parse_axioms_or_exit(axioms, variant)
     try:
@@ -289,9 +290,15 @@ def _check_variant(variant: str | None) -> str | None:
 
 
 # ----------------------------------------------------------------------------- diagnose
-def _dataset_of_instances(instances: Path, dataset: str | None, data_root: Path | None) -> Any:
+def _dataset_of_instances(
+    instances: Path,
+    dataset: str | None,
+    data_root: Path | None,
+    qrels: Path | None = None,
+    skip_malformed: bool = False,
+) -> Any:
     if dataset is not None:
-        return _load_dataset(dataset, data_root)
+        return _load_dataset(dataset, data_root, qrels, skip_malformed)
     manifest = instances / "manifest.json"
     if not manifest.is_file():
         raise fail(f"{instances} has no manifest.json naming its dataset; pass --dataset")
@@ -336,7 +343,10 @@ def diagnose(
         ),
     ] = None,
     dataset: Annotated[
-        str | None, typer.Option("--dataset", "-d", help="Dataset (default: from the manifest).")
+        str | None,
+        typer.Option(
+            "--dataset", "-d", help="Dataset (default: from the manifest). " + DATASET_HELP
+        ),
     ] = None,
     measures: Annotated[
         str, typer.Option(help="Effectiveness measures (ir_measures names).")
@@ -377,6 +387,8 @@ def diagnose(
             "instances were mined with (recorded in their manifest).",
         ),
     ] = None,
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Diagnose rankers and run files on mined instances; print the table, write the report."""
@@ -398,7 +410,7 @@ def diagnose(
         )
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
     check_output_dir(out)
-    ds = _dataset_of_instances(instances, dataset, data_root)
+    ds = _dataset_of_instances(instances, dataset, data_root, qrels, skip_malformed)
     try:
         inst, inst_arts = read_instances(instances, allow_partial=allow_partial)
     except FileNotFoundError as exc:
@@ -424,7 +436,7 @@ def diagnose(
     an = _analyzer_for(analyzer if analyzer is not None else mined_with, ds)
     if art is None and inst_arts:  # an unfinished run has not consolidated them yet
         art = inst_arts
-    rankers = _make_rankers(ranker or [], run or [], ds, an)
+    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed)
     try:
         diag = diagnose_fn(
             inst,
@@ -473,7 +485,11 @@ def _manifest_analyzer(instances: Path) -> str | None:
 
 
 def _make_rankers(
-    specs: list[str], runs: list[Path], ds: Any, analyzer: Any = None
+    specs: list[str],
+    runs: list[Path],
+    ds: Any,
+    analyzer: Any = None,
+    skip_malformed: bool = False,
 ) -> dict[str, Any]:
     from axiomatic.cli.common import suggest
     from axiomatic.rankers.registry import make_ranker
@@ -490,9 +506,12 @@ def _make_rankers(
         if not path.is_file():
             siblings = [p.name for p in path.parent.glob("*")] if path.parent.is_dir() else []
             raise fail(f"run file {path} does not exist.{suggest(path.name, siblings)}")
+        from axiomatic.cli.collection_cmds import read_run_cli
         from axiomatic.rankers.runfile import RunFileRanker
 
-        r = RunFileRanker(path, name=path.name)  # NaN for documents the run lacks: skipped
+        # read now: a malformed line fails before the work, naming --skip-malformed
+        parsed = read_run_cli(path, skip_malformed)
+        r = RunFileRanker(parsed, name=path.name)  # NaN for documents the run lacks: skipped
         name = str(path) if path.name in out else path.name
         out[name] = r
     return out
@@ -501,7 +520,7 @@ def _make_rankers(
 # ----------------------------------------------------------------------------- rerank
 @app.command()
 def rerank(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog dataset name.")],
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output TREC run file.")],
     axioms: Annotated[
         str, typer.Option("--axioms", "-a", help="Comma-separated axioms to aggregate.")
@@ -531,6 +550,8 @@ def rerank(
         str,
         typer.Option("--analyzer", help=ANALYZER_HELP + " Used by the axioms and the base ranker."),
     ] = "default",
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Re-rank a base run by aggregated axiom preferences (KwikSort; Hagen et al. 2016)."""
@@ -544,7 +565,7 @@ def rerank(
         raise fail(f"axiomatic re-ranking is not available ({exc})") from None
     _parse_measures_or_exit(measures)
     check_output_file(out)
-    ds = _load_dataset(dataset, data_root)
+    ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
     axs = _parse_axioms_or_exit(axioms)
     from axiomatic.index.cache import dataset_index
@@ -610,7 +631,10 @@ def rerank(
 @app.command()
 def counts(
     dataset: Annotated[
-        str, typer.Option("--dataset", "-d", help="Re-ranking dataset to count instances in.")
+        str,
+        typer.Option(
+            "--dataset", "-d", help="Re-ranking dataset to count instances in. " + DATASET_HELP
+        ),
     ],
     axioms: Annotated[str, typer.Option(help="Axioms (comma separated).")] = "TFC1,TFC2,M-TDC,LNC2",
     delta_rel: Annotated[
@@ -630,6 +654,8 @@ def counts(
     analyzer: Annotated[
         str, typer.Option("--analyzer", help=ANALYZER_HELP + " Default: thesis.")
     ] = "thesis",
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Instance counts per conversion stage: original, extended, extended + length relaxation
@@ -642,7 +668,7 @@ def counts(
             f"--instances {instances} holds no mined instances (no manifest.json); write them "
             f"with `axiomatic mine --dataset {dataset} --out {instances}` first"
         )
-    ds = _load_dataset(dataset, data_root)
+    ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
     names = [a.strip() for a in axioms.split(",") if a.strip()]
     try:

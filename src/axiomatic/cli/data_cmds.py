@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from axiomatic.cli.app import app
+from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedOpt
 from axiomatic.cli.common import (
     ANALYZER_HELP,
     analyzer_or_exit,
@@ -32,15 +33,14 @@ DataRoot = Annotated[
 ]
 
 
-def load_dataset_or_exit(name: str, data_root: Path | None):
-    """Load a catalog dataset, turning lookup errors into a clean CLI error."""
-    from axiomatic.data.catalog import load_dataset
+def load_dataset_or_exit(
+    name: str, data_root: Path | None, qrels: Path | None = None, skip_malformed: bool = False
+):
+    """Load a dataset (catalog name, irds:, descriptor, rank_llm JSON), turning lookup errors
+    into a clean CLI error."""
+    from axiomatic.cli.collection_cmds import load_dataset_cli
 
-    try:
-        return load_dataset(name, data_root=data_root)
-    except (KeyError, FileNotFoundError, ValueError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        raise fail(str(msg)) from None
+    return load_dataset_cli(name, data_root, qrels, skip_malformed)
 
 
 @app.command()
@@ -54,11 +54,28 @@ def datasets(
         str | None,
         typer.Option(help="Only names matching this glob, e.g. 'xquad-clir/en-*' or 'trec-dl-*'."),
     ] = None,
+    action: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="'init FILE.toml': write a commented dataset descriptor template for your own "
+            "collection (topics, passages, qrels, run), usable as --dataset FILE.toml.",
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="init: replace an existing FILE.")] = False,
 ) -> None:
     """List the dataset catalog: names, descriptions and whether the data is present.
 
+    Your own collection needs no code: `axiomatic datasets init my.toml` writes a descriptor
+    template; every --dataset option then takes my.toml (or a rank_llm JSON with --qrels).
+
     The 432 XQuAD language-pair names are folded into one line unless --pattern selects them.
     """
+    if action:
+        from axiomatic.cli.collection_cmds import datasets_action
+
+        datasets_action(action, force)
+        return
     from axiomatic.data.catalog import list_datasets, load_dataset, resolve_data_root
 
     root = resolve_data_root(data_root)
@@ -107,9 +124,7 @@ def datasets(
 
 @app.command()
 def rank(
-    dataset: Annotated[
-        str, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/test.")
-    ],
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
     ranker: Annotated[
         str,
         typer.Option(
@@ -131,6 +146,8 @@ def rank(
     analyzer: Annotated[
         str, typer.Option("--analyzer", help=ANALYZER_HELP + " Used by lexical rankers.")
     ] = "default",
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Rank a dataset: re-rank its candidate lists, or retrieve from the whole collection."""
@@ -140,7 +157,7 @@ def rank(
     from axiomatic.rankers.registry import make_ranker
 
     check_output_file(out)
-    ds = load_dataset_or_exit(dataset, data_root)
+    ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
     an = analyzer_or_exit(analyzer, dataset_language(ds))
     try:
         r = make_ranker(ranker, ds, analyzer=an)
@@ -195,7 +212,9 @@ def _check_run_ids_or_exit(ds, tag: str, tag_what: str) -> None:
 
 @app.command("evaluate")
 def evaluate_cmd(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Catalog name with qrels.")],
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help="Dataset with qrels. " + DATASET_HELP)
+    ],
     run: Annotated[list[Path], typer.Option("--run", help="TREC run file(s); repeat the option.")],
     measures: Annotated[
         str, typer.Option(help="ir_measures names, space separated.")
@@ -207,10 +226,12 @@ def evaluate_cmd(
     per_query: Annotated[
         Path | None, typer.Option(help="Write per-query values to this CSV.")
     ] = None,
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Evaluate run files with ir_measures; with several runs, mark significant differences."""
-    from axiomatic.data.trec import read_run
+    from axiomatic.cli.collection_cmds import read_run_cli
     from axiomatic.evaluate.metrics import (
         NoMatchingQueriesWarning,
         evaluate_per_query,
@@ -224,7 +245,7 @@ def evaluate_cmd(
         raise fail(f"bad --measures: {exc}") from None
     if per_query is not None:
         check_output_file(per_query, "--per-query")
-    ds = load_dataset_or_exit(dataset, data_root)
+    ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
     if not ds.qrels:
         raise fail(f"dataset {dataset!r} has no relevance judgments to evaluate against")
     if test not in ("t", "wilcoxon"):
@@ -234,15 +255,12 @@ def evaluate_cmd(
         raise fail(f"--baseline must index one of the {len(run)} runs (got {baseline})")
     per: list = []
     for path in run:
-        try:
-            r = read_run(path)
-        except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
-            raise fail(str(exc)) from None
+        r = read_run_cli(path, skip_malformed)
         _warn_coverage(path, r, ds.qrels)
         with warnings.catch_warnings():  # _warn_coverage has said it, with the counts
             warnings.simplefilter("ignore", NoMatchingQueriesWarning)
             per.append(evaluate_per_query(r, ds.qrels, names, rel_threshold=ds.rel_threshold))
-    table = Table(title=f"{dataset} ({len(ds.qrels)} judged queries)")
+    table = Table(title=escape(f"{ds.name} ({len(ds.qrels)} judged queries)"))
     table.add_column("run", style="bold")
     for m in names:
         table.add_column(m, justify="right")

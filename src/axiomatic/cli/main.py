@@ -10,6 +10,7 @@ from axiomatic.cli.app import app
 # optional area not installed) only removes its commands.
 for _mod in (
     "axiomatic.cli.data_cmds",
+    "axiomatic.cli.collection_cmds",
     "axiomatic.cli.axiom_cmds",
     "axiomatic.cli.train_cmds",
     "axiomatic.cli.demo_cmd",

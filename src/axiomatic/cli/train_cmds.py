@@ -24,7 +24,13 @@ def train(
         str | None, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/train.")
     ] = None,
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="knrm, conv-knrm, duet, cross-encoder, ...")
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model name: knrm, conv-knrm, duet, cross-encoder, ...; `axiomatic models` "
+            "lists the model zoo (what, citation, defaults).",
+        ),
     ] = None,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")
@@ -72,7 +78,10 @@ def train(
         Path | None, typer.Option("--data-root", help="Shared data folder.")
     ] = None,
 ) -> None:
-    """Train a neural ranker (optionally with axiomatic regularization or augmentation)."""
+    """Train a neural ranker (optionally with axiomatic regularization or augmentation).
+
+    The models: `axiomatic models` lists them, one line each (docs/models.md has details).
+    """
     from axiomatic.training.config import TrainConfig, load_config
 
     check_output_dir(out)

@@ -254,21 +254,40 @@ class DatasetStore:
         self.max_size = max_size
         self._items: OrderedDict[tuple[str, str], Dataset] = OrderedDict()
 
-    def load(self, name: str, data_root: str | Path | None = None) -> Dataset:
+    def load(
+        self,
+        name: str | Path,
+        data_root: str | Path | None = None,
+        *,
+        qrels: str | Path | None = None,
+        skip_malformed: bool = False,
+    ) -> Dataset:
         """An independent copy of the dataset ``name`` (see :func:`load_dataset`)."""
-        name = name.strip()
+        from axiomatic.data.descriptor import is_dataset_file
+
+        name = str(name).strip()
+        is_file = False
         if name.startswith("irds:"):
             key = (name, "")
         else:
             root = resolve_data_root(data_root)
-            _entry(name, root)  # unknown names fail here, with close matches
-            key = (name, str(root.resolve()) if root.exists() else str(root))
+            is_file = name not in _entries(root) and is_dataset_file(name)
+            if is_file:
+                key = ("file:" + str(Path(name).expanduser().resolve()), _file_version(name))
+                key = (key[0], f"{key[1]}|{_file_version(qrels)}|{skip_malformed}")
+            else:
+                _entry(name, root)  # unknown names fail here, with close matches
+                key = (name, str(root.resolve()) if root.exists() else str(root))
         master = self._items.get(key)
         if master is None:
             if name.startswith("irds:"):
                 from axiomatic.data.irds import load_irds
 
                 parsed = load_irds(name[len("irds:") :])
+            elif is_file:
+                from axiomatic.data.descriptor import load_dataset_file
+
+                parsed = load_dataset_file(name, qrels=qrels, skip_malformed=skip_malformed)
             else:
                 parsed = _parse(name, key[1])
             master = copy_dataset(parsed)  # detached from the loaders' own caches
@@ -277,7 +296,10 @@ class DatasetStore:
                 self._items.popitem(last=False)
         else:
             self._items.move_to_end(key)
-        return copy_dataset(master)
+        ds = copy_dataset(master)
+        if qrels is not None and not is_file:
+            ds.qrels = _read_qrels_for(ds, qrels, skip_malformed)
+        return ds
 
     def clear(self) -> None:
         """Forget every parsed dataset (e.g. after files under the data root changed)."""
@@ -297,17 +319,67 @@ DEFAULT_STORE = DatasetStore()
 
 
 def load_dataset(
-    name: str, data_root: str | Path | None = None, store: DatasetStore | None = None
+    name: str | Path,
+    data_root: str | Path | None = None,
+    store: DatasetStore | None = None,
+    *,
+    qrels: str | Path | None = None,
+    skip_malformed: bool = False,
 ) -> Dataset:
-    """Load a dataset by catalog name (or ``irds:<id>``): parsed once per (name, data root) and
-    ``store`` (default :data:`DEFAULT_STORE`), then an independent copy per call.
+    """Load a dataset by catalog name, ``irds:<id>``, or file: parsed once per (name, data root)
+    and ``store`` (default :data:`DEFAULT_STORE`), then an independent copy per call.
+
+    A file is a TOML dataset descriptor or a rank_llm retrieve-results JSON (see
+    :mod:`axiomatic.data.descriptor`); a catalog name wins over a file of the same name.
+    ``qrels`` (a TREC qrels file) replaces the dataset's qrels (it is the only way to give a
+    rank_llm JSON its judgments); ``skip_malformed`` lets the line readers of a descriptor's
+    files skip (count, warn about) malformed lines instead of raising.
 
     The copy's queries, qrels, candidates and metadata are the caller's own; its documents are a
     shared :class:`ReadOnlyDocuments` mapping. Raises :class:`UnknownDatasetError` (with close
     matches) for unknown names and :class:`DatasetUnavailableError` naming the missing folder
     when the files are absent.
     """
-    return (DEFAULT_STORE if store is None else store).load(name, data_root)
+    return (DEFAULT_STORE if store is None else store).load(
+        name, data_root, qrels=qrels, skip_malformed=skip_malformed
+    )
+
+
+def _file_version(path: str | Path | None) -> str:
+    """mtime and size of ``path`` and, for a descriptor, of the files it names (cache key)."""
+    if path is None:
+        return ""
+    p = Path(path).expanduser()
+    files = [p]
+    if p.suffix == ".toml" and p.is_file():
+        from axiomatic.data.descriptor import read_descriptor
+
+        files += read_descriptor(p).files()
+    parts = []
+    for f in files:
+        try:
+            st = f.stat()
+            parts.append(f"{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            parts.append("-")
+    return ",".join(parts)
+
+
+def _read_qrels_for(
+    ds: Dataset, path: str | Path, skip_malformed: bool
+) -> dict[str, dict[str, int]]:
+    """``path``'s qrels for ``ds``; qrels that judge none of its queries are the wrong file."""
+    from axiomatic.data.descriptor import DescriptorError
+    from axiomatic.data.trec import read_qrels
+
+    qrels = {q: dict(v) for q, v in read_qrels(path, skip_malformed=skip_malformed).items()}
+    if not any(q in ds.queries for q in qrels):
+        raise DescriptorError(
+            f"{path}: none of its {len(qrels)} judged queries is a query of {ds.name!r} "
+            f"({len(ds.queries)} queries, e.g. {', '.join(list(ds.queries)[:3])}); "
+            "is it the qrels of another collection or year?"
+        )
+    return qrels
 
 
 def _entry(name: str, root: Path | None = None) -> _Entry:
@@ -318,7 +390,9 @@ def _entry(name: str, root: Path | None = None) -> _Entry:
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise UnknownDatasetError(
             f"unknown dataset {name!r}.{hint} List the names with `axiomatic datasets` "
-            "(or axiomatic.data.catalog.dataset_names()); ir_datasets ids work as 'irds:<id>'."
+            "(or axiomatic.data.catalog.dataset_names()); ir_datasets ids work as 'irds:<id>'; "
+            "your own collection works as a descriptor FILE.toml (`axiomatic datasets init "
+            "FILE.toml` writes a template) or a rank_llm results FILE.json."
         )
     return entry
 

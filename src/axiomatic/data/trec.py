@@ -5,8 +5,10 @@ Formats
 - qrels: ``query_id iteration doc_id relevance`` (whitespace separated; ``iteration`` is ignored,
   usually ``0`` or ``Q0``; relevance an integer, ``1.0``-style integral floats are accepted).
 - run: ``query_id Q0 doc_id rank score tag`` (the score decides the order; rank is informational).
-- topics: the SGML ``<top> <num> <title> [<desc> <narr>] </top>`` format or tab-separated
-  ``query_id<TAB>text`` (one topic per line). ``read_topics`` detects which.
+- topics: the SGML ``<top> <num> <title> [<desc> <narr>] </top>`` format, the XML format of
+  newer tracks (``<topics><topic number="1"><query>..</query><description>..</description>
+  </topic></topics>``) or tab-separated ``query_id<TAB>text`` (one topic per line).
+  ``read_topics`` detects which.
 
 Malformed lines raise :class:`~axiomatic.data.errors.ParseError` with ``file:line``, the value and
 the expected shape, or, with ``skip_malformed=True``, are skipped with a
@@ -217,21 +219,25 @@ def _add_topic(
 def read_topics(
     path: str | Path,
     *,
-    format: Literal["auto", "trec", "tsv"] = "auto",
+    format: Literal["auto", "trec", "tsv", "xml"] = "auto",
     field: str = "title",
     skip_malformed: bool = False,
 ) -> ParsedDict:
     """Read topics into ``{query_id: Query}``.
 
-    ``format="auto"`` picks the SGML ``<top>`` reader when the file starts with ``<top>``, else
-    the tab-separated one. ``field`` selects the SGML field used as query text (``title``,
+    ``format="auto"`` picks the SGML ``<top>`` reader when the file starts with ``<top>``, the
+    XML reader when it starts with ``<?xml`` or ``<topics``, else the tab-separated one. ``field`` selects the SGML field used as query text (``title``,
     ``desc``, ``narr``; several joined with ``+``, e.g. ``"title+desc"``: the first is required,
     the others are appended when present). Whitespace inside a
     text is collapsed to single spaces and the text is stripped.
     """
     text = read_text(path)
-    if format not in ("auto", "trec", "tsv"):
-        raise ValueError(f"unknown topics format {format!r}; expected 'auto', 'trec' or 'tsv'")
+    if format not in ("auto", "trec", "tsv", "xml"):
+        raise ValueError(
+            f"unknown topics format {format!r}; expected 'auto', 'trec', 'xml' or 'tsv'"
+        )
+    if format == "xml" or (format == "auto" and _looks_like_xml(text)):
+        return _read_xml_topics(text, path, field, skip_malformed)
     if format == "trec" or (format == "auto" and _looks_like_sgml(text)):
         return _read_sgml_topics(text, path, field, skip_malformed)
     topics: ParsedDict = ParsedDict()
@@ -324,6 +330,70 @@ def _read_sgml_topics(text: str, path: str | Path, field: str, skip_malformed: b
     if not topics and not topics.skipped and text.strip():
         raise ParseError("no <top> ... </top> block found", path, 1, "TREC SGML topics")
     require_nonempty(len(topics), path, "topic", _SGML_EXPECTED)
+    return topics
+
+
+_XML_EXPECTED = '<topics><topic number="ID"><query>TEXT</query> ... </topic></topics>'
+_XML_FIELD_ALIASES = {
+    "title": ("title", "query"),
+    "desc": ("desc", "description"),
+    "narr": ("narr", "narrative"),
+}
+_XML_ID_ATTRS = ("number", "id", "qid", "query_id")
+
+
+def _looks_like_xml(text: str) -> bool:
+    head = text.lstrip()[:64].lower()
+    return head.startswith("<?xml") or head.startswith("<topics")
+
+
+def _read_xml_topics(text: str, path: str | Path, field: str, skip_malformed: bool) -> ParsedDict:
+    """XML topics: every ``<topic>`` element; the id is its ``number``/``id``/``qid`` attribute
+    or ``<number>``/``<num>`` child, the text its ``field`` child (``title`` also reads
+    ``<query>``, ``desc`` ``<description>``, ``narr`` ``<narrative>``)."""
+    import xml.etree.ElementTree as ET
+
+    fields = [f.strip().lower() for f in field.split("+") if f.strip()]
+    if not fields:
+        raise ValueError(f"field {field!r} names no topic field; expected e.g. 'title'")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        raise ParseError(f"not well-formed XML ({exc})", path, line, _XML_EXPECTED) from None
+    topics: ParsedDict = ParsedDict()
+    first_line: dict[str, int] = {}
+    elements = [root] if root.tag.lower() == "topic" else list(root.iter("topic"))
+    # ElementTree keeps no line numbers: the n-th <topic> tag of the text is the n-th element
+    starts = [m.start() for m in re.finditer(r"<topic[\s>/]", text, re.IGNORECASE)]
+    if len(starts) != len(elements):
+        starts = []
+    for i, el in enumerate(elements, start=1):
+        line = text.count("\n", 0, starts[i - 1]) + 1 if starts else None
+        children = {c.tag.lower(): c for c in el}
+        qid = next((el.attrib[a] for a in _XML_ID_ATTRS if a in el.attrib), None)
+        if qid is None:
+            child = children.get("number") if "number" in children else children.get("num")
+            qid = (child.text or "").strip() if child is not None else None
+        parts: list[str | None] = []
+        for f in fields:
+            names = _XML_FIELD_ALIASES.get(f, (f,))
+            node = next((children[n] for n in names if n in children), None)
+            parts.append(None if node is None else " ".join("".join(node.itertext()).split()))
+        try:
+            if not qid or any(c.isspace() for c in qid):
+                raise ValueError(f"<topic> number {i} has no id (a number/id attribute)")
+            if parts[0] is None:
+                raise ValueError(f"topic {qid!r} has no <{fields[0]}> (field={field!r})")
+            _add_topic(topics, first_line, qid, " ".join(p for p in parts if p).strip(), line or i)
+        except ValueError as exc:
+            if skip_malformed:
+                topics.skipped += 1
+                topics.skipped_lines.append(line or i)
+                continue
+            raise ParseError(str(exc), path, line, _XML_EXPECTED) from None
+    report_skipped(topics, path, "topic")
+    require_nonempty(len(topics), path, "topic", _XML_EXPECTED)
     return topics
 
 

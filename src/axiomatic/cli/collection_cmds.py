@@ -1,0 +1,209 @@
+"""Bring-your-own-collection helpers and the ``models`` command.
+
+* :func:`load_dataset_cli` is what every ``--dataset`` option goes through: catalog names,
+  ``irds:<id>``, a TOML descriptor or a rank_llm JSON (with ``--qrels``), with
+  ``--skip-malformed`` counts reported on stderr;
+* ``axiomatic datasets init FILE.toml`` (dispatched from ``datasets``) writes a commented
+  descriptor template;
+* ``axiomatic models`` lists the model zoo, one line each.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from axiomatic.cli.app import app
+from axiomatic.cli.common import console, err_console, fail, suggest
+
+QrelsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--qrels",
+        help="TREC qrels file for the dataset (replaces its qrels); gives a rank_llm JSON "
+        "--dataset its judgments.",
+    ),
+]
+SkipMalformedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-malformed",
+        help="Skip malformed lines of run, qrels, topics and document files (the count of "
+        "skipped lines is reported) instead of stopping at the first one.",
+    ),
+]
+DATASET_HELP = (
+    "Catalog name (e.g. scifact/test; list: `axiomatic datasets`), irds:<id>, a dataset "
+    "descriptor FILE.toml (`axiomatic datasets init FILE.toml`) or a rank_llm results FILE.json."
+)
+
+
+def report_data_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Print the readers' :class:`DataWarning` messages (skipped / duplicate line counts)."""
+    from axiomatic.cli.common import warn
+    from axiomatic.data.errors import DataWarning
+
+    for w in caught:
+        if issubclass(w.category, DataWarning):
+            warn(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def load_dataset_cli(
+    name: str,
+    data_root: Path | None,
+    qrels: Path | None = None,
+    skip_malformed: bool = False,
+) -> Any:
+    """Load ``--dataset`` (name, ``irds:`` id, descriptor or rank_llm JSON) or exit with the
+    error; skipped-line counts are printed as warnings."""
+    from axiomatic.data import catalog
+
+    kwargs: dict[str, Any] = {}
+    if qrels is not None:
+        kwargs["qrels"] = qrels
+    if skip_malformed:
+        kwargs["skip_malformed"] = True
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ds = catalog.load_dataset(name, data_root=data_root, **kwargs)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        msg = exc.args[0] if exc.args else str(exc)
+        raise fail(_cli_hint(str(msg))) from None
+    report_data_warnings(caught)
+    return ds
+
+
+def _cli_hint(message: str) -> str:
+    return message.replace("pass skip_malformed=True", "pass --skip-malformed").replace(
+        "pass --force", "pass --force"
+    )
+
+
+def read_run_cli(path: Path, skip_malformed: bool = False) -> Any:
+    """A TREC run for a CLI command: errors name ``--skip-malformed``; skipped lines reported."""
+    from axiomatic.data.trec import read_run
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run = read_run(path, skip_malformed=skip_malformed)
+    except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
+        raise fail(_cli_hint(str(exc))) from None
+    report_data_warnings(caught)
+    return run
+
+
+# ------------------------------------------------------------------------- datasets init
+def datasets_action(action: list[str], force: bool = False) -> None:
+    """``axiomatic datasets ACTION ...``: only ``init FILE.toml`` exists."""
+    from axiomatic.data.descriptor import DescriptorError, write_descriptor_template
+
+    verb, args = action[0], action[1:]
+    if verb != "init":
+        raise fail(
+            f"unknown datasets action {verb!r}; expected `axiomatic datasets init FILE.toml` "
+            f"(or no argument to list the catalog).{suggest(verb, ['init'])}"
+        )
+    if len(args) != 1:
+        raise fail("usage: axiomatic datasets init FILE.toml [--force]")
+    target = Path(args[0])
+    if target.suffix != ".toml":
+        raise fail(f"{target}: a dataset descriptor is a .toml file, e.g. {target.stem}.toml")
+    try:
+        path = write_descriptor_template(target, overwrite=force)
+    except DescriptorError as exc:
+        raise fail(str(exc)) from None
+    console.print(
+        f"wrote {escape(str(path))}: edit queries/documents (and qrels, candidates), then use it "
+        f"as --dataset {escape(str(path))}",
+        highlight=False,
+    )
+
+
+# ------------------------------------------------------------------------------- models
+CITATIONS: dict[str, str] = {
+    "knrm": "Xiong et al., SIGIR 2017",
+    "conv-knrm": "Dai et al., WSDM 2018",
+    "drmm": "Guo et al., CIKM 2016",
+    "matchpyramid": "Pang et al., AAAI 2016",
+    "duet": "Mitra et al., WWW 2017",
+    "anmm": "Yang et al., CIKM 2016",
+    "arc-i": "Hu et al., NIPS 2014",
+    "mv-lstm": "Wan et al., AAAI 2016",
+    "cross-encoder": "Nogueira & Cho, arXiv 2019; MiniLM: Wang et al., NeurIPS 2020",
+    "bi-encoder": "Reimers & Gurevych, EMNLP 2019 (all-MiniLM-L6-v2)",
+    "clir-dual": "Liu et al., smooth cosine + Smooth Ordinal Search Loss (docs/clir.md)",
+    "acrank": "Bo et al. 2023, ACRank (DESIGN.md sec. 6)",
+}
+"""Where each registered model comes from (a model missing here shows its docstring only)."""
+
+_HIDDEN_DEFAULTS = ("embeddings", "doc_embeddings", "tokenizer_path", "encoder_path")
+
+
+def model_zoo() -> list[dict[str, str]]:
+    """One row per registered model: name, what (first docstring sentence), citation,
+    defaults (constructor defaults, read from the class so that they cannot go stale)."""
+    from axiomatic.models.io import list_models, model_class
+
+    rows = []
+    for name in list_models():
+        try:
+            cls = model_class(name)
+        except ImportError as exc:  # an optional dependency of one model
+            rows.append({"name": name, "what": f"(unavailable: {exc})", "cite": "", "defaults": ""})
+            continue
+        doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+        what = doc.split(". ")[0].rstrip(".")
+        defaults = []
+        for p in inspect.signature(cls).parameters.values():
+            if p.default is inspect.Parameter.empty or p.name in _HIDDEN_DEFAULTS:
+                continue
+            if p.default is None:
+                continue
+            defaults.append(f"{p.name}={p.default}")
+        rows.append(
+            {
+                "name": name,
+                "what": what,
+                "cite": CITATIONS.get(name, ""),
+                "defaults": ", ".join(defaults),
+            }
+        )
+    return rows
+
+
+@app.command()
+def models(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of lines.")] = False,
+) -> None:
+    """List the model zoo: one line per model (what it is, citation, defaults).
+
+    Use a name with `axiomatic train --model NAME`; options override the defaults shown (in a
+    --config TOML, under [train] model_config). Details: docs/models.md.
+    """
+    rows = model_zoo()
+    if as_json:
+        import json
+
+        console.print_json(json.dumps(rows))
+        return
+    if not rows:
+        err_console.print("no models registered")
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        cite = f" [{r['cite']}]" if r["cite"] else ""
+        console.print(
+            f"[bold]{escape(r['name']).ljust(width)}[/]  {escape(r['what'])}{escape(cite)}"
+            f"  [dim]defaults: {escape(r['defaults'])}[/]",
+            highlight=False,
+            soft_wrap=True,
+        )
