@@ -11,7 +11,7 @@ from rich.markup import escape
 from axiomatic.cli.app import app
 from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail, suggest
 
-EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth")
+EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth", "acrank2023")
 THREADS_HELP = (
     "Torch CPU threads (default: the idle cores, at most 4, from the load average; a busy "
     "machine trains several times faster with fewer threads)."
@@ -136,7 +136,9 @@ def train(
 
 @app.command()
 def experiment(
-    name: Annotated[str, typer.Argument(help="rosset2019 | rennings-augment | liu-smooth")],
+    name: Annotated[
+        str, typer.Argument(help="rosset2019 | rennings-augment | liu-smooth | acrank2023")
+    ],
     quick: Annotated[
         bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")
     ] = False,
@@ -188,8 +190,8 @@ def experiment(
         except (ValueError, FileNotFoundError) as exc:
             raise fail(str(exc)) from None
     if report_only:
-        if key not in ("rosset2019", "liu-smooth"):
-            raise fail("--report-only is available for rosset2019 and liu-smooth")
+        if key not in ("rosset2019", "liu-smooth", "acrank2023"):
+            raise fail("--report-only is available for rosset2019, liu-smooth and acrank2023")
         overrides["report_only"] = True
     cli = {
         "seeds": seed_list,
@@ -211,6 +213,10 @@ def experiment(
             from axiomatic.experiments.rosset2019 import run_rosset2019
 
             run_rosset2019(out, quick=quick, echo=echo, **overrides)
+        elif key == "acrank2023":
+            from axiomatic.experiments.acrank2023 import run_acrank2023
+
+            run_acrank2023(out, quick=quick, echo=echo, **overrides)
         elif key == "liu-smooth":
             from axiomatic.experiments.liu_smooth import run_liu_smooth
 

@@ -1,0 +1,843 @@
+"""Bo et al. (2023), "ACRank: contrastive learning of axiomatic matching signals" (in Chinese;
+English summary in the project's design notes, section 6), at the scale of the staged data.
+
+What runs (every part configurable in a plan TOML, ``[plan]`` table):
+
+- Tables 3 / 4: rows KNRM, Conv-KNRM, the MiniLM cross-encoder ("BERT"), AP(TFC-A / TFC-D /
+  TFC-A&D) and ACRank(TFC-A / TFC-D / TFC-A&D) per setting (English MS MARCO with zero-shot TREC
+  DL 2019, English SciFact, Chinese QBQTC); NDCG@1, NDCG@10, MAP; paired t-test of every row
+  against each ACRank variant over the test queries, Holm-corrected per ACRank variant and
+  measure.
+- Tables 5 / 6: ablations w/E() (signal extraction + baseline hinge loss), w/L() ([CLS] + MLP
+  with the contrastive loss), w/E()&L() (= ACRank) on original and on augmented data.
+- Figure 4: the effect of p for one rule.
+- Diagnosis of the trained models (TFC1, TFC2, M-TDC, LNC2 relaxed, mined on the test queries)
+  and the Rosset perturbation agreement (TFC1-A, TFC1-D, TFC3, LNC), next to the plain
+  cross-encoder: does ACRank raise TFC fulfilment?
+
+A row is a *unit* ``(model, rule, loss, p, seed)``; units shared by rows (ACRank(TFC-A&D) is also
+"w/E()&L() TFC-A&D") train once. Each unit has its own folder
+(``runs/<setting>/<unit>/seed<k>``), is skipped when finished and resumed from its checkpoint
+when interrupted. ``--report-only`` summarizes what is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from axiomatic.data.records import Dataset
+from axiomatic.experiments.common import (
+    load_split,
+    markdown_table,
+    mean_values,
+    per_query,
+    read_json,
+    write_json,
+)
+
+MEASURES = ("nDCG@1", "nDCG@10", "AP")
+LABELS = {"nDCG@1": "NDCG@1", "nDCG@10": "NDCG@10", "AP": "MAP"}
+ACRANK_ROWS = ("ACRank(TFC-A)", "ACRank(TFC-D)", "ACRank(TFC-A&D)")
+ROSSET_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+DOCS_BEGIN = "<!-- BEGIN GENERATED (axiomatic experiment acrank2023) -->"
+DOCS_END = "<!-- END GENERATED -->"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One training run: ``model`` is knrm, conv-knrm, cross-encoder, acrank (E()) or
+    acrank-cls (w/L()); ``loss`` infonce (L()) or hinge (baseline; edits as extra pairs)."""
+
+    model: str
+    rule: str = "none"
+    loss: str = "hinge"
+    p: float = 0.5
+
+    @property
+    def slug(self) -> str:
+        rule = self.rule.replace("&", "").lower()
+        p = "" if self.rule == "none" else f"-p{self.p:g}"
+        return f"{self.model}-{rule}-{self.loss}{p}"
+
+
+def row_unit(row: str, p: float) -> Unit:
+    """The unit behind a table row name (see :data:`ROW_NAMES`)."""
+    rows = {
+        "KNRM": Unit("knrm"),
+        "Conv-KNRM": Unit("conv-knrm"),
+        "cross-encoder": Unit("cross-encoder"),
+        "w/E() original": Unit("acrank", "none", "hinge"),
+        "w/L() original": Unit("acrank-cls", "none", "infonce"),
+        "w/E()&L() original": Unit("acrank", "none", "infonce"),
+    }
+    for rule in ("TFC-A", "TFC-D", "TFC-A&D"):
+        rows[f"AP({rule})"] = Unit("cross-encoder", rule, "hinge", p)
+        rows[f"ACRank({rule})"] = Unit("acrank", rule, "infonce", p)
+        rows[f"w/E() {rule}"] = Unit("acrank", rule, "hinge", p)
+        rows[f"w/L() {rule}"] = Unit("acrank-cls", rule, "infonce", p)
+        rows[f"w/E()&L() {rule}"] = Unit("acrank", rule, "infonce", p)
+    if row not in rows:
+        import difflib
+
+        close = difflib.get_close_matches(row, list(rows), n=2, cutoff=0.5)
+        raise ValueError(
+            f"unknown acrank2023 row {row!r}; expected one of {', '.join(rows)}"
+            + (f". Did you mean {', '.join(repr(c) for c in close)}?" if close else "")
+        )
+    return rows[row]
+
+
+MAIN_ROWS = (
+    "KNRM",
+    "Conv-KNRM",
+    "cross-encoder",
+    "AP(TFC-A)",
+    "AP(TFC-D)",
+    "AP(TFC-A&D)",
+    *ACRANK_ROWS,
+)
+
+
+@dataclass
+class SettingPlan:
+    """One dataset setting: train on ``train``, test on ``test`` and zero-shot on
+    ``zero_shot``; ``train_queries`` / ``test_queries`` cap the query counts (seeded subsets)."""
+
+    name: str
+    train: str
+    test: str
+    zero_shot: list[str] = field(default_factory=list)
+    rows: list[str] = field(default_factory=lambda: list(MAIN_ROWS))
+    ablation_rows: list[str] = field(default_factory=list)
+    p_sweep: list[float] = field(default_factory=list)
+    p_sweep_rule: str = "TFC-D"
+    train_queries: int | None = None
+    test_queries: int | None = None
+    zero_shot_queries: int | None = None
+    zero_shot_rows: list[str] | None = None
+    max_length: int | None = None
+    diagnose: bool = True
+
+
+@dataclass
+class ACRankPlan:
+    """What to run. ``full()`` is the paper-shaped plan; ``quick()`` a CI-sized one."""
+
+    settings: list[SettingPlan]
+    seeds: list[int] = field(default_factory=lambda: [0])
+    p: float = 0.5
+    steps: int = 300
+    steps_per_model: dict[str, int] = field(default_factory=dict)
+    batch_size: int = 8
+    negatives: int = 3
+    lr: float = 2e-5
+    lr_word: float = 1e-3
+    max_length: int = 256
+    train_depth: int = 20
+    test_depth: int = 20
+    zero_shot_depth: int = 100
+    dev_queries: int = 0
+    eval_every: int = 100
+    embeddings: str = "word2vec"
+    word_model_config: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {
+            "knrm": {"max_doc_len": 128},
+            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
+        }
+    )
+    acrank_config: dict[str, Any] = field(default_factory=dict)
+    encoder_path: str | None = None
+    diagnose_axioms: str = "TFC1,TFC2,M-TDC,LNC2"
+    diagnose_queries: int = 30
+    diagnose_depth: int = 10
+    diagnose_rows: list[str] = field(
+        default_factory=lambda: ["cross-encoder", "AP(TFC-A&D)", *ACRANK_ROWS]
+    )
+    agreement_pairs: int = 100
+    threads: int | None = 1
+    data_root: str | None = None
+    docs: str | None = None
+    budget_note: str = ""
+
+    @classmethod
+    def full(cls) -> ACRankPlan:
+        abl = [
+            "w/E() original",
+            "w/L() original",
+            "w/E()&L() original",
+            *[f"{a} {r}" for r in ("TFC-A", "TFC-D", "TFC-A&D") for a in ("w/E()", "w/L()")],
+        ]
+        return cls(
+            settings=[
+                SettingPlan(
+                    "msmarco",
+                    "msmarco-dev-top20/train",
+                    "msmarco-dev-top20/test",
+                    zero_shot=["trec-dl-2019/bm25"],
+                    ablation_rows=abl,
+                    p_sweep=[0.1, 0.3, 0.5, 0.7, 1.0],
+                ),
+                SettingPlan("scifact", "scifact/train", "scifact/test"),
+                SettingPlan("qbqtc", "qbqtc/train", "qbqtc/test", ablation_rows=abl),
+            ],
+            seeds=[0, 1],
+        )
+
+    @classmethod
+    def quick(cls) -> ACRankPlan:
+        return cls(
+            settings=[
+                SettingPlan(
+                    "demo",
+                    "demo/train",
+                    "demo/test",
+                    rows=["KNRM", "cross-encoder", "AP(TFC-A&D)", *ACRANK_ROWS],
+                    ablation_rows=["w/L() TFC-A&D"],
+                    p_sweep=[1.0],
+                    p_sweep_rule="TFC-A&D",
+                )
+            ],
+            steps=2,
+            batch_size=2,
+            negatives=2,
+            max_length=48,
+            lr=1e-4,
+            embeddings="random",
+            word_model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 48}},
+            diagnose_queries=2,
+            diagnose_depth=4,
+            diagnose_axioms="TFC1,LNC2",
+            diagnose_rows=["cross-encoder", "ACRank(TFC-A&D)"],
+            agreement_pairs=6,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _slug(name: str) -> str:
+    return name.replace("/", "_")
+
+
+@dataclass
+class _Data:
+    train: Dataset
+    test: Dataset
+    zero_shot: dict[str, Dataset]
+    vocab_texts: list[str]
+    language: str
+
+
+def _cap_queries(ds: Dataset, n: int | None, seed: int, split: str) -> Dataset:
+    usable = sorted(
+        q for q in ds.queries if any(g >= ds.rel_threshold for g in ds.judged(q).values())
+    )
+    if n is None or n >= len(usable):
+        return ds.subset(usable, split=split)
+    order = np.random.default_rng([seed, 8081]).permutation(len(usable))
+    return ds.subset(sorted(usable[int(i)] for i in order[:n]), split=split)
+
+
+class ACRank2023:
+    """Runner (see the module docstring). ``run()`` does everything not done yet."""
+
+    def __init__(
+        self, plan: ACRankPlan, out_dir: str | Path, echo: Callable[[str], None] = print
+    ) -> None:
+        self.plan = plan
+        self.out_dir = Path(out_dir)
+        self.echo = echo
+        self._data_cache: dict[str, _Data] = {}
+
+    # ------------------------------------------------------------------ data
+    def _data(self, sp: SettingPlan) -> _Data:
+        if sp.name in self._data_cache:
+            return self._data_cache[sp.name]
+        p = self.plan
+        train_all = load_split(sp.train, p.data_root, p.train_depth)
+        test_all = load_split(sp.test, p.data_root, p.test_depth)
+        train = _cap_queries(train_all, sp.train_queries, 0, "train")
+        test = _cap_queries(test_all, sp.test_queries, 1, "test")
+        if test.candidates is not None:
+            test.candidates = {q: c[: p.test_depth] for q, c in test.candidates.items()}
+        zero = {}
+        for name in sp.zero_shot:
+            ds = _cap_queries(
+                load_split(name, p.data_root, p.zero_shot_depth), sp.zero_shot_queries, 2, "test"
+            )
+            if ds.candidates is not None:
+                ds.candidates = {q: c[: p.zero_shot_depth] for q, c in ds.candidates.items()}
+            zero[name] = ds
+        lang = str(train_all.doc_language or train_all.language or "en")
+        if lang.startswith("zh"):
+            from axiomatic.perturb.acrank import _jieba
+
+            _jieba()  # a Chinese setting without jieba fails before any training
+        texts = [d.text for d in train_all.documents.values()]
+        data = _Data(train, test, zero, texts, lang)
+        self._data_cache[sp.name] = data
+        return data
+
+    # ------------------------------------------------------------------ one unit
+    def _unit_dir(self, sp: SettingPlan, unit: Unit, seed: int) -> Path:
+        return self.out_dir / "runs" / sp.name / unit.slug / f"seed{seed}"
+
+    def _build(self, unit: Unit, data: _Data, seed: int, max_length: int) -> Any:
+        from axiomatic.models import build_model
+
+        p = self.plan
+        if unit.model in ("knrm", "conv-knrm"):
+            return build_model(
+                unit.model,
+                texts=data.vocab_texts,
+                seed=seed,
+                embeddings=p.embeddings,
+                **p.word_model_config.get(unit.model, {}),
+            )
+        if unit.model == "cross-encoder":
+            return build_model("cross-encoder", seed=seed, max_length=max_length)
+        signal = "cls" if unit.model == "acrank-cls" else "kernel"
+        extra: dict[str, Any] = dict(p.acrank_config)
+        if p.encoder_path:
+            extra["encoder_path"] = p.encoder_path
+        return build_model("acrank", seed=seed, max_length=max_length, signal=signal, **extra)
+
+    def _train_unit(self, sp: SettingPlan, unit: Unit, seed: int) -> dict[str, Any]:
+        import torch
+
+        from axiomatic.training.config import TrainConfig
+        from axiomatic.training.trainer import Trainer, score_dataset
+
+        p = self.plan
+        d = self._unit_dir(sp, unit, seed)
+        done = d / "test_metrics.json"
+        if done.exists():
+            return read_json(done)
+        data = self._data(sp)
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        t0 = time.perf_counter()
+        word = unit.model in ("knrm", "conv-knrm")
+        max_length = sp.max_length or p.max_length
+        rule = unit.rule if unit.rule != "none" else "none"
+        aug = f"acrank(rule='{rule}', p={unit.p:g}, loss={unit.loss}, negatives={p.negatives})"
+        steps = p.steps_per_model.get(unit.model, p.steps)
+        cfg = TrainConfig(
+            dataset=sp.train,
+            model="acrank" if unit.model.startswith("acrank") else unit.model,
+            model_config={} if word else {"max_length": max_length},
+            loss="contrastive" if unit.loss == "infonce" else "hinge",
+            augmentation=aug,
+            lr=p.lr_word if word else p.lr,
+            batch_size=p.batch_size,
+            steps=steps,
+            eval_every=max(1, min(p.eval_every, steps)),
+            checkpoint_every=max(1, min(p.eval_every, steps)),
+            patience=0,
+            dev_queries=0,
+            candidate_depth=p.train_depth,
+            seed=seed,
+        )
+        net = self._build(unit, data, seed, max_length)
+        trainer = Trainer(net, cfg, d, data.train, None)
+        result = trainer.fit(resume=True)
+        stats = trainer.strategy.stats() if hasattr(trainer.strategy, "stats") else {}
+        train_s = time.perf_counter() - t0
+        out: dict[str, Any] = {
+            "setting": sp.name,
+            "unit": unit.slug,
+            **asdict(unit),
+            "seed": seed,
+            "n_train_queries": len(data.train.queries),
+            "augmentation_stats": stats,
+            "train_seconds": round(train_s, 1),
+            **result.to_dict(),
+        }
+        runs = {sp.test: score_dataset(net, data.test, depth=p.test_depth)}
+        zs_rows = sp.zero_shot_rows
+        for name, ds in data.zero_shot.items():
+            if zs_rows is None or any(row_unit(r, p.p) == unit for r in zs_rows):
+                runs[name] = score_dataset(net, ds, depth=p.zero_shot_depth)
+        out["test"] = {}
+        for name, run in runs.items():
+            write_json(d / f"run_{_slug(name)}.json", run)
+            ds = data.test if name == sp.test else data.zero_shot[name]
+            out["test"][name] = mean_values(per_query(run, ds, MEASURES))
+        out["score_seconds"] = round(time.perf_counter() - t0 - train_s, 1)
+        write_json(done, out)
+        # the unit is finished (test_metrics.json): its model/ folder is what later steps use;
+        # the checkpoint (weights + Adam state, ~3x the model) is not needed any more
+        for name in ("checkpoint.pt", "best.pt"):
+            (d / name).unlink(missing_ok=True)
+        self.echo(
+            f"[acrank2023] {sp.name} {unit.slug} seed={seed}: "
+            + "; ".join(
+                f"{k}: " + ", ".join(f"{LABELS[m]} {v:.4f}" for m, v in vals.items())
+                for k, vals in out["test"].items()
+            )
+            + f" ({train_s:.0f}s train, {out['score_seconds']:.0f}s scoring)"
+        )
+        return out
+
+    def _units(self, sp: SettingPlan) -> list[Unit]:
+        p = self.plan
+        units: list[Unit] = []
+        for row in [*sp.rows, *sp.ablation_rows]:
+            u = row_unit(row, p.p)
+            if u not in units:
+                units.append(u)
+        for pv in sp.p_sweep:
+            u = Unit("acrank", sp.p_sweep_rule, "infonce", float(pv))
+            if u not in units:
+                units.append(u)
+        return units
+
+    # ------------------------------------------------------------------ everything
+    def run(self) -> dict[str, Any]:
+        from axiomatic.training.config import write_toml
+
+        p = self.plan
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        write_toml(
+            {"experiment": "acrank2023", **_plain(p.to_dict())}, self.out_dir / "config.toml"
+        )
+        t0 = time.perf_counter()
+        for sp in p.settings:
+            for seed in p.seeds:
+                for unit in self._units(sp):
+                    self._train_unit(sp, unit, seed)
+            if sp.diagnose:
+                self._diagnose(sp)
+        self.echo(f"[acrank2023] all units done ({time.perf_counter() - t0:.0f}s this call)")
+        return self.report()
+
+    # ------------------------------------------------------------------ diagnosis
+    def _diagnose(self, sp: SettingPlan) -> dict[str, Any] | None:
+        """Axiom fulfilment (mined TFC1/TFC2/M-TDC/LNC2 instances on test queries) and Rosset
+        perturbation agreement of the trained models (seed 0) next to the cross-encoder."""
+        p = self.plan
+        out_file = self.out_dir / "diagnosis" / sp.name / "diagnosis.json"
+        if out_file.exists():
+            return read_json(out_file)
+        rows = [r for r in p.diagnose_rows if r in [*sp.rows, *sp.ablation_rows]]
+        seed = p.seeds[0]
+        dirs = {r: self._unit_dir(sp, row_unit(r, p.p), seed) for r in rows}
+        dirs = {r: d for r, d in dirs.items() if (d / "model").is_dir()}
+        if not dirs:
+            return None
+        from axiomatic.diagnose.diagnosis import diagnose
+        from axiomatic.diagnose.mining import mine, read_instances
+        from axiomatic.models import load_model
+        from axiomatic.models.ranker import NeuralRanker
+        from axiomatic.perturb import DocumentPerturber, build_vocabulary
+        from axiomatic.text.analyzer import parse_analyzer
+        from axiomatic.training.analysis import perturbation_agreement
+        from axiomatic.training.augmenters import visible_tokens
+
+        t0 = time.perf_counter()
+        data = self._data(sp)
+        test = _cap_queries(data.test, p.diagnose_queries, 3, "test")
+        if test.candidates is not None:
+            test.candidates = {q: c[: p.diagnose_depth] for q, c in test.candidates.items()}
+        inst_dir = self.out_dir / "diagnosis" / sp.name / "instances"
+        mine(test, p.diagnose_axioms, inst_dir, depth=p.diagnose_depth, progress=False)
+        instances, artificial = read_instances(inst_dir)
+        models = {r: load_model(d / "model") for r, d in dirs.items()}
+        rankers = {r: NeuralRanker(m, name=r) for r, m in models.items()}
+        result: dict[str, Any] = {"instances": {}, "fulfilment": {}, "agreement": {}}
+        if len(instances):
+            counts = instances.groupby("axiom").size()
+            result["instances"] = {str(k): int(v) for k, v in counts.items()}
+            diag = diagnose(instances, rankers, test, artificial)
+            piv = diag.pivot("axiom")
+            result["fulfilment"] = {
+                str(r): {str(c): float(piv.loc[r, c]) for c in piv.columns} for r in piv.index
+            }
+            mc = diag.mcnemar()
+            mc.to_csv(out_file.parent / "mcnemar.csv", index=False)
+        an = parse_analyzer("default", language=test.language)
+        texts = [test.documents[d].text for q in test.queries for d in test.candidate_ids(q)]
+        vocab = build_vocabulary(texts, an, min_count=1)
+        for r, m in models.items():
+            pert = DocumentPerturber(an, vocab, lnc_terms=3, max_position=visible_tokens(m))
+            result["agreement"][r] = perturbation_agreement(
+                m, test, pert, ROSSET_AXIOMS, n_pairs=p.agreement_pairs, depth=p.diagnose_depth
+            )
+        result["seconds"] = round(time.perf_counter() - t0, 1)
+        result["queries"] = len(test.queries)
+        write_json(out_file, result)
+        self.echo(f"[acrank2023] diagnosis {sp.name}: {result['seconds']:.0f}s")
+        return result
+
+    # ------------------------------------------------------------------ reporting
+    def report(self) -> dict[str, Any]:
+        """Summarize every finished unit on disk (works while units are still missing)."""
+        from axiomatic.evaluate.significance import holm, paired_test
+
+        p = self.plan
+        tables: list[dict[str, Any]] = []
+        sweep: list[dict[str, Any]] = []
+        diagnosis: dict[str, Any] = {}
+        total_train = 0.0
+        aug_stats: dict[str, dict[str, int]] = {}
+        for sp in p.settings:
+            row_names = [*sp.rows, *sp.ablation_rows]
+            units = {r: row_unit(r, p.p) for r in row_names}
+            metrics: dict[str, list[dict[str, Any]]] = {}
+            for r, u in units.items():
+                ms = []
+                for seed in p.seeds:
+                    f = self._unit_dir(sp, u, seed) / "test_metrics.json"
+                    if f.exists():
+                        ms.append(read_json(f))
+                metrics[r] = ms
+            for u in self._units(sp):
+                for seed in p.seeds:
+                    f = self._unit_dir(sp, u, seed) / "test_metrics.json"
+                    if f.exists():
+                        m = read_json(f)
+                        total_train += float(m.get("train_seconds", 0.0))
+                        if u.rule != "none" and m.get("augmentation_stats"):
+                            aug_stats[f"{sp.name} {u.slug} seed{seed}"] = m["augmentation_stats"]
+            test_sets: list[str] = [sp.test, *sp.zero_shot]
+            needs_data = any(metrics.values())
+            data = self._data(sp) if needs_data else None
+            for ts in test_sets:
+                if data is None:
+                    break
+                ds = data.test if ts == sp.test else data.zero_shot[ts]
+                pq: dict[str, dict[str, dict[str, float]]] = {}
+                for r in row_names:
+                    vals = []
+                    for seed in p.seeds:
+                        f = self._unit_dir(sp, units[r], seed) / f"run_{_slug(ts)}.json"
+                        if f.exists():
+                            vals.append(per_query(read_json(f), ds, MEASURES))
+                    if vals:  # mean over seeds, per query
+                        pq[r] = {
+                            m: {q: float(np.mean([v[m][q] for v in vals])) for q in vals[0][m]}
+                            for m in MEASURES
+                        }
+                for r, vals_r in pq.items():
+                    row: dict[str, Any] = {
+                        "setting": sp.name,
+                        "test": ts,
+                        "row": r,
+                        "table": "ablation" if r in sp.ablation_rows else "main",
+                        "seeds": len(metrics[r]),
+                        "queries": len(next(iter(vals_r.values()))),
+                    }
+                    for m in MEASURES:
+                        row[LABELS[m]] = float(np.mean(list(vals_r[m].values())))
+                    tables.append(row)
+                # paired t-tests of every row against each ACRank variant, Holm per variant+measure
+                for ac in ACRANK_ROWS:
+                    if ac not in pq:
+                        continue
+                    for m in MEASURES:
+                        others = [r for r in pq if r != ac]
+                        tests = [paired_test(pq[r][m], pq[ac][m], test="t") for r in others]
+                        adj = holm([t.pvalue for t in tests]) if tests else []
+                        for r, t, a in zip(others, tests, adj, strict=True):
+                            row = next(
+                                x
+                                for x in tables
+                                if x["test"] == ts and x["row"] == r and x["setting"] == sp.name
+                            )
+                            row[f"p {LABELS[m]} vs {ac}"] = float(a)
+                            row[f"diff {LABELS[m]} vs {ac}"] = float(t.mean_diff)
+            if data is not None:
+                for pv in sorted({*sp.p_sweep, p.p}):
+                    u = Unit("acrank", sp.p_sweep_rule, "infonce", float(pv))
+                    f = self._unit_dir(sp, u, p.seeds[0]) / "test_metrics.json"
+                    if f.exists() and sp.p_sweep:
+                        m = read_json(f)["test"][sp.test]
+                        sweep.append(
+                            {"setting": sp.name, "rule": sp.p_sweep_rule, "p": pv}
+                            | {LABELS[k]: v for k, v in m.items()}
+                        )
+            dfile = self.out_dir / "diagnosis" / sp.name / "diagnosis.json"
+            if dfile.exists():
+                diagnosis[sp.name] = read_json(dfile)
+        summary = {
+            "rows": tables,
+            "p_sweep": sweep,
+            "diagnosis": diagnosis,
+            "augmentation_stats": aug_stats,
+            "train_seconds_total": round(total_train, 1),
+            "machine": _machine(),
+            "plan": p.to_dict(),
+        }
+        write_json(self.out_dir / "results.json", summary)
+        figs = self._figures(summary)
+        text = self._markdown(summary, figs)
+        (self.out_dir / "summary.md").write_text(text, encoding="utf-8")
+        if p.docs:
+            self._write_docs(Path(p.docs), text, figs)
+        return summary
+
+    def _figures(self, summary: dict[str, Any]) -> list[Path]:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:  # pragma: no cover - matplotlib is a dependency
+            return []
+        out: list[Path] = []
+        rows = [r for r in summary["rows"] if r["table"] == "main"]
+        for setting, ts in sorted({(r["setting"], r["test"]) for r in rows}):
+            sel = [r for r in rows if r["setting"] == setting and r["test"] == ts]
+            fig, ax = plt.subplots(figsize=(7, 3.4))
+            x = np.arange(len(sel))
+            for i, m in enumerate(("NDCG@1", "NDCG@10", "MAP")):
+                ax.bar(x + (i - 1) * 0.27, [r[m] for r in sel], width=0.27, label=m)
+            ax.set_xticks(x, [r["row"] for r in sel], rotation=35, ha="right", fontsize=7)
+            ax.set_title(f"ACRank rows: {setting}, test {ts}", fontsize=9)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            path = self.out_dir / f"acrank_main_{setting}_{_slug(ts)}.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            out.append(path)
+        if summary["p_sweep"]:
+            for setting in sorted({r["setting"] for r in summary["p_sweep"]}):
+                pts = sorted(
+                    (r for r in summary["p_sweep"] if r["setting"] == setting),
+                    key=lambda r: r["p"],
+                )
+                fig, ax = plt.subplots(figsize=(4.5, 3.2))
+                for m in ("NDCG@1", "NDCG@10", "MAP"):
+                    ax.plot([r["p"] for r in pts], [r[m] for r in pts], marker="o", label=m)
+                ax.set_xlabel(f"p ({pts[0]['rule']})")
+                ax.set_title(f"Fig. 4 analogue: effect of p, {setting}", fontsize=9)
+                ax.legend(fontsize=7)
+                fig.tight_layout()
+                path = self.out_dir / f"acrank_p_{setting}.png"
+                fig.savefig(path, dpi=110)
+                plt.close(fig)
+                out.append(path)
+        for setting, diag in summary["diagnosis"].items():
+            ful = diag.get("fulfilment") or {}
+            agr = diag.get("agreement") or {}
+            if not ful and not agr:
+                continue
+            fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.2))
+            for ax, data, title in ((a1, ful, "mined axioms"), (a2, agr, "perturbation agreement")):
+                names = list(data)
+                cols = sorted({c for v in data.values() for c in v})
+                x = np.arange(len(cols))
+                w = 0.8 / max(1, len(names))
+                for i, n in enumerate(names):
+                    ax.bar(x + i * w, [data[n].get(c, np.nan) for c in cols], width=w, label=n)
+                ax.set_xticks(x + 0.4 - w / 2, cols, fontsize=7)
+                ax.set_ylim(0, 1)
+                ax.set_title(title, fontsize=9)
+            a2.legend(fontsize=6)
+            fig.suptitle(f"Diagnosis of trained models: {setting}", fontsize=9)
+            fig.tight_layout()
+            path = self.out_dir / f"acrank_diagnosis_{setting}.png"
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+            out.append(path)
+        return out
+
+    def _markdown(self, summary: dict[str, Any], figs: Sequence[Path]) -> str:
+        p = self.plan
+        text = [
+            "# ACRank (Bo et al. 2023) - reproduction at the staged data's scale",
+            "",
+            f"Seeds {p.seeds}; p = {p.p}; {p.steps} steps (per model: {p.steps_per_model or 'same'}), "
+            f"batch {p.batch_size} queries, {p.negatives} sampled negatives (InfoNCE), max length "
+            f"{p.max_length} word pieces (per setting: "
+            + ", ".join(f"{s.name} {s.max_length or p.max_length}" for s in p.settings)
+            + f"), lr {p.lr} (transformers) / {p.lr_word} (word models), threads {p.threads}. "
+            f"Training time of all finished units: {summary['train_seconds_total']:.0f} s. "
+            + (p.budget_note or ""),
+            "",
+            "Metric values are means over test queries (per-query values averaged over seeds). "
+            "p: paired t-test over test queries against the named ACRank variant, Holm-corrected "
+            "over the rows compared with that variant (per measure); diff = row - ACRank.",
+        ]
+        for table, title in (
+            ("main", "Tables 3/4: main rows"),
+            ("ablation", "Tables 5/6: ablations"),
+        ):
+            rows = [r for r in summary["rows"] if r["table"] == table]
+            if not rows:
+                continue
+            text += ["", f"## {title}", ""]
+            for setting, ts in sorted({(r["setting"], r["test"]) for r in rows}):
+                sel = [r for r in rows if r["setting"] == setting and r["test"] == ts]
+                text += [f"### {setting}: test {ts} ({sel[0]['queries']} queries)", ""]
+                cols = ["row", "seeds", "NDCG@1", "NDCG@10", "MAP"]
+                for ac in ACRANK_ROWS:
+                    if any(f"p NDCG@10 vs {ac}" in r for r in sel):
+                        cols.append(f"p NDCG@10 vs {ac}")
+                text += [markdown_table(sel, cols), ""]
+        if summary["p_sweep"]:
+            text += [
+                "## Figure 4: effect of p",
+                "",
+                markdown_table(
+                    summary["p_sweep"], ["setting", "rule", "p", "NDCG@1", "NDCG@10", "MAP"]
+                ),
+                "",
+            ]
+        for setting, diag in summary["diagnosis"].items():
+            text += [
+                f"## Diagnosis of the trained models: {setting}",
+                "",
+                f"{diag.get('queries')} test queries, first {p.diagnose_depth} candidates; "
+                f"instances per axiom: {diag.get('instances')}. Fraction of instances each "
+                "model orders as the axiom says (LNC2 relaxed, default variants of the "
+                "catalogue):",
+                "",
+            ]
+            ful = diag.get("fulfilment") or {}
+            if ful:
+                cols = sorted({c for v in ful.values() for c in v})
+                text += [
+                    markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]),
+                    "",
+                ]
+            agr = diag.get("agreement") or {}
+            if agr:
+                text += [
+                    "Rosset perturbation agreement (fraction of test pairs where "
+                    "delta * (s(d) - s(d')) > 0):",
+                    "",
+                    markdown_table(
+                        [{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]
+                    ),
+                    "",
+                ]
+        if summary["augmentation_stats"]:
+            text += [
+                "## Augmentation counts (training steps run by the last process of each unit)",
+                "",
+                markdown_table(
+                    [{"unit": k, **v} for k, v in summary["augmentation_stats"].items()],
+                    [
+                        "unit",
+                        "documents",
+                        "tfc_a_applied",
+                        "tfc_a_nothing_drawn",
+                        "tfc_d_applied",
+                        "no_query_term",
+                        "tfc_d_nothing_drawn",
+                        "all_stopword_queries",
+                    ],
+                ),
+                "",
+            ]
+        m = summary["machine"]
+        text += [
+            "## Machine",
+            "",
+            f"{m['platform']}; {m['cpus']} CPUs; torch {m['torch']} ({m['device']}); "
+            f"load average at report time {m['load']}.",
+            "",
+            "Figures: " + ", ".join(f.name for f in figs),
+        ]
+        return "\n".join(text) + "\n"
+
+    def _write_docs(self, docs: Path, text: str, figs: Sequence[Path]) -> None:
+        """Replace the generated block of ``docs`` (created when missing) and copy the figures
+        to ``docs/img``."""
+        import shutil
+
+        img = docs.parent / "img"
+        img.mkdir(parents=True, exist_ok=True)
+        for f in figs:
+            shutil.copyfile(f, img / f.name)
+        body = text.replace("# ACRank (Bo et al. 2023) - reproduction", "### Reproduction", 1)
+        for f in figs:
+            body += f"\n![{f.stem}](img/{f.name})\n"
+        cfg = (self.out_dir / "config.toml").read_text(encoding="utf-8")
+        block = f"{DOCS_BEGIN}\n\n{body}\nPlan (as run):\n\n```toml\n{cfg}```\n\n{DOCS_END}"
+        old = docs.read_text(encoding="utf-8") if docs.exists() else "# ACRank\n\n"
+        if DOCS_BEGIN in old and DOCS_END in old:
+            head, rest = old.split(DOCS_BEGIN, 1)
+            tail = rest.split(DOCS_END, 1)[1]
+            new = head + block + tail
+        else:
+            new = old.rstrip() + "\n\n" + block + "\n"
+        docs.write_text(new, encoding="utf-8")
+
+
+def _machine() -> dict[str, Any]:
+    import torch
+
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        load = None
+    return {
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "torch": torch.__version__,
+        "device": "cuda" if torch.cuda.is_available() else "cpu",
+        "load": load,
+    }
+
+
+def _plain(d: Any) -> Any:
+    if isinstance(d, dict):
+        return {k: _plain(v) for k, v in d.items() if v is not None}
+    if isinstance(d, (list, tuple)):
+        return [_plain(v) for v in d]
+    return d
+
+
+def run_acrank2023(
+    out_dir: str | Path,
+    quick: bool = False,
+    echo: Callable[[str], None] = print,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Run (or resume) the experiment; ``overrides`` replace plan fields (``seeds=[0]``, ...)."""
+    plan = ACRankPlan.quick() if quick else ACRankPlan.full()
+    report_only = overrides.pop("report_only", False)
+    if overrides.pop("models", None):
+        raise ValueError("acrank2023 selects rows per setting: set settings.rows in --config")
+    if overrides.get("settings"):
+        overrides["settings"] = [
+            s if isinstance(s, SettingPlan) else _setting(s) for s in overrides["settings"]
+        ]
+    unknown = sorted(set(overrides) - set(ACRankPlan.__dataclass_fields__))
+    if unknown:
+        raise ValueError(
+            f"unknown acrank2023 setting(s) {unknown}; expected some of "
+            f"{sorted(ACRankPlan.__dataclass_fields__)}"
+        )
+    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
+    from axiomatic.perturb.acrank import check_probability
+
+    check_probability(plan.p, "plan p")
+    for sp in plan.settings:
+        for r in [*sp.rows, *sp.ablation_rows, *(sp.zero_shot_rows or []), *plan.diagnose_rows]:
+            row_unit(r, plan.p)
+        for pv in sp.p_sweep:
+            check_probability(pv, f"settings {sp.name}: p_sweep value")
+    runner = ACRank2023(plan, out_dir, echo)
+    return runner.report() if report_only else runner.run()
+
+
+def _setting(d: dict[str, Any]) -> SettingPlan:
+    names = set(SettingPlan.__dataclass_fields__)
+    unknown = sorted(set(d) - names)
+    if unknown:
+        raise ValueError(
+            f"unknown key(s) {unknown} in an acrank2023 [[plan.settings]] table; expected "
+            f"some of {sorted(names)}"
+        )
+    return SettingPlan(**d)

@@ -1,0 +1,56 @@
+"""``axiomatic experiment acrank2023 --quick``: every row kind trains and evaluates on the demo
+data, the report has the tables / p-values / diagnosis / plots, and a second call retrains
+nothing; bad plans fail before any work."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from axiomatic.cli.main import app
+from axiomatic.experiments.acrank2023 import Unit, row_unit, run_acrank2023
+
+
+def test_acrank2023_quick_end_to_end_and_resume(tmp_path) -> None:
+    out = tmp_path / "acrank"
+    runner = CliRunner()
+    res = runner.invoke(app, ["experiment", "acrank2023", "--quick", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    results = json.loads((out / "results.json").read_text())
+    rows = {r["row"]: r for r in results["rows"]}
+    assert {"KNRM", "cross-encoder", "AP(TFC-A&D)", "ACRank(TFC-A&D)", "w/L() TFC-A&D"} <= set(rows)
+    ce = rows["cross-encoder"]
+    assert 0.0 <= ce["NDCG@10"] <= 1.0 and 0.0 <= ce["p NDCG@10 vs ACRank(TFC-A&D)"] <= 1.0
+    assert [r["p"] for r in results["p_sweep"]] == [0.5, 1.0]
+    diag = results["diagnosis"]["demo"]
+    assert set(diag["agreement"]) == {"cross-encoder", "ACRank(TFC-A&D)"}
+    summary = (out / "summary.md").read_text()
+    assert "Tables 3/4" in summary and "Augmentation counts" in summary
+    assert (out / "acrank_p_demo.png").exists() and (out / "acrank_diagnosis_demo.png").exists()
+    done = sorted(out.glob("runs/demo/*/seed0/test_metrics.json"))
+    assert len(done) == 8 and not list(out.glob("runs/demo/*/seed0/checkpoint.pt"))
+    stamps = [p.stat().st_mtime_ns for p in done]
+    res = runner.invoke(app, ["experiment", "acrank2023", "--quick", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert [p.stat().st_mtime_ns for p in done] == stamps  # nothing retrained
+
+
+def test_rows_map_to_shared_units() -> None:
+    assert row_unit("ACRank(TFC-A&D)", 0.5) == row_unit("w/E()&L() TFC-A&D", 0.5)
+    assert row_unit("w/L() TFC-D", 0.3) == Unit("acrank-cls", "TFC-D", "infonce", 0.3)
+    assert row_unit("AP(TFC-A)", 0.5).model == "cross-encoder"
+    with pytest.raises(ValueError, match="Did you mean 'ACRank"):
+        row_unit("ACrank(TFC-A)", 0.5)
+
+
+def test_bad_plans_fail_before_training(tmp_path) -> None:
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        run_acrank2023(tmp_path, quick=True, p=1.5)
+    with pytest.raises(ValueError, match="unknown acrank2023 setting"):
+        run_acrank2023(tmp_path, quick=True, stepz=3)
+    bad = [{"name": "x", "train": "demo/train", "test": "demo/test", "rows": ["BERT"]}]
+    with pytest.raises(ValueError, match="unknown acrank2023 row 'BERT'"):
+        run_acrank2023(tmp_path, quick=True, settings=bad)
+    assert not list(tmp_path.iterdir())
