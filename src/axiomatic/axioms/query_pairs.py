@@ -295,8 +295,11 @@ def minilm_term_vectors(terms: Sequence[str]) -> np.ndarray:
         lens = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         flat = np.fromiter((i for x in ids for i in x), dtype=np.int64, count=int(lens.sum()))
         owner = np.repeat(np.arange(len(terms)), lens)
-        np.add.at(out, owner, emb[flat])
-        out /= np.maximum(lens, 1)[:, None]
+        agg = sp.csr_matrix(
+            (np.ones(len(flat), dtype=np.float32), (owner, np.arange(len(flat)))),
+            shape=(len(terms), len(flat)),
+        )
+        out = np.asarray(agg @ emb[flat], dtype=np.float32) / np.maximum(lens, 1)[:, None]
     norm = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.where(norm > 0, norm, 1.0)
 
@@ -408,11 +411,11 @@ class QueryPairContext:
     def term_vectors(self) -> np.ndarray:
         if self._vectors is None:
             self._vectors = minilm_term_vectors(self.index.terms)
-        v = np.asarray(self._vectors, dtype=np.float64)
-        if v.shape[0] != self.index.n_terms:
+        v = np.asarray(self._vectors, dtype=np.float32)
+        if v.ndim != 2 or v.shape[0] != self.index.n_terms:
             raise ValueError(
                 f"term_vectors must have one row per index term ({self.index.n_terms}); "
-                f"got {v.shape[0]}"
+                f"got shape {v.shape}"
             )
         return v
 
@@ -420,17 +423,34 @@ class QueryPairContext:
     def doc_vectors(self) -> np.ndarray:
         """L2-normalized tf-weighted mean term vector of each document with a query."""
         rows = np.unique(self.doc)
-        v = np.zeros((self.index.n_docs, self.term_vectors.shape[1]))
-        v[rows] = self.index.tf[rows] @ self.term_vectors
+        v = np.zeros((self.index.n_docs, self.term_vectors.shape[1]), dtype=np.float32)
+        v[rows] = self.index.tf[rows].astype(np.float32) @ self.term_vectors
         norm = np.linalg.norm(v, axis=1, keepdims=True)
         return v / np.where(norm > 0, norm, 1.0)
 
     @cached_property
-    def _vec_flat(self) -> np.ndarray:
+    def _qsum(self) -> np.ndarray:
+        """Sum of each query's term vectors: one sparse (query x term) product, float32."""
+        ok = self.term_ids >= 0
+        agg = sp.csr_matrix(
+            (np.ones(int(ok.sum()), dtype=np.float32), (self.seg[ok], self.term_ids[ok])),
+            shape=(self.n, self.index.n_terms),
+        )
+        return np.asarray(agg @ self.term_vectors)
+
+    def _term_dot(self, other: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``<v_t, other[rows[k]]>`` for every flat query term ``t`` (chunked: the gathered
+        vectors of 10^6 terms would take gigabytes)."""
         t = self.term_ids
-        out = np.zeros((len(t), self.term_vectors.shape[1]))
-        ok = t >= 0
-        out[ok] = self.term_vectors[t[ok]]
+        out = np.zeros(len(t), dtype=np.float64)
+        step = 65536
+        for s in range(0, len(t), step):
+            e = min(s + step, len(t))
+            tt = t[s:e]
+            ok = tt >= 0
+            a = self.term_vectors[np.maximum(tt, 0)]
+            dot = np.einsum("ij,ij->i", a, other[rows[s:e]])
+            out[s:e] = np.where(ok, dot, 0.0)
         return out
 
     # -- scores (one per query; NaN = undefined, no preference) ------------------------
@@ -534,14 +554,12 @@ class QueryPairContext:
     def score_reg(self) -> np.ndarray:
         """tf in d of the query's most diverse term: the one with the lowest mean cosine to the
         other query terms (ties: smallest term id; a one-term query: that term)."""
-        v = self._vec_flat
-        qsum = np.zeros((self.n, v.shape[1]))
-        np.add.at(qsum, self.seg, v)
+        t = self.term_ids
+        sq = np.where(t >= 0, (self.term_vectors[np.maximum(t, 0)] ** 2).sum(axis=1), 0.0)
+        # <v_t, sum of the other terms> = <v_t, query sum> - |v_t|^2
+        rest = self._term_dot(self._qsum, self.seg) - sq
         L = self.q_len[self.seg].astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            sim_rest = np.where(
-                L > 1, np.einsum("ij,ij->i", v, qsum[self.seg] - v) / np.maximum(L - 1, 1), 0.0
-            )
+        sim_rest = np.where(L > 1, rest / np.maximum(L - 1, 1), 0.0)
         o = np.lexsort((self.term_ids, sim_rest, self.seg))
         first = np.ones(len(o), dtype=bool)
         first[1:] = self.seg[o][1:] != self.seg[o][:-1]
@@ -551,13 +569,11 @@ class QueryPairContext:
 
     def score_stm1(self) -> np.ndarray:
         """Cosine of the mean query term vector and the document vector."""
-        v = self._vec_flat
-        qsum = np.zeros((self.n, v.shape[1]))
-        np.add.at(qsum, self.seg, v)
+        qsum = self._qsum
         norm = np.linalg.norm(qsum, axis=1)
         dv = self.doc_vectors[self.doc]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(norm > 0, np.einsum("ij,ij->i", qsum, dv) / norm, 0.0)
+        dot = np.einsum("ij,ij->i", qsum, dv).astype(np.float64)
+        return np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
 
     def score_stm2(self) -> np.ndarray:
         """The number of the query's terms present in d (used under STM-2's condition)."""
@@ -565,7 +581,7 @@ class QueryPairContext:
 
     def score_stm3(self, threshold: float = 0.35) -> np.ndarray:
         """The number of query terms whose cosine with the document vector exceeds threshold."""
-        sim = np.einsum("ij,ij->i", self._vec_flat, self.doc_vectors[self.doc[self.seg]])
+        sim = self._term_dot(self.doc_vectors, self.doc[self.seg])
         return np.bincount(self.seg, weights=(sim > threshold), minlength=self.n)
 
     def scores(self, axiom: QueryPairAxiom | str) -> np.ndarray:

@@ -1,0 +1,226 @@
+"""ARES stages 1-3 on a collection: index, pseudo queries, axiom scores, predictor features.
+
+Each stage is cached under ``cache_dir/<collection>/<key>/`` (Parquet for pseudo queries and
+per-query axiom scores, the index as :meth:`CollectionIndex.save` writes it); the key covers
+the corpus (document ids and texts), the analyzer and every sampling parameter, so a changed
+input recomputes and an unchanged one resumes from what is on disk.
+
+Collections (``positives`` = real training queries with one relevant document each; test splits
+and TREC DL qrels are never used here):
+
+* ``msmarco-20k``: the 11,809 passages of ``msmarco-dev-top20`` plus TREC DL 2019 candidate
+  passages (sorted by id) up to 20,000 passages; positives: ``msmarco-dev-top20/train`` qrels;
+* ``scifact``: the 5,183 SciFact abstracts; positives: ``scifact/train`` qrels;
+* ``demo``: the packaged demo collection (tests, ``--quick``); positives: its train qrels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from axiomatic.ares.sampling import SAMPLING_VERSION, PseudoQueries, sample_pseudo_queries
+from axiomatic.axioms.query_pairs import (
+    QueryPairAxiom,
+    QueryPairContext,
+    parse_query_pair_axioms,
+    preference_features,
+)
+from axiomatic.data.records import Document
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.text.analyzer import Analyzer
+
+COLLECTIONS = ("msmarco-20k", "scifact", "demo")
+SCORES_VERSION = 1
+
+
+@dataclass
+class AresCollection:
+    name: str
+    documents: Mapping[str, Document]
+    positives: list[tuple[str, str, str]]  # (query_id, query text, doc_id)
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha1()
+        for d in sorted(self.documents):
+            h.update(d.encode() + b"\0" + self.documents[d].text.encode() + b"\1")
+        for q, text, d in self.positives:
+            h.update(f"{q}\0{text}\0{d}\1".encode())
+        return h.hexdigest()[:16]
+
+
+def _positives(ds: Any, docs: Mapping[str, Document]) -> list[tuple[str, str, str]]:
+    out = []
+    for qid in sorted(ds.qrels or {}):
+        if qid not in ds.queries:
+            continue
+        for did, grade in sorted(ds.qrels[qid].items()):
+            if grade >= ds.rel_threshold and did in docs:
+                out.append((qid, ds.queries[qid].text, did))
+    return out
+
+
+def load_collection(
+    name: str, data_root: str | Path | None = None, max_docs: int = 20000
+) -> AresCollection:
+    """One of :data:`COLLECTIONS` (see the module docstring)."""
+    from axiomatic.data.catalog import load_dataset
+
+    if name == "demo":
+        ds = load_dataset("demo/train", data_root=data_root)
+        docs = dict(ds.documents)
+        return AresCollection(name, docs, _positives(ds, docs))
+    if name == "scifact":
+        ds = load_dataset("scifact/train", data_root=data_root)
+        docs = dict(ds.documents)
+        return AresCollection(name, docs, _positives(ds, docs))
+    if name == "msmarco-20k":
+        ds = load_dataset("msmarco-dev-top20/train", data_root=data_root)
+        docs = dict(load_dataset("msmarco-dev-top20", data_root=data_root).documents)
+        dl = load_dataset("trec-dl-2019/union", data_root=data_root).documents
+        for did in sorted(dl):
+            if len(docs) >= max_docs:
+                break
+            docs.setdefault(did, dl[did])
+        return AresCollection(name, docs, _positives(ds, docs))
+    import difflib
+
+    close = difflib.get_close_matches(name, COLLECTIONS, n=1)
+    raise ValueError(
+        f"unknown ARES collection {name!r}; expected one of {', '.join(COLLECTIONS)}"
+        + (f" (did you mean {close[0]!r}?)" if close else "")
+    )
+
+
+@dataclass
+class Prepared:
+    """Stages 1-2 of one collection: pseudo queries (first) and real queries (after) in one
+    :class:`QueryPairContext`, with their per-query axiom scores."""
+
+    collection: AresCollection
+    index: CollectionIndex
+    pseudo: PseudoQueries
+    ctx: QueryPairContext
+    n_pseudo: int
+    real_doc: np.ndarray
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def real_ids(self) -> np.ndarray:
+        """Context indices of the real (positive) queries."""
+        return self.n_pseudo + np.arange(len(self.real_doc))
+
+
+def _real_queries(
+    index: CollectionIndex, positives: Sequence[tuple[str, str, str]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    docs, offsets, ids = [], [0], []
+    for _qid, text, did in positives:
+        terms = index.analyzer.analyze(text)
+        ids.extend(index.vocab.get(t, -1) for t in terms)
+        offsets.append(len(ids))
+        docs.append(index.doc_index[did])
+    return (
+        np.asarray(docs, dtype=np.int64),
+        np.asarray(offsets, dtype=np.int64),
+        np.asarray(ids, dtype=np.int64),
+    )
+
+
+def prepare(
+    collection: AresCollection,
+    cache_dir: str | Path | None = None,
+    seed: int = 0,
+    n_queries: int = 10,
+    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    term_vectors: np.ndarray | None = None,
+    analyzer: Analyzer | None = None,
+) -> Prepared:
+    """Index, sample and score (cached when ``cache_dir`` is given)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from axiomatic._atomic import atomic_path, atomic_write_text
+
+    analyzer = analyzer or Analyzer()
+    axs = parse_query_pair_axioms(axioms) if isinstance(axioms, str) else list(axioms)
+    key = hashlib.sha1(
+        json.dumps(
+            [collection.fingerprint(), analyzer.config_hash, seed, n_queries, SAMPLING_VERSION,
+             SCORES_VERSION, term_vectors is None]
+        ).encode()
+    ).hexdigest()[:12]  # fmt: skip
+    folder = Path(cache_dir) / collection.name / key if cache_dir is not None else None
+    timings: dict[str, float] = {}
+
+    t = time.perf_counter()
+    if folder is not None and (folder / "index" / "meta.json").exists():
+        index = CollectionIndex.load(folder / "index")
+    else:
+        index = CollectionIndex.build(collection.documents.values(), analyzer)
+        if folder is not None:
+            index.save(folder / "index")
+    timings["index_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    pq_file = folder / "pseudo_queries.parquet" if folder is not None else None
+    if pq_file is not None and pq_file.exists():
+        pseudo = PseudoQueries.read_parquet(pq_file)
+    else:
+        pseudo = sample_pseudo_queries(index, n_queries=n_queries, seed=seed)
+        if pq_file is not None:
+            pseudo.write_parquet(pq_file)
+    timings["sampling_s"] = time.perf_counter() - t
+
+    rd, ro, rt = _real_queries(index, collection.positives)
+    doc = np.concatenate((pseudo.doc, rd))
+    offsets = np.concatenate((pseudo.offsets, pseudo.offsets[-1] + ro[1:]))
+    terms = np.concatenate((pseudo.term_ids, rt))
+    ctx = QueryPairContext(index, doc, offsets, terms, term_vectors=term_vectors)
+
+    t = time.perf_counter()
+    sc_file = folder / "query_scores.parquet" if folder is not None else None
+    cache = ctx.__dict__.setdefault("_score_cache", {})
+    if sc_file is not None and sc_file.exists():
+        table = pq.read_table(sc_file)
+        for name in table.column_names:
+            cache[name] = table.column(name).to_numpy()
+    missing = [a for a in axs if a.spec not in cache]
+    for a in missing:
+        ctx.scores(a)
+    if "STM-1" not in cache and any(a.name == "STM-2" for a in axs):
+        ctx.scores("STM-1")
+    if sc_file is not None and missing:
+        with atomic_path(sc_file) as tmp:
+            pq.write_table(pa.table({k: pa.array(v) for k, v in cache.items()}), tmp)
+    timings["scores_s"] = time.perf_counter() - t
+    if folder is not None:
+        atomic_write_text(
+            folder / "report.json",
+            json.dumps({"sampling": pseudo.report.to_dict(), "n_real": len(rd)}, indent=1),
+        )
+    return Prepared(collection, index, pseudo, ctx, len(pseudo), rd, timings)
+
+
+def setting_features(
+    prepared: Prepared,
+    setting: str,
+    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """Eq.-9 features ``X`` and labels ``y`` of the (real, pseudo) pairs under ``setting``."""
+    from axiomatic.ares.predictor import balanced_pairs, sample_negatives
+
+    rank = prepared.ctx.scores("RANK")[: prepared.n_pseudo]
+    kept, neg = sample_negatives(setting, prepared.real_doc, prepared.pseudo.doc, rank, seed)
+    pos = prepared.real_ids[kept]
+    i, j, y = balanced_pairs(pos, neg, seed)
+    X = preference_features(prepared.ctx, i, j, axioms)
+    return X, y, {"n_positives": len(prepared.real_doc), "n_pairs": len(y)}
