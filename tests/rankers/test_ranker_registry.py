@@ -103,15 +103,15 @@ def test_list_rankers_describes_parameters():
     assert infos["rm3"].params["fb_terms"] == 10
 
 
-def test_model_spec_uses_models_io_load_ranker(tmp_path, monkeypatch):
+def test_model_spec_uses_models_ranker_load_ranker(tmp_path, monkeypatch):
     import sys
     import types
 
     ds = tiny_dataset()
     model_dir = tmp_path / "model"
     model_dir.mkdir()
-    fake = types.ModuleType("axiomatic.models.io")
-    monkeypatch.setitem(sys.modules, "axiomatic.models.io", fake)
+    fake = types.ModuleType("axiomatic.models.ranker")
+    monkeypatch.setitem(sys.modules, "axiomatic.models.ranker", fake)
     with pytest.raises(ImportError, match="no load_ranker"):
         make_ranker(f"model:{model_dir}", ds)
     loaded = []

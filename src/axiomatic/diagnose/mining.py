@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -31,6 +30,16 @@ from axiomatic._atomic import atomic_path, atomic_write_text, clean_stale_temp_f
 from axiomatic.axioms import engine
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.spec import Axiom, parse_axioms
+from axiomatic.data.instances import (  # noqa: F401 - re-exported (public import paths)
+    ARTIFICIAL_FILE,
+    ARTIFICIAL_SCHEMA,
+    FORMAT_VERSION,
+    INSTANCE_SCHEMA,
+    MANIFEST,
+    IncompleteInstancesError,
+    partial_label,
+    read_instances,
+)
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.artificial import (
     ArtificialConfig,
@@ -39,52 +48,6 @@ from axiomatic.diagnose.artificial import (
     plan_duplicates,
 )
 from axiomatic.index.collection import CollectionIndex
-
-MANIFEST = "manifest.json"
-ARTIFICIAL_FILE = "artificial_docs.parquet"
-FORMAT_VERSION = 2  # 2: uniform seeded capping, symmetric / n_uncapped columns
-
-INSTANCE_SCHEMA = pa.schema(
-    [
-        ("query_id", pa.string()),
-        ("axiom", pa.string()),
-        ("variant", pa.string()),
-        ("spec", pa.string()),
-        ("doc_a", pa.string()),
-        ("doc_b", pa.string()),
-        ("doc_c", pa.string()),
-        ("relation", pa.string()),
-        ("len_a", pa.int64()),
-        ("len_b", pa.int64()),
-        ("len_diff_abs", pa.int64()),
-        ("len_diff_rel", pa.float64()),
-        ("rel_a", pa.int64()),
-        ("rel_b", pa.int64()),
-        ("rel_c", pa.int64()),
-        ("split", pa.string()),
-        ("artificial", pa.bool_()),
-        ("symmetric", pa.bool_()),
-        ("n_uncapped", pa.int64()),
-    ]
-)
-"""One row per instance. ``relation``: ``>`` (S(a) > S(b), a tie violates), ``>=`` (a tie
-fulfils), ``=`` (equal scores expected: ``symmetric`` instances), ``diff>`` (triples:
-S(b) - S(a) > S(c) - S(b)). ``len_diff_*`` over all documents of the instance (max - min, and
-that over max). ``rel_*`` are null when unjudged. ``symmetric``: the preconditions hold in both
-directions (e.g. M-TDC on two terms of equal idf), so the axiom asks for ``S(a) >= S(b)`` and
-``S(b) >= S(a)``: stored once with relation ``=``. ``n_uncapped``: instances of this query and
-axiom spec before ``max_instances_per_query`` sampled them (null in tables written before it
-was recorded)."""
-
-ARTIFICIAL_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("text", pa.string()),
-        ("source_doc_id", pa.string()),
-        ("query_id", pa.string()),
-        ("k", pa.int64()),
-    ]
-)
 
 SKIP_KEYS = ("no_candidates", "no_query_terms", "empty_documents", "unknown_documents")
 
@@ -702,84 +665,3 @@ def summarize(
         "pairs_examined": examined,
         "seconds": seconds,
     }
-
-
-class IncompleteInstancesError(ValueError):
-    """A mined folder whose run has not finished (``manifest.json``: ``"complete": false``)."""
-
-
-def partial_label(directory: str | os.PathLike[str]) -> str | None:
-    """``"partial: k of n shards"`` for an unfinished mining output, ``None`` when complete.
-
-    ``k`` counts the shard files present, ``n`` the shards the run was planned with (from the
-    manifest's query count and shard size). A folder without a manifest is taken as complete.
-    """
-    d = Path(directory)
-    path = d / MANIFEST
-    if not path.is_file():
-        return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(manifest, dict):
-            raise ValueError(f"expected a JSON object, found {type(manifest).__name__}")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(
-            f"{path} is corrupt ({exc}); mine the instances again (overwrite=True)"
-        ) from None
-    if manifest.get("complete", False) is True:
-        return None
-    cfg = manifest.get("config") or {}
-    k = len(list(d.glob("shard-*.parquet")))
-    try:
-        n = -(-int(cfg["queries"]) // int(cfg["shard_size"]))
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        n = max(k, len(manifest.get("shards") or {}))
-    return f"partial: {k} of {n} shards"
-
-
-def read_instances(
-    directory: str | os.PathLike[str],
-    *,
-    allow_partial: bool = False,
-) -> tuple[pd.DataFrame, dict[str, Document]]:
-    """Load a mined directory: (instances DataFrame, artificial documents by id).
-
-    Relevance columns are pandas nullable ``Int64``; ``doc_c`` is null except for triples.
-
-    An unfinished run (``manifest.json`` says ``"complete": false``: killed, or still running)
-    is refused with :class:`IncompleteInstancesError`: its fractions would describe a subset of
-    the queries without saying so. ``allow_partial=True`` (CLI ``--allow-partial``) reads the
-    shards there are and labels the table: ``df.attrs["partial"] = "partial: k of n shards"``,
-    which :func:`axiomatic.diagnose.diagnosis.diagnose` carries into every table and report.
-    """
-    d = Path(directory)
-    shards = sorted(d.glob("shard-*.parquet"))
-    if not shards and not (d / MANIFEST).exists():
-        raise FileNotFoundError(
-            f"{d} holds no mined instances (no shard-*.parquet, no {MANIFEST}); "
-            "run axiomatic.diagnose.mining.mine(...) first"
-        )
-    partial = partial_label(d)
-    if partial is not None and not allow_partial:
-        raise IncompleteInstancesError(
-            f"{d} holds an unfinished mining run ({partial}; {MANIFEST} says "
-            '"complete": false): results from it would silently cover only part of the queries. '
-            "Finish it by running the same mine call again (it resumes), or pass "
-            "allow_partial=True to read the shards there are, labelled as partial"
-        )
-    if shards:
-        table = pa.concat_tables([pq.read_table(p, schema=INSTANCE_SCHEMA) for p in shards])
-    else:
-        table = INSTANCE_SCHEMA.empty_table()
-    df = table.to_pandas()
-    for c in ("rel_a", "rel_b", "rel_c", "len_a", "len_b", "len_diff_abs"):
-        df[c] = df[c].astype("Int64") if c.startswith("rel") else df[c].astype("int64")
-    arts: dict[str, Document] = {}
-    afile = d / ARTIFICIAL_FILE
-    parts = [afile] if afile.exists() else sorted((d / "artificial").glob("shard-*.parquet"))
-    for p in parts:
-        for row in pq.read_table(p, schema=ARTIFICIAL_SCHEMA).to_pylist():
-            arts.setdefault(row["doc_id"], Document(row["doc_id"], row["text"]))
-    if partial is not None:
-        df.attrs["partial"] = partial
-    return df, arts

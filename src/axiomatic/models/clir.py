@@ -2,7 +2,7 @@ r"""Dual-encoder cross-lingual rankers scored by the smooth cosine similarity (L
 
 A query tower and a document tower (separate parameters, as the paper found better) map word
 ids to vectors :math:`f_q(q), f_d(d) \in \mathbb R^{p}`; the score is
-:math:`r_\epsilon(q, d)` (eq. 1, :func:`axiomatic.training.smooth.smooth_cosine`). Encoders:
+:math:`r_\epsilon(q, d)` (eq. 1, :func:`axiomatic.models.similarity.smooth_cosine`). Encoders:
 
 - ``avg`` (the paper's model, section 3.2): :math:`f(Q) = \tanh(\frac1t \sum_i W^\top q_i)`,
   average pooling of the word embeddings of the ``t`` tokens, then tanh; no other parameters;
@@ -27,9 +27,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from axiomatic.models.similarity import smooth_cosine
 from axiomatic.models.vocab import OOV_ID, PAD_ID, Vocabulary
 from axiomatic.models.word import WordRankingModel
-from axiomatic.training.smooth import smooth_cosine
 
 ENCODERS = ("avg", "cnn", "lstm")
 

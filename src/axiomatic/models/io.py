@@ -256,12 +256,3 @@ def load_model(
         model.to(device)
     return model
 
-
-def __getattr__(name: str) -> Any:
-    # the ranker helpers live in axiomatic.models.ranker; other layers look them up here too
-    # (``model:PATH`` specs call axiomatic.models.io.load_ranker)
-    if name in ("NeuralRanker", "load_ranker", "minilm_bi_encoder_ranker"):
-        from axiomatic.models import ranker
-
-        return getattr(ranker, name)
-    raise AttributeError(f"module 'axiomatic.models.io' has no attribute {name!r}")

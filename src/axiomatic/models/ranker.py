@@ -10,6 +10,7 @@ import torch
 
 from axiomatic.data.records import Document, Query
 from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.io import load_model
 
 
 def default_device() -> torch.device:
@@ -75,8 +76,6 @@ def load_ranker(
 
     The default name is ``"<model_type>:<folder name>"``; the default device CUDA when present.
     """
-    from axiomatic.models.io import load_model
-
     model = load_model(path, device=device if device is not None else default_device())
     return NeuralRanker(
         model,

@@ -234,7 +234,7 @@ def make_ranker(
     Lexical rankers use ``index`` when given, else the dataset's cached index built with
     ``analyzer`` (default: the dataset's default analyzer). ``run:PATH`` reads a TREC run (documents
     of ``dataset`` only; artificial documents are rejected). ``model:PATH`` loads a saved neural
-    model with ``axiomatic.models.io.load_ranker``.
+    model with ``axiomatic.models.ranker.load_ranker``.
     """
     name, spec = split_name(spec)
     ranker = _make(spec, dataset, index, analyzer)
@@ -352,16 +352,16 @@ def _model_loader() -> Callable[[str], Ranker]:
     import importlib
 
     try:
-        models_io = importlib.import_module("axiomatic.models.io")
+        models_ranker = importlib.import_module("axiomatic.models.ranker")
     except ImportError as exc:
         raise ImportError(
-            "'model:PATH' rankers need axiomatic.models.io (and torch); it could not be imported "
-            f"({exc}). Install the neural extras or use a lexical ranker such as 'bm25'."
+            "'model:PATH' rankers need axiomatic.models.ranker (and torch); it could not be "
+            f"imported ({exc}). Install the neural extras or use a lexical ranker such as 'bm25'."
         ) from exc
-    loader = getattr(models_io, "load_ranker", None)
+    loader = getattr(models_ranker, "load_ranker", None)
     if loader is None:
         raise ImportError(
-            "axiomatic.models.io has no load_ranker(path); 'model:PATH' rankers are unavailable "
-            "in this version"
+            "axiomatic.models.ranker has no load_ranker(path); 'model:PATH' rankers are "
+            "unavailable in this version"
         )
     return loader  # type: ignore[no-any-return]

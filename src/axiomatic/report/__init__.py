@@ -1,22 +1,8 @@
-"""User-facing output: progress bars, result tables, plots and HTML reports.
+"""User-facing output: result tables (:mod:`.tables`), plots (:mod:`.plots`), HTML pages
+(:mod:`.html`) and report folders (:mod:`.writer`).
 
-``write_report`` and the table helpers are imported lazily (matplotlib and rich load on use).
+Import what you need from the submodules (``from axiomatic.report.writer import write_report``):
+the package itself imports nothing, so the submodules can depend on each other without a cycle
+through the package and matplotlib/rich load only when used. Progress bars live below every
+layer, in :mod:`axiomatic._progress` (``axiomatic.report.progress`` re-exports them).
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["print_tables", "write_report"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "write_report":
-        from axiomatic.report.writer import write_report
-
-        return write_report
-    if name == "print_tables":
-        from axiomatic.report.tables import print_tables
-
-        return print_tables
-    raise AttributeError(f"module 'axiomatic.report' has no attribute {name!r}")

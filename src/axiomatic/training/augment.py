@@ -141,7 +141,7 @@ def diagnostic_pools(
             "diagnostic augmentation needs the mined instances directory: "
             "diagnostic(mode=paired, instances=PATH) (write one with `axiomatic mine`)"
         )
-    from axiomatic.diagnose.mining import read_instances
+    from axiomatic.data.instances import read_instances
 
     instances, artificial = read_instances(spec.instances)
     return pools_from_instances(dataset, spec, regular, instances, artificial)

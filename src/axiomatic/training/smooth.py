@@ -26,7 +26,6 @@ Losses (all modules, registry :data:`GRADED_LOSSES`, parsed from strings by
 from __future__ import annotations
 
 import difflib
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,51 +33,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from axiomatic.models.similarity import (  # noqa: F401 - re-exported (public import paths)
+    SmoothCosineSimilarity,
+    smooth_cosine,
+    smooth_cosine_grad_bound,
+)
+
 PAPER_THRESHOLDS = (0.2, 0.7)  # Liu et al. section 5: theta = (0.2, 0.7) for K = 3
-
-
-# ---------------------------------------------------------------------- similarity
-def smooth_cosine(x: torch.Tensor, z: torch.Tensor, eps: float = 1.0) -> torch.Tensor:
-    r"""Smooth cosine similarity (Liu et al., eq. 1).
-
-    .. math:: r_\epsilon(x, z) = \frac{x^\top z}{(\|x\| + \epsilon)(\|z\| + \epsilon)}
-
-    ``x``, ``z``: ``(..., p)``; returns ``(...)`` in ``[-1, 1]`` (Cauchy-Schwarz). For
-    ``eps > 0`` the gradient w.r.t. ``x`` is bounded by :math:`2/(\|x\|+\epsilon) \le 2/\epsilon`
-    (appendix A.1), everywhere including ``x = 0``. ``eps = 0`` is plain cosine similarity; the
-    denominator is then clamped at 1e-12 so that a zero vector scores 0 instead of NaN, but its
-    gradient still grows like :math:`1/\|x\|` (the instability the paper removes).
-    """
-    eps = float(eps)
-    if not eps >= 0 or math.isinf(eps):
-        raise ValueError(f"smooth cosine eps must be a finite number >= 0 (got {eps})")
-    dot = (x * z).sum(dim=-1)
-    nx = torch.linalg.vector_norm(x, dim=-1)
-    nz = torch.linalg.vector_norm(z, dim=-1)
-    denom = (nx + eps) * (nz + eps)
-    if eps == 0:
-        denom = denom.clamp_min(1e-12)
-    return dot / denom
-
-
-class SmoothCosineSimilarity(nn.Module):
-    """Module form of :func:`smooth_cosine` (``eps`` is a fixed hyper-parameter, not learned)."""
-
-    def __init__(self, eps: float = 1.0) -> None:
-        super().__init__()
-        smooth_cosine(torch.zeros(1), torch.zeros(1), eps)  # validates eps
-        self.eps = float(eps)
-
-    def forward(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
-        return smooth_cosine(x, z, self.eps)
-
-    def extra_repr(self) -> str:
-        return f"eps={self.eps}"
-
-
-def smooth_cosine_grad_bound(x_norm: torch.Tensor | float, eps: float) -> torch.Tensor:
-    r"""The appendix bound :math:`\|\nabla_x r_\epsilon\| \le 2 / (\|x\| + \epsilon)`."""
-    return 2.0 / (torch.as_tensor(x_norm, dtype=torch.float64) + float(eps))
 
 
 # ---------------------------------------------------------------------- thresholds
@@ -298,20 +259,23 @@ def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLo
     -> a loss module (safe parsing, no ``eval``; unknown names get close-match suggestions)."""
     import re
 
-    from axiomatic.training.config import parse_call
+    from axiomatic._keyvalue import parse_call
 
     # a call name cannot start with a digit: "3partl2(...)" is read as "threepartl2(...)"
     text = re.sub(r"^\s*3part", "threepart", spec or "sosl", flags=re.I)
-    call = parse_call(text, "graded loss")
-    name = _ALIASES.get(call.name, call.name)
+    call_name, call_params = parse_call(
+        text, what="graded loss", example="sosl(thresholds=0.2,0.7)", tokens=True, lists=True
+    )
+    call_name = call_name.lower()
+    name = _ALIASES.get(call_name, call_name)
     cls = GRADED_LOSSES.get(name)
     if cls is None:
         close = difflib.get_close_matches(name, [*GRADED_LOSSES, *_ALIASES], n=2, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise ValueError(
-            f"unknown graded loss {call.name!r}; expected one of {', '.join(GRADED_LOSSES)}.{hint}"
+            f"unknown graded loss {call_name!r}; expected one of {', '.join(GRADED_LOSSES)}.{hint}"
         )
-    params: dict[str, Any] = dict(call.params)
+    params: dict[str, Any] = dict(call_params)
     allowed = {"thresholds"} | {"po": {"scale"}, "3partl2": {"high", "uppers"}}.get(name, set())
     for k in params:
         if k not in allowed:

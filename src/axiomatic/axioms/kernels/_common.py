@@ -6,9 +6,12 @@ import cycle (the engine applies :func:`length_ok`; kernels only ever use it as 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from axiomatic.axioms.context import QueryContext
+if TYPE_CHECKING:  # the context computes its length matrix with length_ok below
+    from axiomatic.axioms.context import QueryContext
 
 #: elements of one broadcast block (rows x n x |q|); bounds kernel memory to ~64 MB of int64.
 BLOCK_ELEMENTS = 8_000_000

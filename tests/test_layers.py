@@ -1,0 +1,236 @@
+"""The layer map of docs/architecture.md, checked over the import graph (issue 13 s4).
+
+Data flows top to bottom; a module may import its own package, any package of a lower row, and
+the few same-row packages listed in ``SAME_ROW``. Every ``import axiomatic...`` counts, at module
+level or inside a function (a lazy import is still a dependency), and so does a literal module
+path handed to ``importlib.import_module`` or kept in a lazy registry; only imports under
+``if TYPE_CHECKING:`` are exempt. A new package must be placed in ``LAYERS``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: rows of the layer map, bottom to top ("" is the top-level facade ``axiomatic/__init__``)
+LAYERS: list[set[str]] = [
+    {"_atomic", "_callable", "_keyvalue", "_progress", "resources"},  # import nothing
+    {"data", "evaluate"},  # records, readers, catalog | ir_measures, significance
+    {"text", "index"},  # analyzers | collection statistics
+    {"rankers", "models"},  # lexical / run-file rankers | neural models (the neural rankers)
+    {"axioms", "perturb"},  # specifications, engine, kernels | perturbations
+    {"training", "diagnose"},  # losses, samplers, trainer | mining, diagnosis, re-ranking
+    {"ares", "explain"},  # pipelines built on them: ARES pre-training | explanations
+    {"experiments"},  # one module per paper
+    {"report", "cli", "integrations", ""},  # user-facing (PyTerrier adapter included)
+]
+#: allowed imports between packages of one row (importer, imported)
+SAME_ROW = {
+    ("evaluate", "data"),
+    ("index", "text"),
+    ("rankers", "models"),
+    ("cli", "report"),
+    ("cli", ""),  # the version string
+    ("cli", "integrations"),
+    ("integrations", "report"),
+    ("", "cli"),
+    ("", "report"),
+}
+
+_MODULE_PATH = re.compile(r"^axiomatic(\.[A-Za-z_]\w*)+$")
+
+
+def _module_name(path: Path, src: Path) -> str:
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def import_edges(src: Path) -> list[tuple[str, int, str]]:
+    """``(importer module, line, imported module)`` for every ``axiomatic`` import under
+    ``src/axiomatic`` (``TYPE_CHECKING`` blocks excepted)."""
+    edges = []
+    for path in sorted((src / "axiomatic").rglob("*.py")):
+        mod = _module_name(path, src)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skip.update(id(n) for n in ast.walk(node))
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if node.module == "axiomatic":  # a subpackage, or a name of the facade
+                    pkg = src / "axiomatic"
+                    targets = [
+                        f"axiomatic.{a.name}"
+                        if (pkg / a.name).is_dir() or (pkg / f"{a.name}.py").is_file()
+                        else "axiomatic"
+                        for a in node.names
+                    ]
+                elif node.module.startswith("axiomatic."):  # the submodule when one is named
+                    pkg = src.joinpath(*node.module.split("."))
+                    targets = [
+                        f"{node.module}.{a.name}"
+                        if (pkg / a.name).is_dir() or (pkg / f"{a.name}.py").is_file()
+                        else node.module
+                        for a in node.names
+                    ]
+            elif isinstance(node, ast.ImportFrom) and node.level > 0:
+                base = mod.split(".")
+                if path.name != "__init__.py":
+                    base = base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                targets = [".".join(base + ([node.module] if node.module else []))]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names if a.name.startswith("axiomatic")]
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and _MODULE_PATH.match(node.value)
+            ):
+                targets = [node.value]
+            edges.extend((mod, getattr(node, "lineno", 0), t) for t in targets)
+    return edges
+
+
+def layer_violations(src: Path = SRC) -> list[str]:
+    row = {pkg: i for i, pkgs in enumerate(LAYERS) for pkg in pkgs}
+    out = []
+    for mod, line, target in import_edges(src):
+        a, b = _package(mod), _package(target)
+        for pkg in (a, b):
+            if pkg not in row:
+                out.append(
+                    f"{mod}:{line}: package {pkg!r} is not in the layer map; add it to LAYERS in "
+                    "tests/test_layers.py and to docs/architecture.md"
+                )
+        if a not in row or b not in row or a == b:
+            continue
+        if row[b] > row[a] or (row[b] == row[a] and (a, b) not in SAME_ROW):
+            out.append(
+                f"{mod}:{line} imports {target}: {a or 'axiomatic'} (row {row[a]}) may not import "
+                f"{b or 'axiomatic'} (row {row[b]}); move the shared code down a layer"
+            )
+    return sorted(set(out))
+
+
+def test_no_upward_or_sideways_imports() -> None:
+    bad = layer_violations()
+    assert not bad, "imports against the layer map:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    "importer, code, fragment",
+    [
+        ("data/x.py", "from axiomatic.diagnose.mining import read_instances\n", "row 1"),
+        ("training/x.py", "def f():\n    from axiomatic.diagnose import mining\n", "row 5"),
+        ("index/x.py", "import importlib\nimportlib.import_module('axiomatic.report.x')\n", ""),
+        ("diagnose/x.py", "from axiomatic import report\n", "row 8"),
+        ("newpkg/x.py", "from axiomatic.data import records\n", "not in the layer map"),
+    ],
+)
+def test_the_check_catches_violations(tmp_path: Path, importer: str, code: str, fragment: str):
+    """The check can fail: a planted upward or sideways import is reported."""
+    f = tmp_path / "axiomatic" / importer
+    f.parent.mkdir(parents=True)
+    f.write_text(code, encoding="utf-8")
+    bad = layer_violations(tmp_path)
+    assert bad and all(fragment in b for b in bad[:1]), bad
+
+
+def test_type_checking_imports_are_exempt(tmp_path: Path) -> None:
+    f = tmp_path / "axiomatic" / "data" / "x.py"
+    f.parent.mkdir(parents=True)
+    f.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from axiomatic.cli import app\n"
+    )
+    assert layer_violations(tmp_path) == []
+
+
+def module_cycles(src: Path = SRC) -> list[list[str]]:
+    """Import cycles between modules (strongly connected components of more than one module),
+    with ``from package import submodule`` resolved to the submodule."""
+    # the top-level facade (lazy names of the whole API) is the root of the graph, not a module
+    # that other modules may depend on: it is left out
+    known = {_module_name(p, src) for p in (src / "axiomatic").rglob("*.py")} - {"axiomatic"}
+    graph: dict[str, set[str]] = {m: set() for m in known}
+    for mod, _line, target in import_edges(src):
+        while target not in known and "." in target:
+            target = target.rsplit(".", 1)[0]  # a name inside a module -> the module
+        if mod in known and target in known and target != mod:
+            graph[mod].add(target)
+    # Tarjan's strongly connected components
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+#: cycles that exist and are owned by work in progress; each must go, none may be added
+KNOWN_CYCLES = [
+    # training/trainer.py split (ACRank): config lazily imports contrastive.parse_acrank_spec,
+    # contrastive imports strategies, strategies imports config.PerturbAugmentSpec
+    [
+        "axiomatic.training.config",
+        "axiomatic.training.contrastive",
+        "axiomatic.training.strategies",
+    ],
+]
+
+
+def test_no_import_cycles() -> None:
+    cycles = [c for c in module_cycles() if c not in KNOWN_CYCLES]
+    assert not cycles, "import cycles (lazy imports included):\n" + "\n".join(map(str, cycles))
+
+
+def test_the_cycle_check_catches_a_lazy_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "axiomatic" / "models"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "io.py").write_text(
+        "def __getattr__(name):\n    from axiomatic.models import ranker\n"
+        "    return getattr(ranker, name)\n"
+    )
+    (pkg / "ranker.py").write_text("def f():\n    from axiomatic.models.io import load_model\n")
+    assert module_cycles(tmp_path) == [["axiomatic.models.io", "axiomatic.models.ranker"]]
