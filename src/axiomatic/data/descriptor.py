@@ -365,7 +365,9 @@ def _candidates_of(
     from axiomatic.data.trec import read_run
 
     run = read_run(path, skip_malformed=skip_malformed)
-    cands = {q: sorted(v, key=lambda d, v=v: -v[d]) for q, v in run.items()}  # stable: file order
+    cands = {
+        q: sorted(v, key=v.__getitem__, reverse=True) for q, v in run.items()
+    }  # ties: file order
     return cands, {q: dict(v) for q, v in run.items()}
 
 
@@ -537,7 +539,7 @@ def load_rankllm_dataset(
         qpath = Path(qrels).expanduser()
         qname = qpath.name
         qrels_ = {q: dict(v) for q, v in read_qrels(qpath, skip_malformed=skip_malformed).items()}
-    candidates = {q: list(v) for q, v in res.candidates.items()}
+    candidates: dict[str, list[str]] | None = {q: list(v) for q, v in res.candidates.items()}
     names = {"queries": path.name, "documents": path.name, "candidates": path.name, "qrels": qname}
     candidates, qrels_ = _check_ids(
         str(path), "error", dict(res.queries), dict(res.documents), candidates, qrels_, names

@@ -1,0 +1,145 @@
+"""PyTerrier integration without Java (issue 10 s2): frames, rankers and axiomatic re-ranking as
+transformers, pt.Experiment, and the diagnosis of several systems' result frames."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import numpy as np
+import pytest
+
+pt = pytest.importorskip(
+    "pyterrier",
+    reason="the optional extra is not installed: pip install 'axiomatic-ir[pyterrier]'",
+)
+
+from axiomatic.data.catalog import load_dataset  # noqa: E402
+from axiomatic.diagnose.rerank import axiomatic_rerank  # noqa: E402
+from axiomatic.index.cache import dataset_index  # noqa: E402
+from axiomatic.integrations.pyterrier import (  # noqa: E402
+    AxiomaticRanker,
+    AxiomaticReRanker,
+    diagnose_frames,
+    frame_to_run,
+    qrels_frame,
+    results_frame,
+    topics_frame,
+)
+from axiomatic.rankers.base import rerank  # noqa: E402
+from axiomatic.rankers.registry import make_ranker  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return load_dataset("demo")
+
+
+def test_without_the_extra_the_message_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyterrier", None)  # import pyterrier -> ImportError
+    monkeypatch.delitem(sys.modules, "axiomatic.integrations.pyterrier", raising=False)
+    with pytest.raises(ImportError, match=r"pip install 'axiomatic-ir\[pyterrier\]'"):
+        importlib.import_module("axiomatic.integrations.pyterrier")
+
+
+def test_dataset_frames_use_pyterrier_columns(demo) -> None:
+    topics = topics_frame(demo)
+    assert list(topics.columns) == ["qid", "query"] and len(topics) == len(demo.queries)
+    qrels = qrels_frame("demo")
+    assert list(qrels.columns) == ["qid", "docno", "label"]
+    assert len(qrels) == sum(len(v) for v in demo.qrels.values())
+    res = results_frame(demo)
+    assert list(res.columns) == ["qid", "query", "docno", "text", "score", "rank"]
+    assert res.groupby("qid")["rank"].min().eq(0).all()
+    assert frame_to_run(res).keys() == demo.candidates.keys()
+
+
+def test_ranker_transformer_scores_as_the_ranker(demo) -> None:
+    frame = results_frame(demo)
+    out = AxiomaticRanker("bm25", demo).transform(frame)
+    expected = rerank(make_ranker("bm25", demo), demo)
+    got = frame_to_run(out)
+    for q, scores in expected.items():
+        for d, s in scores.items():
+            assert got[q][d] == pytest.approx(s)
+    # PyTerrier's rank: 0 = best, following the new scores
+    top = out.sort_values(["qid", "rank"]).groupby("qid").head(1)
+    for _, row in top.iterrows():
+        assert row["score"] == max(expected[row["qid"]].values())
+    # without text, the dataset gives it; without dataset either: a clear error
+    assert np.allclose(
+        AxiomaticRanker("bm25", demo).transform(frame.drop(columns="text"))["score"], out["score"]
+    )
+    with pytest.raises(ValueError, match="pass dataset="):
+        AxiomaticRanker("bm25").transform(frame.drop(columns="text"))
+
+
+def test_operators_and_axiomatic_reranker(demo) -> None:
+    frame = results_frame(demo)
+    bm25 = AxiomaticRanker("bm25", demo)
+    cut = (bm25 % 3).transform(frame)  # PyTerrier's % = rank cutoff
+    assert cut.groupby("qid").size().max() <= 3
+    pipe = bm25 >> AxiomaticReRanker("TFC1,M-TDC,LNC2", demo, depth=5, seed=1)
+    out = pipe.transform(frame)
+    base = frame_to_run(bm25.transform(frame))
+    direct = axiomatic_rerank(
+        demo, "TFC1,M-TDC,LNC2", base, depth=5, seed=1, index=dataset_index(demo)
+    )
+    got = frame_to_run(out)
+    for q in direct:
+        order = sorted(direct[q], key=lambda d, q=q: -direct[q][d])
+        assert sorted(got[q], key=lambda d, q=q: -got[q][d]) == order
+
+
+def test_experiment_runs_without_java(demo) -> None:
+    from pyterrier.measures import AP, RR, nDCG
+
+    frame = results_frame(demo)
+    bm25 = AxiomaticRanker("bm25", demo)
+    res = pt.Experiment(
+        [frame, bm25, bm25 >> AxiomaticReRanker(dataset=demo, depth=5)],
+        topics_frame(demo),
+        qrels_frame(demo),
+        [nDCG @ 10, AP, RR @ 10],  # ir_measures objects (strings would be trec_eval names)
+        names=["candidates", "BM25", "BM25 >> axiomatic"],
+    )
+    assert list(res["name"]) == ["candidates", "BM25", "BM25 >> axiomatic"]
+    assert res["nDCG@10"].between(0, 1).all()
+    ours = rerank(make_ranker("bm25", demo), demo)
+    from axiomatic.evaluate.metrics import evaluate
+
+    assert res["nDCG@10"].iloc[1] == pytest.approx(
+        evaluate(ours, demo.qrels, "nDCG@10", rel_threshold=demo.rel_threshold)["nDCG@10"]
+    )
+    if hasattr(pt, "java"):
+        assert not pt.java.started()  # the transformer API needed no JVM
+
+
+def test_diagnose_frames_of_several_systems(demo, tmp_path) -> None:
+    frame = results_frame(demo)
+    systems = {
+        "bm25": AxiomaticRanker("bm25", demo).transform(frame),
+        "ql": AxiomaticRanker("ql", demo).transform(frame),
+    }
+    res = diagnose_frames(
+        systems,
+        demo,
+        axioms="TFC1,M-TDC,LNC2",
+        variant="relaxed",
+        out=tmp_path / "report",
+        instances_dir=tmp_path / "inst",
+    )
+    table = res.table()
+    assert {"bm25", "ql", "oracle"} <= set(table["ranker"])
+    assert table["fraction"].dropna().between(0, 1).all()
+    assert (tmp_path / "report" / "report.html").is_file()
+    assert set(res.effectiveness["ranker"]) == {"bm25", "ql"}
+    # the same systems as transformers, run on the topics, give the same diagnosis
+    again = diagnose_frames(
+        {"bm25": AxiomaticRanker("bm25", demo), "ql": AxiomaticRanker("ql", demo)},
+        demo,
+        topics=frame,  # a result frame carries qid + query: it is the first stage here
+        axioms="TFC1,M-TDC,LNC2",
+        variant="relaxed",
+    )
+    assert again.table().equals(table)
