@@ -102,11 +102,12 @@ def test_diagnose_rankers_and_run_file(mined: Path, tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 0, res.output
-    assert "nDCG@10" in res.output and "ql.trec" in res.output
+    # a run is named by its tag column (issue 12 s3): `rank -r ql` tags its lines QL(mu=1000)
+    assert "nDCG@10" in res.output and "QL(mu=1000)" in res.output
     assert "skipped" in res.output  # run file cannot score LNC2 duplicates
     table = pd.read_csv(out / "diagnosis.csv")
-    assert set(table["ranker"]) >= {"ql.trec", "oracle"}
-    lnc2_run = table[(table["ranker"] == "ql.trec") & (table["axiom"] == "LNC2")].iloc[0]
+    assert set(table["ranker"]) >= {"QL(mu=1000)", "oracle"}
+    lnc2_run = table[(table["ranker"] == "QL(mu=1000)") & (table["axiom"] == "LNC2")].iloc[0]
     assert lnc2_run["n"] == 0 and lnc2_run["skipped"] > 0
     assert (out / "report.html").is_file() and (out / "bars.png").is_file()
 

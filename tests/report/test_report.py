@@ -135,7 +135,7 @@ def test_effectiveness_from_runs_marks_significance():
     good = {q: {"a": 2.0, "b": 1.0} for q in qrels}
     bad = {q: {"a": 1.0, "b": 2.0} for q in qrels}
     eff = tables.effectiveness_table({"bad": bad, "good": good}, qrels, ["AP"], baseline="bad")
-    row = eff.set_index("system").loc["good"]
+    row = eff.set_index("ranker").loc["good"]
     assert row["value"] == pytest.approx(1.0) and row["diff"] == pytest.approx(0.5)
     wide = tables.effectiveness_wide(eff)
     assert wide.loc["bad", "AP"] == pytest.approx(0.5)

@@ -120,12 +120,26 @@ def _is_cli_control(exc: BaseException) -> bool:
     return False
 
 
+def _show_warning(
+    message: Any, category: Any, filename: str, lineno: int, *a: Any, **k: Any
+) -> None:
+    from axiomatic.cli.common import warn
+
+    warn(str(message))
+
+
 class AxiomaticGroup(TyperGroup):
     """The command group: turns exceptions of every command into messages (module docstring)."""
 
     def invoke(self, ctx: Any) -> Any:
+        import warnings
+
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                # library warnings (a run matching no query, skipped lines, ...) reach the user
+                # as one "warning:" line each, not as "file.py:123: UserWarning" noise
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
         except Exception as exc:
             if _is_cli_control(exc):
                 raise

@@ -46,13 +46,21 @@ def _load_dataset(
     return load_dataset_cli(name, data_root, qrels, skip_malformed)
 
 
+def axiom_list(text: str) -> str:
+    """``--axioms`` with the separators ``--measures`` accepts (commas and/or spaces outside
+    parentheses) as the comma-separated list the axiom parser reads."""
+    from axiomatic.evaluate.metrics import _split_measure_string
+
+    return ",".join(_split_measure_string(text))
+
+
 def _parse_axioms_or_exit(text: str, variant: str | None = None) -> list[Any]:
     """Parsed ``Axiom`` values of ``--axioms``; ``variant`` (``--variant``) applies to every
     axiom whose string does not set its own (decided on the parsed parameters, not the text)."""
     from axiomatic.axioms import parse_axioms
 
     try:
-        return parse_axioms(text, default_variant=_check_variant(variant))
+        return parse_axioms(axiom_list(text), default_variant=_check_variant(variant))
     except (KeyError, ValueError, SyntaxError) as exc:
         raise fail(f"bad --axioms {text!r}: {exc.args[0] if exc.args else exc}") from None
 
@@ -335,11 +343,12 @@ def diagnose(
         ),
     ] = None,
     run: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Option(
             "--run",
-            help="TREC run file to diagnose as a ranker (repeatable; "
-            "instances on artificial documents are skipped and reported).",
+            help="TREC run file to diagnose as a ranker, as PATH or NAME=PATH (repeatable; "
+            "default name: the run's tag when it has one, else the file name; instances on "
+            "artificial documents are skipped and reported).",
         ),
     ] = None,
     dataset: Annotated[
@@ -348,6 +357,8 @@ def diagnose(
             "--dataset", "-d", help="Dataset (default: from the manifest). " + DATASET_HELP
         ),
     ] = None,
+    qrels: QrelsOpt = None,
+    skip_malformed: SkipMalformedOpt = False,
     measures: Annotated[
         str, typer.Option(help="Effectiveness measures (ir_measures names).")
     ] = DEFAULT_MEASURES,
@@ -387,8 +398,6 @@ def diagnose(
             "instances were mined with (recorded in their manifest).",
         ),
     ] = None,
-    qrels: QrelsOpt = None,
-    skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Diagnose rankers and run files on mined instances; print the table, write the report."""
@@ -436,7 +445,8 @@ def diagnose(
     an = _analyzer_for(analyzer if analyzer is not None else mined_with, ds)
     if art is None and inst_arts:  # an unfinished run has not consolidated them yet
         art = inst_arts
-    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed)
+    legend: dict[str, str] = {}
+    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed, legend)
     try:
         diag = diagnose_fn(
             inst,
@@ -451,6 +461,7 @@ def diagnose(
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
     diag.metadata["analyzer"] = an.describe()
     diag.metadata["instances_analyzer"] = mined_with
+    diag.metadata["legend"] = legend  # short name -> spec, in the report and its JSON
     if mined_with is not None and _analyzer_for(mined_with, ds) != an:
         err_console.print(
             f"[yellow]note:[/] the rankers analyze text with {an.spec!r}, the instances were "
@@ -484,36 +495,74 @@ def _manifest_analyzer(instances: Path) -> str | None:
     return str(spec) if spec else None
 
 
+SHORT_NAME = 24
+"""Longest ranker name shown as is in tables and plots; longer ones are shortened and the
+legend maps them to their spec."""
+
+
+def short_name(name: str, spec: str) -> str:
+    """A table/plot label for ``name``: itself when short, else the last part of a path spec
+    (``model:/long/path/knrm-ar/model`` -> ``knrm-ar/model``) or a cut with an ellipsis."""
+    if len(name) <= SHORT_NAME:
+        return name
+    from axiomatic.rankers.registry import parse_ranker_spec
+
+    try:
+        params = parse_ranker_spec(spec)[1]
+    except ValueError:
+        params = {}
+    if "path" in params:
+        parts = Path(params["path"]).parts
+        tail = "/".join(parts[-2:]) if len(parts) > 1 else parts[-1]
+        return tail if len(tail) <= SHORT_NAME else "…" + tail[-(SHORT_NAME - 1) :]
+    return name[: SHORT_NAME - 1] + "…"
+
+
 def _make_rankers(
     specs: list[str],
-    runs: list[Path],
+    runs: list[str],
     ds: Any,
     analyzer: Any = None,
     skip_malformed: bool = False,
+    legend: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    from axiomatic.cli.common import suggest
-    from axiomatic.rankers.registry import make_ranker
+    """Rankers by display name; ``legend`` (when given) receives name -> what the user typed."""
+    from axiomatic.cli.run_inputs import parse_named_paths
+    from axiomatic.rankers.registry import make_ranker, split_name, with_name
 
     out: dict[str, Any] = {}
+    legend = {} if legend is None else legend
     for spec in specs:
         try:
             r = make_ranker(spec, ds, analyzer=analyzer)
-        except (KeyError, ValueError, FileNotFoundError) as exc:
+        except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
             raise fail(f"bad --ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
-        name = spec if spec in out or r.name in out else r.name
+        given, bare = split_name(spec)
+        if given is not None:
+            if given in out:
+                raise fail(f"--ranker {spec!r}: the name {given!r} is already used")
+            name = given
+        else:
+            name = short_name(r.name, bare)
+            base, k = name, 2
+            while name in out:
+                name, k = f"{base}-{k}", k + 1
+            if name != r.name:
+                r = with_name(r, name)
         out[name] = r
-    for path in runs:
-        if not path.is_file():
-            siblings = [p.name for p in path.parent.glob("*")] if path.parent.is_dir() else []
-            raise fail(f"run file {path} does not exist.{suggest(path.name, siblings)}")
+        legend[name] = spec if given is None else bare
+    for item in parse_named_paths(runs, "--run"):
         from axiomatic.cli.collection_cmds import read_run_cli
         from axiomatic.rankers.runfile import RunFileRanker
 
         # read now: a malformed line fails before the work, naming --skip-malformed
-        parsed = read_run_cli(path, skip_malformed)
-        r = RunFileRanker(parsed, name=path.name)  # NaN for documents the run lacks: skipped
-        name = str(path) if path.name in out else path.name
-        out[name] = r
+        parsed = read_run_cli(item.path, skip_malformed)
+        name = item.name
+        base, k = name, 2
+        while name in out:
+            name, k = f"{base}-{k}", k + 1
+        out[name] = RunFileRanker(parsed, name=name)  # NaN for documents the run lacks: skipped
+        legend[name] = f"run:{item.path}"
     return out
 
 
@@ -526,16 +575,37 @@ def rerank(
         str, typer.Option("--axioms", "-a", help="Comma-separated axioms to aggregate.")
     ] = "TFC1,TFC2,M-TDC,LNC2",
     base: Annotated[
-        str, typer.Option(help="Base ranking: a ranker spec (bm25, ql) or run:PATH.")
+        str,
+        typer.Option(
+            help="Base ranking: a ranker spec (bm25, ql, [NAME=]st:DIR, ...) scoring the "
+            "dataset's candidates, or run:PATH, whose own ranking is re-ranked (documents "
+            "outside the candidates get their text from the collection)."
+        ),
     ] = "bm25",
     depth: Annotated[int, typer.Option(min=1, help="Re-rank the top N of the base run.")] = 20,
     aggregation: Annotated[
         str,
         typer.Option(
-            help="Preference aggregation: majority | weighted | learned (learned fits "
-            "weights on the dataset's own qrels)."
+            help="Preference aggregation: majority | weighted (--weights) | learned (weights "
+            "fitted on --train-dataset with --train-run or the --base ranker)."
         ),
     ] = "majority",
+    weights: Annotated[
+        str | None,
+        typer.Option(
+            "--weights",
+            help="Axiom weights for --aggregation weighted: one per pairwise axiom in --axioms "
+            "order ('2,1,0.5') or by name ('TFC1=2,M-TDC=0.5'; unnamed ones weigh 1).",
+        ),
+    ] = None,
+    train_run: Annotated[
+        str | None,
+        typer.Option(
+            "--train-run",
+            help="Base run of --train-dataset for --aggregation learned (default: the --base "
+            "ranker applied to it; a run:PATH --base must be given its own --train-run).",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the KwikSort pivots.")] = 0,
     train_dataset: Annotated[
         str | None,
@@ -557,43 +627,87 @@ def rerank(
     """Re-rank a base run by aggregated axiom preferences (KwikSort; Hagen et al. 2016)."""
     from axiomatic.data.trec import write_run
     from axiomatic.rankers.base import rerank as rerank_fn
-    from axiomatic.rankers.registry import make_ranker
+    from axiomatic.rankers.registry import make_ranker, parse_ranker_spec, split_name
 
     try:
-        from axiomatic.diagnose.rerank import axiomatic_rerank
+        from axiomatic.diagnose.rerank import AGGREGATIONS, axiomatic_rerank
     except ModuleNotFoundError as exc:
         raise fail(f"axiomatic re-ranking is not available ({exc})") from None
+    if aggregation not in AGGREGATIONS:
+        from axiomatic.cli.common import suggest
+
+        raise fail(
+            f"unknown --aggregation {aggregation!r}; expected one of {', '.join(AGGREGATIONS)}."
+            f"{suggest(aggregation, AGGREGATIONS)}"
+        )
+    if weights is not None and aggregation != "weighted":
+        raise fail("--weights is for --aggregation weighted")
+    if aggregation == "weighted" and weights is None:
+        raise fail(
+            "--aggregation weighted needs --weights, e.g. --weights 'TFC1=2,M-TDC=1' "
+            "(one weight per pairwise axiom; unnamed ones weigh 1)"
+        )
+    if train_run is not None and aggregation != "learned":
+        raise fail("--train-run is for --aggregation learned (with --train-dataset)")
+    if aggregation == "learned" and train_dataset is None:
+        raise fail(
+            "--aggregation learned needs --train-dataset NAME (a dataset with qrels to "
+            "fit the axiom weights on), e.g. --train-dataset msmarco-dev-top20/train"
+        )
     _parse_measures_or_exit(measures)
     check_output_file(out)
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
     axs = _parse_axioms_or_exit(axioms)
+    pairwise = [a for a in axs if a.arity == 2]
+    extra: dict[str, Any] = {}
+    if weights is not None:
+        from axiomatic.cli.run_inputs import parse_weights
+
+        extra["weights"] = parse_weights(weights, pairwise)
+    base_name, base_spec = split_name(base)
+    try:
+        base_kind, base_params = parse_ranker_spec(base_spec)
+    except ValueError as exc:
+        raise fail(f"bad --base {base!r}: {exc}") from None
+    if base_kind == "run" and aggregation == "learned" and train_run is None:
+        raise fail(
+            "--base is a run of this dataset; --aggregation learned also needs the base run "
+            "of --train-dataset: pass it with --train-run FILE"
+        )
     from axiomatic.index.cache import dataset_index
 
     index = dataset_index(ds, analyzer=an)
-    try:
-        base_ranker = make_ranker(base, ds, index=index)
-    except (KeyError, ValueError, FileNotFoundError) as exc:
-        raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
-    try:
-        base_run = rerank_fn(base_ranker, ds)
-    except (KeyError, ValueError) as exc:  # e.g. NaN from a run that lacks candidates
-        raise fail(
-            f"--base {base!r}: {_cli_wording(str(exc.args[0] if exc.args else exc))}"
-        ) from None
-    extra: dict[str, Any] = {}
-    if train_dataset is not None:
-        train = _load_dataset(train_dataset, data_root)
+    if base_kind == "run":
+        base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root)
+        base_label = base_name or Path(base_params["path"]).name
+    else:
         try:
-            train_ranker = make_ranker(base, train, analyzer=an)
-            extra = {"train": train, "train_run": rerank_fn(train_ranker, train)}
-        except (KeyError, ValueError, FileNotFoundError) as exc:
-            raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
-    elif aggregation == "learned":
-        raise fail(
-            "--aggregation learned needs --train-dataset NAME (a dataset with qrels to "
-            "fit the axiom weights on), e.g. --train-dataset msmarco-dev-top20/train"
-        )
+            base_ranker = make_ranker(base, ds, index=index)
+        except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
+            raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
+        try:
+            base_run = rerank_fn(base_ranker, ds)
+        except (KeyError, ValueError) as exc:  # e.g. NaN from a ranker
+            raise fail(
+                f"--base {base!r}: {_cli_wording(str(exc.args[0] if exc.args else exc))}"
+            ) from None
+        base_label = base_ranker.name
+    if aggregation == "learned":
+        assert train_dataset is not None  # checked above
+        train = _load_dataset(train_dataset, data_root)
+        if train_run is not None:
+            from axiomatic.cli.run_inputs import parse_named_paths
+
+            tr_path = parse_named_paths([train_run], "--train-run")[0].path
+            t_run, train = _run_base(str(tr_path), train, depth, "--train-run", data_root)
+        else:
+            try:
+                train_ranker = make_ranker(base, train, analyzer=an)
+                t_run = rerank_fn(train_ranker, train)
+            except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
+                raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
+        extra.update(train=train, train_run=t_run)
     try:
         new_run = axiomatic_rerank(
             ds,
@@ -617,24 +731,59 @@ def rerank(
         from axiomatic.report.tables import effectiveness_table, rich_table
 
         eff = effectiveness_table(
-            {f"base {base}": base_run, "axiomatic": new_run},
+            {f"base {base_label}": base_run, "axiomatic": new_run},
             ds.qrels,
             measures,
             rel_threshold=ds.rel_threshold,
         )
-        wide = eff.pivot_table(index="system", columns="measure", values="value", sort=False)
+        from axiomatic.report.tables import RANKER
+
+        wide = eff.pivot_table(index=RANKER, columns="measure", values="value", sort=False)
         console.print(rich_table(wide.map(lambda v: f"{v:.3f}"), title=f"{dataset}: effectiveness"))
     else:
         err_console.print("[yellow]note:[/] the dataset has no qrels; nothing evaluated")
 
 
+def _run_base(
+    path: str, ds: Any, depth: int, option: str, data_root: Path | None
+) -> tuple[dict[str, dict[str, float]], Any]:
+    """A run file as the base ranking of ``ds``: its own ranking (not re-scored candidates),
+    restricted to the dataset's queries; documents of its top ``depth`` that the dataset lacks
+    get their text from the collection (else a clear error with the count and ids)."""
+    from axiomatic.cli.run_inputs import dataset_with_documents
+    from axiomatic.data.trec import read_run
+
+    try:
+        run = read_run(path)
+    except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
+        raise fail(f"{option} {path}: {exc}") from None
+    matched = {q: v for q, v in run.items() if q in ds.queries}
+    if not matched:
+        raise fail(
+            f"{option} {path} ranks none of the {len(ds.queries)} queries of dataset "
+            f"{ds.name!r} ({len(run)} other queries); is it a run of another dataset?"
+        )
+    if len(matched) < len(ds.queries):
+        err_console.print(
+            f"[yellow]warning:[/] {escape(path)} ranks {len(matched)} of the "
+            f"{len(ds.queries)} queries of {escape(str(ds.name))}; the others stay empty",
+            highlight=False,
+        )
+    ds, added = dataset_with_documents(ds, matched, depth, option, data_root)
+    if added:
+        err_console.print(
+            f"note: {added} documents of {path}'s top {depth} are outside the dataset's "
+            "candidates; their text comes from the collection",
+            markup=False,
+            highlight=False,
+        )
+    return matched, ds
+
+
 @app.command()
 def counts(
     dataset: Annotated[
-        str,
-        typer.Option(
-            "--dataset", "-d", help="Re-ranking dataset to count instances in. " + DATASET_HELP
-        ),
+        str, typer.Option("--dataset", "-d", help="Re-ranking dataset to count instances in.")
     ],
     axioms: Annotated[str, typer.Option(help="Axioms (comma separated).")] = "TFC1,TFC2,M-TDC,LNC2",
     delta_rel: Annotated[
@@ -670,7 +819,7 @@ def counts(
         )
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
-    names = [a.strip() for a in axioms.split(",") if a.strip()]
+    names = [a.strip() for a in axiom_list(axioms).split(",") if a.strip()]
     try:
         table = variant_counts(ds, names, depth=depth, delta_rel=delta_rel, analyzer=an)
     except (KeyError, ValueError) as exc:

@@ -7,11 +7,45 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
-console = Console()
-err_console = Console(stderr=True)
+PIPE_WIDTH = 10_000
+"""Line width when output is not a terminal: wide enough that nothing wraps."""
+
+
+class PipeAwareConsole(Console):
+    """A rich console that does not wrap when its output is not a terminal.
+
+    Rich wraps at 80 columns when it cannot ask a terminal for its width, so
+    ``axiomatic counts ... > counts.md`` wrote Markdown rows broken over several lines. Piped or
+    redirected, lines are as long as their content (tables at their natural width), so that a
+    file or a ``grep`` sees whole rows; ``COLUMNS`` still sets a width explicitly.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        dims = super().size
+        if (
+            self._width is None
+            and not self.is_terminal
+            and not self._environ.get("COLUMNS", "").strip().isdigit()
+        ):
+            return ConsoleDimensions(PIPE_WIDTH, dims.height)
+        return dims
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+console = PipeAwareConsole()
+err_console = PipeAwareConsole(stderr=True)
+
+
+def stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (tables) rather than a file or pipe (plain text)."""
+    return bool(console.is_terminal)
 
 
 def suggest(name: str, choices: Iterable[str], n: int = 3) -> str:

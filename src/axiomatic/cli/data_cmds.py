@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
@@ -215,9 +215,16 @@ def evaluate_cmd(
     dataset: Annotated[
         str, typer.Option("--dataset", "-d", help="Dataset with qrels. " + DATASET_HELP)
     ],
-    run: Annotated[list[Path], typer.Option("--run", help="TREC run file(s); repeat the option.")],
+    run: Annotated[
+        list[str],
+        typer.Option(
+            "--run",
+            help="TREC run file, as PATH or NAME=PATH (repeat the option). Default name: the "
+            "run's tag when it has one, else the file name.",
+        ),
+    ],
     measures: Annotated[
-        str, typer.Option(help="ir_measures names, space separated.")
+        str, typer.Option(help="ir_measures names, separated by spaces or commas.")
     ] = "nDCG@10 RR@10 AP",
     baseline: Annotated[
         int, typer.Option(min=0, help="Index of the baseline run for significance tests.")
@@ -225,6 +232,15 @@ def evaluate_cmd(
     test: Annotated[str, typer.Option(help="Paired test: t or wilcoxon (Holm-corrected).")] = "t",
     per_query: Annotated[
         Path | None, typer.Option(help="Write per-query values to this CSV.")
+    ] = None,
+    output_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="table (terminal) | csv | json: one row per ranker and measure with the mean, "
+            "the difference to the baseline and the raw and Holm-corrected p-values. Default: "
+            "table on a terminal, csv when the output is a file or pipe.",
+        ),
     ] = None,
     qrels: QrelsOpt = None,
     skip_malformed: SkipMalformedOpt = False,
@@ -253,20 +269,26 @@ def evaluate_cmd(
     test_kind: Literal["t", "wilcoxon"] = "t" if test == "t" else "wilcoxon"
     if not 0 <= baseline < len(run):
         raise fail(f"--baseline must index one of the {len(run)} runs (got {baseline})")
+    from axiomatic.cli.common import stdout_is_terminal, suggest
+    from axiomatic.cli.run_inputs import parse_named_paths
+
+    fmt = output_format or ("table" if stdout_is_terminal() else "csv")
+    if fmt not in EVAL_FORMATS:
+        raise fail(
+            f"unknown --format {fmt!r}; expected one of {', '.join(EVAL_FORMATS)}."
+            f"{suggest(fmt, EVAL_FORMATS)}"
+        )
+    named = parse_named_paths(run)
     per: list = []
-    for path in run:
-        r = read_run_cli(path, skip_malformed)
-        _warn_coverage(path, r, ds.qrels)
+    for item in named:
+        r = read_run_cli(item.path, skip_malformed)
+        _warn_coverage(item.path, r, ds.qrels)
         with warnings.catch_warnings():  # _warn_coverage has said it, with the counts
             warnings.simplefilter("ignore", NoMatchingQueriesWarning)
             per.append(evaluate_per_query(r, ds.qrels, names, rel_threshold=ds.rel_threshold))
-    table = Table(title=escape(f"{ds.name} ({len(ds.qrels)} judged queries)"))
-    table.add_column("run", style="bold")
-    for m in names:
-        table.add_column(m, justify="right")
     # Holm across every (run, measure) comparison against the baseline.
     pvals: dict[tuple[int, str], float] = {}
-    for i in range(len(run)):
+    for i in range(len(named)):
         if i == baseline:
             continue
         for m in names:
@@ -274,30 +296,89 @@ def evaluate_cmd(
             b = _values(per[i], m)
             pvals[(i, m)] = paired_test(b, a, test=test_kind).pvalue
     adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
-    for i, path in enumerate(run):
-        cells = [escape(path.name) + (" (baseline)" if i == baseline and len(run) > 1 else "")]
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(named):
         for m in names:
             mean = _mean(_values(per[i], m))
-            mark = ""
-            if (i, m) in adjusted and adjusted[(i, m)] < 0.05:
-                mark = " ▲" if mean > _mean(_values(per[baseline], m)) else " ▼"
-            cells.append(f"{mean:.4f}{mark}")
-        table.add_row(*cells)
-    console.print(table)
-    if len(run) > 1:
-        console.print(
-            f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected, p < 0.05)"
-        )
+            base_mean = _mean(_values(per[baseline], m))
+            p_adj = adjusted.get((i, m))
+            sig = ""
+            if p_adj is not None and p_adj < 0.05:
+                sig = "up" if mean > base_mean else "down"
+            rows.append(
+                {
+                    "ranker": item.name,
+                    "measure": m,
+                    "value": mean,
+                    "diff": None if i == baseline else mean - base_mean,
+                    "pvalue": pvals.get((i, m)),
+                    "pvalue_holm": p_adj,
+                    "significant": sig,
+                    "baseline": i == baseline,
+                    "path": str(item.path),
+                }
+            )
+    if fmt == "csv":
+        import csv as csv_mod
+        import sys
+
+        w = csv_mod.DictWriter(sys.stdout, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: "" if v is None else v for k, v in row.items()})
+    elif fmt == "json":
+        import sys
+
+        doc = {
+            "dataset": str(ds.name),
+            "judged_queries": len(ds.qrels),
+            "baseline": named[baseline].name,
+            "test": f"paired {test}-test, Holm-corrected over every (ranker, measure)",
+            "results": rows,
+        }
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        table = Table(title=escape(f"{ds.name} ({len(ds.qrels)} judged queries)"))
+        table.add_column("ranker", style="bold")
+        for m in names:
+            table.add_column(m, justify="right")
+        for i, item in enumerate(named):
+            cells = [
+                escape(item.name) + (" (baseline)" if i == baseline and len(named) > 1 else "")
+            ]
+            for row in (r for r in rows if r["ranker"] == item.name):
+                mark = {"up": " ▲", "down": " ▼"}.get(str(row["significant"]), "")
+                p = row["pvalue_holm"]
+                cells.append(f"{row['value']:.4f}{mark}" + ("" if p is None else f" (p={p:.3g})"))
+            table.add_row(*cells)
+        console.print(table)
+        if len(named) > 1:
+            console.print(
+                f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected p < 0.05; "
+                "p = Holm-corrected p-value)"
+            )
+        if any(item.name != item.path.name for item in named):
+            console.print(
+                "rankers: "
+                + "; ".join(
+                    f"{item.name} = {item.path}" for item in named if item.name != item.path.name
+                ),
+                markup=False,
+                highlight=False,
+            )
     if per_query is not None:
         import pandas as pd
 
         frames = []
-        for path, df in zip(run, per, strict=True):
+        for item, df in zip(named, per, strict=True):
             df = df.copy()
-            df.insert(0, "run", path.name)
+            df.insert(0, "ranker", item.name)
             frames.append(df)
         pd.concat(frames).to_csv(per_query, index=False)
         err_console.print(f"wrote {per_query}", markup=False, highlight=False)
+
+
+EVAL_FORMATS = ("table", "csv", "json")
 
 
 def _warn_coverage(path: Path, run, qrels) -> None:
@@ -306,10 +387,13 @@ def _warn_coverage(path: Path, run, qrels) -> None:
 
     cov = run_coverage(run, qrels)
     if cov["matched"] == 0:
+        judged_docs = {d for v in qrels.values() for d in v}
+        run_docs = {d for v in run.values() for d in v}
         warn(
             f"{path} matches none of the {cov['judged']} judged queries (it ranks "
-            f"{cov['unjudged']} other queries): every measure is 0. Is it a run of another "
-            "dataset or split?"
+            f"{cov['unjudged']} other queries; {len(run_docs & judged_docs)} of its "
+            f"{len(run_docs)} documents are judged anywhere in the qrels): every measure is 0. "
+            "Is it a run of another dataset or split?"
         )
     elif cov["missing"]:
         warn(

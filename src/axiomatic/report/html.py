@@ -98,6 +98,18 @@ def render_html(
         + "</p>"
     )
     parts.append(f"<div class='scroll'>{tables.to_html_table(ov)}</div>")
+    legend = (diagnosis.metadata or {}).get("legend") or {}
+    if any(str(n) != str(v) for n, v in legend.items()):
+        parts.append(
+            "<p class='meta'>Rankers: "
+            + " · ".join(
+                f"<b>{esc(str(n))}</b> = <code>{esc(str(v))}</code>" for n, v in legend.items()
+            )
+            + "</p>"
+        )
+    note = tables.oracle_note(diagnosis)
+    if note:
+        parts.append(f"<div class='note'>{esc(note)}</div>")
     variants = {g[1] for g in diagnosis.groups()}
     if len(variants) > 1:
         parts.append(

@@ -3,8 +3,9 @@
 * :func:`plot_delta_sweep` - fulfilment per delta* per axiom with instance counts on top
   (Rennings 2019, Figs 4.5/4.6; ``value="diff_vs_0"`` gives Figs 4.7/4.8);
 * :func:`plot_correlation` - axiomatic performance vs retrieval effectiveness with a
-  ``numpy.polyfit`` trend line (Fig. 4.2);
-* :func:`plot_axiom_bars` - fulfilment per axiom and ranker with 95% Wilson intervals.
+  ``numpy.polyfit`` trend line (Fig. 4.2), one legend for the rankers;
+* :func:`plot_axiom_bars` - fulfilment per axiom and ranker with 95% Wilson intervals, a
+  horizontal dot plot faceted over panels so that 25 axioms fit a laptop screen.
 
 Each returns the PNG as bytes and writes it (atomically) when ``path`` is given.
 """
@@ -157,6 +158,10 @@ def _finish_legend(fig: Any, path: str | os.PathLike[str] | None, legend: bool) 
     return data
 
 
+MIN_CORRELATION_N = 5
+"""Fewer systems than this: a panel shows n and the p-value, and no Pearson r or trend line."""
+
+
 def plot_correlation(
     diagnosis: Diagnosis,
     effectiveness: Any,
@@ -164,7 +169,15 @@ def plot_correlation(
     path: str | os.PathLike[str] | None = None,
 ) -> bytes:
     """Axiomatic performance (x) vs retrieval effectiveness (y), one panel per axiom group plus
-    the mean over groups, each with its trend line and Pearson r (Rennings 2019, Fig. 4.2)."""
+    the mean over groups (Rennings 2019, Fig. 4.2).
+
+    Readable with many rankers: fixed-size panels (at most 4 per row), one marker shape and
+    colour per ranker explained once in a shared legend (no labels printed over the points),
+    and each title leads with the rank correlation, its p-value and n. With fewer than
+    :data:`MIN_CORRELATION_N` systems the title says so and no Pearson r or trend line is drawn.
+    """
+    from matplotlib.lines import Line2D
+
     from axiomatic.report.tables import effectiveness_wide
 
     wide = (
@@ -182,79 +195,146 @@ def plot_correlation(
     if len(directional) > 1:
         piv["mean"] = piv[directional].mean(axis=1)
     specs = list(piv.columns)
-    fig, axes = _figure(max(1, len(specs)), panel_w=3.8, panel_h=3.3)
+    fig, axes = _figure(max(1, len(specs)), panel_w=3.4, panel_h=3.0, max_cols=4)
     colors = _colors(keep, [])
+    markers = "osD^vP*Xh<>p"
+    style = {r: markers[(i // 10) % len(markers)] for i, r in enumerate(keep)}
     y = eff.loc[keep].to_numpy(dtype=float)
     for ax, spec in zip(axes, specs, strict=True):
         x = piv[spec].to_numpy(dtype=float)
         for xi, yi, r in zip(x, y, keep, strict=True):
-            if np.isnan(xi):
-                continue
-            ax.scatter([xi], [yi], color=colors[r], s=28, zorder=3)
-            ax.annotate(r, (xi, yi), textcoords="offset points", xytext=(4, 3), fontsize=7)
+            if not np.isnan(xi):
+                ax.scatter([xi], [yi], color=colors[r], marker=style[r], s=30, zorder=3)
         row = corr[corr["spec"] == spec]
-        title = labels.get(spec, spec)
-        if len(row):
-            c = row.iloc[0]
-            if not np.isnan(c["slope"]):
-                xs = np.linspace(np.nanmin(x), np.nanmax(x), 20)
-                ax.plot(xs, c["slope"] * xs + c["intercept"], "--", color="0.5", lw=1)
-            if not np.isnan(c["kendall"]):
-                # rank correlations first: with few systems in clusters, r says little
-                title += (
-                    f"\nτ={c['kendall']:.2f} (p={c['kendall_p']:.2g}), "
-                    f"ρ={c['spearman']:.2f}, r={c['pearson']:.2f}, n={int(c['n'])}"
-                )
-        ax.set_title(title, fontsize=8)
-        ax.margins(x=0.18, y=0.12)
+        c = row.iloc[0] if len(row) else None
+        if c is not None and c["n"] >= MIN_CORRELATION_N and not np.isnan(c["slope"]):
+            xs = np.linspace(np.nanmin(x), np.nanmax(x), 20)
+            ax.plot(xs, c["slope"] * xs + c["intercept"], "--", color="0.5", lw=1)
+        ax.set_title(correlation_title(labels.get(spec, spec), c), fontsize=8)
+        ax.margins(x=0.12, y=0.12)
         ax.set_xlabel("fulfilled fraction", fontsize=8)
         ax.set_ylabel(str(eff.name), fontsize=8)
+        ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-    return _finish(fig, path, diagnosis)
+    handles = [
+        Line2D([], [], ls="", marker=style[r], color=colors[r], label=_short(r, 28)) for r in keep
+    ]
+    if handles:
+        fig.legend(
+            handles=handles,
+            loc="lower center",
+            ncol=min(4, len(handles)),
+            fontsize=7,
+            frameon=False,
+        )
+    rows = math.ceil(len(handles) / 4) if handles else 0
+    fig.set_figheight(fig.get_figheight() + 0.22 * rows)
+    fig.tight_layout(rect=(0, 0.22 * rows / fig.get_figheight() + 0.01, 1, 1))
+    return _save(fig, path, diagnosis)
+
+
+def correlation_title(label: str, c: Any) -> str:
+    """A correlation panel's title: the axiom, then Kendall's τ with its p-value and n (rank
+    correlations first: with few systems in clusters, Pearson's r says little); below
+    :data:`MIN_CORRELATION_N` systems it says so and shows no further coefficient."""
+    title = _short(label, 34)
+    if c is None:
+        return title
+    n = 0 if pd.isna(c["n"]) else int(c["n"])
+    if not pd.isna(c["kendall"]):
+        title += f"\nτ={c['kendall']:.2f} (p={c['kendall_p']:.2g}), n={n}"
+        if n < MIN_CORRELATION_N:
+            title += ": too few systems"
+        else:
+            title += f", ρ={c['spearman']:.2f}"
+    elif n:
+        title += f"\nn={n}: no correlation (constant values)"
+    return title
+
+
+def _short(text: str, n: int) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _save(fig: Any, path: str | os.PathLike[str] | None, diagnosis: Any = None) -> bytes:
+    """Like :func:`_finish` but keeps the layout already made (room for a bottom legend)."""
+    view = getattr(diagnosis, "view", "") if getattr(diagnosis, "views", None) else ""
+    if view:
+        fig.suptitle(f"{view} view", fontsize=9)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
+    data = buf.getvalue()
+    if path is not None:
+        atomic_write_bytes(Path(path), data)
+    return data
+
+
+AXES_PER_PANEL = 14
+"""Axiom rows per panel of :func:`plot_axiom_bars`; more axioms are split over side-by-side
+panels so that the figure fits a laptop screen (about 1,400 x 900 px)."""
 
 
 def plot_axiom_bars(diagnosis: Diagnosis, path: str | os.PathLike[str] | None = None) -> bytes:
-    """Grouped bars: fulfilled fraction per axiom group (x) and ranker (bars), 95% intervals."""
+    """Fulfilled fraction per axiom group (rows) and ranker (markers), 95% Wilson intervals.
+
+    A horizontal dot plot rather than grouped vertical bars: axiom names stay horizontal and
+    readable, rankers are offset within each row, and many axioms are split over side-by-side
+    panels (:data:`AXES_PER_PANEL` rows each, at most 3 across) instead of one strip thousands
+    of pixels wide."""
     from matplotlib.figure import Figure
 
     t = diagnosis.table()
     labels = _labels(diagnosis)
     specs = list(labels)
     rankers = list(diagnosis.rankers)
-    width = 0.8 / max(1, len(rankers))
+    n_panels = max(1, math.ceil(len(specs) / AXES_PER_PANEL))
+    cols = min(3, n_panels)
+    grid_rows = math.ceil(n_panels / cols)
+    per = math.ceil(len(specs) / n_panels) if specs else 1
+    row_h = 0.16 + 0.05 * min(len(rankers), 8)
+    legend_rows = math.ceil(len(rankers) / 4)
     fig = Figure(
-        figsize=(max(6.0, 1.0 + 1.1 * len(specs) * max(1, len(rankers)) * 0.35), 4.0), dpi=DPI
+        figsize=(4.4 * cols, grid_rows * (0.9 + row_h * per) + 0.3 + 0.2 * legend_rows), dpi=DPI
     )
-    ax = fig.subplots()
+    axes = fig.subplots(grid_rows, cols, squeeze=False).ravel()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
     colors = _colors(rankers, diagnosis.references)
-    for j, r in enumerate(rankers):
-        sub = t[t["ranker"] == r].set_index("spec").reindex(specs)
-        frac = sub["fraction"].to_numpy(dtype=float)
-        lo = np.clip(np.nan_to_num(frac - sub["ci_low"].to_numpy(dtype=float)), 0, None)
-        hi = np.clip(np.nan_to_num(sub["ci_high"].to_numpy(dtype=float) - frac), 0, None)
-        xs = np.arange(len(specs)) - 0.4 + width * (j + 0.5)
-        ax.bar(
-            xs,
-            np.nan_to_num(frac),
-            width=width * 0.95,
-            color=colors[r],
-            label=r,
-            yerr=np.vstack([lo, hi]),
-            capsize=2,
-            error_kw={"lw": 0.8},
-            hatch="//" if r in diagnosis.references else None,
+    frames = {r: t[t["ranker"] == r].set_index("spec").reindex(specs) for r in rankers}
+    offsets = np.linspace(-0.3, 0.3, len(rankers)) if len(rankers) > 1 else np.zeros(1)
+    for p, ax in enumerate(axes[:n_panels]):
+        chunk = specs[p * per : (p + 1) * per]
+        ys = np.arange(len(chunk))[::-1]  # first axiom on top
+        for j, r in enumerate(rankers):
+            sub = frames[r].loc[chunk]
+            frac = sub["fraction"].to_numpy(dtype=float)
+            lo = np.clip(np.nan_to_num(frac - sub["ci_low"].to_numpy(dtype=float)), 0, None)
+            hi = np.clip(np.nan_to_num(sub["ci_high"].to_numpy(dtype=float) - frac), 0, None)
+            ax.errorbar(
+                frac,
+                ys + offsets[j],
+                xerr=np.vstack([lo, hi]),
+                fmt="s" if r in diagnosis.references else "o",
+                ms=4,
+                color=colors[r],
+                elinewidth=0.8,
+                capsize=1.5,
+                label=_short(r, 28) if p == 0 else None,
+                mfc="white" if r in diagnosis.references else colors[r],
+            )
+        ax.axvline(0.5, color="0.6", lw=0.8, ls=":")
+        ax.set_yticks(ys)
+        ax.set_yticklabels([_short(labels[s], 26) for s in chunk], fontsize=8)
+        ax.set_ylim(-0.6, len(chunk) - 0.4)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel("fulfilled fraction (95% CI)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+    handles, names = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles, names, loc="lower center", ncol=min(4, len(names)), fontsize=7, frameon=False
         )
-    ax.axhline(0.5, color="0.6", lw=0.8, ls=":")
-    ax.set_xticks(range(len(specs)))
-    ax.set_xticklabels([labels[s] for s in specs], fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("fulfilled fraction (95% CI)")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(
-        fontsize=7,
-        ncol=min(4, len(rankers)),
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.1),
-        frameon=False,
-    )
-    return _finish(fig, path, diagnosis)
+    fig.tight_layout(rect=(0, (0.2 * legend_rows + 0.05) / fig.get_figheight(), 1, 1))
+    return _save(fig, path, diagnosis)

@@ -35,8 +35,11 @@ UP, DOWN = "▲", "▼"
 THESIS_DELTA = 1.0
 """δ* of Rennings (2019) Tables 4.5 and 4.6: no length limit (section 4.3.1)."""
 VARIANT_ORDER = {"strict": 0, "original": 0, "extended": 1, "relaxed": 2}
+RANKER = "ranker"
+"""The one name of "the thing being evaluated" in every table and CSV (evaluate, rerank,
+diagnose, the report): a ranker spec, a run or a trained model alike."""
 EFFECTIVENESS_COLUMNS = [
-    "system",
+    RANKER,
     "measure",
     "value",
     "diff",
@@ -58,7 +61,7 @@ def effectiveness_table(
 ) -> pd.DataFrame:
     """Mean effectiveness per ranker and paired tests against ``baseline`` (Holm per measure).
 
-    Long format with columns :data:`EFFECTIVENESS_COLUMNS` (``system`` is the ranker name); the
+    Long format with columns :data:`EFFECTIVENESS_COLUMNS` (``ranker`` is the ranker name); the
     baseline (default: the first run) has NaN p-values. Uses
     :func:`axiomatic.evaluate.significance.compare_runs`.
     """
@@ -70,6 +73,7 @@ def effectiveness_table(
     df = compare_runs(
         runs, qrels, measures, base, rel_threshold=rel_threshold, test=test, alpha=alpha
     )
+    df = df.rename(columns={"system": RANKER})
     df.attrs["baseline"] = base
     return df
 
@@ -78,7 +82,15 @@ def normalize_effectiveness(effectiveness: Any) -> pd.DataFrame:
     """Long-format effectiveness from a long table, a wide one (index = ranker) or a mapping."""
     if effectiveness is None:
         return pd.DataFrame(columns=EFFECTIVENESS_COLUMNS)
-    if isinstance(effectiveness, pd.DataFrame) and {"system", "measure", "value"} <= set(
+    if (
+        isinstance(effectiveness, pd.DataFrame)
+        and "system" in effectiveness.columns
+        and RANKER not in effectiveness.columns
+    ):  # tables of earlier versions (and compare_runs) call the column "system"
+        attrs = dict(effectiveness.attrs)
+        effectiveness = effectiveness.rename(columns={"system": RANKER})
+        effectiveness.attrs = attrs
+    if isinstance(effectiveness, pd.DataFrame) and {RANKER, "measure", "value"} <= set(
         effectiveness.columns
     ):
         df = effectiveness.copy()
@@ -98,9 +110,9 @@ def normalize_effectiveness(effectiveness: Any) -> pd.DataFrame:
             f"{type(effectiveness).__name__})"
         )
     long = (
-        wide.rename_axis("system")
+        wide.rename_axis(RANKER)
         .reset_index()
-        .melt(id_vars="system", var_name="measure", value_name="value")
+        .melt(id_vars=RANKER, var_name="measure", value_name="value")
     )
     for c in EFFECTIVENESS_COLUMNS[3:]:
         long[c] = False if c == "significant" else np.nan
@@ -113,7 +125,7 @@ def effectiveness_wide(effectiveness: Any) -> pd.DataFrame:
     if long.empty:
         return pd.DataFrame()
     return long.pivot_table(
-        index="system", columns="measure", values="value", aggfunc="first", sort=False
+        index=RANKER, columns="measure", values="value", aggfunc="first", sort=False
     )
 
 
@@ -237,7 +249,7 @@ def _pct(x: float) -> str:
 
 def _ranker_order(diagnosis: Diagnosis, eff: pd.DataFrame) -> list[str]:
     names = list(diagnosis.rankers)
-    for s in dict.fromkeys(eff["system"].astype(str)) if len(eff) else []:
+    for s in dict.fromkeys(eff[RANKER].astype(str)) if len(eff) else []:
         if s not in names:
             names.append(s)
     return names
@@ -268,7 +280,7 @@ def overview_frame(
     if len(eff):
         ms = list(dict.fromkeys(eff["measure"])) if measures is None else list(measures)
         for m in ms:
-            sub = eff[eff["measure"] == m].set_index("system")
+            sub = eff[eff["measure"] == m].set_index(RANKER)
             col = []
             for r in names:
                 if r not in sub.index:
@@ -319,7 +331,9 @@ def overview_numbers(diagnosis: Diagnosis, effectiveness: Any = None) -> pd.Data
     labels = group_labels(diagnosis)
     piv = pd.concat(
         [
-            d.pivot(by="spec").rename(columns=lambda c, v=v: str(labels.get(c) or c) + view_label(v))
+            d.pivot(by="spec").rename(
+                columns=lambda c, v=v: str(labels.get(c) or c) + view_label(v)
+            )
             for v, d in view_diagnoses(diagnosis)
         ],
         axis=1,
@@ -482,6 +496,46 @@ class _PartialConsole:
         return getattr(self._console, name)
 
 
+def oracle_note(diagnosis: Diagnosis) -> str | None:
+    """Why the qrels oracle fulfils strict axioms so rarely (``None`` without an oracle).
+
+    The oracle scores a document by its label (unjudged = 0), so two unjudged or equally judged
+    documents tie, and a strict relation (``>``) counts a tie as a violation. The note gives the
+    share of the oracle's strict violations that are such ties."""
+    name = next((r for r in diagnosis.references if r in diagnosis.outcomes), None)
+    if name is None:
+        return None
+    inst = diagnosis.instances
+    out = diagnosis.outcomes[name].to_numpy()
+    strict = (inst["relation"].astype(str) == ">").to_numpy()
+    violated = strict & (out == 0)
+    n_viol = int(violated.sum())
+    text = (
+        f"{name}: scores each document by its relevance label (unjudged = 0), so documents "
+        "with equal labels (both unjudged, or judged alike) tie, and a strict axiom (relation "
+        "'>') counts a tie as a violation."
+    )
+    if n_viol and {"rel_a", "rel_b"} <= set(inst.columns):
+        ra = pd.to_numeric(inst["rel_a"], errors="coerce").fillna(0).to_numpy()
+        rb = pd.to_numeric(inst["rel_b"], errors="coerce").fillna(0).to_numpy()
+        ties = int((violated & (ra == rb)).sum())
+        text += (
+            f" {ties:,} of its {n_viol:,} violated strict instances ({100 * ties / n_viol:.0f}%) "
+            "are such ties"
+        )
+        text += (
+            ": its low strict fulfilment measures how few instances separate judged-relevant "
+            "from other documents, not a failure of the axioms."
+        )
+    return text
+
+
+def legend_lines(diagnosis: Diagnosis) -> list[str]:
+    """``name = spec`` for every ranker whose table name differs from what the user gave."""
+    legend = (diagnosis.metadata or {}).get("legend") or {}
+    return [f"{n} = {s}" for n, s in legend.items() if str(n) != str(s)]
+
+
 def print_tables(
     diagnosis: Diagnosis,
     effectiveness: Any = None,
@@ -529,6 +583,12 @@ def print_tables(
     views = view_diagnoses(diagnosis)
     if len(views) > 1:
         console.print(views_note(), markup=False)
+    note = oracle_note(diagnosis)
+    if note:
+        console.print(f"note: {note}", markup=False, highlight=False)
+    legend = legend_lines(diagnosis)
+    if legend:
+        console.print("rankers: " + "; ".join(legend), markup=False, highlight=False)
     for view, d in views:
         for r, reasons in d.skips.items():
             for reason, n in reasons.items():

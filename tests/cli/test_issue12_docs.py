@@ -1,0 +1,20 @@
+"""Issue 12 s2: the documented duck-typed Ranker example runs as written (docs/rankers.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_ranker_protocol_example_in_docs_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    text = (DOCS / "rankers.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert blocks, "docs/rankers.md lost its Python example"
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(blocks[-1], "docs/rankers.md", "exec"), namespace)
+    table = namespace["diagnosis"].table()
+    assert {"qtc"} <= set(table["ranker"])
+    assert "qtc" in capsys.readouterr().out
