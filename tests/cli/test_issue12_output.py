@@ -137,3 +137,13 @@ def test_diagnose_names_legend_and_oracle_note(demo_runs, tmp_path) -> None:
     assert "<b>tuned</b> = <code>bm25:k1=1.2</code>" in page and "are such ties" in page
     legend = json.loads((out / "diagnosis.json").read_text())
     assert "tuned" in json.dumps(legend)
+
+
+def test_demo_run_file_names_are_shell_safe() -> None:
+    import re
+
+    from axiomatic.cli.demo_cmd import safe_filename
+
+    for name in ("BM25(k1=0.9,b=0.4)", "RM3(fb_docs=10,fb_terms=10,orig_weight=0.5)", "a b/c"):
+        assert re.fullmatch(r"[A-Za-z0-9._-]+", safe_filename(name)), safe_filename(name)
+    assert safe_filename("BM25(k1=0.9,b=0.4)") == "BM25-k1-0.9-b-0.4"

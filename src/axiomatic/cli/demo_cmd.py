@@ -69,7 +69,7 @@ def demo(
     runs = {}
     for r in rankers:
         runs[r.name] = rerank(r, ds)
-        write_run(runs[r.name], out / "runs" / f"{r.name}.trec", tag=r.name)
+        write_run(runs[r.name], out / "runs" / f"{safe_filename(r.name)}.trec", tag=r.name)
     effectiveness = effectiveness_table(
         runs, ds.qrels or {}, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold
     )
@@ -89,6 +89,14 @@ def demo(
         diagnosis, effectiveness, out / "report", title="axiomatic demo", baseline=rankers[0].name
     )
     console.print(f"[bold green]report[/]: {escape(str(paths['html']))}")
+
+
+def safe_filename(name: str) -> str:
+    """A file name a shell takes unquoted: ``BM25(k1=0.9,b=0.4)`` -> ``BM25-k1-0.9-b-0.4``
+    (runs of letters, digits, ``.``, ``_`` and ``-`` joined by ``-``)."""
+    import re
+
+    return "-".join(re.findall(r"[A-Za-z0-9._]+", name)) or "run"
 
 
 def _print_demo_tables(diagnosis, effectiveness, names: list[str]) -> None:
