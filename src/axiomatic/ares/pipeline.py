@@ -121,7 +121,9 @@ class Prepared:
 def _real_queries(
     index: CollectionIndex, positives: Sequence[tuple[str, str, str]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    docs, offsets, ids = [], [0], []
+    docs: list[int] = []
+    offsets: list[int] = [0]
+    ids: list[int] = []
     for _qid, text, did in positives:
         terms = index.analyzer.analyze(text)
         ids.extend(index.vocab.get(t, -1) for t in terms)
@@ -150,7 +152,7 @@ def prepare(
     from axiomatic._atomic import atomic_path, atomic_write_text
 
     analyzer = analyzer or Analyzer()
-    axs = parse_query_pair_axioms(axioms) if isinstance(axioms, str) else list(axioms)
+    axs = parse_query_pair_axioms(axioms)
     key = hashlib.sha1(
         json.dumps(
             [collection.fingerprint(), analyzer.config_hash, seed, n_queries, SAMPLING_VERSION,

@@ -299,7 +299,7 @@ def minilm_term_vectors(terms: Sequence[str]) -> np.ndarray:
             (np.ones(len(flat), dtype=np.float32), (owner, np.arange(len(flat)))),
             shape=(len(terms), len(flat)),
         )
-        out = np.asarray(agg @ emb[flat], dtype=np.float32) / np.maximum(lens, 1)[:, None]
+        out = (np.asarray(agg @ emb[flat]) / np.maximum(lens, 1)[:, None]).astype(np.float32)
     norm = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.where(norm > 0, norm, 1.0)
 

@@ -1,0 +1,490 @@
+"""Axiomatically regularized pre-training (Chen et al., SIGIR 2022, section 4.3, eqs. 10-12).
+
+``L_total = L_Rel + L_MLM`` (eq. 10) on the MiniLM cross-encoder:
+
+* ``L_Rel = max(0, margin - s(q+, d) + s(q-, d))`` (eq. 11, margin 1): for each document two
+  random pairs of its pseudo queries, ordered by the preference predictor (``q+`` is the query
+  the predictor prefers);
+* ``L_MLM = -sum log p(x_hat | x without m(x))`` (eq. 12) on the ``[CLS] q+ [SEP] d [SEP]``
+  input with BERT masking: 15 % of the real (non-special, non-padding) tokens, of which 80 %
+  become ``[MASK]``, 10 % a random token, 10 % stay (Devlin et al. 2019). all-MiniLM-L6-v2 is
+  a sentence-embedding checkpoint without an MLM head, so :class:`AresCrossEncoder` adds a BERT
+  LM head (dense + GELU + LayerNorm + decoder tied to the input embeddings + bias), newly
+  initialized (normal std 0.02, as BERT's initializer).
+
+The loop is the project's :class:`~axiomatic.training.trainer.Trainer` (checkpoints, exact
+resume, dev selection, logs) with :class:`AresLossStrategy` as its loss strategy. The trainer
+expects (query, doc_hi, doc_lo) pairs; ARES pairs are (document, q+, q-), so the training data
+is a :class:`~axiomatic.data.records.Dataset` whose "queries" are the documents (one entry per
+pair, ``<doc>#<k>``) and whose "documents" are the pseudo queries; the strategy puts each text
+back in its place (``[CLS] query [SEP] document [SEP]``).
+
+Variants (ours where the paper is silent): ``simple`` (predictor of setting I), ``hard``
+(setting IV), ``strict`` (no predictor: pairs on which every axiom with a preference agrees and
+at least ``strict_min`` axioms have one), ``rep`` and ``rank`` (predictor of setting I on the
+REP-QL/REP-TFIDF resp. RANK features only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from axiomatic.models.transformer import CrossEncoder
+from axiomatic.training.strategies import LossStrategy
+
+if TYPE_CHECKING:
+    from axiomatic.ares.pipeline import Prepared
+    from axiomatic.ares.predictor import PreferencePredictor
+    from axiomatic.data.records import Dataset
+    from axiomatic.training.samplers import Pair
+    from axiomatic.training.trainer import Trainer
+
+VARIANTS = {
+    "simple": ("I", None),
+    "hard": ("IV", None),
+    "strict": (None, None),
+    "rep": ("I", ("REP-QL", "REP-TFIDF")),
+    "rank": ("I", ("RANK",)),
+}
+
+
+def check_variant(name: str) -> str:
+    v = str(name).strip().lower().removeprefix("ares_").removeprefix("ares-")
+    if v not in VARIANTS:
+        import difflib
+
+        close = difflib.get_close_matches(v, list(VARIANTS), n=1)
+        raise ValueError(
+            f"unknown ARES variant {name!r}; expected one of {', '.join(VARIANTS)}"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+        )
+    return v
+
+
+# ------------------------------------------------------------------------------ model
+class MLMHead(nn.Module):
+    """BERT's LM prediction head with the decoder tied to the input word embeddings."""
+
+    def __init__(self, hidden: int, word_embeddings: nn.Embedding, eps: float = 1e-12) -> None:
+        super().__init__()
+        self.dense = nn.Linear(hidden, hidden)
+        self.norm = nn.LayerNorm(hidden, eps=eps)
+        self.bias = nn.Parameter(torch.zeros(word_embeddings.num_embeddings))
+        self.word_embeddings = word_embeddings  # shared module: the tied decoder weight
+        nn.init.normal_(self.dense.weight, std=0.02)
+        nn.init.zeros_(self.dense.bias)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        x = self.norm(F.gelu(self.dense(h)))
+        return x @ self.word_embeddings.weight.T + self.bias
+
+
+class AresCrossEncoder(CrossEncoder):
+    """The MiniLM cross-encoder plus an MLM head for pre-training (eq. 12).
+
+    Scoring is the plain cross-encoder's; :meth:`export` gives that plain
+    :class:`~axiomatic.models.transformer.CrossEncoder` (the head dropped) for re-ranking and
+    fine-tuning. ``model_type`` is not a registered ranker on purpose: the trainer then keeps
+    the state dict (``model.pt``) instead of a ``model/`` folder a plain loader would misread.
+    """
+
+    model_type = "ares-cross-encoder"
+
+    def __init__(
+        self, max_length: int = 128, dropout: float = 0.1, pretrained: bool = True
+    ) -> None:
+        super().__init__(max_length=max_length, dropout=dropout, pretrained=pretrained)
+        emb = self.encoder.get_input_embeddings()
+        eps = float(getattr(self.encoder.config, "layer_norm_eps", 1e-12))
+        self.mlm_head = MLMHead(self.hidden_size, emb, eps)
+
+    def mlm_loss(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None,
+        labels: torch.Tensor,
+    ) -> torch.Tensor:
+        """Mean cross-entropy over the masked positions (``labels == -100`` elsewhere)."""
+        h = self.token_embeddings(input_ids, attention_mask, token_type_ids)
+        sel = labels != -100
+        if not bool(sel.any()):
+            return h.sum() * 0.0
+        logits = self.mlm_head(h[sel].float())
+        return F.cross_entropy(logits, labels[sel])
+
+    def export(self) -> CrossEncoder:
+        """A plain cross-encoder with this model's encoder and scoring head."""
+        plain = CrossEncoder(max_length=self.max_length, pretrained=False)
+        state = {k: v for k, v in self.state_dict().items() if not k.startswith("mlm_head.")}
+        plain.load_state_dict(state, strict=True)
+        plain.eval()
+        return plain
+
+
+def mask_tokens(
+    input_ids: torch.Tensor,
+    special: torch.Tensor,
+    mask_id: int,
+    vocab_size: int,
+    generator: torch.Generator,
+    prob: float = 0.15,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT masking: ``prob`` of the non-special tokens are targets; 80 % of them become
+    ``mask_id``, 10 % a random token, 10 % stay. Returns ``(masked_ids, labels)`` with
+    ``labels = -100`` where there is no target."""
+    ids = input_ids.clone()
+    labels = input_ids.clone()
+    p = torch.rand(ids.shape, generator=generator)
+    target = (p < prob) & ~special
+    labels[~target] = -100
+    r = torch.rand(ids.shape, generator=generator)
+    to_mask = target & (r < 0.8)
+    to_random = target & (r >= 0.8) & (r < 0.9)
+    ids[to_mask] = mask_id
+    rand = torch.randint(vocab_size, ids.shape, generator=generator)
+    ids[to_random] = rand[to_random]
+    return ids, labels
+
+
+# ------------------------------------------------------------------------------ strategy
+class AresLossStrategy(LossStrategy):
+    """Eq. 10: pairwise hinge on (q+, q-, d) plus MLM on the masked (q+, d) input.
+
+    Batch items are :class:`~axiomatic.training.samplers.Pair` of the ARES dataset (see the
+    module docstring): ``query_id`` names the document entry, ``doc_hi``/``doc_lo`` the
+    preferred and the other pseudo query. Deterministic given ``(seed, step)``.
+    """
+
+    name = "ares"
+
+    def __init__(self, mlm_weight: float = 1.0, mask_prob: float = 0.15) -> None:
+        if mlm_weight < 0:
+            raise ValueError(f"mlm_weight must be >= 0 (got {mlm_weight})")
+        if not 0 < mask_prob < 1:
+            raise ValueError(f"mask_prob must lie in (0, 1) (got {mask_prob})")
+        self.mlm_weight = float(mlm_weight)
+        self.mask_prob = float(mask_prob)
+
+    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+        if not isinstance(trainer.model, AresCrossEncoder) and self.mlm_weight > 0:
+            raise TypeError(
+                "ARES pre-training with MLM needs an AresCrossEncoder (got "
+                f"{type(trainer.model).__name__}); use mlm_weight=0 for a plain cross-encoder"
+            )
+
+    def step_loss(
+        self, trainer: Trainer, batch: list[Pair], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        from axiomatic.training.losses import pairwise_hinge
+
+        cfg = trainer.config
+        docs = [trainer.train_data.queries[p.query_id].text for p in batch]
+        q_hi = [trainer._text(p.doc_hi) for p in batch]
+        q_lo = [trainer._text(p.doc_lo) for p in batch]
+        scores = self.scores(trainer, q_hi + q_lo, docs + docs)
+        B = len(batch)
+        rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
+        info = {"rel_loss": float(rel.detach())}
+        total = rel
+        if self.mlm_weight > 0:
+            model: Any = trainer.model
+            enc = model.encode_batch(q_hi, docs)
+            special = torch.tensor(
+                [
+                    model.tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True)
+                    for row in enc["input_ids"].tolist()
+                ],
+                dtype=torch.bool,
+            ) | (enc["attention_mask"] == 0)
+            gen = torch.Generator().manual_seed(int(cfg.seed) * 1_000_003 + int(step))
+            ids, labels = mask_tokens(
+                enc["input_ids"],
+                special,
+                int(model.tokenizer.mask_token_id),
+                int(model.encoder.config.vocab_size),
+                gen,
+                self.mask_prob,
+            )
+            dev = trainer.device
+            mlm = model.mlm_loss(
+                ids.to(dev),
+                enc["attention_mask"].to(dev),
+                enc["token_type_ids"].to(dev),
+                labels.to(dev),
+            )
+            info["mlm_loss"] = float(mlm.detach())
+            total = rel + self.mlm_weight * mlm
+        return total, info
+
+
+# ------------------------------------------------------------------------------ pairs
+def surface_forms(prepared: Prepared) -> dict[str, str]:
+    """Index term -> its most frequent surface word in the corpus (pseudo queries are sets of
+    stemmed index terms; MiniLM reads words, so they are shown in a surface form)."""
+    from collections import Counter
+
+    an = prepared.index.analyzer
+    counts: dict[str, Counter[str]] = {}
+    texts = prepared.index.texts or {}
+    for text in texts.values():
+        toks = [t for t in an.tokenize(text) if not an.is_stopword(t)]
+        for tok, stem in zip(toks, an.stem(toks), strict=True):
+            counts.setdefault(stem, Counter())[tok] += 1
+    return {stem: c.most_common(1)[0][0] for stem, c in counts.items()}
+
+
+def ares_pairs(
+    prepared: Prepared,
+    variant: str,
+    predictor: PreferencePredictor | None,
+    pairs_per_doc: int = 2,
+    seed: int = 0,
+    strict_min: int = 3,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(doc row, q+ index, q- index)``: ``pairs_per_doc`` random pseudo-query pairs per
+    document, ordered by the predictor (``strict``: by unanimous axioms, others dropped)."""
+    from axiomatic.axioms.query_pairs import preference_features
+
+    v = check_variant(variant)
+    _setting, feats = VARIANTS[v]
+    doc = prepared.pseudo.doc
+    rows, first, counts = np.unique(doc, return_index=True, return_counts=True)
+    ok = counts >= 2
+    rows, first, counts = rows[ok], first[ok], counts[ok]
+    rng = np.random.default_rng([int(seed), 31])
+    P = int(pairs_per_doc)
+    a = rng.integers(0, counts[:, None], size=(len(rows), P))
+    b = rng.integers(0, counts[:, None] - 1, size=(len(rows), P))
+    b = np.where(b >= a, b + 1, b)  # a != b
+    i = (first[:, None] + a).ravel()
+    j = (first[:, None] + b).ravel()
+    d = np.repeat(rows, P)
+    axioms: Sequence[str] | str = list(feats) if feats else "all"
+    X = preference_features(prepared.ctx, i, j, axioms)
+    if v == "strict":
+        pos = (X > 0).sum(axis=1)
+        neg = (X < 0).sum(axis=1)
+        keep = ((pos == 0) | (neg == 0)) & (pos + neg >= strict_min)
+        first_wins = pos > 0
+    else:
+        if predictor is None:
+            raise ValueError(f"variant {v!r} needs a trained preference predictor")
+        p = predictor.predict_proba(X)
+        keep = p != 0.5
+        first_wins = p > 0.5
+    qp = np.where(first_wins, i, j)[keep]
+    qn = np.where(first_wins, j, i)[keep]
+    return d[keep], qp, qn
+
+
+def ares_dataset(
+    prepared: Prepared,
+    doc: np.ndarray,
+    q_pos: np.ndarray,
+    q_neg: np.ndarray,
+    surface: dict[str, str] | None = None,
+) -> Dataset:
+    """The trainer's view of ARES pairs: queries = document entries (one per pair), documents
+    = pseudo-query texts, qrels ``{q+: 1, q-: 0}`` per entry (see the module docstring)."""
+    from axiomatic.data.records import Dataset, Document, Query
+
+    index = prepared.index
+    words = index.terms if surface is None else [surface.get(t, t) for t in index.terms]
+    pq = prepared.pseudo
+    needed = np.unique(np.concatenate((q_pos, q_neg)))
+    docs = {
+        f"pq{k}": Document(f"pq{k}", " ".join(words[t] for t in pq.terms(int(k)))) for k in needed
+    }
+    texts = index.texts or {}
+    queries, qrels, cands = {}, {}, {}
+    for n, (r, a, b) in enumerate(zip(doc.tolist(), q_pos.tolist(), q_neg.tolist(), strict=True)):
+        qid = f"{index.doc_ids[r]}#{n}"
+        queries[qid] = Query(qid, texts[index.doc_ids[r]])
+        qrels[qid] = {f"pq{a}": 1, f"pq{b}": 0}
+        cands[qid] = [f"pq{a}", f"pq{b}"]
+    return Dataset(
+        name="ares-pretraining",
+        queries=queries,
+        documents=docs,
+        qrels=qrels,
+        candidates=cands,
+        description="ARES pre-training pairs (queries = documents, documents = pseudo queries)",
+    )
+
+
+def build_model(max_length: int = 128, pretrained: bool = True, seed: int = 0) -> Any:
+    """A fresh :class:`AresCrossEncoder`; the new heads are initialized from ``seed`` (the
+    caller's torch RNG is left untouched), so a re-run starts from the same weights."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed))
+        return AresCrossEncoder(max_length=max_length, pretrained=pretrained)
+
+
+# ------------------------------------------------------------------------------ orchestration
+def train_predictor(
+    prepared: Sequence[Prepared],
+    setting: str,
+    features: Sequence[str] | None = None,
+    seed: int = 0,
+) -> PreferencePredictor:
+    """The predictor of ``setting`` trained on all (real, pseudo) pairs of the collections."""
+    from axiomatic.ares.pipeline import setting_features
+    from axiomatic.ares.predictor import PreferencePredictor
+
+    axioms: Sequence[str] | str = list(features) if features else "all"
+    Xs, ys = [], []
+    for p in prepared:
+        X, y, _ = setting_features(p, setting, axioms, seed=seed)
+        Xs.append(X)
+        ys.append(y)
+    X = np.concatenate(Xs)
+    y = np.concatenate(ys)
+    return PreferencePredictor(seed=seed).fit(X, y)
+
+
+def pretrain_ares(
+    prepared: Sequence[Prepared],
+    out_dir: Any,
+    variant: str = "simple",
+    dev: Dataset | None = None,
+    steps: int = 1000,
+    batch_size: int = 16,
+    lr: float = 2e-5,
+    max_length: int = 128,
+    eval_every: int = 250,
+    checkpoint_every: int = 50,
+    mlm_weight: float = 1.0,
+    seed: int = 0,
+    pairs_per_doc: int = 2,
+    model: Any = None,
+) -> dict[str, Any]:
+    """Stage 4 end to end: predictor -> ordered pairs (Parquet) -> trainer (resumable) ->
+    plain cross-encoder exported to ``out_dir/encoder``. Every stage is skipped when its
+    output exists, so a killed run resumes where it stopped."""
+    import json
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from axiomatic._atomic import atomic_path, atomic_write_text
+    from axiomatic.ares.predictor import PreferencePredictor
+    from axiomatic.models.io import save_model
+    from axiomatic.training.config import TrainConfig
+    from axiomatic.training.trainer import Trainer
+
+    v = check_variant(variant)
+    setting, feats = VARIANTS[v]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    predictor = None
+    if setting is not None:
+        pfile = out / "predictor.txt"
+        if pfile.exists():
+            predictor = PreferencePredictor.load(pfile)
+        else:
+            predictor = train_predictor(prepared, setting, feats, seed)
+            predictor.save(pfile)
+    pair_file = out / "pairs.parquet"
+    parts = []
+    if pair_file.exists():
+        t = pq.read_table(pair_file)
+        for k in range(len(prepared)):
+            sel = t.filter(pa.compute.equal(t["collection"], k))
+            parts.append(tuple(sel[c].to_numpy() for c in ("doc", "q_pos", "q_neg")))
+    else:
+        cols: dict[str, list[np.ndarray]] = {"collection": [], "doc": [], "q_pos": [], "q_neg": []}
+        for k, p in enumerate(prepared):
+            d, a, b = ares_pairs(p, v, predictor, pairs_per_doc, seed)
+            parts.append((d, a, b))
+            cols["collection"].append(np.full(len(d), k))
+            cols["doc"].append(d)
+            cols["q_pos"].append(a)
+            cols["q_neg"].append(b)
+        with atomic_path(pair_file) as tmp:
+            pq.write_table(pa.table({c: np.concatenate(x) for c, x in cols.items()}), tmp)
+    # one training dataset over all collections (entry ids are unique per collection)
+    datasets = []
+    for k, (p, (d, a, b)) in enumerate(zip(prepared, parts, strict=True)):
+        ds = ares_dataset(p, d, a, b, surface_forms(p))
+        datasets.append(_prefixed(ds, f"c{k}:"))
+    train = _merge(datasets)
+    cfg = TrainConfig(
+        dataset="ares-pretraining",
+        model="ares-cross-encoder",
+        model_config={"max_length": max_length},
+        loss="hinge",
+        margin=1.0,
+        optimizer="adamw",
+        lr=lr,
+        batch_size=batch_size,
+        steps=steps,
+        eval_every=eval_every,
+        checkpoint_every=checkpoint_every,
+        patience=0,
+        dev_depth=20,
+        candidate_depth=2,
+        seed=seed,
+    )
+    net = model if model is not None else build_model(max_length, seed=seed)
+    trainer = Trainer(
+        net, cfg, out / "train", train, dev=dev,
+        loss_strategy=AresLossStrategy(mlm_weight=mlm_weight),
+    )  # fmt: skip
+    result = trainer.fit(resume=True)
+    enc_dir = out / "encoder"
+    save_model(net.export(), enc_dir)
+    summary = {
+        "variant": v,
+        "setting": setting,
+        "features": list(feats) if feats else "all",
+        "n_pairs": int(sum(len(x[0]) for x in parts)),
+        "train": result.to_dict(),
+        "encoder": str(enc_dir),
+    }
+    atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
+    return summary
+
+
+def _prefixed(ds: Dataset, prefix: str) -> Dataset:
+    from axiomatic.data.records import Dataset, Document, Query
+
+    return Dataset(
+        name=ds.name,
+        queries={prefix + q: Query(prefix + q, v.text) for q, v in ds.queries.items()},
+        documents={prefix + d: Document(prefix + d, v.text) for d, v in ds.documents.items()},
+        qrels={
+            prefix + q: {prefix + d: g for d, g in r.items()} for q, r in (ds.qrels or {}).items()
+        },
+        candidates={prefix + q: [prefix + d for d in c] for q, c in (ds.candidates or {}).items()},
+        description=ds.description,
+    )
+
+
+def _merge(parts: Sequence[Dataset]) -> Dataset:
+    from axiomatic.data.records import Dataset
+
+    queries: dict[str, Any] = {}
+    documents: dict[str, Any] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    candidates: dict[str, list[str]] = {}
+    for ds in parts:
+        queries.update(ds.queries)
+        documents.update(ds.documents)
+        qrels.update(ds.qrels or {})
+        candidates.update(ds.candidates or {})
+    return Dataset(
+        name="ares-pretraining",
+        queries=queries,
+        documents=documents,
+        qrels=qrels,
+        candidates=candidates,
+        description=parts[0].description if parts else "",
+    )
