@@ -14,6 +14,7 @@ for _mod in (
     "axiomatic.cli.axiom_cmds",
     "axiomatic.cli.train_cmds",
     "axiomatic.cli.demo_cmd",
+    "axiomatic.cli.explain_cmds",
 ):
     try:
         importlib.import_module(_mod)

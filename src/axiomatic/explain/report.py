@@ -1,0 +1,188 @@
+"""Writing an :class:`~axiomatic.explain.model.Explanation`: CSV tables, one PNG plot and a
+markdown / HTML section (the only I/O of the package)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from axiomatic.explain.model import Explanation
+
+SUMMARY_COLUMNS = [
+    "system",
+    "queries",
+    "pairs",
+    "fidelity",
+    "ci_low",
+    "ci_high",
+    "fidelity_decided",
+    "share_undecided",
+    "random_fidelity",
+    "top_axioms",
+]
+
+
+def _md(df: pd.DataFrame, floats: str = "{:.3f}") -> str:
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        cells = []
+        for c in cols:
+            v = row[c]
+            if isinstance(v, float):
+                cells.append("" if pd.isna(v) else floats.format(v))
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def wide_importances(expl: Explanation, top: int | None = None) -> pd.DataFrame:
+    """Axioms x systems table of importances (axioms ordered by their mean importance)."""
+    w = expl.importances.pivot(index="axiom", columns="system", values="importance")
+    w = w[list(dict.fromkeys(expl.summary["system"]))]
+    w = w.loc[w.mean(axis=1).sort_values(ascending=False).index]
+    if top is not None:
+        w = w.head(top)
+    return w
+
+
+def wide_buckets(table: pd.DataFrame, key: str) -> pd.DataFrame:
+    w = table.pivot(index=key, columns="system", values="fidelity")
+    order = list(dict.fromkeys(table[key]))
+    return w.loc[order, list(dict.fromkeys(table["system"]))]
+
+
+def plot_explanation(expl: Explanation, path: str | Path) -> Path:
+    """Fidelity by rank / score difference per system and the importance heat map."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    rank = wide_buckets(expl.by_rank, "rank_diff")
+    score = wide_buckets(expl.by_score, "score_diff")
+    imp = wide_importances(expl, top=12)
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    for ax, table, xlabel in (
+        (axes[0], rank, "rank difference"),
+        (axes[1], score, "score difference (normalized)"),
+    ):
+        for system in table.columns:
+            ax.plot(range(len(table)), table[system].to_numpy(), marker="o", label=system)
+        ax.axhline(0.5, color="grey", ls=":", lw=0.8)
+        ax.set_xticks(range(len(table)))
+        ax.set_xticklabels(table.index, rotation=30, fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("fidelity (held-out)")
+        ax.set_ylim(0.3, 1.0)
+    axes[0].legend(fontsize=7)
+    im = axes[2].imshow(imp.to_numpy(dtype=float), aspect="auto", cmap="viridis")
+    axes[2].set_yticks(range(len(imp)))
+    axes[2].set_yticklabels(imp.index, fontsize=8)
+    axes[2].set_xticks(range(len(imp.columns)))
+    axes[2].set_xticklabels(imp.columns, rotation=30, fontsize=8, ha="right")
+    axes[2].set_title("axiom importance (mean decrease in impurity)", fontsize=9)
+    fig.colorbar(im, ax=axes[2])
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def markdown_section(
+    expl: Explanation, image: str | None = None, title: str = "Axiomatic explanations"
+) -> str:
+    """A markdown section: summary, buckets, importances (and the plot when ``image``)."""
+    s = expl.settings
+    summ = expl.summary[[c for c in SUMMARY_COLUMNS if c in expl.summary.columns]]
+    parts = [
+        f"## {title}",
+        "",
+        f"Random forest ({s.get('n_estimators')} trees, seed {s.get('seed')}) over the ternary "
+        f"preferences of {len(s.get('axioms', []))} pairwise axioms for all pairs of each "
+        f"system's top-{s.get('depth')} documents; fidelity = accuracy of held-out predictions "
+        f"of the system's pairwise order ({s.get('folds')} query-grouped folds; 95% interval by "
+        "query bootstrap). `fidelity_decided`: on the pairs where at least one axiom is decisive; "
+        "`random_fidelity`: the same pipeline explaining a seeded random ranking (~0.5).",
+        "",
+        _md(summ),
+        "",
+        "Fidelity by rank difference:",
+        "",
+        _md(wide_buckets(expl.by_rank, "rank_diff").reset_index()),
+        "",
+        "Fidelity by normalized score difference:",
+        "",
+        _md(wide_buckets(expl.by_score, "score_diff").reset_index()),
+        "",
+        "Axiom importances (mean decrease in impurity, mean over folds; top 12):",
+        "",
+        _md(wide_importances(expl, top=12).reset_index()),
+        "",
+        "Coverage (share of pairs where the axiom is decisive) and agreement (share of its "
+        "decisive pairs where it prefers the document the system ranks higher), top 5 axioms "
+        "per system:",
+        "",
+        _md(
+            expl.importances.groupby("system", sort=False)
+            .head(5)[["system", "axiom", "importance", "coverage", "agreement"]]
+            .reset_index(drop=True)
+        ),
+    ]
+    if image:
+        parts += ["", f"![explanations]({image})"]
+    return "\n".join(parts) + "\n"
+
+
+def html_section(
+    expl: Explanation, image: str | None = None, title: str = "Axiomatic explanations"
+) -> str:
+    """The same content as :func:`markdown_section` as a stand-alone HTML page."""
+    fmt = {"float_format": lambda x: f"{x:.3f}", "index": False, "border": 0}
+    body = [
+        f"<h2>{html.escape(title)}</h2>",
+        expl.summary[[c for c in SUMMARY_COLUMNS if c in expl.summary.columns]].to_html(**fmt),
+        "<h3>Fidelity by rank difference</h3>",
+        wide_buckets(expl.by_rank, "rank_diff").reset_index().to_html(**fmt),
+        "<h3>Fidelity by normalized score difference</h3>",
+        wide_buckets(expl.by_score, "score_diff").reset_index().to_html(**fmt),
+        "<h3>Axiom importances</h3>",
+        wide_importances(expl, top=12).reset_index().to_html(**fmt),
+    ]
+    if image:
+        body.append(f'<img src="{html.escape(image)}" alt="explanations" style="max-width:100%">')
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>"
+        + html.escape(title)
+        + "</title></head><body>"
+        + "\n".join(body)
+        + "</body></html>\n"
+    )
+
+
+def write_explanation(
+    expl: Explanation, out_dir: str | Path, title: str = "Axiomatic explanations"
+) -> dict[str, Any]:
+    """CSV tables, ``explanations.png``, ``explanations.md`` and ``explanations.html`` in
+    ``out_dir``; returns the written paths by kind."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Any] = {}
+    for attr in ("summary", "by_rank", "by_score", "importances"):
+        p = out / f"explanation_{attr}.csv"
+        getattr(expl, attr).to_csv(p, index=False)
+        files[attr] = p
+    files["plot"] = plot_explanation(expl, out / "explanations.png")
+    md = out / "explanations.md"
+    md.write_text(markdown_section(expl, "explanations.png", title), encoding="utf-8")
+    files["markdown"] = md
+    page = out / "explanations.html"
+    page.write_text(html_section(expl, "explanations.png", title), encoding="utf-8")
+    files["html"] = page
+    return files
