@@ -127,6 +127,13 @@ def test_pair_table_orientation_ranks_and_features(demo) -> None:
     assert pairs[["TFC1", "M-AND"]].isin([-1, 0, 1]).all().all()
     again = pair_table(ds, run, ax, index, depth=8, seed=3)
     assert again.equals(pairs)
+    few = pair_table(ds, run, ax, index, depth=8, seed=3, max_pairs=5)
+    assert few.groupby("query_id").size().max() == 5
+
+    def unordered(t):
+        return {(q, min(a, b), max(a, b)) for q, a, b in t[["query_id", "rank_a", "rank_b"]].values}
+
+    assert unordered(few) <= unordered(pairs)  # a sample of the same (untied) pairs
 
 
 def test_query_folds_keep_each_query_in_one_fold() -> None:

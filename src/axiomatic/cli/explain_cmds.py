@@ -50,6 +50,14 @@ def explain(
     depth: Annotated[
         int, typer.Option(min=2, help="Explain all pairs of each query's top DEPTH documents.")
     ] = 20,
+    max_pairs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-pairs",
+            min=1,
+            help="Seeded uniform sample of at most this many pairs per query (deep lists).",
+        ),
+    ] = None,
     folds: Annotated[int, typer.Option(min=2, help="Query-grouped cross-validation folds.")] = 5,
     trees: Annotated[int, typer.Option(min=1, help="Trees of the random forest.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of pair orientation, folds and forest.")] = 0,
@@ -104,6 +112,7 @@ def explain(
             folds=folds,
             seed=seed,
             n_estimators=trees,
+            max_pairs=max_pairs,
         )
     except ValueError as exc:
         raise fail(str(exc)) from None

@@ -88,6 +88,7 @@ def pair_table(
     depth: int = 20,
     seed: int = 0,
     random_target: bool = False,
+    max_pairs: int | None = None,
 ) -> pd.DataFrame:
     """One row per (query, unordered pair of top-``depth`` documents with different scores).
 
@@ -95,6 +96,9 @@ def pair_table(
     (1 = best), ``rank_diff``, ``score_diff`` (``|s_a - s_b|`` over the query's top-``depth``
     score range, in ``[0, 1]``), ``target`` (1 when the ranker puts ``doc_a`` above ``doc_b``)
     and one ``int8`` column per axiom: its preference for ``doc_a`` over ``doc_b``.
+
+    ``max_pairs``: keep a seeded uniform sample of at most this many pairs per query (deep
+    lists: all pairs of a top-100 are 4,950 per query).
 
     ``random_target``: the same pairs, but the target comes from a seeded random permutation of
     each query's top list instead of the ranker (the random-ranking baseline).
@@ -115,6 +119,9 @@ def pair_table(
         i, j = i[keep], j[keep]
         if not len(i):
             continue
+        if max_pairs is not None and len(i) > max_pairs:
+            pick = np.sort(rng.choice(len(i), size=int(max_pairs), replace=False))
+            i, j = i[pick], j[pick]
         flip = rng.random(len(i)) < 0.5
         a = np.where(flip, j, i)
         b = np.where(flip, i, j)

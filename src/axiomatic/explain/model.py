@@ -192,6 +192,7 @@ def explain_run(
     seed: int = 0,
     n_estimators: int = 100,
     random_baseline: bool = True,
+    max_pairs: int | None = None,
 ) -> Explanation:
     """Explain one run (``{query_id: {doc_id: score}}``) over ``dataset``'s documents.
 
@@ -201,6 +202,8 @@ def explain_run(
     """
     if depth < 2:
         raise ValueError(f"depth must be >= 2 (got {depth}): a pair needs two documents")
+    if max_pairs is not None and max_pairs < 1:
+        raise ValueError(f"max_pairs must be >= 1 or None (got {max_pairs})")
     ax = explanation_axioms(axioms)
     feats = feature_names(ax)
     if index is None:
@@ -208,7 +211,7 @@ def explain_run(
 
         index = dataset_index(dataset)
     t0 = time.perf_counter()
-    pairs = pair_table(dataset, run, ax, index, depth=depth, seed=seed)
+    pairs = pair_table(dataset, run, ax, index, depth=depth, seed=seed, max_pairs=max_pairs)
     t_feat = time.perf_counter() - t0
     pred, fold, imps = fit_predict(pairs, feats, folds, seed, n_estimators)
     pairs = pairs.assign(pred=pred, fold=fold)
@@ -220,7 +223,9 @@ def explain_run(
     decided = (X != 0).any(axis=1)
     random_fid = None
     if random_baseline:
-        rnd = pair_table(dataset, run, ax, index, depth=depth, seed=seed, random_target=True)
+        rnd = pair_table(
+            dataset, run, ax, index, depth=depth, seed=seed, random_target=True, max_pairs=max_pairs
+        )
         rpred, _, _ = fit_predict(rnd, feats, folds, seed, n_estimators)
         random_fid = float((rpred == rnd["target"].to_numpy()).mean())
     imp_mean = imps.mean(axis=0)
@@ -274,6 +279,7 @@ def explain_run(
         "folds": folds,
         "seed": seed,
         "n_estimators": n_estimators,
+        "max_pairs": max_pairs,
         "model": "sklearn RandomForestClassifier (one thread), query-grouped folds",
     }
     return Explanation(summary, by_rank, by_score, importances, pairs, settings)
@@ -289,6 +295,7 @@ def explain(
     seed: int = 0,
     n_estimators: int = 100,
     random_baseline: bool = True,
+    max_pairs: int | None = None,
 ) -> Explanation:
     """Explain each system of ``systems`` (name -> a ``Ranker`` or a run ``{qid: {doc: score}}``)
     on ``dataset``; a ranker scores the dataset's candidate lists first. One index is shared."""
@@ -323,6 +330,7 @@ def explain(
                 seed=seed,
                 n_estimators=n_estimators,
                 random_baseline=random_baseline,
+                max_pairs=max_pairs,
             )
         )
     return Explanation.concat(parts)

@@ -105,8 +105,13 @@ def markdown_section(
         f"## {title}",
         "",
         f"Random forest ({s.get('n_estimators')} trees, seed {s.get('seed')}) over the ternary "
-        f"preferences of {len(s.get('axioms', []))} pairwise axioms for all pairs of each "
-        f"system's top-{s.get('depth')} documents; fidelity = accuracy of held-out predictions "
+        f"preferences of {len(s.get('axioms', []))} pairwise axioms for "
+        + (
+            f"a seeded sample of at most {s['max_pairs']} pairs per query"
+            if s.get("max_pairs")
+            else "all pairs"
+        )
+        + f" of each system's top-{s.get('depth')} documents; fidelity = accuracy of held-out predictions "
         f"of the system's pairwise order ({s.get('folds')} query-grouped folds; 95% interval by "
         "query bootstrap). `fidelity_decided`: on the pairs where at least one axiom is decisive; "
         "`random_fidelity`: the same pipeline explaining a seeded random ranking (~0.5).",
