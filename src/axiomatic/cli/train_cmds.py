@@ -11,7 +11,7 @@ from rich.markup import escape
 from axiomatic.cli.app import app
 from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail, suggest
 
-EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth", "acrank2023")
+EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth", "acrank2023", "ares2022")
 THREADS_HELP = (
     "Torch CPU threads (default: the idle cores, at most 4, from the load average; a busy "
     "machine trains several times faster with fewer threads)."
@@ -137,7 +137,10 @@ def train(
 @app.command()
 def experiment(
     name: Annotated[
-        str, typer.Argument(help="rosset2019 | rennings-augment | liu-smooth | acrank2023")
+        str,
+        typer.Argument(
+            help="rosset2019 | rennings-augment | liu-smooth | acrank2023 | ares2022"
+        ),
     ],
     quick: Annotated[
         bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")
@@ -157,8 +160,21 @@ def experiment(
         Path | None,
         typer.Option("--config", "-c", help="TOML file of plan settings (e.g. configs/*.toml)."),
     ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Run the paper-sized grid (hours to days). Without --full, --quick or "
+            "--config the command only prints the plan: runs and an estimated time.",
+        ),
+    ] = False,
     report_only: Annotated[
-        bool, typer.Option("--report-only", help="Only summarize the runs finished so far.")
+        bool,
+        typer.Option(
+            "--report-only",
+            help="Only summarize the runs finished so far, with the settings of the output "
+            "folder's own config.toml (unless --config is given).",
+        ),
     ] = False,
     sasaki: Annotated[
         Path | None,
@@ -181,6 +197,8 @@ def experiment(
         seed_list = [int(s) for s in seeds.split(",")] if seeds else None
     except ValueError:
         raise fail(f"--seeds {seeds!r}: expected comma-separated integers, e.g. 0,1") from None
+    if quick and full:
+        raise fail("--quick and --full exclude each other: --quick is the CI-sized smoke test")
     overrides: dict = {}
     if config is not None:
         from axiomatic.training.config import read_toml
@@ -189,6 +207,8 @@ def experiment(
             overrides.update(read_toml(config).get("plan", {}))
         except (ValueError, FileNotFoundError) as exc:
             raise fail(str(exc)) from None
+    elif report_only and (out / "config.toml").is_file():
+        overrides.update(_folder_plan(out / "config.toml", key))
     if report_only:
         if key not in ("rosset2019", "liu-smooth", "acrank2023"):
             raise fail("--report-only is available for rosset2019, liu-smooth and acrank2023")
@@ -205,6 +225,14 @@ def experiment(
         raise fail("--sasaki is an option of the liu-smooth experiment")
     overrides.update({k: v for k, v in cli.items() if v is not None})
 
+    if not (quick or full or config is not None or report_only):
+        for line in _plan_lines(key, out, overrides):
+            console.print(line, markup=False, highlight=False)
+        raise fail(
+            f"`axiomatic experiment {key}` runs the full grid above: pass --full to start (or "
+            "resume) it, --quick for the CI-sized smoke test, or --config FILE for your own plan"
+        )
+
     def echo(msg: str) -> None:
         console.print(msg, highlight=False, markup=False)  # "[rosset2019] ..." is no markup
 
@@ -217,6 +245,10 @@ def experiment(
             from axiomatic.experiments.acrank2023 import run_acrank2023
 
             run_acrank2023(out, quick=quick, echo=echo, **overrides)
+        elif key == "ares2022":
+            from axiomatic.experiments.ares2022 import run_ares2022
+
+            run_ares2022(out, quick=quick, echo=echo, **overrides)
         elif key == "liu-smooth":
             from axiomatic.experiments.liu_smooth import run_liu_smooth
 
@@ -228,3 +260,93 @@ def experiment(
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     console.print(f"results: {out / 'summary.md'}", markup=False, highlight=False)
+
+
+def _folder_plan(path: Path, key: str) -> dict:
+    """The plan settings an experiment recorded in its output folder's ``config.toml``."""
+    from axiomatic.training.config import read_toml
+
+    try:
+        data = dict(read_toml(path))
+    except (ValueError, FileNotFoundError) as exc:
+        raise fail(f"{path}: {exc}") from None
+    recorded = data.pop("experiment", key)
+    if recorded != key:
+        raise fail(
+            f"{path} belongs to experiment {recorded!r}, not {key!r}; pass the right name or "
+            "another --out"
+        )
+    return data.get("plan", data) if isinstance(data.get("plan"), dict) else data
+
+
+SECONDS_PER_STEP = {"knrm": 0.12, "conv-knrm": 0.35, "duet": 0.35, "cross-encoder": 3.6}
+"""Rough CPU seconds per training step on one core, dev evaluation included (docs/training.md:
+KNRM 8 runs of 300 steps in 5 minutes; the MiniLM cross-encoder 2 x 150 steps in 18 minutes)."""
+
+
+def _plan_lines(key: str, out: Path, overrides: dict) -> list[str]:
+    """The full grid of experiment ``key`` as text: training runs and a rough time."""
+    from dataclasses import replace
+
+    lines = [f"plan of `axiomatic experiment {key}` (full grid) -> {out}"]
+    simple = {k: v for k, v in overrides.items() if k in ("seeds", "models", "steps", "threads")}
+    runs: list[tuple[str, int]] = []  # (model, steps) per training run
+    try:
+        if key == "rosset2019":
+            from axiomatic.experiments.rosset2019 import RossetPlan
+
+            p = replace(RossetPlan.full(), **simple)
+            for i, dp in enumerate(p.datasets):
+                for model in p.models:
+                    steps = p.steps_per_model.get(model, p.steps)
+                    for size in dp.sizes:
+                        n = len(p.tune_grid) ** 2 if p.tune else 0
+                        variants = 2
+                        if p.ablation and i == 0 and size == (p.ablation_size or dp.sizes[0]):
+                            variants += len(p.axioms)
+                        n += len(p.seeds) * variants
+                        runs += [(model, steps)] * n
+                lines.append(f"  {dp.train} -> {dp.test}: training sizes {dp.sizes}")
+            lines.append(
+                f"  models {', '.join(p.models)}; seeds {p.seeds}; {p.steps} steps; "
+                f"lambda/mu grid {'tuned' if p.tune else 'fixed'}; ablation {p.ablation}"
+            )
+        elif key == "rennings-augment":
+            from axiomatic.experiments.rennings_augment import RenningsPlan
+
+            rp = replace(RenningsPlan(), **simple)
+            runs = [(m, rp.steps) for m in rp.models for _ in rp.schemes for _ in rp.seeds]
+            lines.append(
+                f"  {rp.train} -> {rp.test}: models {', '.join(rp.models)}; schemes "
+                f"{', '.join(rp.schemes)}; seeds {rp.seeds}; {rp.steps} steps"
+            )
+        elif key == "liu-smooth":
+            from axiomatic.experiments.liu_smooth import LiuPlan, LiuSmooth
+
+            lp = replace(LiuPlan.full(), **{k: v for k, v in simple.items() if k == "seeds"})
+            r = LiuSmooth(lp, out, lambda _m: None)
+            n = sum(
+                len(getattr(r, f"{part}_units")())
+                for part in ("table2", "table3", "fig4", "fig5", "stability", "nfcorpus")
+                if part in lp.parts or (part == "table2" and "fig3" in lp.parts)
+            )
+            lines.append(f"  parts {', '.join(lp.parts)}; languages {', '.join(lp.languages)}")
+            lines.append(f"  training runs: {n}; time: docs/clir.md (Table 2 alone ~3.5 h)")
+        elif key == "acrank2023":
+            from axiomatic.experiments.acrank2023 import ACRank2023, ACRankPlan
+
+            ap = replace(ACRankPlan.full(), **{k: v for k, v in simple.items() if k == "seeds"})
+            a = ACRank2023(ap, out, lambda _m: None)
+            n = sum(len(a._units(sp)) for sp in ap.settings) * len(ap.seeds)
+            lines.append(f"  settings {', '.join(sp.name for sp in ap.settings)}; seeds {ap.seeds}")
+            lines.append(f"  training runs: {n}; time: see docs/training.md")
+    except Exception as exc:  # the plan text must never hide the refusal below
+        lines.append(f"  (could not count the runs: {type(exc).__name__}: {exc})")
+    if runs:
+        secs = sum(SECONDS_PER_STEP.get(m, 0.35) * st for m, st in runs)
+        lines.append(
+            f"  training runs: {len(runs)}; estimated time: at least ~{secs / 3600:.1f} h of "
+            "training on one core (rough, from the timings in docs/training.md; scoring the "
+            "test sets adds to it; finished runs are skipped on resume)"
+        )
+    return lines

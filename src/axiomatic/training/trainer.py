@@ -341,7 +341,12 @@ class Trainer:
 
             steps = range(step + 1, self.total_steps + 1)
             with open(log_path, "a", encoding="utf-8") as log:
-                for step in track(steps, description=f"training {cfg.model}", total=len(steps)):
+                for step in track(
+                    steps,
+                    description=f"training {cfg.model}",
+                    total=len(steps),
+                    status=lambda: history[-1] if history else None,  # loss, dev metric
+                ):
                     batch = self.sampler.next_batch()
                     loss, info = self._step_loss(batch, step)
                     if not torch.isfinite(loss):
