@@ -1,0 +1,61 @@
+"""Rosset et al. (2019), "An Axiomatic Approach to Regularizing Neural Ranking Models".
+
+Reproduces, at the scale of the staged collections:
+
+- Figure 1: KNRM / Conv-KNRM with and without axiomatic regularization (AR) on nested training
+  subsets, each point the score-averaged ensemble of the seeds' models, MRR@10 and MAP on the
+  test split, with a paired t-test of AR against the non-regularized ensemble;
+- Table 2: the add-one-in ablation (each perturbation alone, then all);
+- Figure 2: training curves (hinge loss without the AR term, dev MRR@10) of both variants;
+- lambda / mu tuned over {0.001, 0.01, 0.1, 0.25, 0.5, 1.0} on the dev queries only.
+
+Every training run has its own directory (``runs/<dataset>/n<size>/<model>/<variant>/seed<k>``)
+and is skipped when finished, resumed from its checkpoint when interrupted, so the whole
+experiment can be stopped and restarted at any point.
+
+The package splits along its seams: :mod:`.plan` (what to run), :mod:`.run` (the runner and
+:func:`run_rosset2019`) and :mod:`.report` (summaries, figures, Markdown); every name stays
+importable from ``axiomatic.experiments.rosset2019``.
+"""
+
+from __future__ import annotations
+
+from axiomatic.experiments.rosset2019.plan import (
+    AGREEMENT_VERSION,
+    ALL_AXIOMS,
+    GRID,
+    MEASURES,
+    DatasetPlan,
+    RossetPlan,
+    _fmt,
+    _plain,
+    _slug,
+)
+from axiomatic.experiments.rosset2019.report import (
+    RossetReport,
+    _candidate_run,
+    _mean_key,
+    _read_log,
+    _smooth,
+)
+from axiomatic.experiments.rosset2019.run import Rosset2019, _Data, run_rosset2019
+
+__all__ = [
+    "AGREEMENT_VERSION",
+    "ALL_AXIOMS",
+    "GRID",
+    "MEASURES",
+    "DatasetPlan",
+    "Rosset2019",
+    "RossetPlan",
+    "RossetReport",
+    "_Data",
+    "_candidate_run",
+    "_fmt",
+    "_mean_key",
+    "_plain",
+    "_read_log",
+    "_slug",
+    "_smooth",
+    "run_rosset2019",
+]

@@ -1,0 +1,249 @@
+"""Rosset et al. (2019): summaries, figures and the Markdown report of finished runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from axiomatic.data.records import Dataset, Run
+from axiomatic.experiments.common import (
+    ensemble,
+    markdown_table,
+    mean_values,
+    per_query,
+    read_json,
+    write_json,
+)
+from axiomatic.experiments.rosset2019.plan import ALL_AXIOMS, MEASURES, RossetPlan, _slug
+
+
+class RossetReport:
+    """The reporting half of :class:`~axiomatic.experiments.rosset2019.run.Rosset2019`."""
+
+    plan: RossetPlan
+    out_dir: Path
+    echo: Callable[[str], None]
+
+    def summarize(
+        self,
+        groups: dict[tuple[str, int, str, str], list[Path]],
+        tests: dict[str, Dataset],
+        chosen: dict[str, Any],
+    ) -> dict[str, Any]:
+        from axiomatic.evaluate.significance import paired_test
+
+        p = self.plan
+        rows: list[dict[str, Any]] = []
+        for key, dirs in groups.items():
+            ds_name, size, model, variant = key
+            test = tests[ds_name]
+            runs: list[Run] = [read_json(d / "test_run.json") for d in dirs]
+            values = per_query(ensemble(runs), test, MEASURES)
+            seed_vals = [read_json(d / "test_metrics.json")["test"]["RR@10"] for d in dirs]
+            rows.append(
+                {
+                    "dataset": ds_name,
+                    "size": size,
+                    "model": model,
+                    "variant": variant,
+                    "seeds": len(dirs),
+                    "MRR@10": mean_values(values)["RR@10"],
+                    "MAP": mean_values(values)["AP"],
+                    "MRR@10 per-seed mean": sum(seed_vals) / len(seed_vals),
+                    **{f"agree {ax}": _mean_key(dirs, ax) for ax in ALL_AXIOMS},
+                }
+            )
+        rows.sort(
+            key=lambda r: (
+                r["dataset"],
+                r["size"],
+                r["model"],
+                r["variant"] != "base",
+                r["variant"],
+            )
+        )
+
+        def seeds_of(dirs: Sequence[Path]) -> dict[int, Path]:
+            return {int(read_json(d / "test_metrics.json")["seed"]): d for d in dirs}
+
+        for r in rows:
+            key = (r["dataset"], r["size"], r["model"], r["variant"])
+            base_key = (*key[:3], "base")
+            if r["variant"] == "base" or base_key not in groups:
+                continue
+            mine_s, base_s = seeds_of(groups[key]), seeds_of(groups[base_key])
+            common = sorted(set(mine_s) & set(base_s))
+            if not common:
+                continue
+            # compare ensembles over the same seeds (a finished AR seed without its base twin
+            # would otherwise bias the comparison)
+            test = tests[r["dataset"]]
+            mine = per_query(
+                ensemble([read_json(mine_s[k] / "test_run.json") for k in common]), test, MEASURES
+            )
+            base = per_query(
+                ensemble([read_json(base_s[k] / "test_run.json") for k in common]), test, MEASURES
+            )
+            r["seeds compared"] = len(common)
+            for m, label in (("RR@10", "MRR@10"), ("AP", "MAP")):
+                t = paired_test(mine[m], base[m], test="t")
+                r[f"{label} diff"] = t.mean_diff
+                r[f"{label} p"] = t.pvalue
+        bm25 = []
+        for test in tests.values():
+            means = mean_values(per_query(_candidate_run(test), test, MEASURES))
+            bm25.append({"dataset": test.name, "MRR@10": means["RR@10"], "MAP": means["AP"]})
+        summary = {"rows": rows, "bm25": bm25, "chosen_lambda_mu": chosen, "plan": p.to_dict()}
+        write_json(self.out_dir / "results.json", summary)
+        self._figures(rows, groups)
+        self._markdown(summary)
+        return summary
+
+    def _figures(
+        self, rows: list[dict[str, Any]], groups: dict[tuple[str, int, str, str], list[Path]]
+    ) -> None:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:  # pragma: no cover - matplotlib is a dependency
+            return
+        main = [r for r in rows if r["variant"] == "base" or r["variant"].startswith("ar-all")]
+        for ds in sorted({r["dataset"] for r in main}):
+            fig, ax = plt.subplots(figsize=(5, 3.5))
+            for model in sorted({r["model"] for r in main}):
+                for kind in ("base", "ar"):
+                    pts = sorted(
+                        (r["size"], r["MRR@10"])
+                        for r in main
+                        if r["dataset"] == ds
+                        and r["model"] == model
+                        and (r["variant"] == "base") == (kind == "base")
+                    )
+                    if pts:
+                        ax.plot(
+                            *zip(*pts, strict=True),
+                            marker="o",
+                            ls="-" if kind == "ar" else "--",
+                            label=f"{model} {kind}",
+                        )
+            ax.set_xscale("log")
+            ax.set_xlabel("training queries")
+            ax.set_ylabel("MRR@10 (ensemble)")
+            ax.set_title(f"Fig. 1 analogue: {ds}")
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(self.out_dir / f"fig1_{_slug(ds)}.png", dpi=120)
+            plt.close(fig)
+        # Fig. 2: training curves of seed 0 at the largest size run for each model
+        for (ds, size, model, variant), dirs in groups.items():
+            if variant != "base":
+                continue
+            ar_key = next(
+                (k for k in groups if k[:3] == (ds, size, model) and k[3].startswith("ar-all")),
+                None,
+            )
+            if ar_key is None or size != max(k[1] for k in groups if k[0] == ds):
+                continue
+            fig, (a1, a2) = plt.subplots(1, 2, figsize=(8, 3.2))
+            for label, d in (("base", dirs[0]), ("AR", groups[ar_key][0])):
+                log = _read_log(d / "log.jsonl")
+                steps = [r["step"] for r in log]
+                a1.plot(steps, _smooth([r["base_loss"] for r in log]), label=label)
+                ev = [(r["step"], r["dev_mrr@10"]) for r in log if "dev_mrr@10" in r]
+                if ev:
+                    a2.plot(*zip(*ev, strict=True), marker="o", label=label)
+            a1.set_xlabel("step")
+            a1.set_ylabel("hinge loss (no AR term)")
+            a2.set_xlabel("step")
+            a2.set_ylabel("dev MRR@10")
+            a1.legend()
+            a2.legend()
+            fig.suptitle(f"Fig. 2 analogue: {model}, {ds}, {size} queries")
+            fig.tight_layout()
+            fig.savefig(self.out_dir / f"fig2_{_slug(ds)}_{model}.png", dpi=120)
+            plt.close(fig)
+
+    def _markdown(self, summary: dict[str, Any]) -> None:
+        rows = summary["rows"]
+        main = [r for r in rows if r["variant"] == "base" or r["variant"].startswith("ar-all")]
+        abl = [r for r in rows if r not in main]
+        cols = [
+            "dataset",
+            "size",
+            "model",
+            "variant",
+            "seeds",
+            "MRR@10",
+            "MAP",
+            "seeds compared",
+            "MRR@10 diff",
+            "MRR@10 p",
+            "MAP p",
+            "MRR@10 per-seed mean",
+        ]
+        agree_cols = ["dataset", "size", "model", "variant"] + [f"agree {a}" for a in ALL_AXIOMS]
+        text = [
+            "# Rosset et al. 2019 - axiomatic regularization (reproduction)",
+            "",
+            "Ensembles average the z-normalized scores of the seeds' models. p: paired t-test "
+            "of the AR ensemble against the non-regularized ensemble over test queries, both "
+            "ensembles built from the seeds finished for both ('seeds compared'). "
+            f"Re-ranking depth {self.plan.test_depth} (BM25 candidates).",
+            "",
+            "## Figure 1 (MRR@10 / MAP by training-set size)",
+            "",
+            markdown_table(main, cols),
+            "",
+            "BM25 (candidate order): "
+            + "; ".join(
+                f"{b['dataset']}: MRR@10 {b['MRR@10']:.4f}, MAP {b['MAP']:.4f}"
+                for b in summary["bm25"]
+            ),
+        ]
+        if abl:
+            text += ["", "## Table 2 (add-one-in ablation)", "", markdown_table(abl, cols)]
+        text += [
+            "",
+            "## Do the models follow the perturbation axioms? (test pairs, mean over seeds)",
+            "",
+            "Fraction of 200 (query, candidate) test pairs where delta * (s(d) - s(d')) > 0.",
+            "",
+            markdown_table(rows, agree_cols),
+        ]
+        text += [
+            "",
+            "lambda, mu per (dataset, size, model): "
+            + ", ".join(f"{k}: {v}" for k, v in summary["chosen_lambda_mu"].items()),
+        ]
+        (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
+
+
+def _mean_key(dirs: Sequence[Path], axiom: str) -> float | None:
+    vals = [read_json(d / "test_metrics.json").get("agreement", {}).get(axiom) for d in dirs]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    from axiomatic.training.trainer import _read_log as rl
+
+    return rl(path)
+
+
+def _smooth(xs: list[float], w: int = 10) -> list[float]:
+    out, acc = [], 0.0
+    for i, x in enumerate(xs):
+        acc += x
+        if i >= w:
+            acc -= xs[i - w]
+        out.append(acc / min(i + 1, w))
+    return out
+
+
+def _candidate_run(ds: Dataset) -> Run:
+    return {
+        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
+    }
