@@ -147,3 +147,11 @@ def test_demo_run_file_names_are_shell_safe() -> None:
     for name in ("BM25(k1=0.9,b=0.4)", "RM3(fb_docs=10,fb_terms=10,orig_weight=0.5)", "a b/c"):
         assert re.fullmatch(r"[A-Za-z0-9._-]+", safe_filename(name)), safe_filename(name)
     assert safe_filename("BM25(k1=0.9,b=0.4)") == "BM25-k1-0.9-b-0.4"
+
+
+def test_datasets_states_the_cranfield_label_difference() -> None:
+    res = _invoke(["datasets", "--pattern", "cranfield"])
+    assert res.exit_code == 0, res.output
+    assert "note: cranfield: labels differ from ir_datasets' irds:cranfield" in res.stdout
+    data = json.loads(_invoke(["datasets", "--pattern", "cranfield", "--json"]).stdout)
+    assert "irds:cranfield" in data["datasets"][0]["note"]

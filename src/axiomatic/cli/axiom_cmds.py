@@ -160,8 +160,10 @@ def axioms(
     from rich.table import Table
 
     from axiomatic.axioms import list_axioms
+    from axiomatic.axioms.query_pairs import list_query_pair_axioms
 
-    rows = list_axioms()
+    # the document-pair catalogue, then ARES' query-pair family (<q1, q2, d>; Chen et al. 2022)
+    rows = list_axioms() + list_query_pair_axioms()
     if as_json:
         console.print_json(json.dumps(rows, default=str))
         return
@@ -269,7 +271,9 @@ def mine(
     console.print(t)
     skips = {k: v for k, v in summary.get("skips", {}).items() if v}
     if skips:
-        console.print(f"[yellow]skipped:[/] {escape(str(skips))}")
+        console.print(
+            "[yellow]skipped:[/] " + escape(", ".join(f"{k} {v:,}" for k, v in skips.items()))
+        )
     console.print(
         f"pairs examined: {summary.get('pairs_examined', 0):,}; shards written "
         f"{summary['shards'] - summary.get('shards_skipped', 0)}, resumed "

@@ -43,6 +43,19 @@ def load_dataset_or_exit(
     return load_dataset_cli(name, data_root, qrels, skip_malformed)
 
 
+LABEL_NOTES = {
+    "cranfield": (
+        "labels differ from ir_datasets' irds:cranfield. cranqrel grades on Cleverdon's scale "
+        "(1 = most relevant); the catalog converts them to higher-is-better (5 - code), "
+        "irds:cranfield keeps the raw codes, so graded measures differ for the same run "
+        "(BM25 nDCG@10 0.3635 here vs 0.3325 on irds:cranfield). Use 'cranfield' for graded "
+        "evaluation; docs/datasets.md, 'Label conversions'."
+    ),
+}
+"""Catalog datasets whose labels differ from another source of the same collection: shown by
+``axiomatic datasets`` so that two numbers for one run are not a mystery."""
+
+
 @app.command()
 def datasets(
     data_root: DataRoot = None,
@@ -103,6 +116,9 @@ def datasets(
             except Exception as exc:  # a broken local copy must not hide the rest of the catalog
                 row["error"] = str(exc)
         rows.append(row)
+    for r in rows:
+        if r["name"] in LABEL_NOTES:
+            r["note"] = LABEL_NOTES[str(r["name"])]
     if as_json:
         console.print_json(json.dumps({"data_root": str(root), "datasets": rows}))
         return
@@ -120,6 +136,9 @@ def datasets(
         cells.append(escape(str(r["description"])))
         table.add_row(*cells)
     console.print(table)
+    for r in rows:
+        if "note" in r:
+            console.print(f"note: {r['name']}: {r['note']}", markup=False, highlight=False)
 
 
 @app.command()
