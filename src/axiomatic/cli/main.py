@@ -15,6 +15,7 @@ for _mod in (
     "axiomatic.cli.train_cmds",
     "axiomatic.cli.demo_cmd",
     "axiomatic.cli.explain_cmds",
+    "axiomatic.cli.ares_cmds",
 ):
     try:
         importlib.import_module(_mod)

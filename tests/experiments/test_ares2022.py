@@ -1,0 +1,51 @@
+"""`axiomatic experiment ares2022 --quick` end to end on the demo data, and the ARES CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from axiomatic.cli.main import app
+
+
+@pytest.mark.slow
+def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path) -> None:
+    out = tmp_path / "ares"
+    res = CliRunner().invoke(app, ["experiment", "ares2022", "--quick", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    for part in ("Preference predictor (Table 2)", "0.9027", "Zero-shot re-ranking", "ARES_simple"):
+        assert part in md
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert set(results["predictor"]["settings"]) == {"I", "IV"}
+    assert (out / "img" / "ares_fig2_importance.png").stat().st_size > 0
+    assert (out / "pretrain" / "simple" / "encoder" / "config.json").exists()
+
+
+def test_axioms_lists_the_query_pair_family() -> None:
+    res = CliRunner().invoke(app, ["axioms", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    qp = [r for r in rows if r.get("family") == "query-pair"]
+    assert [r["name"] for r in qp][:2] == ["RANK", "REP-QL"] and len(qp) == 9
+
+
+def test_pretrain_unknown_method_and_variant_are_clear_errors(tmp_path) -> None:
+    res = CliRunner().invoke(app, ["pretrain", "arez", "--out", str(tmp_path)])
+    assert res.exit_code != 0 and "did you mean" in res.output.lower()
+    res = CliRunner().invoke(
+        app,
+        [
+            "pretrain",
+            "ares",
+            "--variant",
+            "strikt",
+            "--collections",
+            "demo",
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert res.exit_code != 0 and "strict" in res.output
