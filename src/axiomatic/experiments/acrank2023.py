@@ -295,10 +295,14 @@ class ACRank2023:
 
         p = self.plan
         if unit.model in ("knrm", "conv-knrm"):
+            from axiomatic.models.vocab import model_analyzer
+
             return build_model(
                 unit.model,
                 texts=data.vocab_texts,
                 seed=seed,
+                # jieba words for Chinese (the paper's KNRM used segmented Baidu-Baike vectors)
+                analyzer=model_analyzer("zh" if data.language.startswith("zh") else "en"),
                 embeddings=p.embeddings,
                 **p.word_model_config.get(unit.model, {}),
             )
@@ -505,8 +509,10 @@ class ACRank2023:
                     if f.exists():
                         m = read_json(f)
                         total_train += float(m.get("train_seconds", 0.0))
-                        if u.rule != "none" and m.get("augmentation_stats"):
-                            aug_stats[f"{sp.name} {u.slug} seed{seed}"] = m["augmentation_stats"]
+                        if u.rule != "none":
+                            aug_stats[f"{sp.name} {u.slug} seed{seed}"] = _log_counts(
+                                f.parent / "log.jsonl", p.batch_size
+                            )
             test_sets: list[str] = [sp.test, *sp.zero_shot]
             needs_data = any(metrics.values())
             data = self._data(sp) if needs_data else None
@@ -545,7 +551,7 @@ class ACRank2023:
                     for m in MEASURES:
                         others = [r for r in pq if r != ac]
                         tests = [paired_test(pq[r][m], pq[ac][m], test="t") for r in others]
-                        adj = holm([t.pvalue for t in tests]) if tests else []
+                        adj = holm([t.pvalue for t in tests]) if tests else np.empty(0)
                         for r, t, a in zip(others, tests, adj, strict=True):
                             row = next(
                                 x
@@ -722,18 +728,21 @@ class ACRank2023:
                 ]
         if summary["augmentation_stats"]:
             text += [
-                "## Augmentation counts (training steps run by the last process of each unit)",
+                "## Augmentation counts (summed over each unit's log.jsonl)",
+                "",
+                "documents: relevant documents drawn for training; plus / minus: TFC-A / TFC-D "
+                "edits made (the rest: no term drawn, or for TFC-D no visible query-term "
+                "occurrence = no_query_term); all_stopword_queries: no edit possible. Items "
+                "without an edit were trained on their original list only.",
                 "",
                 markdown_table(
                     [{"unit": k, **v} for k, v in summary["augmentation_stats"].items()],
                     [
                         "unit",
                         "documents",
-                        "tfc_a_applied",
-                        "tfc_a_nothing_drawn",
-                        "tfc_d_applied",
+                        "plus",
+                        "minus",
                         "no_query_term",
-                        "tfc_d_nothing_drawn",
                         "all_stopword_queries",
                     ],
                 ),
@@ -772,6 +781,17 @@ class ACRank2023:
         else:
             new = old.rstrip() + "\n\n" + block + "\n"
         docs.write_text(new, encoding="utf-8")
+
+
+def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
+    """Augmentation counts summed over a unit's ``log.jsonl`` (every step, across resumes)."""
+    from axiomatic.training.checkpoint import read_log
+
+    recs = read_log(log)
+    out = {"documents": len(recs) * batch_size}
+    for key in ("aug_plus", "aug_minus", "aug_no_query_term", "aug_all_stopword_queries"):
+        out[key.removeprefix("aug_")] = int(sum(r.get(key, 0) for r in recs))
+    return out
 
 
 def _machine() -> dict[str, Any]:

@@ -73,6 +73,9 @@ class ACRankModel(_MiniLMModel):
     """
 
     model_type = "acrank"
+    mus: torch.Tensor
+    sigmas: torch.Tensor
+    special_ids: torch.Tensor
 
     def __init__(
         self,
