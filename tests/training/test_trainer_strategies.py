@@ -1,0 +1,68 @@
+"""The trainer's seams (issue 13 s4): loss strategies are pluggable objects, checkpoint / log
+I/O and augmenters are separate modules, and the old import paths keep working."""
+
+from __future__ import annotations
+
+import torch
+from training_helpers import TinyRanker, make_toy_dataset
+
+from axiomatic.training.config import TrainConfig
+from axiomatic.training.strategies import (
+    GradedLossStrategy,
+    LossStrategy,
+    PairwiseLossStrategy,
+    default_strategy,
+)
+from axiomatic.training.trainer import Trainer
+
+
+class _Counting(LossStrategy):
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.pools: list[str] = []
+
+    def setup(self, trainer, pools) -> None:
+        self.pools = sorted(pools)
+
+    def step_loss(self, trainer, batch, step):
+        self.steps.append(step)
+        q = [trainer.train_data.queries[p.query_id].text for p in batch]
+        d = [trainer._text(p.doc_hi) for p in batch]
+        s = self.scores(trainer, q, d)
+        return (-s).mean(), {"custom": 1.0}
+
+
+def test_a_custom_strategy_drives_the_steps(tmp_path) -> None:
+    strat = _Counting()
+    cfg = TrainConfig(steps=4, batch_size=2, dev_queries=0, eval_every=2, checkpoint_every=2)
+    res = Trainer(TinyRanker(), cfg, tmp_path, make_toy_dataset(4, 3), loss_strategy=strat).fit()
+    assert strat.steps == [1, 2, 3, 4] and strat.pools == ["qrels"]
+    assert all(r["custom"] == 1.0 for r in res.history)
+
+
+def test_default_strategies_follow_the_config(tmp_path) -> None:
+    ds = make_toy_dataset(4, 3)
+
+    def pick(**kw):
+        return type(default_strategy(Trainer(TinyRanker(), TrainConfig(**kw), tmp_path, ds)))
+
+    assert pick() is PairwiseLossStrategy
+    assert pick(loss="graded", graded_loss="mse") is GradedLossStrategy
+    assert pick(loss="contrastive").__name__ == "ACRankLossStrategy"
+    assert pick(augmentation="acrank(rule=TFC-D)").__name__ == "ACRankLossStrategy"
+
+
+def test_old_import_paths_and_trainer_attributes_still_work(tmp_path) -> None:
+    from axiomatic.training import checkpoint
+    from axiomatic.training.trainer import _read_log, _truncate_log, visible_tokens
+
+    assert _read_log is checkpoint.read_log and _truncate_log is checkpoint.truncate_log
+    assert visible_tokens(TinyRanker()) is None
+    cfg = TrainConfig(regularizer="ar(lambda=0.1)", dev_queries=0, steps=1)
+    tr = Trainer(TinyRanker(), cfg, tmp_path, make_toy_dataset(4, 3))
+    tr._setup()
+    assert tr.perturber is not None and tr.perturb_axioms == ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+    loss, info = tr._step_loss(tr.sampler.next_batch(), 1)
+    assert torch.isfinite(loss) and "ar_loss" in info
