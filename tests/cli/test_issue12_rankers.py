@@ -103,3 +103,23 @@ def test_named_lexical_ranker_keeps_its_scores(tmp_path: Path) -> None:
     q = next(iter(ds.iter_queries()))
     docs = [ds.documents[d] for d in ds.candidate_ids(q.query_id)]
     assert list(named.score(q, docs)) == list(plain.score(q, docs))
+
+
+def test_trained_models_are_named_by_their_run_folder(tmp_path: Path) -> None:
+    from axiomatic import demo_dataset, make_ranker
+    from axiomatic.models import build_model, save_model
+
+    ds = demo_dataset()
+    for run in ("knrm-base", "knrm-ar"):
+        model = build_model(
+            "knrm",
+            texts=[d.text for d in ds.documents.values()],
+            embeddings="random",
+            embedding_dim=8,
+        )
+        save_model(model, tmp_path / run / "model")
+    names = {
+        make_ranker(f"model:{tmp_path / r / 'model'}", ds).name for r in ("knrm-base", "knrm-ar")
+    }
+    assert names == {"knrm:knrm-base", "knrm:knrm-ar"}  # was knrm:model twice
+    assert make_ranker(f"mine=model:{tmp_path / 'knrm-ar' / 'model'}", ds).name == "mine"

@@ -301,7 +301,29 @@ def _make(
 
         return hf_ranker(check_hf_folder(path, spec))  # type: ignore[return-value]
     loader = _model_loader()
-    return loader(path)
+    ranker = loader(path)
+    return _distinct_model_name(ranker, path)
+
+
+_GENERIC_FOLDERS = ("model", "best", "final", "checkpoint")
+
+
+def _distinct_model_name(ranker: Any, path: str) -> Any:
+    """``knrm:model`` -> ``knrm:<training run folder>``: ``axiomatic train --out models/knrm-ar``
+    saves the model in ``models/knrm-ar/model``, and every trained model would otherwise be
+    called ``<type>:model``."""
+    from pathlib import Path
+
+    folder = Path(path).resolve()
+    name = getattr(ranker, "name", None)
+    if (
+        isinstance(name, str)
+        and folder.name in _GENERIC_FOLDERS
+        and name.endswith(f":{folder.name}")
+        and folder.parent.name
+    ):
+        return with_name(ranker, f"{name.rsplit(':', 1)[0]}:{folder.parent.name}")
+    return ranker
 
 
 def _is_axiomatic_model(path: str) -> bool:
