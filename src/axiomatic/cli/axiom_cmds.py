@@ -684,7 +684,10 @@ def rerank(
     index = dataset_index(ds, analyzer=an)
     if base_kind == "run":
         base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root)
-        base_label = base_name or Path(base_params["path"]).name
+        from axiomatic.cli.run_inputs import run_tag
+
+        base_path = Path(base_params["path"])
+        base_label = base_name or run_tag(base_path) or base_path.name
     else:
         try:
             base_ranker = make_ranker(base, ds, index=index)
