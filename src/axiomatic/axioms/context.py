@@ -215,19 +215,67 @@ class QueryContext:
             cache[i] = self.index.analyzer.analyze(self.documents[i].text)
         return cache[i]
 
-    def positions_of(self, i: int) -> list[np.ndarray]:
-        """Sorted positions of every query term in document ``i`` (lazy, cached per document)."""
-        cache = self._cache.setdefault("positions_of", {})
+    def token_ids(self, i: int) -> np.ndarray:
+        """Candidate ``i`` as an ``int32`` array of term ids, one per token (its positional index).
+
+        Indexed documents come from the index's per-document cache
+        (:meth:`CollectionIndex.token_ids`: analyzed once, shared by every query); other
+        documents (artificial, perturbed) are analyzed here. Tokens outside the index vocabulary
+        get ids ``>= V``, consistent within this context (query terms included).
+        """
+        cache = self._cache.setdefault("token_ids", {})
         out = cache.get(i)
         if out is None:
-            tid = {t: k for k, t in enumerate(self.terms)}
-            lists: list[list[int]] = [[] for _ in self.terms]
-            for p, tok in enumerate(self.tokens(i)):
-                k = tid.get(tok)
-                if k is not None:
-                    lists[k].append(p)
-            out = cache[i] = [np.asarray(x, dtype=np.int64) for x in lists]
+            if self.index is None:
+                raise ValueError("token access needs an index; build the context with one")
+            r = int(self.rows[i])
+            if r >= 0:
+                text = None if self.index.texts is not None else self.documents[i].text
+                out = self.index.token_ids(r, text)
+            else:
+                out = np.asarray(
+                    [self._term_id(t) for t in self.index.analyzer.analyze(self.documents[i].text)],
+                    dtype=np.int64,
+                )
+            cache[i] = out
         return out
+
+    def _term_id(self, term: str) -> int:
+        """Index term id of ``term``; a context-local id ``>= V`` for terms outside the index."""
+        tid = self.index.vocab.get(term)
+        if tid is not None:
+            return tid
+        oov = self._cache.setdefault("oov_ids", {})
+        return oov.setdefault(term, self.index.n_terms + len(oov))
+
+    def query_term_ids(self) -> np.ndarray:
+        """Ids (in :meth:`token_ids`'s space) of the unique query terms, in ``terms`` order."""
+        return self.cache(
+            "query_term_ids", lambda: np.asarray([self._term_id(t) for t in self.terms], np.int64)
+        )
+
+    def query_positions(self, i: int) -> np.ndarray:
+        """Per token of candidate ``i``: the index of its query term in ``terms``, -1 for a
+        non-query token (vectorized over the positional index; cached per document)."""
+        cache = self._cache.setdefault("query_positions", {})
+        out = cache.get(i)
+        if out is None:
+            toks = self.token_ids(i)
+            q = self.query_term_ids()
+            if len(q) == 0 or len(toks) == 0:
+                out = np.full(len(toks), -1, dtype=np.int64)
+            else:
+                order = np.argsort(q, kind="stable")
+                qs = q[order]
+                k = np.minimum(np.searchsorted(qs, toks), len(qs) - 1)
+                out = np.where(qs[k] == toks, order[k], -1).astype(np.int64)
+            cache[i] = out
+        return out
+
+    def positions_of(self, i: int) -> list[np.ndarray]:
+        """Sorted positions of every query term in document ``i`` (from the positional index)."""
+        qp = self.query_positions(i)
+        return [np.flatnonzero(qp == k) for k in range(self.n_terms)]
 
     def positions(self) -> list[list[np.ndarray]]:
         """``positions()[i][t]``: sorted positions of query term ``t`` in document ``i`` (lazy)."""

@@ -68,6 +68,7 @@ class CollectionIndex:
         self.df = np.asarray((tf > 0).sum(axis=0)).ravel().astype(np.int64)
         self.cf = np.asarray(tf.sum(axis=0)).ravel().astype(np.int64)
         self._tf_csc: sp.csc_matrix | None = None
+        self._token_ids: dict[int, np.ndarray] = {}
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -214,6 +215,25 @@ class CollectionIndex:
         if self.texts is None:
             raise ValueError("this index was built with keep_texts=False; texts are not available")
         return self.texts[doc_id]
+
+    def token_ids(self, row: int, text: str | None = None) -> np.ndarray:
+        """The analyzed document at index row ``row`` as an ``int32`` array of term ids (its
+        positional index: position ``p`` holds the id of the ``p``-th token).
+
+        Analyzed once per document and kept, so that proximity features of many queries sharing
+        a candidate do not analyze it again. ``text`` is the indexed text when the index was
+        built without texts (``keep_texts=False``).
+        """
+        out = self._token_ids.get(row)
+        if out is None:
+            if text is None:
+                text = self.text(self.doc_ids[row])
+            vocab = self.vocab
+            out = np.fromiter(
+                (vocab.get(t, -1) for t in self.analyzer.analyze(text)), dtype=np.int32
+            )
+            self._token_ids[row] = out
+        return out
 
     def positions(self, doc_id: str) -> dict[str, list[int]]:
         """Positions of each term in the analyzed document (computed on demand)."""

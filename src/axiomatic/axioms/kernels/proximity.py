@@ -7,7 +7,6 @@ candidate, built once per document); every pairwise comparison is a broadcast.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -16,61 +15,72 @@ from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.kernels._common import present, wins
 
 
+def _closest(arr: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """For every ``x``, the element of sorted ``arr`` closest to it; ties -> the smaller one
+    (ir_axioms' ``_take_closest``)."""
+    j = np.searchsorted(arr, x)
+    left = arr[np.maximum(j - 1, 0)]
+    right = arr[np.minimum(j, len(arr) - 1)]
+    use_right = (j == 0) | ((j < len(arr)) & (np.abs(right - x) < np.abs(x - left)))
+    return np.where(use_right, right, left)
+
+
+def _phrase_start(toks: np.ndarray, phrase: np.ndarray) -> float:
+    """First position where the token ids ``phrase`` occur contiguously in ``toks`` (inf: none)."""
+    n, k = len(toks), len(phrase)
+    if k == 0 or n < k:
+        return np.inf
+    ok = np.ones(n - k + 1, dtype=bool)
+    for off in range(k):  # k = query length: a few array comparisons, no per-position Python
+        ok &= toks[off : n - k + 1 + off] == phrase[off]
+    hit = np.flatnonzero(ok)
+    return float(hit[0]) if len(hit) else np.inf
+
+
 def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
-    """Per-document proximity features (one pass over each document's query-term positions)."""
+    """Per-document proximity features from the positional index (one vectorized pass per
+    document over its query-term positions; no loop over occurrences)."""
 
     def compute() -> dict[str, np.ndarray]:
         n, m = ctx.n, ctx.n_terms
         # every proximity precondition needs >= 2 distinct query terms in the document
         need = present(ctx).sum(axis=1) >= 2
-        qtok = ctx.query_tokens()
+        phrase_ids = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
         avg_between = np.zeros(n)
         first_sum = np.zeros(n)
         phrase = np.full(n, np.inf)
         group_occ = np.zeros(n)
         group_cnt = np.zeros(n)
         span = np.full(n, np.inf)
-        qid = {t: k for k, t in enumerate(ctx.terms)}
+        iu, ju = np.triu_indices(m, 1)
         for i in np.nonzero(need)[0].tolist():
-            P = ctx.positions_of(i)
-            have = [k for k in range(m) if len(P[k])]
-            firsts = {k: int(P[k][0]) for k in have}
-            pairs = list(combinations(have, 2))
-            if pairs:
-                avg_between[i] = np.mean([abs(firsts[a] - firsts[b]) - 1 for a, b in pairs])
-            first_sum[i] = sum(firsts.values())
-            toks = ctx.tokens(i)
-            if qtok:
-                ln = len(qtok)
-                first = qid.get(qtok[0])
-                if first is not None:
-                    for s in P[first]:
-                        if toks[s : s + ln] == qtok:
-                            phrase[i] = s
-                            break
-            groups = []
-            for k in have:
-                others = [o for o in have if o != k]
-                for idx in P[k]:
-                    g = [int(idx)]
-                    for o in others:
-                        arr = P[o]
-                        j = np.searchsorted(arr, idx)
-                        cand = [arr[c] for c in (j - 1, j) if 0 <= c < len(arr)]
-                        # closest; ties -> the smaller position (ir_axioms _take_closest)
-                        g.append(int(min(cand, key=lambda x: (abs(x - idx), x))))
-                    groups.append(g)
-            if groups:
-                qset = set(ctx.terms)
-                nonq = np.asarray([t not in qset for t in toks], dtype=np.int64)
-                csum = np.concatenate([[0], np.cumsum(nonq)])
-                occ = [
-                    int(csum[max(g)] - csum[min(g) + 1]) if max(g) > min(g) else 0 for g in groups
-                ]
-                mn = min(occ)
-                group_occ[i] = mn
-                group_cnt[i] = occ.count(mn)
-                span[i] = float(np.mean([max(g) - min(g) for g in groups]))
+            qp = ctx.query_positions(i)
+            occ = np.flatnonzero(qp >= 0)  # positions of query-term tokens, ascending
+            term = qp[occ]
+            have = np.unique(term)
+            # first occurrence of each present term (positions ascend, so the first index)
+            first = np.full(m, np.nan)
+            uniq, at = np.unique(term, return_index=True)
+            first[uniq] = occ[at]
+            both = ~np.isnan(first[iu]) & ~np.isnan(first[ju])
+            if both.any():
+                avg_between[i] = np.mean(np.abs(first[iu] - first[ju])[both] - 1)
+            first_sum[i] = np.nansum(first)
+            if len(phrase_ids):
+                phrase[i] = _phrase_start(ctx.token_ids(i), phrase_ids)
+            # closest grouping around every occurrence: per present term, the closest position
+            lo = occ.copy()
+            hi = occ.copy()
+            for k in have.tolist():
+                c = _closest(occ[term == k], occ)
+                np.minimum(lo, c, out=lo)
+                np.maximum(hi, c, out=hi)
+            nonq = np.concatenate([[0], np.cumsum(qp < 0)])
+            inside = np.where(hi > lo, nonq[hi] - nonq[np.minimum(lo + 1, len(qp))], 0)
+            mn = inside.min()
+            group_occ[i] = mn
+            group_cnt[i] = int((inside == mn).sum())
+            span[i] = float(np.mean(hi - lo))
         return {
             "avg_between": avg_between,
             "first_sum": first_sum,
