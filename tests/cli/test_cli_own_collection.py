@@ -159,6 +159,17 @@ def test_skip_malformed_flag_reports_the_count(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "skipped 1 malformed run line" in res.output
+    # a run: ranker reads its file on first use: the flag reaches it too
+    out = tmp_path / "ranked.trec"
+    args = ["rank", "--dataset", str(desc), "--ranker", f"run:{bad}", "--out", str(out)]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and "--skip-malformed" in res.output
+    res = runner.invoke(app, [*args, "--skip-malformed"])
+    assert res.exit_code == 0, res.output
+    assert out.is_file()
+    from axiomatic.data.trec import skip_malformed_default
+
+    assert not skip_malformed_default()  # the flag ends with its command
 
 
 def test_models_lists_the_zoo_and_train_help_points_to_it() -> None:

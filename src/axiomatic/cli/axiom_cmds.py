@@ -531,8 +531,11 @@ def _make_rankers(
     legend: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Rankers by display name; ``legend`` (when given) receives name -> what the user typed."""
+    from axiomatic.cli.collection_cmds import set_cli_skip_malformed
     from axiomatic.cli.run_inputs import parse_named_paths
     from axiomatic.rankers.registry import make_ranker, split_name, with_name
+
+    set_cli_skip_malformed(skip_malformed)  # also for run:FILE specs, read on first use
 
     out: dict[str, Any] = {}
     legend = {} if legend is None else legend

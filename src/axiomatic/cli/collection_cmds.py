@@ -65,6 +65,7 @@ def load_dataset_cli(
     error; skipped-line counts are printed as warnings."""
     from axiomatic.data import catalog
 
+    set_cli_skip_malformed(skip_malformed)
     kwargs: dict[str, Any] = {}
     if qrels is not None:
         kwargs["qrels"] = qrels
@@ -82,15 +83,48 @@ def load_dataset_cli(
 
 
 def _cli_hint(message: str) -> str:
-    return message.replace("pass skip_malformed=True", "pass --skip-malformed").replace(
-        "pass --force", "pass --force"
+    return message.replace(
+        "pass skip_malformed=True (CLI: --skip-malformed)", "pass --skip-malformed"
+    ).replace("pass skip_malformed=True", "pass --skip-malformed")
+
+
+def _current_click_context() -> Any:
+    """The running command's click context (typer vendors click in newer versions)."""
+    import importlib
+
+    for module in ("typer._click.globals", "click.globals"):
+        try:
+            ctx = importlib.import_module(module).get_current_context(silent=True)
+        except (ImportError, AttributeError):
+            continue
+        if ctx is not None:
+            return ctx
+    return None
+
+
+def set_cli_skip_malformed(skip_malformed: bool) -> None:
+    """``--skip-malformed`` for every TREC file the command reads, also later and deep down
+    (a ``run:FILE`` ranker reads its run on first use). Undone when the command ends, so that
+    nothing outlives it in the process (library calls and later commands, e.g. in tests)."""
+    from axiomatic.data.trec import (
+        set_skip_malformed_default,
+        skip_malformed_default,
     )
+
+    previous = skip_malformed_default()
+    if previous == skip_malformed:
+        return
+    set_skip_malformed_default(skip_malformed)
+    ctx = _current_click_context()
+    if ctx is not None:
+        ctx.call_on_close(lambda: set_skip_malformed_default(previous))
 
 
 def read_run_cli(path: Path, skip_malformed: bool = False) -> Any:
     """A TREC run for a CLI command: errors name ``--skip-malformed``; skipped lines reported."""
     from axiomatic.data.trec import read_run
 
+    set_cli_skip_malformed(skip_malformed)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
@@ -133,7 +134,8 @@ def _read_pairs(
             hint = (
                 "Remove one of the two lines (which one is right cannot be guessed)"
                 if isinstance(exc, _Conflict)
-                else "Fix the line or pass skip_malformed=True to skip such lines"
+                else "Fix the line or pass skip_malformed=True (CLI: --skip-malformed) to "
+                "skip such lines"
             )
             raise ParseError(str(exc), path, lineno, expected, hint=hint) from None
         docs[did] = value
@@ -168,14 +170,41 @@ def _run_value(parts: list[str]) -> float:
 _isfinite = math.isfinite
 
 
-def read_qrels(path: str | Path, *, skip_malformed: bool = False) -> ParsedDict:
+_SKIP_DEFAULT: ContextVar[bool] = ContextVar("axiomatic_skip_malformed", default=False)
+
+
+def skip_malformed_default() -> bool:
+    """What ``skip_malformed=None`` means for the TREC readers (``False`` unless changed by
+    :func:`set_skip_malformed_default`)."""
+    return _SKIP_DEFAULT.get()
+
+
+def set_skip_malformed_default(enabled: bool) -> None:
+    """Make ``skip_malformed=None`` mean ``enabled`` in the current context.
+
+    For a command line, whose ``--skip-malformed`` must also reach files that are read later
+    and deep down (a ``run:FILE`` ranker reads its run on first use). Library code passes
+    ``skip_malformed=`` explicitly instead.
+    """
+    _SKIP_DEFAULT.set(bool(enabled))
+
+
+def _skip_flag(flag: bool | None) -> bool:
+    return _SKIP_DEFAULT.get() if flag is None else flag
+
+
+def read_qrels(path: str | Path, *, skip_malformed: bool | None = None) -> ParsedDict:
     """Read TREC qrels into ``{query_id: {doc_id: relevance}}`` (see module docstring)."""
-    return _read_pairs(path, skip_malformed, 4, _QRELS_EXPECTED, "qrels", _qrels_value, "relevance")
+    return _read_pairs(
+        path, _skip_flag(skip_malformed), 4, _QRELS_EXPECTED, "qrels", _qrels_value, "relevance"
+    )
 
 
-def read_run(path: str | Path, *, skip_malformed: bool = False) -> ParsedDict:
+def read_run(path: str | Path, *, skip_malformed: bool | None = None) -> ParsedDict:
     """Read a TREC run into ``{query_id: {doc_id: score}}`` (see module docstring)."""
-    return _read_pairs(path, skip_malformed, 6, _RUN_EXPECTED, "run", _run_value, "score")
+    return _read_pairs(
+        path, _skip_flag(skip_malformed), 6, _RUN_EXPECTED, "run", _run_value, "score"
+    )
 
 
 # ---------------------------------------------------------------------------------------- topics
@@ -221,7 +250,7 @@ def read_topics(
     *,
     format: Literal["auto", "trec", "tsv", "xml"] = "auto",
     field: str = "title",
-    skip_malformed: bool = False,
+    skip_malformed: bool | None = None,
 ) -> ParsedDict:
     """Read topics into ``{query_id: Query}``.
 
@@ -232,6 +261,7 @@ def read_topics(
     text is collapsed to single spaces and the text is stripped.
     """
     text = read_text(path)
+    skip_malformed = _skip_flag(skip_malformed)
     if format not in ("auto", "trec", "tsv", "xml"):
         raise ValueError(
             f"unknown topics format {format!r}; expected 'auto', 'trec', 'xml' or 'tsv'"
