@@ -75,8 +75,15 @@ def test_run_names_default_to_tag_and_collisions_get_suffixes(demo_runs, tmp_pat
     res = _invoke(["evaluate", "-d", "demo", "--run", str(a), "--run", str(b), "--format", "csv"])
     assert res.exit_code == 0, res.output
     names = {r["ranker"] for r in csv.DictReader(io.StringIO(res.stdout))}
-    tag = lines[0].split()[5].replace("BM25", "X")
-    assert names == {tag, f"{tag}-2"}
+    # both are tagged alike and share the file name: the parent folder tells them apart
+    assert names == {"a/trec_results_dl19.txt", "b/trec_results_dl19.txt"}
+    c = tmp_path / "c.trec"
+    c.write_text(demo_runs["ql"].read_text(), encoding="utf-8")
+    res = _invoke(["evaluate", "-d", "demo", "--run", str(a), "--run", str(c), "--format", "csv"])
+    assert {r["ranker"] for r in csv.DictReader(io.StringIO(res.stdout))} == {
+        lines[0].split()[5].replace("BM25", "X"),
+        "QL(mu=1000)",
+    }  # distinct tags name the runs
 
 
 def test_evaluate_run_of_another_dataset_warns_with_counts(tmp_path) -> None:

@@ -62,10 +62,13 @@ def _split(value: str) -> tuple[str | None, Path]:
 def parse_named_paths(
     values: list[str], option: str = "--run", tag_names: bool = True
 ) -> list[NamedPath]:
-    """``[NAME=]PATH`` arguments as named paths (files checked; default names as the module
-    docstring says). A missing file fails with the close matches in its folder."""
-    out: list[NamedPath] = []
-    used: set[str] = set()
+    """``[NAME=]PATH`` arguments as named paths (files checked). A missing file fails with the
+    close matches in its folder.
+
+    Default names, first that tells the unnamed runs apart: the tag column (when each run has
+    one tag), the file name, then the file name with as many parent folders as needed
+    (``BM25/trec_results_dl19.txt``); a ``-2`` suffix only as the last resort."""
+    parsed: list[tuple[str | None, Path, str]] = []
     for value in values:
         name, path = _split(value)
         if not path.is_file():
@@ -75,13 +78,35 @@ def parse_named_paths(
                 f"{option} {value!r}: file {path} {what}; expected [NAME=]PATH of a TREC run."
                 f"{suggest(path.name, siblings)}"
             )
-        if name is None:
-            name = (run_tag(path) if tag_names else None) or path.name
-            base, k = name, 2
-            while name in used:
-                name, k = f"{base}-{k}", k + 1
-        elif name in used:
-            raise fail(f"{option} {value!r}: the name {name!r} is already used by another run")
+        parsed.append((name, path, value))
+    given = [n for n, _, _ in parsed if n is not None]
+    for n in given:
+        if given.count(n) > 1:
+            raise fail(f"{option}: the name {n!r} is given to two runs")
+    bare = [(i, path) for i, (n, path, _) in enumerate(parsed) if n is None]
+    defaults: dict[int, str] = {}
+    if bare:
+        levels: list[list[str]] = []
+        if tag_names:
+            tags = [run_tag(path) for _, path in bare]
+            if all(tags):
+                levels.append([str(t) for t in tags])
+        depth = max(len(path.resolve().parts) for _, path in bare)
+        for k in range(1, depth + 1):
+            levels.append(["/".join(path.resolve().parts[-k:]) for _, path in bare])
+        for names in levels:
+            if len(set(names)) == len(names) and not set(names) & set(given):
+                defaults = {i: names[j] for j, (i, _) in enumerate(bare)}
+                break
+        else:  # the same file twice
+            defaults = {i: path.name for i, path in bare}
+    out: list[NamedPath] = []
+    used: set[str] = set()
+    for i, (name, path, value) in enumerate(parsed):
+        name = name if name is not None else defaults[i]
+        base, k = name, 2
+        while name in used:
+            name, k = f"{base}-{k}", k + 1
         used.add(name)
         out.append(NamedPath(name, path, value))
     return out
