@@ -376,12 +376,12 @@ def evaluate_cmd(
                 f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected p < 0.05; "
                 "p = Holm-corrected p-value)"
             )
-        if any(item.name != item.path.name for item in named):
+        renamed = [
+            item for item in named if item.name not in (item.path.name, str(item.path), item.spec)
+        ]
+        if renamed:
             console.print(
-                "rankers: "
-                + "; ".join(
-                    f"{item.name} = {item.path}" for item in named if item.name != item.path.name
-                ),
+                "rankers: " + "; ".join(f"{item.name} = {item.path}" for item in renamed),
                 markup=False,
                 highlight=False,
             )
