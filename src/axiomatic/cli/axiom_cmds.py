@@ -829,7 +829,7 @@ def counts(
         )
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
-    names = [a.strip() for a in axiom_list(axioms).split(",") if a.strip()]
+    names = [a.name for a in _parse_axioms_or_exit(axioms)]
     try:
         table = variant_counts(ds, names, depth=depth, delta_rel=delta_rel, analyzer=an)
     except (KeyError, ValueError) as exc:

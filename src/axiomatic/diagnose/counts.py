@@ -25,24 +25,27 @@ from axiomatic.text.analyzer import Analyzer, parse_analyzer
 THESIS_AXIOMS = ("TFC1", "TFC2", "M-TDC", "LNC2")
 
 
-def _stages(name: str, delta_rel: float, delta: float | None) -> list[tuple[str, Axiom]]:
-    tol = f"delta={delta}" if delta is not None else f"delta_rel={delta_rel}"
+def _stages(name: str | Axiom, delta_rel: float, delta: float | None) -> list[tuple[str, Axiom]]:
+    """The conversion stages of one axiom as parsed values (never by editing spec strings)."""
     d = parse_axiom(name).definition
+    tol: dict[str, float | None] = (
+        {"delta": delta, "delta_rel": None} if delta is not None else {"delta_rel": delta_rel}
+    )
     stages = [
-        ("original", parse_axiom(f"{name}(variant='strict')")),
-        ("extended", parse_axiom(f"{name}(variant='extended')")),
+        ("original", Axiom.create(d.name, "strict")),
+        ("extended", Axiom.create(d.name, "extended")),
     ]
     if d.length:
-        stages.append(("extended+length", parse_axiom(f"{name}(variant='extended', {tol})")))
-        stages.append(("relaxed", parse_axiom(f"{name}(variant='relaxed', {tol})")))
+        stages.append(("extended+length", Axiom.create(d.name, "extended", **tol)))
+        stages.append(("relaxed", Axiom.create(d.name, "relaxed", **tol)))
     else:
-        stages.append(("relaxed", parse_axiom(f"{name}(variant='relaxed')")))
+        stages.append(("relaxed", Axiom.create(d.name, "relaxed")))
     return stages
 
 
 def variant_counts(
     dataset: Dataset,
-    axioms: Sequence[str] = THESIS_AXIOMS,
+    axioms: Sequence[str | Axiom] = THESIS_AXIOMS,
     index: CollectionIndex | None = None,
     depth: int | None = None,
     delta_rel: float = 0.1,
@@ -67,7 +70,7 @@ def variant_counts(
 
         lang = dataset.doc_language or dataset.language
         index = dataset_index(dataset, analyzer=parse_analyzer(analyzer, language=lang))
-    plan = [(name, stage, ax) for name in axioms for stage, ax in _stages(name, delta_rel, delta)]
+    plan = [(ax.name, st, ax) for name in axioms for st, ax in _stages(name, delta_rel, delta)]
     unique = list(dict.fromkeys(ax for _, _, ax in plan))
     art = artificial if any(n == "LNC2" and st == "relaxed" for n, st, _ in plan) else None
     counts: Counter = Counter()
