@@ -13,8 +13,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from axiomatic.data.records import Dataset, Document, Query, Run
 from axiomatic._progress import track
+from axiomatic.data.records import Dataset, Document, Query, Run
 
 
 @runtime_checkable
