@@ -34,6 +34,14 @@ def demo_runs(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
+def test_any_table_piped_is_markdown() -> None:
+    res = _invoke(["axioms"])
+    assert res.exit_code == 0
+    rows = [ln for ln in res.stdout.splitlines() if ln.startswith("| ")]
+    assert rows[0].startswith("| name | arity |") and rows[1].startswith("| --- |")
+    assert "━" not in res.stdout and len({r.count(" | ") for r in rows}) <= 2
+
+
 def test_counts_piped_is_valid_markdown() -> None:
     res = _invoke(["counts", "-d", "demo", "--axioms", "TFC1 TFC2,M-TDC LNC2"])
     assert res.exit_code == 0, res.output
@@ -139,6 +147,8 @@ def test_diagnose_names_legend_and_oracle_note(demo_runs, tmp_path) -> None:
     assert names == {"tuned", "QL(mu=1000)", "mine", "oracle"}
     assert "tuned = bm25:k1=1.2" in res.stdout and f"mine = run:{demo_runs['bm25']}" in res.stdout
     assert "note: oracle: scores each document by its relevance label" in res.stdout
+    # piped: the tables are Markdown, not box drawing (issue 12 s5)
+    assert "| ranker | nDCG@10 |" in res.stdout and "┃" not in res.stdout
     assert "are such ties" in res.stdout
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "<b>tuned</b> = <code>bm25:k1=1.2</code>" in page and "are such ties" in page

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -37,6 +38,58 @@ class PipeAwareConsole(Console):
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         self._width, self._height = new_size
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """Tables print as Markdown when the output is not a terminal (a file, a pipe), so
+        that ``axiomatic diagnose ... > out.md`` is a document and not box-drawing art."""
+        from rich.table import Table
+
+        if not self.is_terminal and objects and any(isinstance(o, Table) for o in objects):
+            objects = tuple(table_markdown(o) if isinstance(o, Table) else o for o in objects)
+            if all(isinstance(o, str) for o in objects):
+                kwargs.setdefault("markup", False)
+                kwargs.setdefault("highlight", False)
+            kwargs.setdefault("soft_wrap", True)
+        super().print(*objects, **kwargs)
+
+
+def _plain(value: Any) -> str:
+    """The text of a table title, header or cell (rich markup and styles removed)."""
+    from rich.text import Text
+
+    if value is None:
+        return ""
+    if isinstance(value, Text):
+        text = value.plain
+    elif isinstance(value, str):
+        text = Text.from_markup(value).plain
+    else:
+        text = str(value)
+    return " ".join(text.split())
+
+
+def table_markdown(table: Any) -> str:
+    """A rich ``Table`` as a GitHub-flavoured Markdown table (title in bold above, caption
+    below); right-justified columns stay right-aligned."""
+    columns = list(table.columns)
+
+    def cell(value: Any) -> str:
+        return _plain(value).replace("|", "\\|")
+
+    lines = []
+    title = _plain(table.title)
+    if title:
+        lines += [f"**{title}**", ""]
+    lines.append("| " + " | ".join(cell(c.header) for c in columns) + " |")
+    lines.append(
+        "| " + " | ".join("---:" if c.justify == "right" else "---" for c in columns) + " |"
+    )
+    for row in zip(*(list(c.cells) for c in columns), strict=True):
+        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    caption = _plain(table.caption)
+    if caption:
+        lines += ["", caption]
+    return "\n".join(lines) + "\n"
 
 
 console = PipeAwareConsole()
