@@ -6,6 +6,7 @@ ordered pseudo-query pair of every document (``n_docs x 10 x 10``). Reports docu
 sampling + scoring and pairs/s for the feature matrices, with the load average.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_ares.py --collection msmarco-20k
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_ares.py --step   # step time vs plain
 """
 
 from __future__ import annotations
@@ -16,12 +17,76 @@ import os
 import time
 
 
+def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
+    """Seconds per training step: ARES (hinge + MLM) vs a plain cross-encoder hinge step on
+    the same (q+, q-, d) batch (forward + backward + AdamW), median of ``repeats``."""
+    import statistics
+
+    import torch
+
+    from axiomatic.ares.pretrain import build_model, mask_tokens
+    from axiomatic.training.losses import pairwise_hinge
+
+    torch.set_num_threads(1)
+    model = build_model(max_length)
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    doc = ("solar panels convert sunlight into electricity and farms need land " * 12).strip()
+    docs = [doc] * batch
+    qp, qn = ["solar electricity panels"] * batch, ["farms land"] * batch
+
+    def step(mlm: bool) -> float:
+        t = time.perf_counter()
+        enc = model.encode_batch(qp + qn, docs + docs)
+        s = model(**enc)
+        loss = pairwise_hinge(s[:batch], s[batch:], 1.0)
+        if mlm:
+            e = model.encode_batch(qp, docs)
+            special = torch.tensor(
+                [
+                    model.tokenizer.get_special_tokens_mask(r, already_has_special_tokens=True)
+                    for r in e["input_ids"].tolist()
+                ],
+                dtype=torch.bool,
+            )
+            g = torch.Generator().manual_seed(0)
+            ids, labels = mask_tokens(
+                e["input_ids"], special, model.tokenizer.mask_token_id, 30522, g
+            )
+            loss = loss + model.mlm_loss(ids, e["attention_mask"], e["token_type_ids"], labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return time.perf_counter() - t
+
+    step(True)  # warm-up
+    plain = statistics.median(step(False) for _ in range(repeats))
+    ares = statistics.median(step(True) for _ in range(repeats))
+    return {
+        "batch_pairs": batch,
+        "max_length": max_length,
+        "plain_hinge_step_s": plain,
+        "ares_hinge_mlm_step_s": ares,
+        "ratio": ares / plain,
+        "load_average": os.getloadavg(),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--collection", default="msmarco-20k")
     ap.add_argument("--data-root", default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--step", action="store_true", help="time a pre-training step instead")
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--max-length", type=int, default=96)
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
+    if args.step:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
+        print(json.dumps(bench_step(args.batch, args.max_length, args.repeats), indent=1))
+        return
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     import numpy as np

@@ -434,6 +434,10 @@ def run_ares2022(
 
     atomic_write_text(out / "summary.md", md)
     if docs_path is not None:
+        # hand-written observations live beside the page and are appended, never overwritten
+        notes = Path(docs_path).with_suffix(".notes.md")
+        if notes.is_file():
+            md = md.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
         atomic_write_text(Path(docs_path), md)
         plot_dir = Path(docs_path).parent / "img"
         if predictor:
