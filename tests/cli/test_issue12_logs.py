@@ -96,3 +96,20 @@ def test_report_only_uses_the_folders_own_config(tmp_path: Path, monkeypatch) ->
     write_toml({"experiment": "liu-smooth"}, out / "config.toml")
     res = _invoke(["experiment", "rosset2019", "-o", str(out), "--report-only"])
     assert res.exit_code == 2 and "belongs to experiment 'liu-smooth'" in res.output
+
+
+def test_a_folders_config_toml_is_a_valid_config(tmp_path: Path, monkeypatch) -> None:
+    import axiomatic.experiments.rosset2019 as rosset
+    from axiomatic.training.config import write_toml
+
+    out = tmp_path / "exp"
+    write_toml({"experiment": "rosset2019", "seeds": [5], "steps": 9}, out / "config.toml")
+    res = _invoke(["experiment", "rosset2019", "-o", str(out)])
+    assert res.exit_code == 2 and f"--config {out / 'config.toml'}" in res.output
+    seen: dict = {}
+    monkeypatch.setattr(rosset, "run_rosset2019", lambda *a, **k: seen.update(k) or {})
+    res = _invoke(
+        ["experiment", "rosset2019", "-o", str(out), "--config", str(out / "config.toml")]
+    )
+    assert res.exit_code == 0, res.output
+    assert seen["seeds"] == [5] and seen["steps"] == 9  # was silently ignored (no [plan] table)

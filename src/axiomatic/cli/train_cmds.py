@@ -138,9 +138,7 @@ def train(
 def experiment(
     name: Annotated[
         str,
-        typer.Argument(
-            help="rosset2019 | rennings-augment | liu-smooth | acrank2023 | ares2022"
-        ),
+        typer.Argument(help="rosset2019 | rennings-augment | liu-smooth | acrank2023 | ares2022"),
     ],
     quick: Annotated[
         bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")
@@ -204,9 +202,13 @@ def experiment(
         from axiomatic.training.config import read_toml
 
         try:
-            overrides.update(read_toml(config).get("plan", {}))
+            data = read_toml(config)
         except (ValueError, FileNotFoundError) as exc:
             raise fail(str(exc)) from None
+        if "plan" not in data and "experiment" in data:  # an output folder's own config.toml
+            overrides.update(_folder_plan(config, key))
+        else:
+            overrides.update(data.get("plan", {}))
     elif report_only and (out / "config.toml").is_file():
         overrides.update(_folder_plan(out / "config.toml", key))
     if report_only:
@@ -228,9 +230,16 @@ def experiment(
     if not (quick or full or config is not None or report_only):
         for line in _plan_lines(key, out, overrides):
             console.print(line, markup=False, highlight=False)
+        resume = (
+            f"; {out / 'config.toml'} holds the plan this folder was run with: resume it with "
+            f"--config {out / 'config.toml'}"
+            if (out / "config.toml").is_file()
+            else ""
+        )
         raise fail(
             f"`axiomatic experiment {key}` runs the full grid above: pass --full to start (or "
             "resume) it, --quick for the CI-sized smoke test, or --config FILE for your own plan"
+            + resume
         )
 
     def echo(msg: str) -> None:
