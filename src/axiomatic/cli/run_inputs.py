@@ -4,8 +4,8 @@ weights.
 
 Names: a run is what tables, plots and CSVs call it. ``--run splade=runs/x.trec`` names it; a
 run given as a bare path is named by its tag column when every line has the same tag, else by
-its file name; two runs that would share a name get ``-2``, ``-3`` suffixes (two rank_llm
-``trec_results_dl19.txt`` files no longer collide).
+its file name, else (same file names) by its folder: two rank_llm ``trec_results_dl19.txt``
+files tagged ``rank`` become ``BM25`` and ``SPLADE_P_P_ENSEMBLE_DISTIL``, not a collision.
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ def parse_named_paths(
     close matches in its folder.
 
     Default names, first that tells the unnamed runs apart: the tag column (when each run has
-    one tag), the file name, then the file name with as many parent folders as needed
-    (``BM25/trec_results_dl19.txt``); a ``-2`` suffix only as the last resort."""
+    one tag), the file name, the parent folder's name (``BM25`` for
+    ``rank_llm/BM25/trec_results_dl19.txt``), then the path with as many parent folders as
+    needed; a ``-2`` suffix only as the last resort."""
     parsed: list[tuple[str | None, Path, str]] = []
     for value in values:
         name, path = _split(value)
@@ -92,7 +93,9 @@ def parse_named_paths(
             if all(tags):
                 levels.append([str(t) for t in tags])
         depth = max(len(path.resolve().parts) for _, path in bare)
-        for k in range(1, depth + 1):
+        levels.append([path.name for _, path in bare])
+        levels.append([path.resolve().parent.name or path.name for _, path in bare])
+        for k in range(2, depth + 1):
             levels.append(["/".join(path.resolve().parts[-k:]) for _, path in bare])
         for names in levels:
             if len(set(names)) == len(names) and not set(names) & set(given):
