@@ -793,7 +793,10 @@ def _run_base(
 @app.command()
 def counts(
     dataset: Annotated[
-        str, typer.Option("--dataset", "-d", help="Re-ranking dataset to count instances in.")
+        str,
+        typer.Option(
+            "--dataset", "-d", help="Re-ranking dataset to count instances in. " + DATASET_HELP
+        ),
     ],
     axioms: Annotated[str, typer.Option(help="Axioms (comma separated).")] = "TFC1,TFC2,M-TDC,LNC2",
     delta_rel: Annotated[

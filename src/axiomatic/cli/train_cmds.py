@@ -21,7 +21,13 @@ THREADS_HELP = (
 @app.command()
 def train(
     dataset: Annotated[
-        str | None, typer.Option("--dataset", "-d", help="Catalog name, e.g. scifact/train.")
+        str | None,
+        typer.Option(
+            "--dataset",
+            "-d",
+            help="Catalog name (e.g. scifact/train), irds:<id>, or a dataset descriptor "
+            "FILE.toml with qrels (`axiomatic datasets init FILE.toml`).",
+        ),
     ] = None,
     model: Annotated[
         str | None,
