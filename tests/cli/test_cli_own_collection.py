@@ -85,13 +85,14 @@ def _mine_diagnose_evaluate(tmp_path: Path, dataset_args: list[str]) -> None:
     )
     manifest = json.loads((inst / "manifest.json").read_text())
     assert sum(s["instances"] for s in manifest["shards"].values()) > 0, out
+    # diagnose without --dataset: mine recorded the descriptor / rank_llm file (and --qrels)
+    assert manifest["dataset_files"]["dataset"].endswith((".toml", ".json"))
     rep = tmp_path / "report"
     out = _ok(
         [
             "diagnose",
             "--instances",
             str(inst),
-            *dataset_args,
             "--run",
             str(tmp_path / "run.trec"),
             "--ranker",

@@ -258,6 +258,9 @@ def mine(
         )
     except ValueError as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
+    from axiomatic.cli.collection_cmds import record_dataset_files
+
+    record_dataset_files(out, ds, qrels)  # so that `diagnose` finds a file-defined dataset
     from rich.table import Table
 
     t = Table(
@@ -314,6 +317,11 @@ def _dataset_of_instances(
     manifest = instances / "manifest.json"
     if not manifest.is_file():
         raise fail(f"{instances} has no manifest.json naming its dataset; pass --dataset")
+    from axiomatic.cli.collection_cmds import dataset_from_manifest
+
+    recorded = dataset_from_manifest(_load_manifest(instances), data_root)
+    if recorded is not None:  # mined from a descriptor / rank_llm file
+        return recorded
     cfg = _load_manifest(instances).get("config", {})
     name, split = cfg.get("dataset"), cfg.get("split")
     from axiomatic.data.catalog import load_dataset

@@ -135,6 +135,48 @@ def read_run_cli(path: Path, skip_malformed: bool = False) -> Any:
     return run
 
 
+# ------------------------------------------------------------------- instances -> dataset
+DATASET_FILES_KEY = "dataset_files"
+"""Manifest key (outside ``config``: no effect on resuming) naming the descriptor or rank_llm
+file and the ``--qrels`` a mining run read, so that ``diagnose`` finds them again."""
+
+
+def record_dataset_files(folder: Path, ds: Any, qrels: Path | None) -> None:
+    """After ``mine``: note a file-defined dataset in ``folder/manifest.json``."""
+    import json
+
+    from axiomatic._atomic import atomic_write_text
+
+    source = ds.metadata.get("source") if isinstance(getattr(ds, "metadata", None), dict) else None
+    manifest = folder / "manifest.json"
+    if not isinstance(source, str) or not Path(source).is_file() or not manifest.is_file():
+        return  # a catalog dataset: its name in the manifest finds it
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    data[DATASET_FILES_KEY] = {
+        "dataset": source,
+        "qrels": str(Path(qrels).expanduser().resolve()) if qrels is not None else None,
+    }
+    atomic_write_text(manifest, json.dumps(data, indent=2))
+
+
+def dataset_from_manifest(manifest: dict[str, Any], data_root: Path | None) -> Any:
+    """The file-defined dataset a manifest records (``None`` when it records none)."""
+    files = manifest.get(DATASET_FILES_KEY)
+    if not isinstance(files, dict) or not isinstance(files.get("dataset"), str):
+        return None
+    path = Path(files["dataset"])
+    if not path.is_file():
+        raise fail(
+            f"the instances were mined from {path}, which is not there any more; "
+            "pass --dataset FILE"
+        )
+    qrels = files.get("qrels")
+    return load_dataset_cli(str(path), data_root, Path(qrels) if qrels else None)
+
+
 # ------------------------------------------------------------------------- datasets init
 def datasets_action(action: list[str], force: bool = False) -> None:
     """``axiomatic datasets ACTION ...``: only ``init FILE.toml`` exists."""
