@@ -143,3 +143,30 @@ def test_diagnose_frames_of_several_systems(demo, tmp_path) -> None:
         variant="relaxed",
     )
     assert again.table().equals(table)
+
+
+def test_model_dir_and_run_file_rankers(demo, tmp_path) -> None:
+    """model:DIR (a saved neural model) and run:FILE work as transformers like any ranker."""
+    from axiomatic.data.trec import write_run
+    from axiomatic.models.io import build_model, save_model
+
+    texts = [d.text for d in demo.documents.values()]
+    model = build_model("knrm", texts=texts, seed=0, embedding_dim=8, embeddings="random")
+    folder = save_model(model.eval(), tmp_path / "knrm")
+    frame = results_frame(demo)
+    out = AxiomaticRanker(f"model:{folder}", demo).transform(frame)
+    expected = rerank(make_ranker(f"model:{folder}", demo), demo)
+    got = frame_to_run(out)
+    assert all(
+        got[q][d] == pytest.approx(s, abs=1e-5) for q, v in expected.items() for d, s in v.items()
+    )
+    bm25_run = rerank(make_ranker("bm25", demo), demo)
+    some = {q: dict(list(v.items())[:3]) for q, v in bm25_run.items()}  # a run lacking documents
+    write_run(some, tmp_path / "bm25.trec", tag="bm25")
+    with pytest.raises(ValueError, match="missing=min"):
+        AxiomaticRanker(f"run:{tmp_path / 'bm25.trec'}", demo).transform(frame)
+    scored = AxiomaticRanker(f"run:{tmp_path / 'bm25.trec'},missing=min", demo).transform(frame)
+    top = scored.sort_values(["qid", "rank"]).groupby("qid").head(3)
+    assert {(r.qid, r.docno) for r in top.itertuples()} == {
+        (q, d) for q, v in some.items() for d in v
+    }
