@@ -138,7 +138,7 @@ def test_bad_ranker_parameter_value_is_a_message(tmp_path: Path) -> None:
 
 def test_bad_axiom_and_seed_values_are_messages(tmp_path: Path) -> None:
     res = _invoke(["mine", "-d", "demo", "-o", str(tmp_path / "m"), "-a", "TFC1(delta_rel={[]:1})"])
-    assert res.exit_code == 2 and "must be literals" in res.output
+    assert res.exit_code == 2 and "must be a literal" in res.output
     res = _invoke(
         ["experiment", "rosset2019", "--quick", "-o", str(tmp_path / "e"), "--seeds", "a"]
     )
