@@ -41,13 +41,13 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     import pyterrier as pt
-    from pyterrier.measures import AP, RR, nDCG
 
     from axiomatic.data.catalog import load_dataset
     from axiomatic.integrations.pyterrier import (
         AxiomaticRanker,
         AxiomaticReRanker,
         diagnose_frames,
+        measures,
         qrels_frame,
         topics_frame,
     )
@@ -75,7 +75,7 @@ def main() -> None:
         list(frames.values()),
         topics,
         qrels,
-        [nDCG @ 10, RR @ 10, AP],
+        measures("nDCG@10 RR@10 AP"),
         names=names,
         baseline=0,
     )

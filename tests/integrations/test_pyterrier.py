@@ -22,6 +22,7 @@ from axiomatic.integrations.pyterrier import (  # noqa: E402
     AxiomaticReRanker,
     diagnose_frames,
     frame_to_run,
+    measures,
     qrels_frame,
     results_frame,
     topics_frame,
@@ -94,13 +95,16 @@ def test_operators_and_axiomatic_reranker(demo) -> None:
 def test_experiment_runs_without_java(demo) -> None:
     from pyterrier.measures import AP, RR, nDCG
 
+    assert measures("nDCG@10 AP RR@10") == [nDCG @ 10, AP, RR @ 10]
+    with pytest.raises(ValueError, match="nDCG@10"):
+        measures("nDGC@10")
     frame = results_frame(demo)
     bm25 = AxiomaticRanker("bm25", demo)
     res = pt.Experiment(
         [frame, bm25, bm25 >> AxiomaticReRanker(dataset=demo, depth=5)],
         topics_frame(demo),
         qrels_frame(demo),
-        [nDCG @ 10, AP, RR @ 10],  # ir_measures objects (strings would be trec_eval names)
+        measures("nDCG@10 AP RR@10"),  # ir_measures names (plain strings: trec_eval names)
         names=["candidates", "BM25", "BM25 >> axiomatic"],
     )
     assert list(res["name"]) == ["candidates", "BM25", "BM25 >> axiomatic"]

@@ -59,12 +59,22 @@ __all__ = [
     "FrameDiagnosis",
     "diagnose_frames",
     "frame_to_run",
+    "measures",
     "qrels_frame",
     "results_frame",
     "topics_frame",
 ]
 
 DEFAULT_AXIOMS = "TFC1,TFC2,M-TDC,LNC2"
+
+
+def measures(text: str) -> list[Any]:
+    """ir_measures measures from an ir_measures string (``"nDCG@10 RR@10 AP"``) for
+    ``pt.Experiment``, which reads plain strings as trec_eval names (``"ndcg_cut_10"``); unknown
+    names fail with close matches, as everywhere in axiomatic."""
+    from axiomatic.evaluate.metrics import parse_measures
+
+    return list(parse_measures(text))
 
 
 # ---------------------------------------------------------------------------------- datasets
