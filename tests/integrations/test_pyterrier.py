@@ -174,3 +174,38 @@ def test_model_dir_and_run_file_rankers(demo, tmp_path) -> None:
     assert {(r.qid, r.docno) for r in top.itertuples()} == {
         (q, d) for q, v in some.items() for d in v
     }
+
+
+def test_weighted_and_learned_aggregations(demo) -> None:
+    frame = AxiomaticRanker("bm25", demo).transform(results_frame(demo))
+    base = frame_to_run(frame)
+    index = dataset_index(demo)
+    weighted = AxiomaticReRanker(
+        "TFC1,M-TDC,LNC2", demo, depth=5, aggregation="weighted", weights=[2.0, 0.5, 1.0]
+    ).transform(frame)
+    direct = axiomatic_rerank(
+        demo,
+        "TFC1,M-TDC,LNC2",
+        base,
+        depth=5,
+        aggregation="weighted",
+        weights=[2.0, 0.5, 1.0],
+        index=index,
+    )
+    got = frame_to_run(weighted)
+    for q in direct:
+        assert sorted(got[q], key=lambda d, q=q: -got[q][d]) == sorted(
+            direct[q], key=lambda d, q=q: -direct[q][d]
+        )
+    train = load_dataset("demo/train")
+    learned = AxiomaticReRanker(
+        "TFC1,M-TDC,LNC2",
+        demo,
+        depth=5,
+        aggregation="learned",
+        train=train,
+        train_run=AxiomaticRanker("bm25", train).transform(results_frame(train)),
+    ).transform(frame)
+    assert len(learned) == len(frame) and set(learned["docno"]) == set(frame["docno"])
+    with pytest.raises(ValueError, match="weights"):
+        AxiomaticReRanker("TFC1", demo, aggregation="weighted").transform(frame)
