@@ -311,7 +311,9 @@ def _near_files(p: Path) -> str:
 
 
 # ------------------------------------------------------------------------------------ reading
-def _read_queries(desc: DatasetDescriptor, skip_malformed: bool) -> dict[str, Query]:
+def _read_queries(
+    desc: DatasetDescriptor, skip_malformed: bool, parsed: dict[Path, Any]
+) -> dict[str, Query]:
     from axiomatic.data.readers.jsonl import read_jsonl_queries
     from axiomatic.data.trec import read_topics
 
@@ -319,18 +321,20 @@ def _read_queries(desc: DatasetDescriptor, skip_malformed: bool) -> dict[str, Qu
     if path is None:
         return {}
     if _is_rankllm(path):
-        return dict(_rankllm(path).queries)
+        return dict(_rankllm(path, parsed).queries)
     if _is_jsonl(path):
         return dict(read_jsonl_queries(path, skip_malformed=skip_malformed))
     return dict(read_topics(path, field=desc.query_field, skip_malformed=skip_malformed))
 
 
-def _read_documents(path: Path, skip_malformed: bool) -> dict[str, Document]:
+def _read_documents(
+    path: Path, skip_malformed: bool, parsed: dict[Path, Any]
+) -> dict[str, Document]:
     from axiomatic.data.readers.jsonl import read_jsonl_documents
     from axiomatic.data.readers.tsv import read_tsv_documents
 
     if _is_rankllm(path):
-        return dict(_rankllm(path).documents)
+        return dict(_rankllm(path, parsed).documents)
     if _is_jsonl(path):
         return dict(read_jsonl_documents(path, skip_malformed=skip_malformed))
     if _head(path, 5).upper() == "<DOC>":
@@ -340,27 +344,23 @@ def _read_documents(path: Path, skip_malformed: bool) -> dict[str, Document]:
     return dict(read_tsv_documents(path, skip_malformed=skip_malformed))
 
 
-_RANKLLM_CACHE: dict[tuple[str, int, int], Any] = {}
-
-
-def _rankllm(path: Path) -> Any:
-    """One parse per rank_llm file and version (a descriptor may name it twice)."""
+def _rankllm(path: Path, parsed: dict[Path, Any]) -> Any:
+    """One parse per rank_llm file and load (a descriptor may name a file twice); ``parsed``
+    belongs to one :func:`load_descriptor` call (no module-level cache)."""
     from axiomatic.data.readers.rankllm import read_rankllm_results
 
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
-    if key not in _RANKLLM_CACHE:
-        _RANKLLM_CACHE.clear()
-        _RANKLLM_CACHE[key] = read_rankllm_results(path)
-    return _RANKLLM_CACHE[key]
+    key = path.resolve()
+    if key not in parsed:
+        parsed[key] = read_rankllm_results(path)
+    return parsed[key]
 
 
 def _candidates_of(
-    path: Path, skip_malformed: bool
+    path: Path, skip_malformed: bool, parsed: dict[Path, Any]
 ) -> tuple[dict[str, list[str]], dict[str, dict[str, float]]]:
     """Candidate lists (best first) and scores of a TREC run or rank_llm JSON."""
     if _is_rankllm(path):
-        res = _rankllm(path)
+        res = _rankllm(path, parsed)
         return {q: list(v) for q, v in res.candidates.items()}, res.run
     from axiomatic.data.trec import read_run
 
@@ -463,17 +463,18 @@ def load_descriptor(
     desc = read_descriptor(path)
     qrels_path = Path(qrels).expanduser() if qrels is not None else desc.qrels
     rankllm_sources = [p for p in (desc.candidates, desc.documents) if p and _is_rankllm(p)]
+    parsed: dict[Path, Any] = {}
     queries: dict[str, Query] = {}
     if desc.queries is not None:
-        queries = _read_queries(desc, skip_malformed)
+        queries = _read_queries(desc, skip_malformed, parsed)
     for src in rankllm_sources:  # a query the topics lack takes the run file's text
-        for q, query in _rankllm(src).queries.items():
+        for q, query in _rankllm(src, parsed).queries.items():
             queries.setdefault(q, query)
     documents: dict[str, Document] = {}
     if desc.documents is not None:
-        documents = _read_documents(desc.documents, skip_malformed)
+        documents = _read_documents(desc.documents, skip_malformed, parsed)
     if desc.candidates is not None and _is_rankllm(desc.candidates):
-        for did, doc in _rankllm(desc.candidates).documents.items():
+        for did, doc in _rankllm(desc.candidates, parsed).documents.items():
             documents.setdefault(did, doc)
     cand_path = desc.candidates
     if cand_path is None and desc.documents is not None and _is_rankllm(desc.documents):
@@ -481,7 +482,7 @@ def load_descriptor(
     candidates: dict[str, list[str]] | None = None
     runs: dict[str, dict[str, dict[str, float]]] = {}
     if cand_path is not None:
-        candidates, run = _candidates_of(cand_path, skip_malformed)
+        candidates, run = _candidates_of(cand_path, skip_malformed, parsed)
         runs[cand_path.name] = run
     qrels_: Qrels | None = None
     if qrels_path is not None:
@@ -532,7 +533,7 @@ def load_rankllm_dataset(
     path = Path(path).expanduser()
     if not path.is_file():
         raise DescriptorError(f"rank_llm results file {path} does not exist.{_near_files(path)}")
-    res = _rankllm(path)
+    res = _rankllm(path, {})
     qrels_: Qrels | None = None
     qname = ""
     if qrels is not None:
