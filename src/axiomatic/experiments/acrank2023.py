@@ -47,6 +47,8 @@ MEASURES = ("nDCG@1", "nDCG@10", "AP")
 LABELS = {"nDCG@1": "NDCG@1", "nDCG@10": "NDCG@10", "AP": "MAP"}
 ACRANK_ROWS = ("ACRank(TFC-A)", "ACRank(TFC-D)", "ACRank(TFC-A&D)")
 ROSSET_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+CANDIDATES_ROW = "candidate order"
+"""The re-ranked list in its given order (BM25 for msmarco-dev-top20 and trec-dl-2019/bm25)."""
 DOCS_BEGIN = "<!-- BEGIN GENERATED (axiomatic experiment acrank2023) -->"
 DOCS_END = "<!-- END GENERATED -->"
 
@@ -532,13 +534,15 @@ class ACRank2023:
                             m: {q: float(np.mean([v[m][q] for v in vals])) for q in vals[0][m]}
                             for m in MEASURES
                         }
+                if pq:  # the first-stage order the models re-rank (BM25 for MS MARCO, DL19)
+                    pq = {CANDIDATES_ROW: per_query(_candidate_run(ds), ds, MEASURES), **pq}
                 for r, vals_r in pq.items():
                     row: dict[str, Any] = {
                         "setting": sp.name,
                         "test": ts,
                         "row": r,
                         "table": "ablation" if r in sp.ablation_rows else "main",
-                        "seeds": len(metrics[r]),
+                        "seeds": len(metrics[r]) if r in metrics else None,
                         "queries": len(next(iter(vals_r.values()))),
                     }
                     for m in MEASURES:
@@ -781,6 +785,12 @@ class ACRank2023:
         else:
             new = old.rstrip() + "\n\n" + block + "\n"
         docs.write_text(new, encoding="utf-8")
+
+
+def _candidate_run(ds: Dataset) -> dict[str, dict[str, float]]:
+    return {
+        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
+    }
 
 
 def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
