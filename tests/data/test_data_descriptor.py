@@ -80,6 +80,10 @@ def test_descriptor_loads_every_part(tmp_path: Path) -> None:
     assert ds.candidates == {"1": ["d4", "d1", "d2"], "2": ["d3", "d4"]}  # score order
     assert ds.metadata["runs"]["run.trec"]["1"]["d4"] == 9.0
     assert ds.metadata["source"] == str((tmp_path / "my.toml").resolve())
+    # topics without a candidate list are not queries of a re-ranking set (counted)
+    (tmp_path / "data" / "topics.tsv").write_text(TOPICS + "3\tan unretrieved topic\n")
+    ds = load_dataset(str(tmp_path / "my.toml"))
+    assert list(ds.queries) == ["1", "2"] and ds.metadata["queries_without_candidates"] == 1
 
 
 def test_descriptor_cached_until_a_file_changes(tmp_path: Path) -> None:
@@ -87,8 +91,8 @@ def test_descriptor_cached_until_a_file_changes(tmp_path: Path) -> None:
     store = DatasetStore()
     a, b = store.load(path), store.load(path)
     assert a is not b and a.documents is b.documents and len(store) == 1
-    (tmp_path / "data" / "topics.tsv").write_text(TOPICS + "3\tnew topic here\n")
-    assert "3" in store.load(path).queries
+    (tmp_path / "data" / "topics.tsv").write_text(TOPICS.replace("purr", "purr loudly"))
+    assert store.load(path).queries["1"].text == "why do cats purr loudly"
 
 
 def test_jsonl_xml_and_sgml_inputs(tmp_path: Path) -> None:
@@ -241,3 +245,33 @@ def test_template_is_a_working_descriptor(tmp_path: Path) -> None:
     (tmp_path / "passages.tsv").write_text(PASSAGES)
     ds = load_dataset(str(path))
     assert ds.name == "mine" and len(ds.queries) == 2 and len(ds.documents) == 4
+
+
+def test_descriptor_over_the_shared_dl19_files_equals_the_catalog(tmp_path: Path) -> None:
+    """A user's descriptor naming TREC DL 2019's published files gives the catalog's dataset."""
+    from shared_data import require_collection
+
+    base = require_collection("msmarco-passage-trecdl") / "raw"
+    desc = tmp_path / "dl19.toml"
+    desc.write_text(
+        "[dataset]\n"
+        'name = "my-dl19"\n'
+        f'queries = "{base}/anserini-tools/topics/topics.dl19-passage.txt"\n'
+        f'documents = "{base}/rank_llm/BM25/retrieve_results_dl19.json"\n'
+        f'qrels = "{base}/anserini-tools/qrels/qrels.dl19-passage.txt"\n'
+        "rel_threshold = 2\n"
+    )
+    mine = load_dataset(str(desc))
+    ref = load_dataset("trec-dl-2019/bm25", require_collection("msmarco-passage-trecdl").parent)
+    assert mine.candidates == ref.candidates
+    assert {q: t.text for q, t in mine.queries.items()} == {
+        q: t.text for q, t in ref.queries.items()
+    }
+    assert mine.qrels == ref.qrels
+    assert dict(mine.documents) == dict(ref.documents)
+    # the rank_llm file alone, with --qrels, is the same re-ranking set
+    js = load_dataset(
+        str(base / "rank_llm/BM25/retrieve_results_dl19.json"),
+        qrels=base / "anserini-tools/qrels/qrels.dl19-passage.txt",
+    )
+    assert js.candidates == ref.candidates and js.qrels.keys() >= ref.qrels.keys()

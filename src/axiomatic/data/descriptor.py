@@ -498,6 +498,14 @@ def load_descriptor(
     candidates, qrels_ = _check_ids(
         str(desc.path), desc.missing_ids, queries, documents, candidates, qrels_, names
     )
+    without: list[str] = []
+    if candidates is not None:
+        # a re-ranking set holds the queries that have a candidate list: topics files often
+        # list more (TREC DL 2019: 200 topics, 43 judged and retrieved)
+        without = [q for q in queries if q not in candidates]
+        queries = {q: v for q, v in queries.items() if q in candidates}
+        if qrels_ is not None:
+            qrels_ = {q: v for q, v in qrels_.items() if q in candidates}
     return Dataset(
         name=desc.name,
         queries=queries,
@@ -513,6 +521,7 @@ def load_descriptor(
             "source": str(desc.path.resolve()),
             "files": {k: str(getattr(desc, k)) for k in _PATH_KEYS if getattr(desc, k)},
             "runs": runs,
+            "queries_without_candidates": len(without),
         },
     )
 
