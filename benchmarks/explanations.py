@@ -168,7 +168,7 @@ def main() -> None:
         "seeded random ranking. Völske et al. report fidelity .59-.78 (MS MARCO passage / "
         "document, Robust04).",
         "",
-        f"- machine: {_cpu()}, {os.cpu_count()} CPUs shared with other sessions (load average "
+        f"- machine: {_cpu()}, {os.cpu_count()} CPUs shared with other jobs (load average "
         f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end); one thread; "
         f"python {platform.python_version()}, scikit-learn {sklearn.__version__}",
         f"- budget: {wall:.0f} s wall for everything below ({args.trees} trees, seed {args.seed}); "
