@@ -172,6 +172,9 @@ class Catalogue:
         return definition
 
     def get(self, name: str) -> AxiomDef:
+        exact = self.entries.get(name)  # Axiom.name is the canonical spelling: the hot path
+        if exact is not None:
+            return exact
         key = _canon(str(name))
         for n, d in self.entries.items():
             if _canon(n) == key:

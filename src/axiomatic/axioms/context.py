@@ -254,23 +254,46 @@ class QueryContext:
             "query_term_ids", lambda: np.asarray([self._term_id(t) for t in self.terms], np.int64)
         )
 
-    def query_positions(self, i: int) -> np.ndarray:
-        """Per token of candidate ``i``: the index of its query term in ``terms``, -1 for a
-        non-query token (vectorized over the positional index; cached per document)."""
-        cache = self._cache.setdefault("query_positions", {})
-        out = cache.get(i)
-        if out is None:
-            toks = self.token_ids(i)
+    def positional_table(self, min_terms: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The candidates' positional indexes concatenated: ``(tokens, qterm, offsets)``.
+
+        ``tokens`` holds the token ids of the candidates one after the other (candidate ``i`` is
+        ``tokens[offsets[i]:offsets[i + 1]]``); ``qterm`` gives, per token, the index of its
+        query term in ``terms`` or -1. One vectorized lookup for the whole candidate list.
+
+        Only candidates that can matter are analyzed: those with at least ``min_terms`` distinct
+        (indexed) query terms, and with ``min_terms <= 1`` every document outside the index
+        (its query terms may be outside the index vocabulary); the others are empty here.
+        """
+
+        def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            use = (self.counts > 0).sum(axis=1) >= min_terms
+            if min_terms <= 1:
+                use |= self.rows < 0
+            empty = np.zeros(0, dtype=np.int64)
+            parts = [
+                np.asarray(self.token_ids(i), dtype=np.int64) if use[i] else empty
+                for i in range(self.n)
+            ]
+            lens = np.asarray([len(p) for p in parts], dtype=np.int64)
+            offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+            toks = np.concatenate(parts) if parts else empty
             q = self.query_term_ids()
             if len(q) == 0 or len(toks) == 0:
-                out = np.full(len(toks), -1, dtype=np.int64)
-            else:
-                order = np.argsort(q, kind="stable")
-                qs = q[order]
-                k = np.minimum(np.searchsorted(qs, toks), len(qs) - 1)
-                out = np.where(qs[k] == toks, order[k], -1).astype(np.int64)
-            cache[i] = out
-        return out
+                return toks, np.full(len(toks), -1, dtype=np.int64), offsets
+            order = np.argsort(q, kind="stable")
+            qs = q[order]
+            k = np.minimum(np.searchsorted(qs, toks), len(qs) - 1)
+            qterm = np.where(qs[k] == toks, order[k], -1).astype(np.int64)
+            return toks, qterm, offsets
+
+        return self.cache(("positional_table", min_terms), compute)
+
+    def query_positions(self, i: int) -> np.ndarray:
+        """Per token of candidate ``i``: the index of its query term in ``terms``, -1 for a
+        non-query token (a view into :meth:`positional_table`)."""
+        _, qterm, offsets = self.positional_table()
+        return qterm[offsets[i] : offsets[i + 1]]
 
     def positions_of(self, i: int) -> list[np.ndarray]:
         """Sorted positions of every query term in document ``i`` (from the positional index)."""

@@ -15,73 +15,28 @@ from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.kernels._common import present, wins
 
 
-def _closest(arr: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """For every ``x``, the element of sorted ``arr`` closest to it; ties -> the smaller one
-    (ir_axioms' ``_take_closest``)."""
-    j = np.searchsorted(arr, x)
-    left = arr[np.maximum(j - 1, 0)]
-    right = arr[np.minimum(j, len(arr) - 1)]
-    use_right = (j == 0) | ((j < len(arr)) & (np.abs(right - x) < np.abs(x - left)))
-    return np.where(use_right, right, left)
-
-
-def _phrase_start(toks: np.ndarray, phrase: np.ndarray) -> float:
-    """First position where the token ids ``phrase`` occur contiguously in ``toks`` (inf: none)."""
-    n, k = len(toks), len(phrase)
-    if k == 0 or n < k:
-        return np.inf
-    ok = np.ones(n - k + 1, dtype=bool)
-    for off in range(k):  # k = query length: a few array comparisons, no per-position Python
-        ok &= toks[off : n - k + 1 + off] == phrase[off]
-    hit = np.flatnonzero(ok)
-    return float(hit[0]) if len(hit) else np.inf
-
-
 def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
-    """Per-document proximity features from the positional index (one vectorized pass per
-    document over its query-term positions; no loop over occurrences)."""
+    """Per-document proximity features from the positional index, vectorized over every
+    query-term occurrence of every candidate at once (no loop over documents or occurrences).
+
+    Definitions (ir_axioms 1.2.5), over the documents holding >= 2 distinct query terms:
+    ``avg_between`` mean of ``|first(a) - first(b)| - 1`` over pairs of present terms;
+    ``first_sum`` sum of first positions; ``phrase`` start of the first contiguous occurrence of
+    the analyzed query (inf: none); for every occurrence, the group of the closest occurrence of
+    each present term (ties -> the smaller position): ``group_occ`` the fewest non-query tokens
+    strictly inside a group, ``group_cnt`` how many groups have that few, ``span`` the mean
+    group width.
+    """
 
     def compute() -> dict[str, np.ndarray]:
         n, m = ctx.n, ctx.n_terms
-        # every proximity precondition needs >= 2 distinct query terms in the document
-        need = present(ctx).sum(axis=1) >= 2
-        phrase_ids = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
         avg_between = np.zeros(n)
         first_sum = np.zeros(n)
         phrase = np.full(n, np.inf)
         group_occ = np.zeros(n)
         group_cnt = np.zeros(n)
         span = np.full(n, np.inf)
-        iu, ju = np.triu_indices(m, 1)
-        for i in np.nonzero(need)[0].tolist():
-            qp = ctx.query_positions(i)
-            occ = np.flatnonzero(qp >= 0)  # positions of query-term tokens, ascending
-            term = qp[occ]
-            have = np.unique(term)
-            # first occurrence of each present term (positions ascend, so the first index)
-            first = np.full(m, np.nan)
-            uniq, at = np.unique(term, return_index=True)
-            first[uniq] = occ[at]
-            both = ~np.isnan(first[iu]) & ~np.isnan(first[ju])
-            if both.any():
-                avg_between[i] = np.mean(np.abs(first[iu] - first[ju])[both] - 1)
-            first_sum[i] = np.nansum(first)
-            if len(phrase_ids):
-                phrase[i] = _phrase_start(ctx.token_ids(i), phrase_ids)
-            # closest grouping around every occurrence: per present term, the closest position
-            lo = occ.copy()
-            hi = occ.copy()
-            for k in have.tolist():
-                c = _closest(occ[term == k], occ)
-                np.minimum(lo, c, out=lo)
-                np.maximum(hi, c, out=hi)
-            nonq = np.concatenate([[0], np.cumsum(qp < 0)])
-            inside = np.where(hi > lo, nonq[hi] - nonq[np.minimum(lo + 1, len(qp))], 0)
-            mn = inside.min()
-            group_occ[i] = mn
-            group_cnt[i] = int((inside == mn).sum())
-            span[i] = float(np.mean(hi - lo))
-        return {
+        out = {
             "avg_between": avg_between,
             "first_sum": first_sum,
             "phrase": phrase,
@@ -89,6 +44,72 @@ def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
             "group_cnt": group_cnt,
             "span": span,
         }
+        # every proximity precondition needs >= 2 distinct query terms in the document
+        need = present(ctx).sum(axis=1) >= 2
+        if not need.any():
+            return out
+        toks, qterm, offsets = ctx.positional_table(min_terms=2)
+        doc_of = np.repeat(np.arange(n), np.diff(offsets))
+        occ = np.flatnonzero((qterm >= 0) & need[doc_of])  # global positions, ascending
+        d_occ = doc_of[occ]
+        t_occ = qterm[occ]
+        p_occ = occ - offsets[d_occ]  # position inside the document
+        # first occurrence of every (document, term)
+        first = np.full((n, m), np.inf)
+        np.minimum.at(first, (d_occ, t_occ), p_occ)
+        has = np.isfinite(first)
+        iu, ju = np.triu_indices(m, 1)
+        both = has[:, iu] & has[:, ju]
+        fa, fb = np.where(has, first, 0.0)[:, iu], np.where(has, first, 0.0)[:, ju]
+        gap = np.where(both, np.abs(fa - fb) - 1, 0.0)
+        k_pairs = both.sum(axis=1)
+        docs = np.flatnonzero(need)
+        avg_between[docs] = gap[docs].sum(axis=1) / np.maximum(k_pairs[docs], 1)
+        first_sum[docs] = np.where(has, first, 0.0)[docs].sum(axis=1)
+        # the query as a phrase: contiguous token ids, start and end in one document
+        ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
+        k = len(ph)
+        if 0 < k <= len(toks):
+            ok = np.ones(len(toks) - k + 1, dtype=bool)
+            for off in range(k):  # k = query length: a few array comparisons
+                ok &= toks[off : len(toks) - k + 1 + off] == ph[off]
+            starts = np.flatnonzero(ok)
+            starts = starts[(doc_of[starts] == doc_of[starts + k - 1]) & need[doc_of[starts]]]
+            if len(starts):
+                np.minimum.at(phrase, doc_of[starts], (starts - offsets[doc_of[starts]]) * 1.0)
+        # closest grouping around every occurrence: per term, the closest occurrence in the same
+        # document (keys doc * stride + position sort by document, then position)
+        stride = int(offsets[-1]) + 1
+        key = d_occ * stride + p_occ
+        lo = p_occ.copy()
+        hi = p_occ.copy()
+        for t in range(m):
+            sel = t_occ == t
+            if not sel.any():
+                continue
+            kt, dt = key[sel], d_occ[sel]
+            j = np.searchsorted(kt, key)
+            jl, jr = np.maximum(j - 1, 0), np.minimum(j, len(kt) - 1)
+            lok = (j > 0) & (dt[jl] == d_occ)
+            rok = (j < len(kt)) & (dt[jr] == d_occ)
+            left = kt[jl] - d_occ * stride
+            right = kt[jr] - d_occ * stride
+            use_right = rok & (~lok | (np.abs(right - p_occ) < np.abs(p_occ - left)))
+            c = np.where(use_right, right, left)
+            found = lok | rok  # the term occurs in this document
+            np.minimum(lo, np.where(found, c, lo), out=lo)
+            np.maximum(hi, np.where(found, c, hi), out=hi)
+        nonq = np.concatenate([[0], np.cumsum(qterm < 0)])
+        base = offsets[d_occ]
+        inside = np.where(hi > lo, nonq[base + hi] - nonq[base + np.minimum(lo + 1, hi)], 0)
+        mn = np.full(n, np.iinfo(np.int64).max)
+        np.minimum.at(mn, d_occ, inside)
+        group_occ[docs] = mn[docs]
+        group_cnt[:] = np.bincount(d_occ[inside == mn[d_occ]], minlength=n)
+        cnt = np.bincount(d_occ, minlength=n)
+        width = np.bincount(d_occ, weights=(hi - lo).astype(np.float64), minlength=n)
+        span[docs] = width[docs] / cnt[docs]
+        return out
 
     return ctx.cache("prox", compute)
 
