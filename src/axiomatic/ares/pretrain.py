@@ -384,6 +384,11 @@ def pretrain_ares(
     setting, feats = VARIANTS[v]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    done = out / "pretrain.json"
+    if done.is_file() and (out / "encoder" / "config.json").is_file():
+        previous = json.loads(done.read_text(encoding="utf-8"))
+        if previous.get("train", {}).get("steps") == steps:
+            return dict(previous)  # the finished stage (its timings are the original run's)
     predictor = None
     if setting is not None:
         pfile = out / "predictor.txt"
