@@ -22,6 +22,8 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert set(results["predictor"]["settings"]) == {"I", "IV"}
     assert (out / "img" / "ares_fig2_importance.png").stat().st_size > 0
     assert (out / "pretrain" / "simple" / "encoder" / "config.json").exists()
+    assert "Few-shot fine-tuning" in md and len(results["few_shot"]) == 2
+    assert (out / "img" / "ares_fig3_few_shot.png").stat().st_size > 0
 
 
 def test_axioms_lists_the_query_pair_family() -> None:
