@@ -157,7 +157,9 @@ class ACRankLossStrategy(LossStrategy):
     def _negatives(self, p: Pair, rng: np.random.Generator) -> list[str]:
         others = [d for d in self.negatives.get(p.query_id, []) if d not in (p.doc_hi, p.doc_lo)]
         k = min(int(self.spec.negatives or 1) - 1, len(others))
-        extra = [others[int(i)] for i in rng.choice(len(others), size=k, replace=False)] if k else []
+        extra = (
+            [others[int(i)] for i in rng.choice(len(others), size=k, replace=False)] if k else []
+        )
         return [p.doc_lo, *extra]
 
     def step_loss(
