@@ -254,3 +254,11 @@ def test_acrank_with_ar_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="does not combine"):
         Trainer(TinyRanker(), cfg, tmp_path, make_toy_dataset(4, 3))._setup()
+
+
+def test_a_bad_acrank_string_fails_when_the_config_is_built():
+    # before any data is loaded (the CLI's train command builds the config first)
+    with pytest.raises(ValueError, match="Rosset"):
+        TrainConfig(augmentation="acrank(rule=TFC1-A)")
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        TrainConfig(loss="contrastive", augmentation="acrank(p=-0.5)")

@@ -290,7 +290,8 @@ class TrainConfig:
             )
         # validate the strings early (a bad regularizer should fail before any work is done)
         ar = parse_regularizer(self.regularizer)
-        if ar is not None and isinstance(parse_augmentation(self.augmentation), PerturbAugmentSpec):
+        aug = parse_augmentation(self.augmentation)  # e.g. an unknown acrank rule fails here
+        if ar is not None and isinstance(aug, PerturbAugmentSpec):
             raise ValueError(
                 "use either the AR regularizer or perturbation augmentation, not both: AR "
                 "compares each document with its perturbation, augmentation trains on them as pairs"
