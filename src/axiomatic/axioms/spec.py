@@ -163,15 +163,24 @@ def parse_axiom(text: str | Axiom, default_variant: str | None = None) -> Axiom:
     """Parse ``"NAME"`` or ``"NAME(key=value, ...)"`` into an :class:`Axiom`.
 
     ``variant`` is a parameter like the others: ``TFC1(variant='strict')``; a string that does
-    not set one gets ``default_variant`` (``None``: the definition's default). Names are matched
+    not set one gets ``default_variant`` where the definition has that variant, else its own
+    default (a global ``--variant relaxed`` must not fail on LNC1, which has only ``extended``;
+    an explicit ``LNC1(variant='relaxed')`` is still an error). Names are matched
     case-insensitively ignoring ``-``/``_`` (``m_tdc``, ``mtdc`` and ``M-TDC`` are the same).
     """
     if isinstance(text, Axiom):
         return text
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"expected an axiom string like {_EXAMPLE!r} (got {text!r})")
+    if default_variant is not None and default_variant not in VARIANTS:
+        raise ValueError(
+            f"unknown default variant {default_variant!r}; expected one of {list(VARIANTS)}"
+            + did_you_mean(str(default_variant), VARIANTS)
+        )
     name, kwargs = parse_call(text, what="axiom", example=_EXAMPLE)
-    variant = kwargs.pop("variant", default_variant)
+    variant = kwargs.pop("variant", None)
+    if variant is None and default_variant in get_definition(name).variants:
+        variant = default_variant
     if variant is not None and not isinstance(variant, str):
         raise ValueError(f"{name}: variant must be one of {list(VARIANTS)} (got {variant!r})")
     return Axiom.create(name, variant, **kwargs)
@@ -191,11 +200,19 @@ def parse_axioms(
     text: str | Axiom | Iterable[str | Axiom], default_variant: str | None = None
 ) -> list[Axiom]:
     """Parse a comma-separated list (``"TFC1,TFC2(variant='relaxed'),M-TDC"``) or a sequence;
-    ``default_variant`` applies to the strings that set no variant (parsed ``Axiom`` values are
-    kept as they are)."""
+    ``default_variant`` applies to the strings that set no variant and whose axiom has it (the
+    others keep their own default; parsed ``Axiom`` values are kept as they are)."""
     if isinstance(text, Axiom):
         return [text]
     parts: list[Any] = split_axiom_list(text) if isinstance(text, str) else list(text)
     if not parts:
         raise ValueError("no axioms given; expected e.g. 'TFC1,TFC2,M-TDC,LNC2'")
     return [parse_axiom(p, default_variant) for p in parts]
+
+
+def leaves(spec: Any) -> list[Axiom]:
+    """The single axioms a spec is built from: itself for an :class:`Axiom`, the operands of a
+    combination (:mod:`axiomatic.axioms.algebra`) otherwise, in order of appearance."""
+    if isinstance(spec, Axiom):
+        return [spec]
+    return list(spec.leaves())

@@ -200,10 +200,20 @@ def mine(
         str | None,
         typer.Option(
             "--variant",
-            help="strict | extended | relaxed: applied to every axiom "
-            "that does not name its own variant.",
+            help="strict | extended | relaxed: applied only to the axioms that have this "
+            "variant and do not name their own; the others (e.g. LNC1, only 'extended') keep "
+            "their own default, and mine prints which.",
         ),
     ] = None,
+    shard_size: Annotated[
+        int,
+        typer.Option(
+            "--shard-size",
+            min=1,
+            help="Queries per shard: the unit of atomic writing and of resuming (recorded in "
+            "the manifest; resuming with another size is refused, use --overwrite).",
+        ),
+    ] = 100,
     depth: Annotated[
         int | None, typer.Option(min=1, help="Use the first N candidates per query.")
     ] = None,
@@ -243,11 +253,18 @@ def mine(
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
     axs = _parse_axioms_or_exit(axioms, variant)
+    kept = _kept_default_variant(axs, variant)
+    if kept:
+        console.print(
+            f"[yellow]--variant {variant}:[/] not a variant of "
+            + escape(", ".join(f"{a.name} (kept its default {a.variant!r})" for a in kept))
+        )
     try:
         summary = mine_fn(
             ds,
             axs,
             out,
+            shard_size=shard_size,
             depth=depth,
             max_instances_per_query=max_per_query,
             workers=workers,
@@ -291,6 +308,21 @@ def _analyzer_for(spec: str | None, ds: Any) -> Any:
     from axiomatic.cli.common import analyzer_or_exit, dataset_language
 
     return analyzer_or_exit(spec, dataset_language(ds))
+
+
+def _kept_default_variant(axs: list[Any], variant: str | None) -> list[Any]:
+    """The axioms (leaves of combinations included) that lack the global ``--variant`` and so
+    kept their own default: the user asked for it and should see where it did not apply."""
+    if variant is None:
+        return []
+    from axiomatic.axioms.spec import leaves
+
+    seen: dict[str, Any] = {}
+    for a in axs:
+        for leaf in leaves(a):
+            if variant not in leaf.definition.variants:
+                seen.setdefault(leaf.name, leaf)
+    return list(seen.values())
 
 
 def _check_variant(variant: str | None) -> str | None:
