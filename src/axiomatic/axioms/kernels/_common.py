@@ -6,7 +6,7 @@ import cycle (the engine applies :func:`length_ok`; kernels only ever use it as 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,41 @@ def isclose(a: np.ndarray, b: np.ndarray, rel: float) -> np.ndarray:
 def wins(score: np.ndarray, rows: slice) -> np.ndarray:
     """``score[row] > score[col]`` as a bool block (the row document wins)."""
     return score[rows, None] > score[None, :]
+
+
+def count_codes(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows ``U`` of the ``n x |q|`` count matrix and each document's row in ``U``
+    (``counts == U[codes]``), computed once per context.
+
+    Candidate lists repeat count rows heavily (most documents hold each query term 0, 1 or 2
+    times), so a condition that depends on the count rows alone is evaluated on the ``u x u``
+    distinct pairs and gathered to ``n x n`` (``M[codes[rows]][:, codes]``): the same values as
+    evaluating every document pair, at a fraction of the work.
+    """
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        C = ctx.counts
+        if C.shape[1] == 0:
+            return C[:1], np.zeros(len(C), dtype=np.int64)
+        U, codes = np.unique(C, axis=0, return_inverse=True)
+        return U, np.asarray(codes, dtype=np.int64).reshape(-1)
+
+    return ctx.cache("count_codes", compute)
+
+
+def gather(M: np.ndarray, codes: np.ndarray, rows: slice) -> np.ndarray:
+    """``bool[len(rows), n]`` from a matrix ``M`` over distinct rows: ``M[codes[rows]][:, codes]``."""
+    return np.asarray(M[codes[rows]][:, codes])
+
+
+def all_terms(U: np.ndarray, op: Any) -> np.ndarray:
+    """``op(U[a, w], U[b, w])`` for every term ``w``, and-ed: ``u x u`` by one ``u x u`` operation
+    per query term (no ``u x u x |q|`` temporary)."""
+    u = len(U)
+    out = np.ones((u, u), dtype=bool)
+    for w in range(U.shape[1]):
+        out &= op(U[:, None, w], U[None, :, w])
+    return out
 
 
 def present(ctx: QueryContext) -> np.ndarray:

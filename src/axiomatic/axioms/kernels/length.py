@@ -9,28 +9,33 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import isclose, wins
+from axiomatic.axioms.kernels._common import all_terms, count_codes, gather, isclose, wins
 
 
 def lnc1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""LNC1 (Fang et al. 2004; ir_axioms 1.2.5): if every query term's count is close
     (``isclose(c(w,d_i), c(w,d_j), margin)``), prefer the shorter document."""
-    C = ctx.counts.astype(np.float64)
-    close = isclose(C[rows, None, :], C[None, :, :], float(p["margin"])).all(axis=-1)
-    return close & wins(-ctx.doc_len.astype(np.float64), rows)
+    U, codes = count_codes(ctx)
+    margin = float(p["margin"])
+    close = all_terms(U.astype(np.float64), lambda a, b: isclose(a, b, margin))
+    return gather(close, codes, rows) & wins(-ctx.doc_len.astype(np.float64), rows)
 
 
 def tf_lnc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""TF-LNC (Fang et al. 2004; ir_axioms 1.2.5): per query term ``w``, if the documents have
     equal length without ``w`` (``|d| - c(w,d)``), the one with more ``w`` earns a point;
     prefer more points."""
+    # Equal rest (|d_i| - c(w,d_i) = |d_j| - c(w,d_j)) means c(w,d_i) - c(w,d_j) = |d_i| - |d_j|:
+    # every term with equal rest points the same way, to the longer document. So d_i earns more
+    # points exactly when |d_i| > |d_j| and some term has equal rest: one n x n test per term
+    # instead of three n x n x |q| temporaries.
     C = ctx.counts
-    L = ctx.doc_len[:, None]
-    rest = L - C
-    eq = rest[rows, None, :] == rest[None, :, :]
-    gt = (C[rows, None, :] > C[None, :, :]) & eq
-    lt = (C[rows, None, :] < C[None, :, :]) & eq
-    return gt.sum(axis=-1) > lt.sum(axis=-1)
+    L = ctx.doc_len
+    rest = L[:, None] - C
+    some_eq = np.zeros((rows.stop - rows.start, ctx.n), dtype=bool)
+    for w in range(ctx.n_terms):
+        some_eq |= rest[rows, w, None] == rest[None, :, w]
+    return some_eq & (L[rows, None] > L[None, :])
 
 
 def lnc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:

@@ -22,8 +22,17 @@ def reg(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> n
     sim = ctx.term_similarity().matrix(ctx.terms, ctx.terms)
     sums = sim.sum(axis=1) - np.diag(sim)
     sel = np.nonzero(sums <= sums.min() + 1e-12)[0]
-    C = ctx.counts[:, sel]
-    return np.asarray((C[rows, None, :] > C[None, :, :]).all(axis=-1))
+    return _all_greater(ctx, sel, rows)
+
+
+def _all_greater(ctx: QueryContext, sel: np.ndarray, rows: slice) -> np.ndarray:
+    """``c(w, d_row) > c(w, d_col)`` for every term ``w`` in ``sel``: one ``n x n`` test per
+    term (no ``n x n x |sel|`` temporary)."""
+    C = ctx.counts
+    out = np.ones((rows.stop - rows.start, ctx.n), dtype=bool)
+    for w in sel:
+        out &= C[rows, w, None] > C[None, :, w]
+    return out
 
 
 def _doc_unique_terms(ctx: QueryContext) -> list[list[str]]:

@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import isclose, present, row_blocks
+from axiomatic.axioms.kernels._common import (
+    all_terms,
+    count_codes,
+    gather,
+    isclose,
+    present,
+    row_blocks,
+)
 
 
 def tfc1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -29,17 +36,16 @@ def tfc1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
     relaxed (3.3): ``|d_i| ~ |d_j|`` (``delta`` / ``delta_rel``), ``c(w,d_i) >= c(w,d_j)`` for all
     ``w`` and ``sum_w c(w,d_i) > sum_w c(w,d_j)``.
     """
-    C = ctx.counts
     if variant == "strict" and ctx.n_terms != 1:
         return np.zeros((rows.stop - rows.start, ctx.n), dtype=bool)
-    Ci = C[rows, None, :]
-    Cj = C[None, :, :]
+    # a condition on the count rows alone: evaluated on the distinct rows, then gathered
+    U, codes = count_codes(ctx)
     if variant in ("strict", "extended"):
-        cond = (Ci > Cj).all(axis=-1)
+        cond = all_terms(U, np.greater)
     else:
-        S = ctx.qsum
-        cond = (Ci >= Cj).all(axis=-1) & (S[rows, None] > S[None, :])
-    return np.asarray(cond)
+        S = U.sum(axis=1)
+        cond = all_terms(U, np.greater_equal) & (S[:, None] > S[None, :])
+    return gather(cond, codes, rows)
 
 
 def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -228,10 +234,11 @@ def tfc2(
     equal count differences ``c(w,d_j) - c(w,d_i) = c(w,d_k) - c(w,d_j)`` for all ``w in q``.
     Then ``S(d_j) - S(d_i) > S(d_k) - S(d_j)``. Returns index arrays ``(i, j, k)``.
 
-    Every variant implies ``C_i + C_k = 2 C_j`` per term, so triples are found without an
-    ``n^3`` loop: a random linear hash ``h = C r`` turns the condition into
-    ``h_k = 2 h_j - h_i``; for all ``(i, j)`` pairs at once the matching ``k`` are found by binary
-    search in the sorted hashes, then verified exactly on the counts.
+    Every condition but the length is a function of the three count rows, and candidate lists
+    repeat count rows heavily: the triples are searched on the ``u`` *distinct* rows ``U`` (with
+    ``U_a + U_c = 2 U_b`` found by a random linear hash ``h = U r`` and binary search in the sorted
+    hashes, then verified exactly), and each distinct triple is expanded to its documents,
+    dropping document pairs ``(i, j)`` that fail ``pairs_ok``. Output sorted by ``(i, j, k)``.
 
     The length precondition of the triple is the engine's; ``pairs_ok(rows)`` is the engine's
     necessary pairwise condition (``bool[len(rows), n]``), used only to prune ``(i, j)`` pairs.
@@ -241,46 +248,56 @@ def tfc2(
     n, m = C.shape
     if m == 0 or n < 3 or (variant == "strict" and m != 1):
         return empty
-    S = ctx.qsum
+    U, codes = count_codes(ctx)
+    u = len(U)
+    S = U.sum(axis=1)
     rng = np.random.default_rng(12345)
     r = np.asarray(rng.integers(1, 2**61, size=m, dtype=np.int64)) | 1
     with np.errstate(over="ignore"):
-        h = np.asarray((C.astype(np.int64) * r[None, :]).sum(axis=1))
+        h = np.asarray((U.astype(np.int64) * r[None, :]).sum(axis=1))
     order = np.argsort(h, kind="stable")
     hs = h[order]
-    # pairwise (i, j) candidates: S_j > S_i > 0 and lengths close (a necessary condition)
-    I_parts, J_parts, K_parts = [], [], []
-    for blk in row_blocks(n, n):
-        ii = np.arange(blk.start, blk.stop)
-        ok = (S[ii, None] > 0) & (S[None, :] > S[ii, None])
-        if pairs_ok is not None:
-            ok &= pairs_ok(blk)
-        a, j = np.nonzero(ok)
-        if len(a) == 0:
-            continue
-        i = ii[a]
-        with np.errstate(over="ignore"):
-            target = 2 * h[j] - h[i]
-        lo = np.searchsorted(hs, target, side="left")
-        hi = np.searchsorted(hs, target, side="right")
-        cnt = hi - lo
-        keep = cnt > 0
-        if not keep.any():
-            continue
-        i, j, lo, cnt = i[keep], j[keep], lo[keep], cnt[keep]
-        rep_i = np.repeat(i, cnt)
-        rep_j = np.repeat(j, cnt)
-        offs = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        rep_k = order[np.repeat(lo, cnt) + offs]
-        exact = (C[rep_i] + C[rep_k] == 2 * C[rep_j]).all(axis=1)
-        rep_i, rep_j, rep_k = rep_i[exact], rep_j[exact], rep_k[exact]
-        if variant in ("strict", "extended"):
-            sel = (C[rep_i] > 0).all(axis=1) & (C[rep_j] - C[rep_i] == 1).all(axis=1)
-            rep_i, rep_j, rep_k = rep_i[sel], rep_j[sel], rep_k[sel]
-        I_parts.append(rep_i)
-        J_parts.append(rep_j)
-        K_parts.append(rep_k)
-    if not I_parts:
+    # distinct (a, b) with S_b > S_a > 0, their c with U_c = 2 U_b - U_a
+    a, b = np.nonzero((S[:, None] > 0) & (S[None, :] > S[:, None]))
+    with np.errstate(over="ignore"):
+        target = 2 * h[b] - h[a]
+    lo = np.searchsorted(hs, target, side="left")
+    cnt = np.searchsorted(hs, target, side="right") - lo
+    a, b, c = np.repeat(a, cnt), np.repeat(b, cnt), order[_ranges(np.repeat(lo, cnt), cnt)]
+    exact = (U[a] + U[c] == 2 * U[b]).all(axis=1)
+    a, b, c = a[exact], b[exact], c[exact]
+    if variant in ("strict", "extended"):
+        sel = (U[a] > 0).all(axis=1) & (U[b] - U[a] == 1).all(axis=1)
+        a, b, c = a[sel], b[sel], c[sel]
+    if len(a) == 0:
         return empty
-    i, j, k = (np.concatenate(x) for x in (I_parts, J_parts, K_parts))
-    return i, j, k
+    # documents of each distinct row: members[starts[g] : starts[g] + sizes[g]], ascending
+    members = np.argsort(codes, kind="stable")
+    sizes = np.bincount(codes, minlength=u)
+    starts = np.cumsum(sizes) - sizes
+
+    def expand(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # (index into g, document) for every document of every group in g
+        cnt = sizes[g]
+        return np.repeat(np.arange(len(g)), cnt), members[_ranges(np.repeat(starts[g], cnt), cnt)]
+
+    t, i = expand(a)
+    t2, j = expand(b[t])
+    t, i = t[t2], i[t2]
+    if pairs_ok is not None:
+        keep = np.zeros(len(i), dtype=bool)
+        for blk in row_blocks(n, n):
+            inb = (i >= blk.start) & (i < blk.stop)
+            keep[inb] = pairs_ok(blk)[i[inb] - blk.start, j[inb]]
+        t, i, j = t[keep], i[keep], j[keep]
+    t3, k = expand(c[t])
+    i, j = i[t3], j[t3]
+    srt = np.lexsort((k, j, i))
+    return i[srt].astype(np.int64), j[srt].astype(np.int64), k[srt].astype(np.int64)
+
+
+def _ranges(starts: np.ndarray, cnt: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + c) for s, c in zip(starts, cnt)])`` with ``starts`` already
+    repeated ``cnt`` times (vectorized)."""
+    total = int(cnt.sum())
+    return starts + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
