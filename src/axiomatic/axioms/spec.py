@@ -39,10 +39,13 @@ __all__ = [
     "VARIANTS",
     "Axiom",
     "AxiomDef",
+    "Combination",
     "get_definition",
+    "leaves",
     "list_axioms",
     "parse_axiom",
     "parse_axioms",
+    "parse_combination",
     "split_axiom_list",
     "split_top_level",
 ]
@@ -130,6 +133,36 @@ class Axiom:
     def __str__(self) -> str:
         return self.spec
 
+    # ------------------------------------------------------------------ algebra (ir_axioms operators)
+    def __and__(self, other: Axiom) -> Combination:
+        return Combination.build("and", [self, other])
+
+    def __or__(self, other: Axiom) -> Combination:
+        return Combination.build("or", [self, other])
+
+    def __mod__(self, other: Axiom) -> Combination:
+        return Combination.build("vote", [self, other])
+
+    def __add__(self, other: Axiom) -> Combination:
+        return Combination.build("sum", [self, other])
+
+    def __sub__(self, other: Axiom) -> Combination:
+        return Combination.build("sum", [self, -other])
+
+    def __mul__(self, other: Axiom | float) -> Combination:
+        if isinstance(other, (int, float)) and not isinstance(other, bool):
+            return Combination.build("scale", [self], other)
+        return Combination.build("product", [self, other])
+
+    def __rmul__(self, other: float) -> Combination:
+        return self * other
+
+    def __neg__(self) -> Combination:
+        return Combination.build("neg", [self])
+
+    def __pos__(self) -> Combination:
+        return Combination.build("norm", [self])
+
     # ------------------------------------------------------------------ computation (engine)
     def holds(self, ctx: QueryContext) -> np.ndarray:
         """``bool[n, n]``: preconditions hold for ordered pair ``(i, j)`` (see the engine)."""
@@ -172,6 +205,10 @@ def parse_axiom(text: str | Axiom, default_variant: str | None = None) -> Axiom:
         return text
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"expected an axiom string like {_EXAMPLE!r} (got {text!r})")
+    from axiomatic.axioms.algebra import is_expression
+
+    if is_expression(text):  # "TFC1 & LNC1": a Combination (axioms/algebra.py)
+        return parse_combination(text, default_variant)
     if default_variant is not None and default_variant not in VARIANTS:
         raise ValueError(
             f"unknown default variant {default_variant!r}; expected one of {list(VARIANTS)}"
@@ -216,3 +253,104 @@ def leaves(spec: Any) -> list[Axiom]:
     if isinstance(spec, Axiom):
         return [spec]
     return list(spec.leaves())
+
+
+@dataclass(frozen=True)
+class Combination(Axiom):
+    """A combination of axioms with ir_axioms' operators (``&``, ``|``, ``%``, ``+``, ``*``,
+    unary ``-``/``+``): itself an axiom spec, usable wherever one is (mine, diagnose, rerank).
+
+    Built by :func:`parse_axiom` from strings such as ``"(TFC1 | ORIG) % PROX1"`` or with the
+    operators on :class:`Axiom` values; the meanings and the array evaluation are
+    :mod:`axiomatic.axioms.algebra`. ``name`` is the expression with short leaf names,
+    ``spec`` the exact one (full leaf specs), ``variant`` is ``'combined'``. Preferences are
+    sign-normalized (ternary), so the relation is ``>`` and no pair is symmetric.
+    """
+
+    op: str = ""
+    operands: tuple[Any, ...] = ()
+    weight: float = 1.0
+
+    @classmethod
+    def build(cls, op: str, operands: Iterable[Any], weight: float = 1.0) -> Combination:
+        """The node ``op(operands)``, flattening chains as ir_axioms does; every leaf must be a
+        pairwise axiom (a triple axiom has no preference matrix)."""
+        from axiomatic.axioms.algebra import make_node, render
+
+        ops = [parse_axiom(o) if isinstance(o, str) else o for o in operands]
+        for o in ops:
+            if not isinstance(o, Axiom):
+                raise TypeError(f"cannot combine {o!r} with an axiom; expected an Axiom")
+            if o.arity != 2:
+                raise ValueError(
+                    f"{o.name} is a triple axiom (arity 3) and has no preference matrix; "
+                    "combinations take pairwise axioms"
+                )
+        op, flat, w = make_node(op, ops, weight)
+        probe = cls("", "combined", (), op, flat, w)
+        return cls(render(probe, _short), "combined", (), op, flat, w)
+
+    def leaves(self) -> list[Axiom]:
+        """The single axioms combined, in order of appearance, each once."""
+        out: dict[Axiom, None] = {}
+        for o in self.operands:
+            for leaf in leaves(o):
+                out.setdefault(leaf, None)
+        return list(out)
+
+    @property
+    def definition(self) -> AxiomDef:
+        from axiomatic.axioms.algebra import combination_definition
+
+        return combination_definition(self, self.name)
+
+    @property
+    def arity(self) -> int:
+        return 2
+
+    @property
+    def relation(self) -> str:
+        return ">"
+
+    @property
+    def spec(self) -> str:
+        from axiomatic.axioms.algebra import render
+
+        return render(self, lambda a: a.spec)
+
+    def preferences(self, ctx: QueryContext) -> np.ndarray:
+        from axiomatic.axioms import algebra
+
+        return algebra.preferences(self, lambda a: a.preferences(ctx))
+
+    def holds(self, ctx: QueryContext) -> np.ndarray:
+        return self.preferences(ctx) > 0
+
+    def instances(
+        self, ctx: QueryContext, max_instances: int | None = None, seed: Any = 0
+    ) -> Instances:
+        import numpy as np
+
+        from axiomatic.axioms.engine import Instances, uniform_sample
+
+        i, j = np.nonzero(self.holds(ctx))
+        sel = uniform_sample(len(i), max_instances, seed)
+        return Instances(
+            i[sel].astype(np.int64), j[sel].astype(np.int64), None, ">", np.zeros(len(sel), bool)
+        )
+
+
+def _short(a: Axiom) -> str:
+    """A leaf's name when it has its default variant and parameters, else its full spec."""
+    return a.name if a == Axiom.create(a.name) else a.spec
+
+
+def parse_combination(text: str, default_variant: str | None = None) -> Axiom:
+    """Parse an axiom expression (``"TFC1 & LNC1"``, ``"(TFC1 | ORIG) % PROX1"``,
+    ``"0.5*TFC1 + 2*LNC1"``); ``default_variant`` applies to its leaves as in
+    :func:`parse_axiom`. Raises ``ValueError`` for anything but axioms, operators, numbers as
+    weights and parentheses (parsed with :mod:`ast`, never evaluated)."""
+    from axiomatic.axioms.algebra import parse_expression
+
+    node = parse_expression(text, lambda s: parse_axiom(s, default_variant), Combination.build)
+    return node  # "(TFC1)" is the axiom itself

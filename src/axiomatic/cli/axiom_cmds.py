@@ -48,10 +48,21 @@ def _load_dataset(
 
 def axiom_list(text: str) -> str:
     """``--axioms`` with the separators ``--measures`` accepts (commas and/or spaces outside
-    parentheses) as the comma-separated list the axiom parser reads."""
+    parentheses) as the comma-separated list the axiom parser reads; a comma-separated item
+    that combines axioms (``"TFC1 & LNC1"``, see ``axioms/algebra.py``) stays whole, spaces
+    included."""
+    from axiomatic._keyvalue import split_top_level
+    from axiomatic.axioms.algebra import is_expression
     from axiomatic.evaluate.metrics import _split_measure_string
 
-    return ",".join(_split_measure_string(text))
+    try:
+        items = split_top_level(text)
+    except ValueError:
+        return ",".join(_split_measure_string(text))  # the parser reports the imbalance
+    out: list[str] = []
+    for item in items:
+        out += [item] if is_expression(item) else _split_measure_string(item)
+    return ",".join(out)
 
 
 def _parse_axioms_or_exit(text: str, variant: str | None = None) -> list[Any]:
@@ -156,7 +167,13 @@ def _unreadable_instances(folder: Path, exc: BaseException) -> str:
 def axioms(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List the axiom catalogue: names, variants, relation, parameters and sources."""
+    """List the axiom catalogue: names, variants, relation, parameters and sources.
+
+    Axioms combine with ir_axioms' operators wherever --axioms is taken (mine, diagnose,
+    rerank): A & B (decisive only where all agree), A | B (cascade: the first decisive one
+    wins, e.g. 'TFC1 | ORIG'), A % B % C (majority vote), 0.5*A + 2*B (weighted sum,
+    sign-normalized), A * B (product), -A (negation); e.g. --axioms "(TFC1 | ORIG) % PROX1".
+    """
     from rich.table import Table
 
     from axiomatic.axioms import list_axioms
@@ -181,6 +198,14 @@ def axioms(
             str(r.get("description", "")),
         )
     console.print(t)
+    from axiomatic.axioms.algebra import OPERATORS
+
+    ops = Table(title='combining axioms (e.g. --axioms "(TFC1 | ORIG) % PROX1, TFC1 & LNC1")')
+    ops.add_column("operator")
+    ops.add_column("meaning (as ir_axioms' operators)")
+    for symbol, meaning in OPERATORS.values():
+        ops.add_row(escape(symbol), escape(meaning))
+    console.print(ops)
 
 
 # ----------------------------------------------------------------------------- mine
