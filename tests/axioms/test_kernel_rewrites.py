@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from axiomatic.axioms import QueryContext, parse_axiom
-from axiomatic.axioms.kernels import length, semantic, term_frequency
+from axiomatic.axioms.kernels import length, proximity, semantic, term_frequency
 from axiomatic.axioms.kernels._common import isclose, length_ok, row_blocks, wins
-from axiomatic.axioms.similarity import ExactSimilarity
+from axiomatic.axioms.similarity import ExactSimilarity, VectorSimilarity
 from axiomatic.data.demo import demo_dataset
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
@@ -51,6 +51,21 @@ def old_tf_lnc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slic
     gt = (C[rows, None, :] > C[None, :, :]) & eq
     lt = (C[rows, None, :] < C[None, :, :]) & eq
     return gt.sum(axis=-1) > lt.sum(axis=-1)
+
+
+def old_same_subset(ctx: QueryContext, rows: slice) -> np.ndarray:
+    P = ctx.counts > 0
+    if ctx.n_terms <= 1:
+        return np.zeros((rows.stop - rows.start, ctx.n), dtype=bool)
+    same = (P[rows, None, :] == P[None, :, :]).all(axis=-1)
+    return same & (P[rows].sum(axis=1) > 1)[:, None]
+
+
+def old_lb1_terms(ctx: QueryContext, rows: slice) -> np.ndarray:
+    P = (ctx.counts > 0).astype(np.int64)
+    only_i = (P[rows] @ (1 - P).T) > 0
+    only_j = ((1 - P[rows]) @ P.T) > 0
+    return only_i & ~only_j
 
 
 def old_reg_counts(ctx: QueryContext, sel: np.ndarray, rows: slice) -> np.ndarray:
@@ -157,6 +172,15 @@ def test_pair_kernels_equal_the_old_broadcasts(k: int) -> None:
         np.testing.assert_array_equal(
             length.tf_lnc(ctx, "extended", {}, rows), old_tf_lnc(ctx, "extended", {}, rows)
         )
+        np.testing.assert_array_equal(proximity._same_subset(ctx, rows), old_same_subset(ctx, rows))
+        scored = QueryContext.from_arrays(ctx.counts, ctx.doc_len, idf=ctx.idf)
+        scored.scores = np.round(np.random.default_rng(ctx.n).normal(size=ctx.n), 1)
+        for margin in (0.0, 0.5):
+            close = isclose(scored.scores[rows, None], scored.scores[None, :], margin)
+            np.testing.assert_array_equal(
+                term_frequency.lb1(scored, "extended", {"margin": margin}, rows),
+                close & old_lb1_terms(scored, rows),
+            )
         for sel in ([0], list(range(ctx.n_terms))):
             np.testing.assert_array_equal(
                 semantic._all_greater(ctx, np.asarray(sel), rows),
@@ -212,3 +236,87 @@ def test_engine_results_are_unchanged_on_the_demo_for_every_rewritten_axiom() ->
                 P = P & length_ok(L[:, None], L[None, :], *tol)
             np.fill_diagonal(P, False)
             np.testing.assert_array_equal(got, P.astype(np.int8) - P.T.astype(np.int8))
+
+
+# ---------------------------------------------------------------------- similarity and vocabulary
+def old_vector_matrix(vectors: Mapping[str, np.ndarray], a: list[str], b: list[str]) -> np.ndarray:
+    """The previous VectorSimilarity.matrix: per-vector conversion, masked copies, string
+    comparison of every (a, b) pair."""
+    terms = list(vectors)
+    E = np.stack([np.asarray(vectors[t], dtype=np.float64) for t in terms])
+    norm = np.linalg.norm(E, axis=1, keepdims=True)
+    E = E / np.where(norm > 0, norm, 1.0)
+    pos = {t: i for i, t in enumerate(terms)}
+
+    def embed(ts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.asarray([pos.get(t, -1) for t in ts], dtype=np.int64)
+        known = rows >= 0
+        out = np.zeros((len(ts), E.shape[1]))
+        out[known] = E[rows[known]]
+        known &= np.linalg.norm(out, axis=1) > 0
+        return out, known
+
+    ea, ka = embed(a)
+    eb, kb = embed(b)
+    sim = np.where(ka[:, None] & kb[None, :], ea @ eb.T, 0.0)
+    same = np.asarray(a, dtype=object)[:, None] == np.asarray(b, dtype=object)[None, :]
+    return np.where(same, 1.0, sim)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vector_similarity_equals_the_old_matrix(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(60)]
+    vectors = {w: rng.normal(size=8).astype(rng.choice([np.float32, np.float64])) for w in words}
+    vectors["w0"] = np.zeros(8, np.float32)  # a zero vector: unknown except to itself
+    vectors["w1"] = vectors["w2"].copy()  # duplicates
+    pool = [*words, "unknown1", "unknown2"]
+    a = list(rng.choice(pool, size=int(rng.integers(0, 40))))
+    b = list(rng.choice(pool, size=int(rng.integers(1, 9))))
+    sim = VectorSimilarity(vectors)
+    for _ in range(2):  # the padded table is built on the first call and reused
+        np.testing.assert_array_equal(sim.matrix(a, b), old_vector_matrix(vectors, a, b))
+        np.testing.assert_array_equal(sim.matrix(b, a), old_vector_matrix(vectors, b, a))
+
+
+def test_vocabulary_matrix_and_sizes_equal_the_string_path_on_the_demo() -> None:
+    import scipy.sparse as sp
+
+    for ctx in demo_contexts():
+        got, vocab = ctx.doc_term_matrix()
+        uniq = ctx.unique_terms()
+        want_vocab = sorted({t for u in uniq for t in u})
+        pos = {t: k for k, t in enumerate(want_vocab)}
+        cols = np.asarray([pos[t] for u in uniq for t in u], dtype=np.int64)
+        indptr = np.concatenate([[0], np.cumsum([len(u) for u in uniq])])
+        want = sp.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(ctx.n, len(want_vocab)))
+        assert vocab == want_vocab
+        np.testing.assert_array_equal(got.indptr, want.indptr)
+        np.testing.assert_array_equal(got.indices, want.indices)  # same order within each row
+        np.testing.assert_array_equal(got.toarray(), want.toarray())
+        np.testing.assert_array_equal(ctx.doc_vocab_sizes(), [len(u) for u in uniq])
+
+
+def test_semantic_axioms_equal_the_uncached_similarity_on_the_demo() -> None:
+    """STMC1 / STMC3 read one cached vocabulary x query matrix; the values are those of a
+    fresh ``matrix(vocab, terms)`` call per axiom."""
+    for ctx in demo_contexts():
+        rng = np.random.default_rng(0)
+        _, vocab = ctx.doc_term_matrix()
+        vectors = {t: rng.normal(size=6) for t in [*vocab, *ctx.terms]}
+        ctx.similarity = VectorSimilarity(vectors)
+        if not vocab or not ctx.terms:
+            continue
+        U = ctx.doc_term_matrix()[0]
+        sim = old_vector_matrix(vectors, vocab, list(ctx.terms))
+        k = np.asarray(U.sum(axis=1)).ravel()
+        avg = np.where(k > 0, (U @ sim.mean(axis=1)) / np.maximum(k, 1), 0.0)
+        np.testing.assert_array_equal(
+            semantic.stmc1(ctx, "extended", {}, slice(0, ctx.n)), avg[:, None] > avg[None, :]
+        )
+        for thr in (0.2, 0.6):
+            cover = np.asarray(((U @ (sim >= thr).astype(np.float64)) > 0).sum(axis=1)).ravel()
+            S = ctx.qsum
+            want = (S[:, None] == S[None, :]) & (cover[:, None] > cover[None, :])
+            got = semantic.stmc3(ctx, "extended", {"threshold": thr}, slice(0, ctx.n))
+            np.testing.assert_array_equal(got, want)

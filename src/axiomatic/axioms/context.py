@@ -309,6 +309,8 @@ class QueryContext:
         candidates' joint vocabulary ``V_q`` (its column order)."""
 
         def compute() -> tuple[sp.csr_matrix, list[str]]:
+            if self.index is not None and self.n and (self.rows >= 0).all():
+                return self._doc_term_matrix_from_index()
             uniq = self.unique_terms()
             vocab = sorted({t for u in uniq for t in u})
             pos = {t: k for k, t in enumerate(vocab)}
@@ -318,6 +320,26 @@ class QueryContext:
             return sp.csr_matrix((data, cols, indptr), shape=(self.n, len(vocab))), vocab
 
         return self.cache("doc_term_matrix", compute)
+
+    def _doc_term_matrix_from_index(self) -> tuple[sp.csr_matrix, list[str]]:
+        """:meth:`doc_term_matrix` straight from the index rows (every candidate indexed): the
+        same matrix (columns in the stored order of each row, vocabulary sorted) without a
+        Python string per (document, term)."""
+        tf = self.index.tf
+        starts = tf.indptr[self.rows]
+        cnt = tf.indptr[self.rows + 1] - starts
+        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        ids = tf.indices[np.repeat(starts, cnt) + offs]
+        uid, inv = np.unique(ids, return_inverse=True)
+        names = [self.index.terms[c] for c in uid]
+        perm = sorted(range(len(names)), key=names.__getitem__)
+        rank = np.empty(len(uid), dtype=np.int64)
+        rank[perm] = np.arange(len(uid))
+        cols = rank[np.asarray(inv).reshape(-1)]
+        indptr = np.concatenate([[0], np.cumsum(cnt)])
+        data = np.ones(len(cols))
+        vocab = [names[k] for k in perm]
+        return sp.csr_matrix((data, cols, indptr), shape=(self.n, len(vocab))), vocab
 
     def first_positions(self) -> np.ndarray:
         """``n x |q|`` first position of each query term (``doc_len`` when absent)."""
@@ -358,9 +380,14 @@ class QueryContext:
 
     def doc_vocab_sizes(self) -> np.ndarray:
         """Number of distinct terms per document."""
-        return self.cache(
-            "vocab_sizes", lambda: np.asarray([len(u) for u in self.unique_terms()], np.int64)
-        )
+
+        def compute() -> np.ndarray:
+            if self.index is not None and (self.rows >= 0).all():
+                # the stored entries of each index row (what unique_terms lists), no strings
+                return np.asarray(np.diff(self.index.tf.indptr)[self.rows], dtype=np.int64)
+            return np.asarray([len(u) for u in self.unique_terms()], np.int64)
+
+        return self.cache("vocab_sizes", compute)
 
     def term_similarity(self) -> TermSimilarity:
         """The context's term similarity (default: packaged MiniLM input embeddings)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -46,12 +47,15 @@ class VectorSimilarity:
     def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
         self.vectors = vectors
         self._table: tuple[dict[str, int], np.ndarray] | None = None
+        self._padded: tuple[np.ndarray, np.ndarray] | None = None
 
     def _normalized(self) -> tuple[dict[str, int], np.ndarray]:
         if self._table is None:
             terms = list(self.vectors)
             if terms:
-                E = np.stack([np.asarray(self.vectors[t], dtype=np.float64) for t in terms])
+                # one stack, then one conversion: the same float64 values as converting each
+                # vector first (float32 -> float64 is exact), without 10^4 small conversions
+                E = np.stack(list(self.vectors.values())).astype(np.float64)
             else:
                 E = np.zeros((0, 1))
             norm = np.linalg.norm(E, axis=1, keepdims=True)
@@ -61,21 +65,30 @@ class VectorSimilarity:
 
     def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         pos, E = self._normalized()
-        rows = np.asarray([pos.get(t, -1) for t in terms], dtype=np.int64)
-        known = rows >= 0
-        out = np.zeros((len(terms), E.shape[1]))
-        out[known] = E[rows[known]]
-        known &= np.linalg.norm(out, axis=1) > 0
-        return out, known
+        if self._padded is None:
+            # the table with a zero row appended (unknown terms index it as -1) and which rows
+            # are non-zero: one gather per call instead of zeros, a masked copy and row norms
+            nz = np.linalg.norm(E, axis=1) > 0
+            self._padded = (np.vstack([E, np.zeros((1, E.shape[1]))]), np.append(nz, False))
+        padded, nonzero = self._padded
+        rows = np.fromiter(map(pos.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))
+        return padded[rows], nonzero[rows]
 
     def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
-        ea, ka = self._embed(list(terms_a))
-        eb, kb = self._embed(list(terms_b))
+        la, lb = list(terms_a), list(terms_b)
+        ea, ka = self._embed(la)
+        eb, kb = self._embed(lb)
         sim = ea @ eb.T
-        same = (
-            np.asarray(list(terms_a), dtype=object)[:, None]
-            == np.asarray(list(terms_b), dtype=object)[None, :]
-        )
+        # identical terms by integer ids (not an object-array comparison of |a| x |b| strings):
+        # ids of the shorter list's terms, -1 on the other side for terms not among them
+        short, long_ = (la, lb) if len(la) <= len(lb) else (lb, la)
+        ids: dict[str, int] = {}
+        for t in short:
+            ids.setdefault(t, len(ids))
+        i_short = np.fromiter(map(ids.__getitem__, short), dtype=np.int64, count=len(short))
+        i_long = np.fromiter(map(ids.get, long_, repeat(-1)), dtype=np.int64, count=len(long_))
+        ia, ib = (i_short, i_long) if short is la else (i_long, i_short)
+        same = ia[:, None] == ib[None, :]
         sim = np.where(ka[:, None] & kb[None, :], sim, 0.0)
         return np.where(same, 1.0, sim)
 

@@ -13,6 +13,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -228,9 +229,9 @@ class CollectionIndex:
         if out is None:
             if text is None:
                 text = self.text(self.doc_ids[row])
-            vocab = self.vocab
+            toks = self.analyzer.analyze(text)
             out = np.fromiter(
-                (vocab.get(t, -1) for t in self.analyzer.analyze(text)), dtype=np.int32
+                map(self.vocab.get, toks, repeat(-1)), dtype=np.int32, count=len(toks)
             )
             self._token_ids[row] = out
         return out

@@ -225,13 +225,17 @@ class Analyzer:
         if st is None:
             return list(tokens)
         cache = self._cache
-        out = []
-        for t in tokens:
-            s = cache.get(t)
-            if s is None:
-                s = st.stemWord(t)
-                cache[t] = s
-            out.append(s)
+        # cached stems in one C-level pass; the stemmer only for tokens not seen before
+        out = list(map(cache.get, tokens))
+        if None in out:
+            for k, s in enumerate(out):
+                if s is None:
+                    t = tokens[k]
+                    s = cache.get(t)
+                    if s is None:
+                        s = st.stemWord(t)
+                        cache[t] = s
+                    out[k] = s
         return out
 
     def analyze(self, text: str) -> list[str]:

@@ -75,6 +75,20 @@ def count_codes(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
     return ctx.cache("count_codes", compute)
 
 
+def presence_codes(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`count_codes` of the presence matrix (which query terms each document holds): at
+    most ``2^|q|`` distinct rows."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        P = present(ctx)
+        if P.shape[1] == 0:
+            return P[:1], np.zeros(len(P), dtype=np.int64)
+        U, codes = np.unique(P, axis=0, return_inverse=True)
+        return U, np.asarray(codes, dtype=np.int64).reshape(-1)
+
+    return ctx.cache("presence_codes", compute)
+
+
 def gather(M: np.ndarray, codes: np.ndarray, rows: slice) -> np.ndarray:
     """``bool[len(rows), n]`` from a matrix ``M`` over distinct rows: ``M[codes[rows]][:, codes]``."""
     return np.asarray(M[codes[rows]][:, codes])

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import present, wins
+from axiomatic.axioms.kernels._common import presence_codes, present, wins
 
 
 def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
@@ -119,7 +119,9 @@ def _same_subset(ctx: QueryContext, rows: slice) -> np.ndarray:
     P = present(ctx)
     if ctx.n_terms <= 1:
         return np.zeros((rows.stop - rows.start, ctx.n), dtype=bool)
-    same = (P[rows, None, :] == P[None, :, :]).all(axis=-1)
+    # equal presence rows = equal codes: one n x n integer comparison, no n x n x |q| temporary
+    _, codes = presence_codes(ctx)
+    same = codes[rows, None] == codes[None, :]
     return same & (P[rows].sum(axis=1) > 1)[:, None]
 
 

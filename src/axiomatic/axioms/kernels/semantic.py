@@ -39,12 +39,21 @@ def _doc_unique_terms(ctx: QueryContext) -> list[list[str]]:
     return ctx.unique_terms()
 
 
+def _vocab_query_similarity(ctx: QueryContext) -> np.ndarray:
+    """``|V_q| x |q|`` similarities of the candidates' vocabulary to the query terms, computed
+    once per context and shared by STMC1 and STMC3 (every threshold)."""
+    return ctx.cache(
+        "vocab_query_similarity",
+        lambda: ctx.term_similarity().matrix(ctx.doc_term_matrix()[1], ctx.terms),
+    )
+
+
 def _avg_sim_to_query(ctx: QueryContext) -> np.ndarray:
     def compute() -> np.ndarray:
         U, vocab = ctx.doc_term_matrix()
         if not vocab or not ctx.terms:
             return np.zeros(ctx.n)
-        per_term = ctx.term_similarity().matrix(vocab, ctx.terms).mean(axis=1)
+        per_term = _vocab_query_similarity(ctx).mean(axis=1)
         k = np.asarray(U.sum(axis=1)).ravel()
         return np.where(k > 0, (U @ per_term) / np.maximum(k, 1), 0.0)
 
@@ -116,7 +125,7 @@ def stmc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
         U, vocab = ctx.doc_term_matrix()
         if not vocab or not ctx.terms:
             return np.zeros(ctx.n)
-        hit = ctx.term_similarity().matrix(vocab, ctx.terms) >= float(p["threshold"])
+        hit = _vocab_query_similarity(ctx) >= float(p["threshold"])
         return np.asarray(((U @ hit.astype(np.float64)) > 0).sum(axis=1)).ravel()
 
     c = ctx.cache(f"stmc3_cover_{p['threshold']}", cover)

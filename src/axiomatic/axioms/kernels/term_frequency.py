@@ -23,7 +23,7 @@ from axiomatic.axioms.kernels._common import (
     count_codes,
     gather,
     isclose,
-    present,
+    presence_codes,
     row_blocks,
 )
 
@@ -164,10 +164,12 @@ def lb1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> n
         )
     s = ctx.scores
     close = isclose(s[rows, None], s[None, :], float(p["margin"]))
-    P = present(ctx).astype(np.int64)
-    only_i = (P[rows] @ (1 - P).T) > 0
-    only_j = ((1 - P[rows]) @ P.T) > 0
-    return close & only_i & ~only_j
+    # on the distinct presence rows (at most 2^|q|), gathered: no n x n x |q| integer product
+    U, codes = presence_codes(ctx)
+    Pu = U.astype(np.int64)
+    only_i = (Pu @ (1 - Pu).T) > 0
+    only_j = ((1 - Pu) @ Pu.T) > 0
+    return close & gather(only_i & ~only_j, codes, rows)
 
 
 def lb2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
