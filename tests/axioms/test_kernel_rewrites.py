@@ -270,13 +270,17 @@ def test_vector_similarity_equals_the_old_matrix(seed: int) -> None:
     vectors = {w: rng.normal(size=8).astype(rng.choice([np.float32, np.float64])) for w in words}
     vectors["w0"] = np.zeros(8, np.float32)  # a zero vector: unknown except to itself
     vectors["w1"] = vectors["w2"].copy()  # duplicates
+    vectors["w3"] = np.full(8, 1e-170)  # squares underflow: norm 0
+    vectors["w4"] = np.full(8, 1e-160)  # subnormal squares, positive norm
+    vectors["w5"] = np.full(8, 1e200)  # infinite norm
     pool = [*words, "unknown1", "unknown2"]
     a = list(rng.choice(pool, size=int(rng.integers(0, 40))))
     b = list(rng.choice(pool, size=int(rng.integers(1, 9))))
     sim = VectorSimilarity(vectors)
     for _ in range(2):  # the padded table is built on the first call and reused
-        np.testing.assert_array_equal(sim.matrix(a, b), old_vector_matrix(vectors, a, b))
-        np.testing.assert_array_equal(sim.matrix(b, a), old_vector_matrix(vectors, b, a))
+        with np.errstate(over="ignore", invalid="ignore"):  # the 1e200 vector
+            np.testing.assert_array_equal(sim.matrix(a, b), old_vector_matrix(vectors, a, b))
+            np.testing.assert_array_equal(sim.matrix(b, a), old_vector_matrix(vectors, b, a))
 
 
 def test_vocabulary_matrix_and_sizes_equal_the_string_path_on_the_demo() -> None:

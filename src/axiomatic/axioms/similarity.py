@@ -52,24 +52,25 @@ class VectorSimilarity:
     def _normalized(self) -> tuple[dict[str, int], np.ndarray]:
         if self._table is None:
             terms = list(self.vectors)
-            if terms:
-                # one stack, then one conversion: the same float64 values as converting each
-                # vector first (float32 -> float64 is exact), without 10^4 small conversions
-                E = np.stack(list(self.vectors.values())).astype(np.float64)
-            else:
-                E = np.zeros((0, 1))
+            # one stack (no 10^4 small conversions), written into a float64 table with a zero
+            # row appended for unknown terms (index -1), normalized in place: the same values
+            # as converting, then dividing each vector (float32 -> float64 is exact)
+            stacked = np.stack(list(self.vectors.values())) if terms else np.zeros((0, 1))
+            padded = np.zeros((len(terms) + 1, stacked.shape[1]))
+            E = padded[:-1]
+            E[...] = stacked
             norm = np.linalg.norm(E, axis=1, keepdims=True)
-            E = E / np.where(norm > 0, norm, 1.0)
+            np.divide(E, np.where(norm > 0, norm, 1.0), out=E)
+            # a row is non-zero after normalizing exactly when its norm was positive and finite
+            # (0 stays 0; an infinite or NaN norm leaves zeros or NaNs, whose norm is not > 0)
+            nz = np.isfinite(norm[:, 0]) & (norm[:, 0] > 0)
+            self._padded = (padded, np.append(nz, False))
             self._table = ({t: i for i, t in enumerate(terms)}, E)
         return self._table
 
     def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        pos, E = self._normalized()
-        if self._padded is None:
-            # the table with a zero row appended (unknown terms index it as -1) and which rows
-            # are non-zero: one gather per call instead of zeros, a masked copy and row norms
-            nz = np.linalg.norm(E, axis=1) > 0
-            self._padded = (np.vstack([E, np.zeros((1, E.shape[1]))]), np.append(nz, False))
+        pos, _ = self._normalized()
+        assert self._padded is not None  # built with the table
         padded, nonzero = self._padded
         rows = np.fromiter(map(pos.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))
         return padded[rows], nonzero[rows]
