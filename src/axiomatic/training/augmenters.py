@@ -46,4 +46,3 @@ def rosset_perturber(
     return DocumentPerturber(
         analyzer, vocab, lnc_terms=lnc_terms, max_position=visible_tokens(model)
     )
-

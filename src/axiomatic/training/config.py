@@ -170,6 +170,63 @@ class DiagnosticAugmentSpec:
 
 AUGMENT_MODES = ("multi-graded", "paired", "paired-delta")
 
+ACRANK_LOSSES = ("infonce", "hinge")
+
+
+@dataclass(frozen=True)
+class ACRankAugmentSpec:
+    """Parsed ``acrank(rule=..., p=..., loss=..., negatives=...)`` (see the module docstring)."""
+
+    rule: str = "TFC-A&D"
+    p: float = 0.5
+    loss: str = "infonce"
+    negatives: int | None = None
+
+
+def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
+    """Validate the parameters of an ``acrank(...)`` call (clear errors for bad values)."""
+    import difflib
+
+    from axiomatic.perturb.acrank import canonical_rule, check_probability
+
+    allowed = ("rule", "p", "loss", "negatives")
+    kw: dict[str, Any] = {}
+    for k, v in call.params.items():
+        if k not in allowed:
+            close = difflib.get_close_matches(k, allowed, n=1)
+            raise ValueError(
+                f"unknown acrank parameter {k!r} in {str(call)!r}; expected "
+                f"{', '.join(allowed)}" + (f". Did you mean {close[0]!r}?" if close else "")
+            )
+        kw[k] = v
+    if "rule" in kw:
+        rule = kw["rule"]
+        kw["rule"] = canonical_rule(
+            "&".join(str(r) for r in rule) if isinstance(rule, list) else str(rule)
+        )
+    if "p" in kw:
+        kw["p"] = check_probability(kw["p"], "acrank p")
+    if "loss" in kw:
+        loss = str(kw["loss"]).strip().lower()
+        if loss not in ACRANK_LOSSES:
+            close = difflib.get_close_matches(loss, ACRANK_LOSSES, n=1)
+            raise ValueError(
+                f"unknown acrank loss {kw['loss']!r}; expected infonce (ACRank's contrastive "
+                "L()) or hinge (baseline loss, edits as extra pairs = AP)"
+                + (f"; did you mean {close[0]!r}?" if close else "")
+            )
+        kw["loss"] = loss
+    if "negatives" in kw:
+        try:
+            kw["negatives"] = int(kw["negatives"])
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"acrank negatives must be an integer (got {kw['negatives']!r})"
+            ) from None
+        if kw["negatives"] < 1:
+            raise ValueError(f"acrank negatives must be >= 1 (got {kw['negatives']})")
+    return ACRankAugmentSpec(**kw)
+
 
 def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugmentSpec | None:
     """``perturb(axioms=...)`` or ``diagnostic(mode=paired, instances=DIR, delta_max=0.1)``."""
@@ -209,8 +266,6 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
             kw["delta_max"] = float(kw["delta_max"])
         return DiagnosticAugmentSpec(**kw)
     if call.name == "acrank":  # ACRank's TFC-A / TFC-D (axiomatic.training.contrastive)
-        from axiomatic.training.contrastive import parse_acrank_spec
-
         return parse_acrank_spec(call)  # type: ignore[return-value]
     raise ValueError(
         f"unknown augmentation {call.name!r}; expected 'perturb(...)' (perturbation augmentation) "

@@ -31,22 +31,22 @@ pairs (the project's AP mechanism, :class:`~axiomatic.training.config.PerturbAug
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from axiomatic.training.config import (  # re-exported: defined with the other augment specs
+    ACRankAugmentSpec,
+)
 from axiomatic.training.losses import pairwise_hinge
 from axiomatic.training.samplers import Pair, negatives_by_query
-from axiomatic.training.strategies import LossStrategy
+from axiomatic.training.strategy_base import LossStrategy
 
 if TYPE_CHECKING:
-    from axiomatic.training.config import CallSpec, TrainConfig
+    from axiomatic.training.config import TrainConfig
     from axiomatic.training.trainer import Trainer
-
-ACRANK_LOSSES = ("infonce", "hinge")
 
 
 def info_nce(scores: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
@@ -60,61 +60,6 @@ def info_nce(scores: torch.Tensor, valid: torch.Tensor | None = None) -> torch.T
     if valid is not None:
         scores = scores.masked_fill(~valid, float("-inf"))
     return -(F.log_softmax(scores, dim=1)[:, 0]).mean()
-
-
-@dataclass(frozen=True)
-class ACRankAugmentSpec:
-    """Parsed ``acrank(rule=..., p=..., loss=..., negatives=...)`` (see the module docstring)."""
-
-    rule: str = "TFC-A&D"
-    p: float = 0.5
-    loss: str = "infonce"
-    negatives: int | None = None
-
-
-def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
-    """Validate the parameters of an ``acrank(...)`` call (clear errors for bad values)."""
-    import difflib
-
-    from axiomatic.perturb.acrank import canonical_rule, check_probability
-
-    allowed = ("rule", "p", "loss", "negatives")
-    kw: dict[str, Any] = {}
-    for k, v in call.params.items():
-        if k not in allowed:
-            close = difflib.get_close_matches(k, allowed, n=1)
-            raise ValueError(
-                f"unknown acrank parameter {k!r} in {str(call)!r}; expected "
-                f"{', '.join(allowed)}" + (f". Did you mean {close[0]!r}?" if close else "")
-            )
-        kw[k] = v
-    if "rule" in kw:
-        rule = kw["rule"]
-        kw["rule"] = canonical_rule(
-            "&".join(str(r) for r in rule) if isinstance(rule, list) else str(rule)
-        )
-    if "p" in kw:
-        kw["p"] = check_probability(kw["p"], "acrank p")
-    if "loss" in kw:
-        loss = str(kw["loss"]).strip().lower()
-        if loss not in ACRANK_LOSSES:
-            close = difflib.get_close_matches(loss, ACRANK_LOSSES, n=1)
-            raise ValueError(
-                f"unknown acrank loss {kw['loss']!r}; expected infonce (ACRank's contrastive "
-                "L()) or hinge (baseline loss, edits as extra pairs = AP)"
-                + (f"; did you mean {close[0]!r}?" if close else "")
-            )
-        kw["loss"] = loss
-    if "negatives" in kw:
-        try:
-            kw["negatives"] = int(kw["negatives"])
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"acrank negatives must be an integer (got {kw['negatives']!r})"
-            ) from None
-        if kw["negatives"] < 1:
-            raise ValueError(f"acrank negatives must be >= 1 (got {kw['negatives']})")
-    return ACRankAugmentSpec(**kw)
 
 
 class ACRankLossStrategy(LossStrategy):

@@ -28,30 +28,10 @@ from axiomatic.training.losses import (
     pointwise_mse,
 )
 from axiomatic.training.samplers import Pair, make_list, negatives_by_query
+from axiomatic.training.strategy_base import LossStrategy
 
 if TYPE_CHECKING:
     from axiomatic.training.trainer import Trainer
-
-
-class LossStrategy:
-    """Base class. ``setup`` runs once before training (pools are the sampler's pools, the
-    ``"qrels"`` pool first); ``step_loss`` returns ``(loss, info)`` where ``info`` holds the
-    numbers to log for the step (floats)."""
-
-    name = "base"
-
-    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
-        """Prepare what the steps need (negatives, perturbers, loss objects)."""
-
-    def step_loss(
-        self, trainer: Trainer, batch: list[Pair], step: int
-    ) -> tuple[torch.Tensor, dict[str, float]]:
-        raise NotImplementedError
-
-    def scores(self, trainer: Trainer, queries: list[str], docs: list[str]) -> torch.Tensor:
-        """One forward pass over text pairs -> float32 scores ``(N,)`` on the trainer device."""
-        enc = trainer.model.encode_batch(queries, docs)
-        return trainer.model(**{k: v.to(trainer.device) for k, v in enc.items()}).float()
 
 
 class GradedLossStrategy(LossStrategy):
@@ -236,7 +216,7 @@ def default_strategy(trainer: Trainer) -> LossStrategy:
         from axiomatic.training.smooth import parse_graded_loss
 
         return GradedLossStrategy(parse_graded_loss(cfg.graded_loss))
-    from axiomatic.training.contrastive import ACRankAugmentSpec
+    from axiomatic.training.config import ACRankAugmentSpec
 
     if isinstance(cfg.augment, ACRankAugmentSpec) or cfg.loss == "contrastive":
         from axiomatic.training.contrastive import ACRankLossStrategy

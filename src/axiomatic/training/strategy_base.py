@@ -1,0 +1,37 @@
+"""The loss-strategy base class of the trainer (one step's loss from a batch of pairs).
+
+Apart from :mod:`axiomatic.training.strategies` so that strategies living in other modules
+(:mod:`axiomatic.training.contrastive`) subclass it without importing the module that picks a
+strategy from the config (no import cycle).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+
+if TYPE_CHECKING:
+    from axiomatic.training.samplers import Pair
+    from axiomatic.training.trainer import Trainer
+
+
+class LossStrategy:
+    """Base class. ``setup`` runs once before training (pools are the sampler's pools, the
+    ``"qrels"`` pool first); ``step_loss`` returns ``(loss, info)`` where ``info`` holds the
+    numbers to log for the step (floats)."""
+
+    name = "base"
+
+    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+        """Prepare what the steps need (negatives, perturbers, loss objects)."""
+
+    def step_loss(
+        self, trainer: Trainer, batch: list[Pair], step: int
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        raise NotImplementedError
+
+    def scores(self, trainer: Trainer, queries: list[str], docs: list[str]) -> torch.Tensor:
+        """One forward pass over text pairs -> float32 scores ``(N,)`` on the trainer device."""
+        enc = trainer.model.encode_batch(queries, docs)
+        return trainer.model(**{k: v.to(trainer.device) for k, v in enc.items()}).float()
