@@ -11,7 +11,6 @@ Python loop over pairs):
 ``A % B``    majority vote: the side with more votes wins if it has at least ``ceil(k/2)``
              of the ``k`` votes (a tie is 0); ``A % B % C`` is one vote of three
 ``A + B``    sum of the preferences (``A - B`` = ``A + -B``); ``0.5 * A`` weights one
-``A * B``    product of the preferences
 ``-A``       negation (flips every preference); ``+A``: sign normalization
 ===========  ==========================================================================
 
@@ -20,6 +19,9 @@ used as an axiom is then sign-normalized (``+(...)`` in ir_axioms) to the ternar
 every consumer (mining, diagnosis, re-ranking) expects, with the diagonal cleared. Chains
 flatten like ir_axioms' Python objects: ``A & B & C`` is one conjunction, ``A % B % C`` one
 vote of three, while ``A % (B % C)`` votes between ``A`` and the vote of ``B`` and ``C``.
+ir_axioms' product of two axioms (``A * B``) is refused: it is not antisymmetric (``A * A``
+prefers both documents of a pair, as ir_axioms' own docstring warns), so it is no axiom any
+consumer here could use; a number times an axiom is a weight.
 
 Strings are parsed with :mod:`ast` (never ``eval``): ``"TFC1 & LNC1"``,
 ``"(TFC1 | ORIG) % PROX1"``, ``"0.5*TFC1 + 2*LNC1(variant='extended')"``. Hyphenated axiom
@@ -59,14 +61,13 @@ OPERATORS: dict[str, tuple[str, str]] = {
     "or": ("A | B", "cascade: the first decisive operand wins (e.g. TFC1 | ORIG)"),
     "vote": ("A % B % C", "majority vote (ties and minorities: no preference)"),
     "sum": ("0.5*A + 2*B", "weighted sum, sign-normalized (A - B = A + -B)"),
-    "product": ("A * B", "product of the preferences"),
     "neg": ("-A", "negation: every preference flipped"),
     "norm": ("+A", "sign normalization"),
 }
 
 _EXAMPLE = "(TFC1 | ORIG) % PROX1"
-_PREC = {"or": 1, "and": 3, "sum": 5, "product": 6, "scale": 6, "vote": 6, "neg": 7, "norm": 7}
-_FLATTEN = {"and", "or", "sum", "product"}  # associative: nested chains are one node
+_PREC = {"or": 1, "and": 3, "sum": 5, "scale": 6, "vote": 6, "neg": 7, "norm": 7}
+_FLATTEN = {"and", "or", "sum"}  # associative: nested chains are one node
 _HYPHENATED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
@@ -123,10 +124,8 @@ def evaluate(node: Any, leaf_matrix: Callable[[Any], np.ndarray]) -> np.ndarray:
         stack = np.stack([ev(k) for k in kids])
         if op == "sum":
             return stack.sum(axis=0)
-        if op == "product":
-            return stack.prod(axis=0)
         if op == "and":
-            return (stack > 0).all(axis=0).astype(np.float64) - (stack < 0).all(axis=0)
+            return np.asarray((stack > 0).all(axis=0), np.float64) - (stack < 0).all(axis=0)
         if op == "vote":
             need = math.ceil(0.5 * len(kids))
             pos, neg = (stack > 0).sum(axis=0), (stack < 0).sum(axis=0)
@@ -173,7 +172,7 @@ def render(node: Any, leaf: Callable[[Any], str]) -> str:
             else:
                 out += " + " + sub(k)
         return out
-    sym = {"and": " & ", "or": " | ", "vote": " % ", "product": " * "}[op]
+    sym = {"and": " & ", "or": " | ", "vote": " % "}[op]
     first = sub(kids[0], strict=op == "vote" and _op(kids[0]) == "vote")
     return sym.join([first] + [sub(k, strict=True) for k in kids[1:]])
 
@@ -258,18 +257,21 @@ def parse_expression(
         return s
 
     def number(n: ast.AST) -> float | None:
-        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
-            return float(n.value)
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
+            return None if isinstance(n.value, bool) else float(n.value)
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
             v = number(n.operand)
             return None if v is None else (-v if isinstance(n.op, ast.USub) else v)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):  # 2 * 0.5 * TFC1
+            a, b = number(n.left), number(n.right)
+            return None if a is None or b is None else a * b
         return None
 
     def bad(n: ast.AST, why: str) -> ValueError:
         seg = restore(ast.get_source_segment(src, n) or "")
         return ValueError(
             f"axiom expression {text!r}: {why} in {seg!r}; allowed are axioms "
-            "(TFC1, LNC1(variant='extended')), the operators & | % + - * and unary -/+, "
+            "(TFC1, LNC1(variant='extended')), the operators & | % + - and unary -/+, "
             f"numbers as weights (0.5*TFC1) and parentheses, e.g. {_EXAMPLE!r}"
         )
 
@@ -292,11 +294,16 @@ def parse_expression(
                         raise bad(n, "division by zero")
                     return build("scale", [walk(n.left)], 1.0 / wr)
                 if wl is not None and wr is not None:
-                    raise bad(n, "a product of numbers is no axiom")
-                if wl is not None or wr is not None:
-                    w = wl if wl is not None else wr
-                    return build("scale", [walk(n.right if wl is not None else n.left)], w)
-                return build("product", [walk(n.left), walk(n.right)], 1.0)
+                    raise bad(n, "a number alone is no axiom (use it as a weight: 0.5*TFC1)")
+                if wl is not None:
+                    return build("scale", [walk(n.right)], wl)
+                if wr is not None:
+                    return build("scale", [walk(n.left)], wr)
+                raise bad(
+                    n,
+                    "a product of two axioms is not antisymmetric (A * A prefers both "
+                    "documents of a pair), so it is no axiom; multiply by a number to weight",
+                )
             ops: dict[type, str] = {ast.BitAnd: "and", ast.BitOr: "or", ast.Mod: "vote"}
             if isinstance(n.op, (ast.Add, ast.Sub)):
                 right = walk(n.right)

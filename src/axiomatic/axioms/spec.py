@@ -149,10 +149,13 @@ class Axiom:
     def __sub__(self, other: Axiom) -> Combination:
         return Combination.build("sum", [self, -other])
 
-    def __mul__(self, other: Axiom | float) -> Combination:
+    def __mul__(self, other: float) -> Combination:
         if isinstance(other, (int, float)) and not isinstance(other, bool):
             return Combination.build("scale", [self], other)
-        return Combination.build("product", [self, other])
+        raise TypeError(
+            f"cannot multiply {self.name} by {other!r}: a weight is a number (a product of two "
+            "axioms is not antisymmetric, so it is no axiom)"
+        )
 
     def __rmul__(self, other: float) -> Combination:
         return self * other
@@ -250,15 +253,15 @@ def parse_axioms(
 def leaves(spec: Any) -> list[Axiom]:
     """The single axioms a spec is built from: itself for an :class:`Axiom`, the operands of a
     combination (:mod:`axiomatic.axioms.algebra`) otherwise, in order of appearance."""
-    if isinstance(spec, Axiom):
-        return [spec]
-    return list(spec.leaves())
+    if isinstance(spec, Combination):
+        return spec.leaves()
+    return [spec]
 
 
 @dataclass(frozen=True)
 class Combination(Axiom):
-    """A combination of axioms with ir_axioms' operators (``&``, ``|``, ``%``, ``+``, ``*``,
-    unary ``-``/``+``): itself an axiom spec, usable wherever one is (mine, diagnose, rerank).
+    """A combination of axioms with ir_axioms' operators (``&``, ``|``, ``%``, ``+``, ``-``,
+    a number ``*``, unary ``-``/``+``): itself an axiom spec, usable wherever one is (mine, diagnose, rerank).
 
     Built by :func:`parse_axiom` from strings such as ``"(TFC1 | ORIG) % PROX1"`` or with the
     operators on :class:`Axiom` values; the meanings and the array evaluation are

@@ -172,7 +172,7 @@ def axioms(
     Axioms combine with ir_axioms' operators wherever --axioms is taken (mine, diagnose,
     rerank): A & B (decisive only where all agree), A | B (cascade: the first decisive one
     wins, e.g. 'TFC1 | ORIG'), A % B % C (majority vote), 0.5*A + 2*B (weighted sum,
-    sign-normalized), A * B (product), -A (negation); e.g. --axioms "(TFC1 | ORIG) % PROX1".
+    sign-normalized), -A (negation); e.g. --axioms "(TFC1 | ORIG) % PROX1".
     """
     from rich.table import Table
 
