@@ -172,3 +172,11 @@ def test_each_call_returns_its_own_dataset() -> None:
     again = demo_dataset()
     assert again.candidates[qid] and "not-a-doc" not in again.qrels[qid]
     assert len(again.documents) == len(first.documents) + 1
+
+
+def test_every_lazy_name_of_the_data_package_resolves() -> None:
+    import axiomatic.data as data
+
+    for name in data.__all__:
+        assert getattr(data, name) is not None, name
+    assert issubclass(data.DataWarning, UserWarning) and issubclass(data.ParseError, ValueError)

@@ -21,7 +21,13 @@ _LAZY = {
     "write_qrels": "axiomatic.data.trec",
     "write_run": "axiomatic.data.trec",
     "write_topics": "axiomatic.data.trec",
+    "check_trec_ids": "axiomatic.data.trec",
+    "validate_run_tag": "axiomatic.data.trec",
+    "DataError": "axiomatic.data.errors",
+    "DataWarning": "axiomatic.data.errors",
+    "InvalidIdError": "axiomatic.data.errors",
     "ParseError": "axiomatic.data.errors",
+    "UnknownDatasetError": "axiomatic.data.errors",
 }
 
 __all__ = sorted(_LAZY)
