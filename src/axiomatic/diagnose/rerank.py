@@ -83,15 +83,17 @@ def learn_weights(
     iters: int = 500,
     seed: int = 0,
     similarity: Any = None,
+    target: Run | None = None,
 ) -> np.ndarray:
     """Logistic-regression weights of the pairwise axioms on ``dataset``'s qrels (no intercept).
 
     Training pairs: candidate pairs of the top ``depth`` with different relevance labels;
     features ``P_a(i, j)``; target ``1[rel_i > rel_j]``. Gradient descent on the L2-regularized
-    log loss, deterministic (``seed`` only orders the data).
+    log loss, deterministic (``seed`` only orders the data). ``target``: imitate this run (any
+    ranker's scores) instead of the qrels: pairs with different target scores, ``1[s_i > s_j]``.
     """
     axs = [a for a in parse_axioms(axioms) if a.arity == 2]
-    if dataset.qrels is None:
+    if target is None and dataset.qrels is None:
         raise ValueError(f"dataset {dataset.name!r} has no qrels; learning weights needs labels")
     if index is None:
         from axiomatic.index.cache import dataset_index
@@ -101,7 +103,11 @@ def learn_weights(
     for qid, _, head, ctx in _contexts(dataset, base_run, depth, index, similarity):
         if ctx.n < 2 or ctx.n_terms == 0:
             continue
-        rel = np.asarray([dataset.judged(qid).get(d, 0) for d in head])
+        if target is None:
+            rel = np.asarray([dataset.judged(qid).get(d, 0) for d in head], dtype=np.float64)
+        else:  # a document the target did not score ranks below every one it did
+            t = target.get(qid, {})
+            rel = np.asarray([t.get(d, -np.inf) for d in head], dtype=np.float64)
         i, j = np.nonzero(rel[:, None] != rel[None, :])
         if not len(i):
             continue
@@ -121,6 +127,43 @@ def learn_weights(
         grad = X.T @ (p - y) / len(y) + l2 * w
         w -= lr * grad
     return w
+
+
+def learn_combination(
+    dataset: Dataset,
+    axioms: str | Sequence[str | Axiom],
+    base_run: Run,
+    target: Run | None = None,
+    depth: int = 20,
+    index: CollectionIndex | None = None,
+    seed: int = 0,
+    similarity: Any = None,
+    digits: int = 4,
+) -> Axiom:
+    """A learned axiom combination: the weighted sum ``w_1 * A_1 + ... + w_k * A_k`` whose
+    weights are the logistic regression of :func:`learn_weights` (the learned aggregation of
+    re-ranking), fitted to imitate the qrels (``target=None``: the oracle) or any ranker's run
+    (``target``) on the top ``depth`` of ``base_run``.
+
+    The result is an axiom spec like any other (``.spec`` parses back to it; weights rounded
+    to ``digits`` significant digits so that it does exactly); axioms with weight 0 are left
+    out. Its preference is the sign of the weighted sum, the same decision as
+    ``axiomatic_rerank(..., aggregation="learned")`` takes per pair.
+    """
+    axs = [a for a in parse_axioms(axioms) if a.arity == 2]
+    if not axs:
+        raise ValueError("a learned combination needs pairwise axioms (TFC2 is a triple axiom)")
+    w = learn_weights(
+        dataset, axs, base_run, depth, index=index, seed=seed, similarity=similarity, target=target
+    )
+    terms = [(float(f"{x:.{digits}g}"), a) for x, a in zip(w.tolist(), axs, strict=True)]
+    terms = [(x, a) for x, a in terms if x != 0]
+    if not terms:
+        raise ValueError("every learned weight is 0: the axioms do not separate any target pair")
+    combo: Axiom = terms[0][0] * terms[0][1]
+    for x, a in terms[1:]:
+        combo = combo + x * a
+    return combo
 
 
 def axiomatic_rerank(
