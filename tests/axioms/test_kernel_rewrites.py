@@ -68,6 +68,67 @@ def old_lb1_terms(ctx: QueryContext, rows: slice) -> np.ndarray:
     return only_i & ~only_j
 
 
+def old_m_tdc_relaxed(ctx: QueryContext, rows: slice) -> np.ndarray:
+    C = ctx.counts
+    nb = rows.stop - rows.start
+    out = np.zeros((nb, ctx.n), dtype=bool)
+    if ctx.n_terms < 2:
+        return out
+    Ci = C[rows]
+    S = ctx.qsum
+    a, j = np.nonzero((S[rows, None] == S[None, :]) & (S[rows, None] > 0))
+    if len(a) == 0:
+        return out
+    A, B = Ci[a], C[j]
+    D = A - B
+    two = (D != 0).sum(axis=1) == 2
+    wa = D.argmax(axis=1)
+    wb = D.argmin(axis=1)
+    r = np.arange(len(a))
+    c1 = ctx.idf[wa] >= ctx.idf[wb]
+    c3 = ctx.qtf[wa] >= ctx.qtf[wb]
+    c4 = (A[r, wa] == B[r, wb]) & (A[r, wb] == B[r, wa])
+    ok = two & c1 & c3 & c4
+    out[a[ok], j[ok]] = True
+    return out
+
+
+def old_tfc3(ctx: QueryContext, p: Mapping[str, Any], rows: slice) -> np.ndarray:
+    from itertools import combinations
+
+    C = ctx.counts.astype(np.float64)
+    idf = ctx.idf
+    nb = rows.stop - rows.start
+    s_ij = np.zeros((nb, ctx.n))
+    s_ji = np.zeros((nb, ctx.n))
+    for a, b in combinations(range(ctx.n_terms), 2):
+        if not isclose(np.asarray(idf[a]), np.asarray(idf[b]), float(p["idf_margin"])):
+            continue
+        ca, cb = C[:, a], C[:, b]
+        both = (ca != 0) & (cb != 0)
+        tot = ca + cb
+
+        def pts(x, y, ca=ca, cb=cb, both=both, tot=tot) -> np.ndarray:
+            return both[x][:, None] & (
+                ((ca[y][None, :] == tot[x][:, None]) & (cb[y][None, :] == 0))
+                | ((cb[y][None, :] == tot[x][:, None]) & (ca[y][None, :] == 0))
+            )
+
+        s_ij += pts(rows, slice(None))
+        s_ji += pts(slice(None), rows).T
+    return s_ij > s_ji
+
+
+def old_stmc2_tail(ctx: QueryContext, cq: np.ndarray, ct: np.ndarray, margin: float, rows):
+    L = ctx.doc_len.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr = L[None, :] / L[rows, None]
+        tr = ct[None, :] / cq[rows, None]
+    ok = (cq[rows, None] > 0) & (ct[None, :] > 0) & (cq[None, :] == 0)
+    with np.errstate(invalid="ignore"):  # inf - inf where ok is False anyway
+        return ok & isclose(lr, tr, margin)
+
+
 def old_reg_counts(ctx: QueryContext, sel: np.ndarray, rows: slice) -> np.ndarray:
     C = ctx.counts[:, sel]
     return np.asarray((C[rows, None, :] > C[None, :, :]).all(axis=-1))
@@ -180,6 +241,22 @@ def test_pair_kernels_equal_the_old_broadcasts(k: int) -> None:
             np.testing.assert_array_equal(
                 term_frequency.lb1(scored, "extended", {"margin": margin}, rows),
                 close & old_lb1_terms(scored, rows),
+            )
+        np.testing.assert_array_equal(
+            term_frequency.m_tdc(ctx, "relaxed", {}, rows), old_m_tdc_relaxed(ctx, rows)
+        )
+        for idf_margin in (0.0, 0.1, 0.6):
+            p = {"idf_margin": idf_margin}
+            np.testing.assert_array_equal(
+                term_frequency.tfc3(ctx, "relaxed", p, rows), old_tfc3(ctx, p, rows)
+            )
+        rng = np.random.default_rng(ctx.n)
+        cq = ctx.counts[:, 0].astype(np.float64)
+        ct = rng.integers(0, 3, size=ctx.n).astype(np.float64)
+        for margin in (0.0, 0.1, 0.5):
+            np.testing.assert_array_equal(
+                semantic._stmc2_pairs(ctx, cq, ct, margin, rows),
+                old_stmc2_tail(ctx, cq, ct, margin, rows),
             )
         for sel in ([0], list(range(ctx.n_terms))):
             np.testing.assert_array_equal(

@@ -103,12 +103,28 @@ def stmc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
         return np.asarray([ctx.tokens(i).count(t) for i in range(ctx.n)], dtype=np.float64)
 
     ct = ctx.cache("stmc2_ct", count_t)
+    return _stmc2_pairs(ctx, cq, ct, float(p["margin"]), rows)
+
+
+def _stmc2_pairs(
+    ctx: QueryContext, cq: np.ndarray, ct: np.ndarray, margin: float, rows: slice
+) -> np.ndarray:
+    """The ratio test of STMC2, evaluated only on the rows with ``c(q*) > 0`` and the columns
+    with ``c(t*) > 0, c(q*) = 0`` (elsewhere it is False): the same values as the full ``n x n``
+    divisions, on a small submatrix."""
+    nb = rows.stop - rows.start
+    out = np.zeros((nb, ctx.n), dtype=bool)
+    r = np.flatnonzero(cq[rows] > 0)
+    c = np.flatnonzero((ct > 0) & (cq == 0))
+    if len(r) == 0 or len(c) == 0:
+        return out
     L = ctx.doc_len.astype(np.float64)
+    ri = r + rows.start
     with np.errstate(divide="ignore", invalid="ignore"):
-        lr = L[None, :] / L[rows, None]
-        tr = ct[None, :] / cq[rows, None]
-    ok = (cq[rows, None] > 0) & (ct[None, :] > 0) & (cq[None, :] == 0)
-    return ok & isclose(lr, tr, float(p["margin"]))
+        lr = L[None, c] / L[ri, None]
+        tr = ct[None, c] / cq[ri, None]
+    out[np.ix_(r, c)] = isclose(lr, tr, margin)
+    return out
 
 
 def stmc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:

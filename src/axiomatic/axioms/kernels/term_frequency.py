@@ -84,13 +84,15 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
         can_a = np.asarray(has_lower.any(axis=1))
         cond = ((Ci[:, None, :] >= C[None, :, :]) & can_a[None, None, :]).any(axis=-1)
         return swap & cond
+    # a condition on the two count rows alone: tested on the distinct rows, then gathered;
     # only pairs with equal, non-zero query-term mass can qualify: test those alone
-    S = ctx.qsum
-    a, j = np.nonzero((S[rows, None] == S[None, :]) & (S[rows, None] > 0))
-    out = np.zeros((nb, ctx.n), dtype=bool)
+    U, codes = count_codes(ctx)
+    S = U.sum(axis=1)
+    a, j = np.nonzero((S[:, None] == S[None, :]) & (S[:, None] > 0))
+    out = np.zeros((len(U), len(U)), dtype=bool)
     if len(a) == 0:
-        return out
-    A, B = Ci[a], C[j]
+        return gather(out, codes, rows)
+    A, B = U[a], U[j]
     D = A - B
     two = (D != 0).sum(axis=1) == 2
     wa = D.argmax(axis=1)
@@ -101,7 +103,7 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     c4 = (A[r, wa] == B[r, wb]) & (A[r, wb] == B[r, wa])
     ok = two & c1 & c3 & c4
     out[a[ok], j[ok]] = True
-    return out
+    return gather(out, codes, rows)
 
 
 def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -112,11 +114,12 @@ def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
     as often as ``d`` contains both together (``c(a,d') = c(a,d) + c(b,d)``, ``c(b,d') = 0`` or
     vice versa): covering more distinct query terms beats repeating one. Prefer more points.
     """
-    C = ctx.counts.astype(np.float64)
+    # points depend on the two count rows alone: scored on the distinct rows, then gathered
+    U, codes = count_codes(ctx)
+    C = U.astype(np.float64)
+    u = len(U)
+    s_ij = np.zeros((u, u))
     idf = ctx.idf
-    nb = rows.stop - rows.start
-    s_ij = np.zeros((nb, ctx.n))
-    s_ji = np.zeros((nb, ctx.n))
     for a, b in combinations(range(ctx.n_terms), 2):
         if not isclose(np.asarray(idf[a]), np.asarray(idf[b]), float(p["idf_margin"])):
             continue
@@ -131,9 +134,8 @@ def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
                 | ((cb[y][None, :] == tot[x][:, None]) & (ca[y][None, :] == 0))
             )
 
-        s_ij += pts(rows, slice(None))
-        s_ji += pts(slice(None), rows).T
-    return s_ij > s_ji
+        s_ij += pts(slice(None), slice(None))
+    return gather(s_ij > s_ij.T, codes, rows)
 
 
 def tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
