@@ -401,3 +401,39 @@ def test_semantic_axioms_equal_the_uncached_similarity_on_the_demo() -> None:
             want = (S[:, None] == S[None, :]) & (cover[:, None] > cover[None, :])
             got = semantic.stmc3(ctx, "extended", {"threshold": thr}, slice(0, ctx.n))
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("k", range(len(CONTEXTS)))
+def test_tfc2_instances_through_the_engine_equal_the_old_path(k: int) -> None:
+    """The engine now pre-filters (i, j) with the relative tolerance too (a pair inside a
+    triple is never relatively farther apart than the triple): same instances as the old path
+    (absolute pre-filter only, then the triple test)."""
+    ctx = CONTEXTS[k]
+    L = ctx.doc_len
+    for spec in (
+        "TFC2",
+        "TFC2(delta_rel=0.3)",
+        "TFC2(delta_rel=0.05)",
+        "TFC2(delta=3, delta_rel=None)",
+        "TFC2(delta=3, delta_rel=0.2)",
+        "TFC2(variant=extended, delta_rel=0.4)",
+    ):
+        ax = parse_axiom(spec)
+        params = dict(ax.params)
+        tol = (params.get("delta"), params.get("delta_rel"))
+        pairs_ok = None
+        if tol[0] is not None:
+            close = length_ok(L[:, None], L[None, :], tol[0], None)
+
+            def pairs_ok(rows: slice, close=close) -> np.ndarray:
+                return close[rows]
+
+        i, j, kk = old_tfc2(ctx, ax.variant, params, pairs_ok)
+        if len(i):
+            trip = np.stack([L[i], L[j], L[kk]], axis=1)
+            keep = length_ok(trip.min(axis=1), trip.max(axis=1), *tol)
+            i, j, kk = i[keep], j[keep], kk[keep]
+        got = ax.instances(ctx)
+        np.testing.assert_array_equal(got.i, i)
+        np.testing.assert_array_equal(got.j, j)
+        np.testing.assert_array_equal(got.k, kk)

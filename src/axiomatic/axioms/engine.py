@@ -120,10 +120,12 @@ def _triples(axiom: Axiom, ctx: QueryContext) -> tuple[np.ndarray, np.ndarray, n
     p = dict(axiom.params)
     tol = _tolerance(d, p)
     pairs_ok = None
-    if tol is not None and tol[0] is not None:
-        # only the absolute tolerance is a valid pairwise pre-filter (the relative one of a
-        # triple is measured against the longest of the three documents)
-        close = ctx.length_close(tol[0], None)
+    if tol is not None and (tol[0] is not None or tol[1] is not None):
+        # both tolerances are valid pairwise pre-filters: a pair (lo, hi) inside a triple
+        # (L_min, L_max) has hi - lo <= L_max - L_min and, relatively, 1 - lo / hi <=
+        # 1 - L_min / L_max (lo >= L_min, hi <= L_max); the division is correctly rounded, so
+        # monotone, and the computed quotients keep that order. The triple test follows below.
+        close = ctx.length_close(*tol)
 
         def pairs_ok(rows: slice) -> np.ndarray:
             return close[rows]
