@@ -52,3 +52,24 @@ def test_learned_combination_errors(setup) -> None:
     ds, idx, run = setup
     with pytest.raises(ValueError, match="pairwise axioms"):
         learn_combination(ds, "TFC2", run, index=idx)
+
+
+def test_cli_learned_rerank_prints_a_reusable_combination(tmp_path) -> None:
+    """`rerank --aggregation learned` shows the learned weighted sum; re-ranking with that one
+    combination as the only axiom gives the same run."""
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+
+    runner = CliRunner()
+    learned = tmp_path / "learned.trec"
+    args = ["rerank", "-d", "demo", "-a", "TFC1,LNC1,PROX1,ORIG", "-o", str(learned)]
+    res = runner.invoke(app, [*args, "--aggregation", "learned", "--train-dataset", "demo"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.startswith("learned combination"))
+    combo = line.split(": ", 1)[1]
+    assert isinstance(parse_axiom(combo), Combination) and "ORIG" in combo
+    again = tmp_path / "again.trec"
+    res = runner.invoke(app, ["rerank", "-d", "demo", "-a", combo, "-o", str(again)])
+    assert res.exit_code == 0, res.output
+    assert again.read_text() == learned.read_text()

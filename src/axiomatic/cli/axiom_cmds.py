@@ -783,6 +783,22 @@ def rerank(
             except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
                 raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
         extra.update(train=train, train_run=t_run)
+        if "weights" not in extra:
+            from axiomatic.diagnose.rerank import learn_weights, weighted_combination
+
+            try:  # learned once here (as axiomatic_rerank would) to show the combination
+                extra["weights"] = learn_weights(
+                    train,
+                    pairwise,
+                    t_run,
+                    depth,
+                    index=dataset_index(train, analyzer=index.analyzer),
+                    seed=seed,
+                )
+                combo = weighted_combination(extra["weights"], pairwise)
+            except (KeyError, ValueError) as exc:
+                raise fail(str(exc.args[0] if exc.args else exc)) from None
+            console.print(f"learned combination (reusable as --axioms): {combo.name}", markup=False)
     try:
         new_run = axiomatic_rerank(
             ds,

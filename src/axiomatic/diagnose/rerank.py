@@ -156,7 +156,17 @@ def learn_combination(
     w = learn_weights(
         dataset, axs, base_run, depth, index=index, seed=seed, similarity=similarity, target=target
     )
-    terms = [(float(f"{x:.{digits}g}"), a) for x, a in zip(w.tolist(), axs, strict=True)]
+    return weighted_combination(w, axs, digits)
+
+
+def weighted_combination(
+    weights: Sequence[float] | np.ndarray, axioms: Sequence[Axiom], digits: int = 4
+) -> Axiom:
+    """The weighted-sum axiom spec ``w_1 * A_1 + ...`` of re-ranking weights (rounded to
+    ``digits`` significant digits so that its ``.spec`` parses back to it; weight-0 axioms
+    left out): what a learned aggregation decides per pair, reusable as ``--axioms``."""
+    ws = np.asarray(weights, dtype=np.float64).tolist()
+    terms = [(float(f"{x:.{digits}g}"), a) for x, a in zip(ws, axioms, strict=True)]
     terms = [(x, a) for x, a in terms if x != 0]
     if not terms:
         raise ValueError("every learned weight is 0: the axioms do not separate any target pair")
