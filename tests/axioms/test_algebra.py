@@ -252,6 +252,11 @@ def test_cli_lists_operators_and_mines_and_reranks_combinations(tmp_path: Path) 
     comb = inst[inst["axiom"] == "TFC1 % PROX1 % TF-LNC"]
     assert len(comb) > 0 and set(comb["variant"]) == {"combined"}
     assert set(comb["relation"]) == {">"}
+    res = runner.invoke(
+        app, ["diagnose", "-i", str(out), "-o", str(tmp_path / "rep"), "-r", "bm25"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "TFC1 % PROX1 % TF-LNC" in res.output
     run = tmp_path / "r.trec"
     res = runner.invoke(app, ["rerank", "-d", "demo", "-a", "TFC1 | ORIG, LNC1", "-o", str(run)])
     assert res.exit_code == 0, res.output
