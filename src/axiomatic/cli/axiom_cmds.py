@@ -913,7 +913,14 @@ def counts(
         )
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
-    names = [a.name for a in _parse_axioms_or_exit(axioms)]
+    parsed = _parse_axioms_or_exit(axioms)
+    combined = [a.name for a in parsed if a.variant == "combined"]
+    if combined:
+        raise fail(
+            f"counts takes single axioms (its stages are the variants of one axiom); "
+            f"{', '.join(repr(c) for c in combined)} combines axioms: list them one by one"
+        )
+    names = [a.name for a in parsed]
     try:
         table = variant_counts(ds, names, depth=depth, delta_rel=delta_rel, analyzer=an)
     except (KeyError, ValueError) as exc:
