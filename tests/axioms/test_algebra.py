@@ -265,3 +265,5 @@ def test_cli_lists_operators_and_mines_and_reranks_combinations(tmp_path: Path) 
         app, ["mine", "-d", "demo", "-a", "TFC1 & foo.x", "-o", str(tmp_path / "b")]
     )
     assert res.exit_code != 0 and "Attribute is not allowed" in res.output
+    res = runner.invoke(app, ["counts", "-d", "demo", "--axioms", "TFC1 & LNC1"])
+    assert res.exit_code != 0 and "counts takes single axioms" in res.output
