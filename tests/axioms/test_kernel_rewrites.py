@@ -437,3 +437,23 @@ def test_tfc2_instances_through_the_engine_equal_the_old_path(k: int) -> None:
         np.testing.assert_array_equal(got.i, i)
         np.testing.assert_array_equal(got.j, j)
         np.testing.assert_array_equal(got.k, kk)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"stopwords": False}, {"stemmer": None}, {"stopwords": frozenset({"the"})}]
+)
+def test_token_ids_equal_the_analyzed_text(kwargs: dict[str, Any]) -> None:
+    """CollectionIndex.token_ids (ids via a C-level map) equal looking up every analyzed term,
+    for indexed documents and texts with unindexed words."""
+    ds = demo_dataset()
+    docs = list(ds.documents.values())
+    an = Analyzer(**kwargs)
+    idx = CollectionIndex.build(docs[: len(docs) // 2], an)
+    rng = np.random.default_rng(0)
+    words = " ".join(d.text for d in docs).split()
+    texts = [d.text for d in docs] + [
+        " ".join(rng.choice(words, size=30)) + " The THE the running Runs" for _ in range(20)
+    ]
+    for row, text in enumerate(texts):
+        want = np.asarray([idx.vocab.get(t, -1) for t in an.analyze(text)], dtype=np.int32)
+        np.testing.assert_array_equal(idx.token_ids(10_000 + row, text), want)
