@@ -226,7 +226,7 @@ class Analyzer:
             return list(tokens)
         cache = self._cache
         # cached stems in one C-level pass; the stemmer only for tokens not seen before
-        out = list(map(cache.get, tokens))
+        out: list[str | None] = list(map(cache.get, tokens))
         if None in out:
             for k, s in enumerate(out):
                 if s is None:
@@ -236,7 +236,7 @@ class Analyzer:
                         s = st.stemWord(t)
                         cache[t] = s
                     out[k] = s
-        return out
+        return out  # type: ignore[return-value]  # every None was filled above
 
     def analyze(self, text: str) -> list[str]:
         """Index terms of ``text``, in order (positions are list indices)."""
