@@ -457,3 +457,21 @@ def test_token_ids_equal_the_analyzed_text(kwargs: dict[str, Any]) -> None:
     for row, text in enumerate(texts):
         want = np.asarray([idx.vocab.get(t, -1) for t in an.analyze(text)], dtype=np.int32)
         np.testing.assert_array_equal(idx.token_ids(10_000 + row, text), want)
+
+
+def test_vector_table_stack_equals_np_stack() -> None:
+    from axiomatic.axioms.similarity import _stack
+
+    rng = np.random.default_rng(1)
+    cases = [
+        [rng.normal(size=5).astype(np.float32) for _ in range(7)],
+        [rng.normal(size=5) for _ in range(3)] + [rng.normal(size=5).astype(np.float32)],
+        [[1.0, 2.0], [3.0, 4.0]],
+        [rng.normal(size=(1, 4)) for _ in range(3)],  # 2-d entries: np.stack's 3-d result
+    ]
+    for vs in cases:
+        got, want = _stack(vs), np.stack(vs)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):  # unequal lengths are still refused
+        _stack([np.zeros(3), np.zeros(4)])

@@ -55,11 +55,14 @@ class VectorSimilarity:
             # one stack (no 10^4 small conversions), written into a float64 table with a zero
             # row appended for unknown terms (index -1), normalized in place: the same values
             # as converting, then dividing each vector (float32 -> float64 is exact)
-            stacked = np.stack(list(self.vectors.values())) if terms else np.zeros((0, 1))
+            stacked = _stack(list(self.vectors.values())) if terms else np.zeros((0, 1))
             padded = np.zeros((len(terms) + 1, stacked.shape[1]))
             E = padded[:-1]
             E[...] = stacked
-            norm = np.linalg.norm(E, axis=1, keepdims=True)
+            # row norms in blocks: the same per-row values, without a table-sized temporary
+            norm = np.empty((len(E), 1))
+            for lo in range(0, len(E), 2048):
+                norm[lo : lo + 2048] = np.linalg.norm(E[lo : lo + 2048], axis=1, keepdims=True)
             np.divide(E, np.where(norm > 0, norm, 1.0), out=E)
             # a row is non-zero after normalizing exactly when its norm was positive and finite
             # (0 stays 0; an infinite or NaN norm leaves zeros or NaNs, whose norm is not > 0)
@@ -92,6 +95,19 @@ class VectorSimilarity:
         same = ia[:, None] == ib[None, :]
         sim = np.where(ka[:, None] & kb[None, :], sim, 0.0)
         return np.where(same, 1.0, sim)
+
+
+def _stack(vectors: list[Any]) -> np.ndarray:
+    """``np.stack(vectors)``; for equally long 1-d arrays (the usual table) one C-level
+    concatenation instead of a Python-level step per vector (same values)."""
+    try:
+        flat = np.concatenate(vectors)
+        lens = np.fromiter(map(len, vectors), dtype=np.int64, count=len(vectors))
+    except (ValueError, TypeError):  # 0-d entries, mixed ranks: np.stack says what is wrong
+        return np.stack(vectors)
+    if flat.ndim == 1 and (lens == lens[0]).all():
+        return flat.reshape(len(vectors), int(lens[0]))
+    return np.stack(vectors)
 
 
 class MiniLMSimilarity(VectorSimilarity):
