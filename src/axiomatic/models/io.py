@@ -255,4 +255,3 @@ def load_model(
     if device is not None:
         model.to(device)
     return model
-
