@@ -23,6 +23,8 @@ from axiomatic.data.records import Document, Query
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
 
+PROX = ("PROX1", "PROX2", "PROX3", "PROX4", "PROX5")
+
 WORDS = ["apple", "bank", "cat", "dog", "eel", "fig", "goat", "hat"]
 FEATURES = ("avg_between", "first_sum", "phrase", "group_occ", "group_cnt", "span")
 
@@ -107,9 +109,10 @@ def test_proximity_features_equal_the_reference_loop_on_random_texts(docs, query
 
 def test_documents_are_analyzed_once_across_contexts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two contexts over the same candidates (another query, a rebuilt context) reuse the
-    positional index instead of analyzing every candidate again."""
+    positional index instead of analyzing every candidate again (index built without its
+    token table: candidates are analyzed lazily, once)."""
     ds = demo_dataset()
-    idx = CollectionIndex.build(list(ds.documents.values()), Analyzer())
+    idx = CollectionIndex.build(list(ds.documents.values()), Analyzer(), positions=False)
     calls: list[str] = []
     real = Analyzer.analyze
     monkeypatch.setattr(
@@ -123,6 +126,37 @@ def test_documents_are_analyzed_once_across_contexts(monkeypatch: pytest.MonkeyP
     texts = {d.text for d in docs}
     analyzed = [t for t in calls if t in texts]
     assert analyzed and len(analyzed) == len(set(analyzed))  # each candidate at most once
+
+
+def test_token_table_from_indexing_means_no_analysis_at_query_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The default index keeps every document's token ids from its indexing pass: proximity
+    axioms never analyze an indexed candidate, and give the same preferences as the lazy path."""
+    ds = demo_dataset()
+    docs_all = list(ds.documents.values())
+    idx = CollectionIndex.build(docs_all, Analyzer())
+    lazy = CollectionIndex.build(docs_all, Analyzer(), positions=False)
+    assert idx.token_table is not None and lazy.token_table is None
+    assert len(idx.token_table[0]) == idx.total_terms
+    qids = [q for q in ds.queries if len(ds.candidate_ids(q)) > 2]
+    want = {}
+    for qid in qids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(qid)]
+        ctx = QueryContext.build(ds.queries[qid], docs, lazy)
+        want[qid] = {a: parse_axiom(a).preferences(ctx) for a in PROX}
+    calls: list[str] = []
+    real = Analyzer.analyze
+    monkeypatch.setattr(
+        Analyzer, "analyze", lambda self, text: calls.append(text) or real(self, text)
+    )
+    for qid in qids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(qid)]
+        ctx = QueryContext.build(ds.queries[qid], docs, idx)
+        for a in PROX:
+            np.testing.assert_array_equal(parse_axiom(a).preferences(ctx), want[qid][a])
+        texts = {d.text for d in docs}
+        assert not [t for t in calls if t in texts]
 
 
 def test_length_matrix_once_per_context_and_tolerance(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,9 @@ rows (the case the deduplication exploits) and with few.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -448,7 +450,7 @@ def test_token_ids_equal_the_analyzed_text(kwargs: dict[str, Any]) -> None:
     ds = demo_dataset()
     docs = list(ds.documents.values())
     an = Analyzer(**kwargs)
-    idx = CollectionIndex.build(docs[: len(docs) // 2], an)
+    idx = CollectionIndex.build(docs[: len(docs) // 2], an, positions=False)  # lazy path
     rng = np.random.default_rng(0)
     words = " ".join(d.text for d in docs).split()
     texts = [d.text for d in docs] + [
@@ -457,6 +459,16 @@ def test_token_ids_equal_the_analyzed_text(kwargs: dict[str, Any]) -> None:
     for row, text in enumerate(texts):
         want = np.asarray([idx.vocab.get(t, -1) for t in an.analyze(text)], dtype=np.int32)
         np.testing.assert_array_equal(idx.token_ids(10_000 + row, text), want)
+    # the token table kept at indexing time holds the same ids, also after a save/load
+    full = CollectionIndex.build(docs, an)
+    assert full.token_table is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = CollectionIndex.load(full.save(Path(tmp) / "ix"))
+    assert loaded.token_table is not None
+    for row, d in enumerate(docs):
+        want = np.asarray([full.vocab[t] for t in an.analyze(d.text)], dtype=np.int32)
+        np.testing.assert_array_equal(full.token_ids(row), want)
+        np.testing.assert_array_equal(loaded.token_ids(row), want)
 
 
 def test_vector_table_stack_equals_np_stack() -> None:

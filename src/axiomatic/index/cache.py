@@ -45,7 +45,7 @@ __all__ = [
     "documents_fingerprint",
 ]
 
-CACHE_FORMAT = f"{INDEX_FORMAT_VERSION}.2"
+CACHE_FORMAT = f"{INDEX_FORMAT_VERSION}.3"  # .3: indexes keep their token table
 """Version of the cached index: the index file format and the recipe of the key."""
 
 

@@ -2,7 +2,8 @@
 
 Built once from any iterable of :class:`~axiomatic.data.records.Document`, saved to a directory
 (``.npz`` + ``.json``, no pickle) and loaded back. Memory is that of the collection (one CSR matrix),
-never of the number of queries. Term positions are computed on demand from the stored texts.
+never of the number of queries. Each document's token ids (its positional index) are kept from the
+same analysis pass by default (4 bytes per token), so proximity features never re-analyze texts.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +59,7 @@ class CollectionIndex:
         tf: sp.csr_matrix,
         doc_len: np.ndarray,
         texts: Mapping[str, str] | None = None,
+        token_table: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.analyzer = analyzer
         self.doc_ids = doc_ids
@@ -70,6 +73,16 @@ class CollectionIndex:
         self.cf = np.asarray(tf.sum(axis=0)).ravel().astype(np.int64)
         self._tf_csc: sp.csc_matrix | None = None
         self._token_ids: dict[int, np.ndarray] = {}
+        # The positional index of every document, from the pass that counted its terms:
+        # ``(ids, offsets)``, document ``r``'s tokens are ``ids[offsets[r]:offsets[r + 1]]``
+        # (int32 term ids; 4 bytes per token, i.e. ``4 * total_terms``). Proximity axioms then
+        # read candidates' token ids instead of analyzing their texts at query time.
+        self.token_table = token_table
+        if token_table is not None and len(token_table[1]) != len(doc_ids) + 1:
+            raise ValueError(
+                f"token table has {len(token_table[1]) - 1} documents, the index {len(doc_ids)}; "
+                "rebuild the index"
+            )
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -79,8 +92,15 @@ class CollectionIndex:
         analyzer: Analyzer,
         keep_texts: bool = True,
         progress: bool = False,
+        positions: bool = True,
     ) -> CollectionIndex:
-        """Analyze and count every document (one pass; memory = the CSR matrix)."""
+        """Analyze and count every document (one pass; memory = the CSR matrix).
+
+        ``positions`` also keeps each document's token ids from the same pass (the positional
+        index, :attr:`token_table`: 4 bytes per token, about the size of ``tf`` again), so that
+        proximity features never analyze a candidate at query time; ``False`` analyzes
+        candidates lazily instead (once per document, :meth:`token_ids`).
+        """
         vocab: dict[str, int] = {}
         indptr = [0]
         indices: list[int] = []
@@ -89,6 +109,8 @@ class CollectionIndex:
         doc_len: list[int] = []
         texts: dict[str, str] | None = {} if keep_texts else None
         seen: set[str] = set()
+        tok_ids = array("i") if positions else None
+        tok_offsets = [0]
         it: Iterable[Document] = documents
         if progress:
             from axiomatic._progress import track
@@ -110,6 +132,9 @@ class CollectionIndex:
                 indices.append(tid)
                 data.append(c)
             indptr.append(len(indices))
+            if tok_ids is not None:
+                tok_ids.extend(map(vocab.__getitem__, tokens))
+                tok_offsets.append(len(tok_ids))
             doc_ids.append(doc.doc_id)
             doc_len.append(len(tokens))
             if texts is not None:
@@ -126,7 +151,13 @@ class CollectionIndex:
         terms = [""] * len(vocab)
         for t, i in vocab.items():
             terms[i] = t
-        return cls(analyzer, doc_ids, terms, tf, np.asarray(doc_len, dtype=np.int64), texts)
+        table = None
+        if tok_ids is not None:
+            table = (
+                np.frombuffer(tok_ids, dtype=np.int32) if len(tok_ids) else np.zeros(0, np.int32),
+                np.asarray(tok_offsets, dtype=np.int64),
+            )
+        return cls(analyzer, doc_ids, terms, tf, np.asarray(doc_len, dtype=np.int64), texts, table)
 
     # ------------------------------------------------------------------ stats
     @property
@@ -225,6 +256,9 @@ class CollectionIndex:
         a candidate do not analyze it again. ``text`` is the indexed text when the index was
         built without texts (``keep_texts=False``).
         """
+        if self.token_table is not None:
+            ids, offsets = self.token_table
+            return ids[offsets[row] : offsets[row + 1]]
         out = self._token_ids.get(row)
         if out is None:
             if text is None:
@@ -263,6 +297,9 @@ class CollectionIndex:
         (tmp / "terms.json").write_text(
             json.dumps(self.terms, ensure_ascii=False), encoding="utf-8"
         )
+        if self.token_table is not None:
+            np.save(tmp / "token_ids.npy", self.token_table[0])
+            np.save(tmp / "token_offsets.npy", self.token_table[1])
         if self.texts is not None:
             with open(tmp / "texts.jsonl", "w", encoding="utf-8") as fh:
                 for d in self.doc_ids:
@@ -301,7 +338,10 @@ class CollectionIndex:
         if (path / "texts.jsonl").exists():
             with open(path / "texts.jsonl", encoding="utf-8") as fh:
                 texts = {d: json.loads(line) for d, line in zip(doc_ids, fh, strict=True)}
-        return cls(analyzer, doc_ids, terms, tf, doc_len, texts)
+        table = None
+        if (path / "token_ids.npy").exists() and (path / "token_offsets.npy").exists():
+            table = (np.load(path / "token_ids.npy"), np.load(path / "token_offsets.npy"))
+        return cls(analyzer, doc_ids, terms, tf, doc_len, texts, table)
 
     def __repr__(self) -> str:
         return (
