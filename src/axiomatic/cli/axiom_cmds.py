@@ -678,6 +678,15 @@ def rerank(
             "ranker applied to it; a run:PATH --base must be given its own --train-run).",
         ),
     ] = None,
+    imitate: Annotated[
+        str | None,
+        typer.Option(
+            "--imitate",
+            help="For --aggregation learned: fit the weights to imitate this run of "
+            "--train-dataset ([NAME=][run:]FILE; its pairwise order, any ranker's scores) "
+            "instead of the qrels.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the KwikSort pivots.")] = 0,
     train_dataset: Annotated[
         str | None,
@@ -721,6 +730,8 @@ def rerank(
         )
     if train_run is not None and aggregation != "learned":
         raise fail("--train-run is for --aggregation learned (with --train-dataset)")
+    if imitate is not None and aggregation != "learned":
+        raise fail("--imitate is for --aggregation learned (with --train-dataset)")
     if aggregation == "learned" and train_dataset is None:
         raise fail(
             "--aggregation learned needs --train-dataset NAME (a dataset with qrels to "
@@ -782,6 +793,7 @@ def rerank(
                 t_run = rerank_fn(train_ranker, train)
             except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
                 raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
+        target = _imitate_run(imitate, train) if imitate is not None else None
         extra.update(train=train, train_run=t_run)
         if "weights" not in extra:
             from axiomatic.diagnose.rerank import learn_weights, weighted_combination
@@ -794,6 +806,7 @@ def rerank(
                     depth,
                     index=dataset_index(train, analyzer=index.analyzer),
                     seed=seed,
+                    target=target,
                 )
                 combo = weighted_combination(extra["weights"], pairwise)
             except (KeyError, ValueError) as exc:
@@ -833,6 +846,30 @@ def rerank(
         console.print(rich_table(wide.map(lambda v: f"{v:.3f}"), title=f"{dataset}: effectiveness"))
     else:
         err_console.print("[yellow]note:[/] the dataset has no qrels; nothing evaluated")
+
+
+def _imitate_run(value: str, train: Any) -> dict[str, dict[str, float]]:
+    """The ``--imitate`` run, restricted to ``train``'s queries: the learned weights imitate
+    its pairwise order (``learn_weights(target=)``). A run of another dataset is refused here,
+    not later as "no training pairs"."""
+    from axiomatic.cli.run_inputs import parse_named_paths
+    from axiomatic.data.trec import read_run
+
+    name, sep, rest = value.partition("=run:")
+    value = f"{name}={rest}" if sep else value.removeprefix("run:")
+    path = parse_named_paths([value], "--imitate")[0].path
+    try:
+        run = read_run(path)
+    except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
+        raise fail(f"--imitate {path}: {exc}") from None
+    matched = {q: v for q, v in run.items() if q in train.queries}
+    if not matched:
+        raise fail(
+            f"--imitate {path} ranks none of the {len(train.queries)} queries of "
+            f"--train-dataset {train.name!r} ({len(run)} other queries, e.g. "
+            f"{', '.join(sorted(run)[:3])}); pass a run of the training dataset"
+        )
+    return matched
 
 
 def _run_base(
