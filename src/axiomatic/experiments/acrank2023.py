@@ -42,11 +42,11 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
+from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
 
 MEASURES = ("nDCG@1", "nDCG@10", "AP")
 LABELS = {"nDCG@1": "NDCG@1", "nDCG@10": "NDCG@10", "AP": "MAP"}
 ACRANK_ROWS = ("ACRank(TFC-A)", "ACRank(TFC-D)", "ACRank(TFC-A&D)")
-ROSSET_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 CANDIDATES_ROW = "candidate order"
 """The re-ranked list in its given order (BM25 for msmarco-dev-top20 and trec-dl-2019/bm25)."""
 DOCS_BEGIN = "<!-- BEGIN GENERATED (axiomatic experiment acrank2023) -->"
@@ -439,44 +439,24 @@ class ACRank2023:
         dirs = {r: d for r, d in dirs.items() if (d / "model").is_dir()}
         if not dirs:
             return None
-        from axiomatic.diagnose.diagnosis import diagnose
-        from axiomatic.diagnose.mining import mine, read_instances
+        from axiomatic.experiments.diagnosis import diagnose_models
         from axiomatic.models import load_model
-        from axiomatic.models.ranker import NeuralRanker
-        from axiomatic.perturb import DocumentPerturber, build_vocabulary
-        from axiomatic.text.analyzer import parse_analyzer
-        from axiomatic.training.analysis import perturbation_agreement
-        from axiomatic.training.augmenters import visible_tokens
 
         t0 = time.perf_counter()
         data = self._data(sp)
         test = _cap_queries(data.test, p.diagnose_queries, 3, "test")
         if test.candidates is not None:
             test.candidates = {q: c[: p.diagnose_depth] for q, c in test.candidates.items()}
-        inst_dir = self.out_dir / "diagnosis" / sp.name / "instances"
-        mine(test, p.diagnose_axioms, inst_dir, depth=p.diagnose_depth, progress=False)
-        instances, artificial = read_instances(inst_dir)
         models = {r: load_model(d / "model") for r, d in dirs.items()}
-        rankers = {r: NeuralRanker(m, name=r) for r, m in models.items()}
-        result: dict[str, Any] = {"instances": {}, "fulfilment": {}, "agreement": {}}
-        if len(instances):
-            counts = instances.groupby("axiom").size()
-            result["instances"] = {str(k): int(v) for k, v in counts.items()}
-            diag = diagnose(instances, rankers, test, artificial)
-            piv = diag.pivot("axiom")
-            result["fulfilment"] = {
-                str(r): {str(c): float(piv.loc[r, c]) for c in piv.columns} for r in piv.index
-            }
-            mc = diag.mcnemar()
-            mc.to_csv(out_file.parent / "mcnemar.csv", index=False)
-        an = parse_analyzer("default", language=test.language)
-        texts = [test.documents[d].text for q in test.queries for d in test.candidate_ids(q)]
-        vocab = build_vocabulary(texts, an, min_count=1)
-        for r, m in models.items():
-            pert = DocumentPerturber(an, vocab, lnc_terms=3, max_position=visible_tokens(m))
-            result["agreement"][r] = perturbation_agreement(
-                m, test, pert, ROSSET_AXIOMS, n_pairs=p.agreement_pairs, depth=p.diagnose_depth
-            )
+        result = diagnose_models(
+            test,
+            models,
+            out_file.parent,
+            p.diagnose_axioms,
+            p.diagnose_depth,
+            p.agreement_pairs,
+            ROSSET_AXIOMS,
+        )
         result["seconds"] = round(time.perf_counter() - t0, 1)
         result["queries"] = len(test.queries)
         write_json(out_file, result)
