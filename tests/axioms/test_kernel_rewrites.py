@@ -362,6 +362,34 @@ def test_vector_similarity_equals_the_old_matrix(seed: int) -> None:
             np.testing.assert_array_equal(sim.matrix(b, a), old_vector_matrix(vectors, b, a))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_vector_similarity_of_a_few_terms_skips_the_table(seed: int) -> None:
+    """A few terms (REG's query terms) before any large request are normalized directly,
+    without building the whole table: the same values as the table path."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(80)]
+    vectors = {w: rng.normal(size=8).astype(rng.choice([np.float32, np.float64])) for w in words}
+    vectors["w0"] = np.zeros(8, np.float32)
+    vectors["w1"] = vectors["w2"].copy()
+    vectors["w3"] = np.full(8, 1e-170)
+    vectors["w4"] = np.full(8, 1e-160)
+    vectors["w5"] = np.full(8, 1e200)
+    pool = [*words[:8], *words[8:12], "unknown1", "unknown2"]
+    table = VectorSimilarity(vectors)
+    with np.errstate(over="ignore", invalid="ignore"):
+        table._normalized()
+    for _ in range(5):
+        a = list(rng.choice(pool, size=int(rng.integers(0, 6))))
+        b = list(rng.choice(pool, size=int(rng.integers(1, 6))))
+        sim = VectorSimilarity(vectors)
+        with np.errstate(over="ignore", invalid="ignore"):
+            got = sim.matrix(a, b)
+            np.testing.assert_array_equal(got, table.matrix(a, b))
+            np.testing.assert_array_equal(got, old_vector_matrix(vectors, a, b))
+        assert sim._table is None  # no table built for a few terms
+    assert VectorSimilarity({}).matrix(["x"], ["x", "y"]).tolist() == [[1.0, 0.0]]
+
+
 def test_vocabulary_matrix_and_sizes_equal_the_string_path_on_the_demo() -> None:
     import scipy.sparse as sp
 

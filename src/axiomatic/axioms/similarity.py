@@ -72,11 +72,33 @@ class VectorSimilarity:
         return self._table
 
     def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        if self._table is None and len(terms) * 8 < len(self.vectors):
+            # a few terms (e.g. REG's query terms) before any large request: normalize just
+            # their vectors instead of building the whole table (first-use cost of the table)
+            return self._embed_direct(terms)
         pos, _ = self._normalized()
         assert self._padded is not None  # built with the table
         padded, nonzero = self._padded
         rows = np.fromiter(map(pos.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))
         return padded[rows], nonzero[rows]
+
+    def _embed_direct(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The rows :meth:`_embed` gathers from the table, computed for ``terms`` alone: the
+        same conversion and per-row norms (a row's norm is a reduction over that row only),
+        so the same values, bit for bit."""
+        vecs = self.vectors
+        known = np.fromiter(map(vecs.__contains__, terms), dtype=bool, count=len(terms))
+        width = _stack([next(iter(vecs.values()))]).shape[1]
+        out = np.zeros((len(terms), width))
+        nonzero = np.zeros(len(terms), dtype=bool)
+        if known.any():
+            sub = np.empty((int(known.sum()), width))
+            sub[...] = _stack([vecs[t] for t, k in zip(terms, known, strict=True) if k])
+            norm = np.linalg.norm(sub, axis=1, keepdims=True)
+            np.divide(sub, np.where(norm > 0, norm, 1.0), out=sub)
+            out[known] = sub
+            nonzero[known] = np.isfinite(norm[:, 0]) & (norm[:, 0] > 0)
+        return out, nonzero
 
     def matrix(self, terms_a: Sequence[str], terms_b: Sequence[str]) -> np.ndarray:
         la, lb = list(terms_a), list(terms_b)
