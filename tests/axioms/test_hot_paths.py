@@ -159,6 +159,25 @@ def test_token_table_from_indexing_means_no_analysis_at_query_time(
         assert not [t for t in calls if t in texts]
 
 
+def test_positional_table_gathered_from_the_token_table_equals_the_lazy_path() -> None:
+    """The candidates' positional table gathered in one step from the index's token table
+    equals the per-document path (every min_terms; a non-indexed candidate falls back)."""
+    ds = demo_dataset()
+    docs_all = list(ds.documents.values())
+    idx = CollectionIndex.build(docs_all, Analyzer())
+    lazy = CollectionIndex.build(docs_all, Analyzer(), positions=False)
+    extra = Document(doc_id="new", text=docs_all[0].text + " " + docs_all[1].text)
+    for qid in ds.queries:
+        docs = [ds.documents[d] for d in ds.candidate_ids(qid)]
+        for cands in (docs, [*docs, extra]):
+            for min_terms in (0, 1, 2, 3):
+                got = QueryContext.build(ds.queries[qid], cands, idx).positional_table(min_terms)
+                want = QueryContext.build(ds.queries[qid], cands, lazy).positional_table(min_terms)
+                for g, w in zip(got, want, strict=True):
+                    assert g.dtype == w.dtype
+                    np.testing.assert_array_equal(g, w)
+
+
 def test_length_matrix_once_per_context_and_tolerance(monkeypatch: pytest.MonkeyPatch) -> None:
     from axiomatic.axioms.kernels import _common
 

@@ -271,13 +271,26 @@ class QueryContext:
             if min_terms <= 1:
                 use |= self.rows < 0
             empty = np.zeros(0, dtype=np.int64)
-            parts = [
-                np.asarray(self.token_ids(i), dtype=np.int64) if use[i] else empty
-                for i in range(self.n)
-            ]
-            lens = np.asarray([len(p) for p in parts], dtype=np.int64)
-            offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-            toks = np.concatenate(parts) if parts else empty
+            table = self.index.token_table if self.index is not None else None
+            if table is not None and self.n and (self.rows[use] >= 0).all():
+                # every used candidate is indexed: one gather from the index's token table
+                ids, starts_all = table
+                r = self.rows[use]
+                starts = starts_all[r]
+                lens = np.zeros(self.n, dtype=np.int64)
+                lens[use] = starts_all[r + 1] - starts
+                offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+                cnt = lens[use]
+                pos = np.arange(int(offsets[-1])) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+                toks = ids[np.repeat(starts, cnt) + pos].astype(np.int64)
+            else:
+                parts = [
+                    np.asarray(self.token_ids(i), dtype=np.int64) if use[i] else empty
+                    for i in range(self.n)
+                ]
+                lens = np.asarray([len(p) for p in parts], dtype=np.int64)
+                offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+                toks = np.concatenate(parts) if parts else empty
             q = self.query_term_ids()
             if len(q) == 0 or len(toks) == 0:
                 return toks, np.full(len(toks), -1, dtype=np.int64), offsets
