@@ -24,6 +24,11 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert (out / "pretrain" / "simple" / "encoder" / "config.json").exists()
     assert "Few-shot fine-tuning" in md and len(results["few_shot"]) == 2
     assert (out / "img" / "ares_fig3_few_shot.png").stat().st_size > 0
+    diag = results["diagnosis"]  # ARES vs the un-pre-trained cross-encoder, same API as acrank
+    models = {"MiniLM cross-encoder (no pre-training)", "ARES_simple"}
+    assert set(diag["agreement"]) == models and diag["queries"] == 2
+    assert set(diag["fulfilment"]) == models or not diag["instances"]
+    assert "Axiomatic diagnosis: does pre-training raise axiom fulfilment?" in md
 
 
 def test_axioms_lists_the_query_pair_family() -> None:

@@ -10,6 +10,9 @@
    selected on zero-shot dev queries (``msmarco-dev-top20/train``, never a test split);
 4. zero-shot re-ranking of BM25 candidates (MRR@10, nDCG@10) of BM25, the un-pre-trained MiniLM
    cross-encoder, the zero-shot MiniLM bi-encoder and ARES, with paired t-tests (Holm).
+5. few-shot fine-tuning curves (Figure 3);
+6. the axiomatic diagnosis of ARES vs the un-pre-trained cross-encoder (mined document-pair
+   axiom fulfilment and Rosset perturbation agreement, shared with acrank2023).
 
 all-MiniLM-L6-v2 was itself trained contrastively on about a billion sentence pairs including
 MS MARCO: "zero-shot" here means "no training on our qrels", not "never saw MS MARCO-like data".
@@ -62,6 +65,12 @@ class AresPlan:
     few_shot_sizes: list[int] = field(default_factory=lambda: [10, 50, 100, 200, 400])
     few_shot_steps: int = 100
     few_shot_lr: float = 2e-5
+    diagnose_set: str = "msmarco-dev-top20/test"
+    diagnose_queries: int = 50
+    diagnose_depth: int = 10
+    diagnose_axioms: str = "TFC1,TFC2,M-TDC,LNC2"
+    diagnose_analyzer: str = "thesis"
+    agreement_pairs: int = 200
 
     @classmethod
     def quick(cls) -> AresPlan:
@@ -82,6 +91,11 @@ class AresPlan:
             few_shot_test="demo/test",
             few_shot_sizes=[2],
             few_shot_steps=2,
+            diagnose_set="demo/test",
+            diagnose_queries=2,
+            diagnose_depth=4,
+            diagnose_axioms="TFC1,LNC2",
+            agreement_pairs=6,
         )
 
 
@@ -326,6 +340,55 @@ def run_few_shot(
     return results
 
 
+def run_diagnosis(
+    plan: AresPlan, out: Path, pretrain: dict[str, Any], echo: Callable[[str], None],
+    data_root: Any = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Does ARES pre-training raise fulfilment of the axioms? The pre-trained cross-encoders
+    next to the un-pre-trained MiniLM cross-encoder (the zero-shot baseline, same seed) on the
+    first ``diagnose_queries`` test queries (sorted ids), BM25 top ``diagnose_depth``: mined
+    document-pair axiom fulfilment and Rosset perturbation agreement, the diagnosis of
+    acrank2023 (:func:`axiomatic.experiments.diagnosis.diagnose_models`). Cached."""
+    path = out / "diagnosis" / "diagnosis.json"
+    if path.exists():
+        return dict(read_json(path))
+    if not pretrain:
+        return {}
+    from axiomatic.experiments.common import load_split
+    from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnose_models
+    from axiomatic.models.io import load_model
+    from axiomatic.models.transformer import CrossEncoder
+
+    t0 = time.perf_counter()
+    ds = load_split(plan.diagnose_set, data_root, plan.diagnose_depth)
+    test = ds.subset(sorted(ds.queries)[: plan.diagnose_queries])
+    if test.candidates is not None:
+        test.candidates = {q: c[: plan.diagnose_depth] for q, c in test.candidates.items()}
+    models = {
+        "MiniLM cross-encoder (no pre-training)": _seeded(
+            lambda: CrossEncoder(max_length=plan.max_length), plan.seed
+        )
+    }
+    for v, s in pretrain.items():
+        models[f"ARES_{v}"] = load_model(str(s["encoder"]))
+    for m in models.values():
+        m.eval()
+    result = diagnose_models(
+        test, models, path.parent, plan.diagnose_axioms, plan.diagnose_depth,
+        plan.agreement_pairs, ROSSET_AXIOMS, analyzer=plan.diagnose_analyzer,
+    )  # fmt: skip
+    result.update(
+        set=plan.diagnose_set,
+        queries=len(test.queries),
+        depth=plan.diagnose_depth,
+        analyzer=plan.diagnose_analyzer,
+        seconds=round(time.perf_counter() - t0, 1),
+    )
+    write_json(path, result)
+    echo(f"diagnosis: {len(models)} models on {len(test.queries)} queries in {result['seconds']} s")
+    return result
+
+
 def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Path) -> Path | None:
     """Figure 3: test MRR@10 against the number of training queries (0 = zero-shot)."""
     import matplotlib
@@ -367,6 +430,7 @@ def _seeded(make: Callable[[], Any], seed: int) -> Any:
 def render_markdown(
     plan: AresPlan, predictor: dict[str, Any], pretrain: dict[str, Any], zero: dict[str, Any],
     meta: dict[str, Any], bench: dict[str, Any] | None = None, few: dict[str, Any] | None = None,
+    diagnosis: dict[str, Any] | None = None,
 ) -> str:  # fmt: skip
     lines = [
         "# ARES: axiomatically regularized pre-training (Chen et al., SIGIR 2022)",
@@ -460,6 +524,8 @@ def render_markdown(
             for r in sorted(few.values(), key=lambda r: (r["model"], r["n_queries"]))
         ]  # fmt: skip
         lines += [markdown_table(rows, ["model", "training queries", *MEASURES]), ""]
+    if diagnosis:
+        lines += _diagnosis_lines(diagnosis)
     if bench:
         lines += [
             "## Speed (benchmarks/bench_ares.py, one core)",
@@ -485,13 +551,42 @@ def render_markdown(
     return "\n".join(lines)
 
 
+def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
+    from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+
+    lines = [
+        "## Axiomatic diagnosis: does pre-training raise axiom fulfilment?",
+        "",
+        f"{diag['queries']} queries of {diag['set']} (first by sorted id), BM25 top "
+        f"{diag['depth']}; document-pair instances mined with the {diag['analyzer']} analyzer "
+        f"(default variants: LNC2 and M-TDC relaxed), per axiom: {diag.get('instances')}. "
+        "Fulfilment: fraction of an axiom's instances the model orders as the axiom prefers "
+        "(McNemar tests in diagnosis/mcnemar.csv of the output folder):",
+        "",
+    ]
+    ful = diag.get("fulfilment") or {}
+    if ful:
+        cols = sorted({c for v in ful.values() for c in v})
+        lines += [markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]), ""]
+    agr = diag.get("agreement") or {}
+    if agr:
+        lines += [
+            "Rosset perturbation agreement (fraction of pairs of a document and its edit where "
+            "delta * (s(d) - s(d')) > 0):",
+            "",
+            markdown_table([{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]),
+            "",
+        ]
+    return lines
+
+
 def run_ares2022(
     out: str | Path,
     quick: bool = False,
     echo: Callable[[str], None] | None = None,
     docs_path: str | Path | None = None,
     data_root: Any = None,
-    stages: Sequence[str] = ("predictor", "pretrain", "zero-shot", "few-shot"),
+    stages: Sequence[str] = ("predictor", "pretrain", "zero-shot", "few-shot", "diagnosis"),
     **overrides: Any,
 ) -> dict[str, Any]:
     """Run (or resume) the experiment into ``out``; writes ``out/summary.md`` and, when
@@ -534,6 +629,7 @@ def run_ares2022(
     )
     zero = run_zero_shot(plan, out, pretrain, echo, data_root) if "zero-shot" in stages else {}
     few = run_few_shot(plan, out, pretrain, echo, data_root) if "few-shot" in stages else {}
+    diagnosis = run_diagnosis(plan, out, pretrain, echo, data_root) if "diagnosis" in stages else {}
     plot_few_shot(few, zero, plan.few_shot_test, out / "img" / "ares_fig3_few_shot.png")
     meta = {
         "quick": quick,
@@ -546,7 +642,14 @@ def run_ares2022(
     bench_file = out / "bench_ares.json"
     bench = read_json(bench_file) if bench_file.exists() else None
     md = render_markdown(
-        plan, predictor or {"features": [], "settings": {}}, pretrain, zero, meta, bench, few
+        plan,
+        predictor or {"features": [], "settings": {}},
+        pretrain,
+        zero,
+        meta,
+        bench,
+        few,
+        diagnosis,
     )
     from axiomatic._atomic import atomic_write_text
 
@@ -567,6 +670,7 @@ def run_ares2022(
         "pretrain": pretrain,
         "zero_shot": zero,
         "few_shot": few,
+        "diagnosis": diagnosis,
     }
     write_json(out / "results.json", res)
     return res
