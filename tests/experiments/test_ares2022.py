@@ -29,6 +29,12 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert set(diag["agreement"]) == models and diag["queries"] == 2
     assert set(diag["fulfilment"]) == models or not diag["instances"]
     assert "Axiomatic diagnosis: does pre-training raise axiom fulfilment?" in md
+    abl = results["ablation"]  # Table 7: each variant scored, tested against ARES_simple
+    assert list(abl["means"]) == ["rep", "simple"] and "rep" in abl["tests"]["RR@10"]
+    assert (out / "pretrain" / "rep" / "encoder" / "config.json").exists()
+    assert "Ablation of ARES variants (Table 7)" in md
+    # the few-shot curve is only for few_shot_variants: the ablation variant gets none
+    assert not any(r["model"] == "ARES_rep" for r in results["few_shot"].values())
 
 
 def test_axioms_lists_the_query_pair_family() -> None:
