@@ -54,3 +54,33 @@ def test_bad_plans_fail_before_training(tmp_path) -> None:
     with pytest.raises(ValueError, match="unknown acrank2023 row 'BERT'"):
         run_acrank2023(tmp_path, quick=True, settings=bad)
     assert not list(tmp_path.iterdir())
+
+
+def test_zero_shot_depth_change_rescores_finished_units_without_retraining(tmp_path) -> None:
+    """A plan that changes zero_shot_depth (the reduced run went from BM25 top-20 to top-100)
+    re-scores the finished units from their saved model/ instead of keeping (and reporting)
+    the old depth's run; the old run is kept aside and nothing retrains."""
+    out = tmp_path / "acrank"
+    setting = {
+        "name": "demo",
+        "train": "demo/train",
+        "test": "demo/test",
+        "zero_shot": ["demo"],
+        "rows": ["KNRM"],
+    }
+    run_acrank2023(out, quick=True, settings=[setting], zero_shot_depth=3, echo=lambda s: None)
+    unit = out / "runs" / "demo" / "knrm-none-hinge" / "seed0"
+    first = json.loads((unit / "run_demo.json").read_text())
+    assert max(len(v) for v in first.values()) == 3
+    log_stamp = (unit / "log.jsonl").stat().st_mtime_ns
+    res = run_acrank2023(
+        out, quick=True, settings=[setting], zero_shot_depth=5, echo=lambda s: None
+    )
+    second = json.loads((unit / "run_demo.json").read_text())
+    assert max(len(v) for v in second.values()) == 5
+    assert json.loads((unit / "run_demo_depth3.json").read_text()) == first
+    metrics = json.loads((unit / "test_metrics.json").read_text())
+    assert metrics["zero_shot_depth"] == {"demo": 5}
+    assert (unit / "log.jsonl").stat().st_mtime_ns == log_stamp  # not retrained
+    zs = [r for r in res["rows"] if r["test"] == "demo" and r["row"] == "KNRM"]
+    assert len(zs) == 1 and zs[0]["NDCG@10"] == pytest.approx(metrics["test"]["demo"]["nDCG@10"])

@@ -367,16 +367,10 @@ class ACRank2023:
             "train_seconds": round(train_s, 1),
             **result.to_dict(),
         }
-        runs = {sp.test: score_dataset(net, data.test, depth=p.test_depth)}
-        zs_rows = sp.zero_shot_rows
-        for name, ds in data.zero_shot.items():
-            if zs_rows is None or any(row_unit(r, p.p) == unit for r in zs_rows):
-                runs[name] = score_dataset(net, ds, depth=p.zero_shot_depth)
-        out["test"] = {}
-        for name, run in runs.items():
-            write_json(d / f"run_{_slug(name)}.json", run)
-            ds = data.test if name == sp.test else data.zero_shot[name]
-            out["test"][name] = mean_values(per_query(run, ds, MEASURES))
+        # zero-shot sets are scored later, by _zero_shot_unit, after every setting has trained
+        run = score_dataset(net, data.test, depth=p.test_depth)
+        write_json(d / f"run_{_slug(sp.test)}.json", run)
+        out["test"] = {sp.test: mean_values(per_query(run, data.test, MEASURES))}
         out["score_seconds"] = round(time.perf_counter() - t0 - train_s, 1)
         write_json(done, out)
         # the unit is finished (test_metrics.json): its model/ folder is what later steps use;
@@ -392,6 +386,67 @@ class ACRank2023:
             + f" ({train_s:.0f}s train, {out['score_seconds']:.0f}s scoring)"
         )
         return out
+
+    def _zero_shot_units(self, sp: SettingPlan) -> list[Unit]:
+        """The units scored on ``sp.zero_shot`` (all of the setting's, or those of
+        ``zero_shot_rows``)."""
+        if sp.zero_shot_rows is None:
+            return self._units(sp)
+        units: list[Unit] = []
+        for r in sp.zero_shot_rows:
+            u = row_unit(r, self.plan.p)
+            if u not in units:
+                units.append(u)
+        return units
+
+    def _zero_shot_unit(self, sp: SettingPlan, unit: Unit, seed: int) -> None:
+        """Score a finished unit (its saved ``model/``) on the setting's zero-shot sets at the
+        plan's ``zero_shot_depth``.
+
+        Separate from training so that (a) a plan that adds zero-shot rows or changes the depth
+        re-uses finished units instead of retraining them, and (b) the zero-shot pass, the most
+        expendable part of a tight budget, runs after every setting has trained. The depth is
+        recorded in ``test_metrics.json`` (``zero_shot_depth``); a run at another depth (from an
+        earlier plan) is kept as ``run_<set>_depth<k>.json`` and no longer reported."""
+        p = self.plan
+        d = self._unit_dir(sp, unit, seed)
+        done = d / "test_metrics.json"
+        if not sp.zero_shot or not done.exists():
+            return
+        out = read_json(done)
+        depths: dict[str, int] = out.setdefault("zero_shot_depth", {})
+        todo = [n for n in sp.zero_shot if depths.get(n) != p.zero_shot_depth]
+        if not todo:
+            return
+        if not (d / "model").is_dir():
+            raise FileNotFoundError(
+                f"{d / 'model'} is missing: the finished unit {unit.slug} cannot be scored on "
+                f"{', '.join(todo)}; delete {d} to retrain it"
+            )
+        from axiomatic.models import load_model
+        from axiomatic.training.trainer import score_dataset
+
+        data = self._data(sp)
+        t0 = time.perf_counter()
+        net = load_model(d / "model")
+        for name in todo:
+            f = d / f"run_{_slug(name)}.json"
+            if f.exists():  # an earlier plan's run (depth unrecorded before: its longest list)
+                old = read_json(f)
+                k = depths.get(name) or max((len(v) for v in old.values()), default=0)
+                f.replace(d / f"run_{_slug(name)}_depth{k}.json")
+            ds = data.zero_shot[name]
+            run = score_dataset(net, ds, depth=p.zero_shot_depth)
+            write_json(f, run)
+            out["test"][name] = mean_values(per_query(run, ds, MEASURES))
+            depths[name] = p.zero_shot_depth
+        out.setdefault("zero_shot_seconds", {})[",".join(todo)] = round(time.perf_counter() - t0, 1)
+        write_json(done, out)
+        self.echo(
+            f"[acrank2023] {sp.name} {unit.slug} seed={seed} zero-shot (top-{p.zero_shot_depth}): "
+            + "; ".join(f"{n}: NDCG@10 {out['test'][n]['nDCG@10']:.4f}" for n in todo)
+            + f" ({time.perf_counter() - t0:.0f}s)"
+        )
 
     def _units(self, sp: SettingPlan) -> list[Unit]:
         p = self.plan
@@ -422,6 +477,10 @@ class ACRank2023:
                     self._train_unit(sp, unit, seed)
             if sp.diagnose:
                 self._diagnose(sp)
+        for sp in p.settings:
+            for seed in p.seeds:
+                for unit in self._zero_shot_units(sp):
+                    self._zero_shot_unit(sp, unit, seed)
         self.echo(f"[acrank2023] all units done ({time.perf_counter() - t0:.0f}s this call)")
         return self.report()
 
@@ -464,6 +523,13 @@ class ACRank2023:
         return result
 
     # ------------------------------------------------------------------ reporting
+    def _zero_shot_done(self, run_file: Path, name: str) -> bool:
+        """Whether ``run_file`` was scored at the plan's ``zero_shot_depth`` (an unrecorded or
+        other depth is an earlier plan's run, not comparable with this plan's rows)."""
+        f = run_file.parent / "test_metrics.json"
+        depths = read_json(f).get("zero_shot_depth", {}) if f.exists() else {}
+        return bool(depths.get(name) == self.plan.zero_shot_depth)
+
     def report(self) -> dict[str, Any]:
         """Summarize every finished unit on disk (works while units are still missing)."""
         from axiomatic.evaluate.significance import holm, paired_test
@@ -507,7 +573,7 @@ class ACRank2023:
                     vals = []
                     for seed in p.seeds:
                         f = self._unit_dir(sp, units[r], seed) / f"run_{_slug(ts)}.json"
-                        if f.exists():
+                        if f.exists() and (ts == sp.test or self._zero_shot_done(f, ts)):
                             vals.append(per_query(read_json(f), ds, MEASURES))
                     if vals:  # mean over seeds, per query
                         pq[r] = {
