@@ -218,7 +218,6 @@ def run_zero_shot(
     data_root: Any = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Zero-shot re-ranking of each eval set's BM25 top-``eval_depth`` candidates."""
-    from axiomatic.evaluate.significance import holm
     from axiomatic.experiments.common import load_split, mean_values
     from axiomatic.models.io import load_model
     from axiomatic.models.transformer import BiEncoder, CrossEncoder
@@ -262,26 +261,8 @@ def run_zero_shot(
             echo(f"{name}: scored with {mname} in {time.perf_counter() - t:.0f} s")
         per = {m: per_query(r, ds, MEASURES) for m, r in runs.items()}
         table = {m: mean_values(v) for m, v in per.items()}
-        tests = {}
         ref = next((m for m in runs if m.startswith("ARES_")), None)
-        if ref is not None:
-            from scipy.stats import ttest_rel
-
-            for meas in MEASURES:
-                ps, names = [], []
-                for m in runs:
-                    if m == ref:
-                        continue
-                    qs = sorted(per[ref][meas])
-                    a = np.array([per[ref][meas][q] for q in qs])
-                    b = np.array([per[m][meas].get(q, 0.0) for q in qs])
-                    p = float(ttest_rel(a, b).pvalue) if np.any(a != b) else 1.0
-                    ps.append(p)
-                    names.append(m)
-                adj: Any = holm(ps) if ps else []
-                tests[meas] = {
-                    n: {"p": p, "p_holm": float(q)} for n, p, q in zip(names, ps, adj, strict=True)
-                }
+        tests = _tests_against(per, ref) if ref is not None else {}
         results[name] = {
             "n_queries": len(ds.queries),
             "depth": plan.eval_depth,
@@ -291,6 +272,24 @@ def run_zero_shot(
         }
     write_json(path, results)
     return results
+
+
+def _tests_against(per: dict[str, Any], ref: str) -> dict[str, Any]:
+    """Paired t-test of ``per[ref]`` against every other system, per measure, Holm-corrected
+    over the others: ``{measure: {system: {"p", "p_holm"}}}``. A query missing from a
+    system's values counts 0 (it returned nothing for it)."""
+    from axiomatic.evaluate.significance import holm, paired_test
+
+    others = [m for m in per if m != ref]
+    tests: dict[str, Any] = {}
+    for meas in MEASURES:
+        a = per[ref][meas]
+        ps = [paired_test(a, {q: per[m][meas].get(q, 0.0) for q in a}).pvalue for m in others]
+        adj: Any = holm(ps) if ps else []
+        tests[meas] = {
+            m: {"p": float(p), "p_holm": float(q)} for m, p, q in zip(others, ps, adj, strict=True)
+        }
+    return tests
 
 
 def run_few_shot(
@@ -362,7 +361,6 @@ def run_ablation(
     import torch
 
     from axiomatic.ares.pretrain import check_variant, pretrain_ares
-    from axiomatic.evaluate.significance import holm
     from axiomatic.experiments.common import load_split, mean_values
     from axiomatic.models.io import load_model
     from axiomatic.training.trainer import score_dataset
@@ -396,22 +394,7 @@ def run_ablation(
                  f"{time.perf_counter() - t:.0f} s")  # fmt: skip
         per[v] = per_query(run, ds, MEASURES)
     means = {v: mean_values(per[v]) for v in variants}
-    tests: dict[str, Any] = {}
-    if "simple" in per:
-        from scipy.stats import ttest_rel
-
-        others = [v for v in variants if v != "simple"]
-        for meas in MEASURES:
-            qs = sorted(per["simple"][meas])
-            a = np.array([per["simple"][meas][q] for q in qs])
-            ps = []
-            for v in others:
-                b = np.array([per[v][meas].get(q, 0.0) for q in qs])
-                ps.append(float(ttest_rel(a, b).pvalue) if np.any(a != b) else 1.0)
-            adj: Any = holm(ps) if ps else []
-            tests[meas] = {
-                v: {"p": p, "p_holm": float(q)} for v, p, q in zip(others, ps, adj, strict=True)
-            }
+    tests = _tests_against(per, "simple") if "simple" in per else {}
     result = {
         "set": plan.ablation_set,
         "n_queries": len(ds.queries),
