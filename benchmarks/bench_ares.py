@@ -17,57 +17,101 @@ import os
 import time
 
 
+def _reference_ares_loss(model, qp, qn, docs, seed_step):  # the first implementation
+    """Hinge + MLM as first written: the MLM batch tokenized a second time, the special-token
+    mask row by row, ``x @ W.T + b`` in the LM head (kept to time before/after in one run)."""
+    import torch
+    import torch.nn.functional as F
+
+    from axiomatic.ares.pretrain import mask_tokens
+    from axiomatic.training.losses import pairwise_hinge
+
+    B = len(qp)
+    s = model(**model.encode_batch(qp + qn, docs + docs))
+    loss = pairwise_hinge(s[:B], s[B:], 1.0)
+    e = model.encode_batch(qp, docs)
+    special = torch.tensor(
+        [
+            model.tokenizer.get_special_tokens_mask(r, already_has_special_tokens=True)
+            for r in e["input_ids"].tolist()
+        ],
+        dtype=torch.bool,
+    ) | (e["attention_mask"] == 0)
+    g = torch.Generator().manual_seed(seed_step)
+    ids, labels = mask_tokens(e["input_ids"], special, model.tokenizer.mask_token_id, 30522, g)
+    h = model.token_embeddings(ids, e["attention_mask"], e["token_type_ids"])
+    sel = labels != -100
+    head = model.mlm_head
+    x = head.norm(F.gelu(head.dense(h[sel])))
+    mlm = F.cross_entropy(x @ head.word_embeddings.weight.T + head.bias, labels[sel])
+    return loss + mlm
+
+
 def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
-    """Seconds per training step: ARES (hinge + MLM) vs a plain cross-encoder hinge step on
-    the same (q+, q-, d) batch (forward + backward + AdamW), median of ``repeats``."""
-    import statistics
+    """Seconds per training step (forward + backward + AdamW) on the same (q+, q-, d) batch:
+    the plain cross-encoder hinge step (``AresLossStrategy(mlm_weight=0)``, the same code
+    path as the trainer's hinge step) vs the ARES step (``AresLossStrategy()``, hinge + MLM)
+    and the first ARES implementation (``reference``). The three run interleaved, round by
+    round, and each reports its minimum (a shared, loaded machine only adds time)."""
+    from types import SimpleNamespace
 
     import torch
 
-    from axiomatic.ares.pretrain import build_model, mask_tokens
-    from axiomatic.training.losses import pairwise_hinge
+    from axiomatic.ares.pretrain import AresLossStrategy, build_model
+    from axiomatic.training.samplers import Pair
 
     torch.set_num_threads(1)
     model = build_model(max_length)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     doc = ("solar panels convert sunlight into electricity and farms need land " * 12).strip()
-    docs = [doc] * batch
-    qp, qn = ["solar electricity panels"] * batch, ["farms land"] * batch
+    qp, qn = "solar electricity panels", "farms land"
+    trainer = SimpleNamespace(
+        config=SimpleNamespace(margin=1.0, seed=0),
+        train_data=SimpleNamespace(
+            queries={f"d{i}": SimpleNamespace(text=doc) for i in range(batch)}
+        ),
+        _text={"qp": qp, "qn": qn}.__getitem__,
+        model=model,
+        device=torch.device("cpu"),
+    )
+    pairs = [Pair(f"d{i}", "qp", "qn", 1, 0) for i in range(batch)]
+    plain_s, ares_s = AresLossStrategy(mlm_weight=0.0), AresLossStrategy()
 
-    def step(mlm: bool) -> float:
+    def step(kind: str, k: int) -> float:
         t = time.perf_counter()
-        enc = model.encode_batch(qp + qn, docs + docs)
-        s = model(**enc)
-        loss = pairwise_hinge(s[:batch], s[batch:], 1.0)
-        if mlm:
-            e = model.encode_batch(qp, docs)
-            special = torch.tensor(
-                [
-                    model.tokenizer.get_special_tokens_mask(r, already_has_special_tokens=True)
-                    for r in e["input_ids"].tolist()
-                ],
-                dtype=torch.bool,
-            )
-            g = torch.Generator().manual_seed(0)
-            ids, labels = mask_tokens(
-                e["input_ids"], special, model.tokenizer.mask_token_id, 30522, g
-            )
-            loss = loss + model.mlm_loss(ids, e["attention_mask"], e["token_type_ids"], labels)
+        if kind == "reference":
+            loss = _reference_ares_loss(model, [qp] * batch, [qn] * batch, [doc] * batch, k)
+        else:
+            loss, _ = (plain_s if kind == "plain" else ares_s).step_loss(trainer, pairs, k)
         opt.zero_grad()
         loss.backward()
         opt.step()
         return time.perf_counter() - t
 
-    step(True)  # warm-up
-    plain = statistics.median(step(False) for _ in range(repeats))
-    ares = statistics.median(step(True) for _ in range(repeats))
+    kinds = ("plain", "ares", "reference")
+    for kind in kinds:  # warm-up
+        step(kind, 0)
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    load_before = os.getloadavg()
+    for r in range(repeats):
+        for kind in kinds if r % 2 == 0 else kinds[::-1]:
+            times[kind].append(step(kind, r + 1))
+    plain, ares, ref = (min(times[k]) for k in kinds)
+    L = int(model.encode_batch([qp], [doc])["input_ids"].shape[1])
     return {
         "batch_pairs": batch,
         "max_length": max_length,
+        "sequence_length": L,
+        "repeats": repeats,
+        "threads": torch.get_num_threads(),
         "plain_hinge_step_s": plain,
         "ares_hinge_mlm_step_s": ares,
         "ratio": ares / plain,
+        "reference_ares_step_s": ref,
+        "reference_ratio": ref / plain,
+        "all_times_s": times,
+        "load_average_before": load_before,
         "load_average": os.getloadavg(),
     }
 
@@ -80,12 +124,18 @@ def main() -> None:
     ap.add_argument("--step", action="store_true", help="time a pre-training step instead")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--max-length", type=int, default=96)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--out", default=None, help="also write the JSON to this file")
     args = ap.parse_args()
     if args.step:
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(var, "1")
-        print(json.dumps(bench_step(args.batch, args.max_length, args.repeats), indent=1))
+        text = json.dumps(bench_step(args.batch, args.max_length, args.repeats), indent=1)
+        print(text)
+        if args.out:
+            from pathlib import Path
+
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
         return
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")

@@ -113,3 +113,112 @@ def test_pretraining_killed_and_resumed_gives_the_same_model(tmp_path, monkeypat
     s1 = plain.score_pairs(["solar power"], ["solar panels on a roof"], bf16=False)
     s2 = net.score_pairs(["solar power"], ["solar panels on a roof"], bf16=False)
     torch.testing.assert_close(s1, s2)
+
+
+# ------------------------------------------------------------------ the fast step == the plain formulation
+def _reference_step_loss(strategy, trainer, batch, step):
+    """The step as first written (kept as the reference): the hinge batch and the MLM batch
+    tokenized separately, the special-token mask row by row, full-vocabulary logits at every
+    position through ``x @ W.T + b``, cross-entropy over the masked positions."""
+    import torch.nn.functional as F
+
+    from axiomatic.ares.pretrain import mask_tokens
+    from axiomatic.training.losses import pairwise_hinge
+
+    cfg, model = trainer.config, trainer.model
+    docs = [trainer.train_data.queries[p.query_id].text for p in batch]
+    q_hi = [trainer._text(p.doc_hi) for p in batch]
+    q_lo = [trainer._text(p.doc_lo) for p in batch]
+    scores = model(**model.encode_batch(q_hi + q_lo, docs + docs)).float()
+    B = len(batch)
+    rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
+    enc = model.encode_batch(q_hi, docs)
+    special = torch.tensor(
+        [
+            model.tokenizer.get_special_tokens_mask(r, already_has_special_tokens=True)
+            for r in enc["input_ids"].tolist()
+        ],
+        dtype=torch.bool,
+    ) | (enc["attention_mask"] == 0)
+    gen = torch.Generator().manual_seed(int(cfg.seed) * 1_000_003 + int(step))
+    ids, labels = mask_tokens(
+        enc["input_ids"], special, model.tokenizer.mask_token_id, model.encoder.config.vocab_size,
+        gen, strategy.mask_prob,
+    )  # fmt: skip
+    h = model.token_embeddings(ids, enc["attention_mask"], enc["token_type_ids"])
+    head = model.mlm_head
+    x = head.norm(F.gelu(head.dense(h)))
+    logits = x @ head.word_embeddings.weight.T + head.bias  # (B, L, V): every position
+    mlm = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
+    info = {"rel_loss": float(rel.detach()), "mlm_loss": float(mlm.detach())}
+    return rel + strategy.mlm_weight * mlm, info
+
+
+def _fake_trainer(model, seed=3):
+    from types import SimpleNamespace
+
+    from axiomatic.training.samplers import Pair
+
+    docs = {
+        "d0": "solar panels convert sunlight into electricity on the roof of a farm near the river",
+        "d1": "the [UNK] river floods the valley every spring",  # an [UNK] in the text
+        "d2": "short",
+    }
+    # the (q-, d0) row is the longest (truncated at 24 word pieces), longer than every (q+, d)
+    # row, so the MLM batch is shorter than the hinge batch
+    pq = {
+        "a": "roof",
+        "b": "solar farm river valley floods spring water melt",
+        "c": "river",
+        "d": "x",
+    }
+    trainer = SimpleNamespace(
+        config=SimpleNamespace(margin=1.0, seed=seed),
+        train_data=SimpleNamespace(queries={k: SimpleNamespace(text=v) for k, v in docs.items()}),
+        _text=lambda pid: pq[pid],
+        model=model,
+        device=torch.device("cpu"),
+    )
+    batch = [Pair("d0", "a", "b", 1, 0), Pair("d1", "c", "d", 1, 0), Pair("d2", "d", "a", 1, 0)]
+    return trainer, batch
+
+
+@pytest.fixture(scope="module")
+def small_ares_net():
+    torch.manual_seed(0)
+    return AresCrossEncoder(max_length=24, pretrained=False)  # long docs get truncated
+
+
+@pytest.mark.parametrize("train_mode", [False, True])
+def test_fast_ares_step_equals_the_full_vocabulary_formulation(small_ares_net, train_mode) -> None:
+    """The step (one tokenization, one embedding lookup, LM head at the masked positions only)
+    gives the loss and the gradients of the straightforward formulation; in training mode with
+    the same dropout draws (same global seed), so the random stream is consumed identically."""
+    from axiomatic.ares.pretrain import AresLossStrategy
+
+    net = small_ares_net
+    net.train(train_mode)
+    trainer, batch = _fake_trainer(net)
+    strategy = AresLossStrategy()
+    results = []
+    for fn in (_reference_step_loss, strategy.step_loss):
+        torch.manual_seed(123)
+        net.zero_grad(set_to_none=True)
+        loss, info = (
+            fn(strategy, trainer, batch, 7) if fn is _reference_step_loss else fn(trainer, batch, 7)
+        )
+        loss.backward()
+        grads = {n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None}
+        results.append((float(loss.detach()), info, grads))
+    (l0, i0, g0), (l1, i1, g1) = results
+    enc = net.encode_batch(["roof", "solar farm river valley floods spring water melt"], [
+        trainer.train_data.queries["d0"].text] * 2)  # fmt: skip
+    assert enc["attention_mask"].sum(1).tolist()[1] == 24 > enc["attention_mask"].sum(1)[0]
+    assert i0["mlm_loss"] > 0 and i0["rel_loss"] >= 0
+    assert l1 == pytest.approx(l0, abs=1e-5, rel=1e-6)
+    assert i1["mlm_loss"] == pytest.approx(i0["mlm_loss"], abs=1e-5)
+    assert i1["rel_loss"] == pytest.approx(i0["rel_loss"], abs=1e-5)
+    assert g0.keys() == g1.keys() and "mlm_head.bias" in g1
+    assert "encoder.embeddings.word_embeddings.weight" in g1
+    for name in g0:
+        torch.testing.assert_close(g1[name], g0[name], atol=1e-5, rtol=1e-4, msg=name)

@@ -82,7 +82,9 @@ class MLMHead(nn.Module):
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         x = self.norm(F.gelu(self.dense(h)))
-        return x @ self.word_embeddings.weight.T + self.bias
+        # = x @ W.T + b; F.linear's backward writes dW in W's own layout (x @ W.T would hand
+        # autograd a transposed 30,522 x 384 gradient to add to the embedding's)
+        return F.linear(x, self.word_embeddings.weight, self.bias)
 
 
 class AresCrossEncoder(CrossEncoder):
@@ -118,6 +120,42 @@ class AresCrossEncoder(CrossEncoder):
             return h.sum() * 0.0
         logits = self.mlm_head(h[sel].float())
         return F.cross_entropy(logits, labels[sel])
+
+    def scores_and_mlm_loss(
+        self,
+        enc: dict[str, torch.Tensor],
+        mlm_input_ids: torch.Tensor,
+        labels: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Scores of the hinge batch ``enc`` (``(N, L)``) and the MLM loss of the masked
+        inputs ``mlm_input_ids`` (``(B, Lm)``, ``Lm <= L``, whose attention mask and token
+        types are ``enc``'s first ``B`` rows' first ``Lm`` columns).
+
+        The same numbers as ``self(**enc)`` followed by :meth:`mlm_loss` (the dropout draws
+        too: the two encoder passes run in that order), but the word embeddings of both
+        batches come from one lookup, so the backward builds one dense 30,522 x 384 embedding
+        gradient instead of two that then have to be added; the LM head only sees the masked
+        positions."""
+        B, Lm = mlm_input_ids.shape
+        n = enc["input_ids"].numel()
+        words = self.encoder.get_input_embeddings()(
+            torch.cat((enc["input_ids"].reshape(-1), mlm_input_ids.reshape(-1)))
+        )
+        hinge = self.encoder(
+            inputs_embeds=words[:n].view(*enc["input_ids"].shape, -1),
+            attention_mask=enc["attention_mask"],
+            token_type_ids=enc["token_type_ids"],
+        ).last_hidden_state
+        scores = self.score_cls(hinge[:, 0])
+        h = self.encoder(
+            inputs_embeds=words[n:].view(B, Lm, -1),
+            attention_mask=enc["attention_mask"][:B, :Lm],
+            token_type_ids=enc["token_type_ids"][:B, :Lm],
+        ).last_hidden_state
+        sel = labels != -100
+        if not bool(sel.any()):
+            return scores, h.sum() * 0.0
+        return scores, F.cross_entropy(self.mlm_head(h[sel].float()), labels[sel])
 
     def export(self) -> CrossEncoder:
         """A plain cross-encoder with this model's encoder and scoring head."""
@@ -188,39 +226,38 @@ class AresLossStrategy(LossStrategy):
         docs = [trainer.train_data.queries[p.query_id].text for p in batch]
         q_hi = [trainer._text(p.doc_hi) for p in batch]
         q_lo = [trainer._text(p.doc_lo) for p in batch]
-        scores = self.scores(trainer, q_hi + q_lo, docs + docs)
         B = len(batch)
+        if self.mlm_weight <= 0:
+            scores = self.scores(trainer, q_hi + q_lo, docs + docs)
+            rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
+            return rel, {"rel_loss": float(rel.detach())}
+        model: Any = trainer.model
+        # one tokenization: the MLM input (q+, d) is the hinge batch's first B rows, cut to
+        # their own longest row (what tokenizing them alone with padding=True gives)
+        enc = model.encode_batch(q_hi + q_lo, docs + docs)
+        am = enc["attention_mask"][:B]
+        Lm = int(am.sum(1).max())
+        ids = enc["input_ids"][:B, :Lm]
+        special_ids = torch.tensor(model.tokenizer.all_special_ids, dtype=ids.dtype)
+        # = tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True), vectorized
+        special = torch.isin(ids, special_ids) | (am[:, :Lm] == 0)
+        gen = torch.Generator().manual_seed(int(cfg.seed) * 1_000_003 + int(step))
+        ids, labels = mask_tokens(
+            ids,
+            special,
+            int(model.tokenizer.mask_token_id),
+            int(model.encoder.config.vocab_size),
+            gen,
+            self.mask_prob,
+        )
+        dev = trainer.device
+        scores, mlm = model.scores_and_mlm_loss(
+            {k: v.to(dev) for k, v in enc.items()}, ids.to(dev), labels.to(dev)
+        )
+        scores = scores.float()
         rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
-        info = {"rel_loss": float(rel.detach())}
-        total = rel
-        if self.mlm_weight > 0:
-            model: Any = trainer.model
-            enc = model.encode_batch(q_hi, docs)
-            special = torch.tensor(
-                [
-                    model.tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True)
-                    for row in enc["input_ids"].tolist()
-                ],
-                dtype=torch.bool,
-            ) | (enc["attention_mask"] == 0)
-            gen = torch.Generator().manual_seed(int(cfg.seed) * 1_000_003 + int(step))
-            ids, labels = mask_tokens(
-                enc["input_ids"],
-                special,
-                int(model.tokenizer.mask_token_id),
-                int(model.encoder.config.vocab_size),
-                gen,
-                self.mask_prob,
-            )
-            dev = trainer.device
-            mlm = model.mlm_loss(
-                ids.to(dev),
-                enc["attention_mask"].to(dev),
-                enc["token_type_ids"].to(dev),
-                labels.to(dev),
-            )
-            info["mlm_loss"] = float(mlm.detach())
-            total = rel + self.mlm_weight * mlm
+        info = {"rel_loss": float(rel.detach()), "mlm_loss": float(mlm.detach())}
+        total = rel + self.mlm_weight * mlm
         return total, info
 
 

@@ -143,7 +143,13 @@ class CrossEncoder(_MiniLMModel):
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        cls = self.token_embeddings(input_ids, attention_mask, token_type_ids)[:, 0]
+        return self.score_cls(
+            self.token_embeddings(input_ids, attention_mask, token_type_ids)[:, 0]
+        )
+
+    def score_cls(self, cls: torch.Tensor) -> torch.Tensor:
+        """Scores ``(B,)`` from last-layer ``[CLS]`` vectors ``(B, hidden)`` (dropout + head);
+        a method of its own so subclasses that run the encoder themselves score alike."""
         # the head runs in float32 even under autocast: bf16 scores would be rounded to ~3
         # significant digits and create ties (a tie violates a strict axiom preference)
         with torch.autocast(device_type=cls.device.type, enabled=False):
