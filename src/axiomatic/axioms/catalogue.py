@@ -63,6 +63,15 @@ class PairKernel(Protocol):
     ) -> np.ndarray: ...
 
 
+class PreferencesKernel(Protocol):
+    """``preferences_kernel(ctx, variant, params) -> int8[n, n] | None`` (see
+    :class:`PairAxiomDef`); called only with ``n >= 1`` candidates and ``|q| >= 1`` terms."""
+
+    def __call__(
+        self, ctx: QueryContext, variant: str, params: Mapping[str, Any], /
+    ) -> np.ndarray | None: ...
+
+
 class TripleKernel(Protocol):
     """``kernel(ctx, variant, params, pairs_ok) -> (i, j, k)`` index arrays.
 
@@ -111,9 +120,17 @@ class AxiomDef:
 
 @dataclass(frozen=True, kw_only=True)
 class PairAxiomDef(AxiomDef):
-    """A pairwise axiom: its kernel is a :class:`PairKernel`."""
+    """A pairwise axiom: its kernel is a :class:`PairKernel`.
+
+    ``preferences_kernel`` (optional) computes the whole ``int8[n, n]`` preference matrix
+    directly, for an axiom whose matrix has a cheaper form than ``holds - holds.T`` (LB1: a
+    score band times a subset relation). It must return exactly what the engine derives from
+    ``kernel``, or None to decline (the engine then takes the kernel path); it is used only
+    where no length precondition applies.
+    """
 
     kernel: PairKernel
+    preferences_kernel: PreferencesKernel | None = None
     arity: ClassVar[int] = 2
 
 
@@ -359,6 +376,7 @@ def definitions() -> list[AxiomDef]:
             "other lacks",
             citation=f"{LV11}; {IRAX}",
             kernel=T.lb1,
+            preferences_kernel=T.lb1_preferences,
             params={"margin": 0.1},
             length=False,
             needs=("scores",),

@@ -109,6 +109,14 @@ def preferences(axiom: Axiom, ctx: QueryContext) -> np.ndarray:
     directions (possible for ``>=`` axioms) there is no preference. (The laws in
     ``tests/axioms/test_laws.py`` constrain the kernels, which this construction cannot.)
     """
+    d = _pair_kernel(axiom)
+    fast = d.preferences_kernel
+    if fast is not None and ctx.n and ctx.n_terms:
+        p = dict(axiom.params)
+        if _tolerance(d, p) is None:
+            out = fast(ctx, axiom.variant, p)
+            if out is not None:
+                return out
     P = holds(axiom, ctx)
     return P.astype(np.int8) - P.T.astype(np.int8)
 

@@ -69,8 +69,7 @@ def count_codes(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
         C = ctx.counts
         if C.shape[1] == 0:
             return C[:1], np.zeros(len(C), dtype=np.int64)
-        U, codes = np.unique(C, axis=0, return_inverse=True)
-        return U, np.asarray(codes, dtype=np.int64).reshape(-1)
+        return unique_rows(C)
 
     return ctx.cache("count_codes", compute)
 
@@ -83,10 +82,39 @@ def presence_codes(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
         P = present(ctx)
         if P.shape[1] == 0:
             return P[:1], np.zeros(len(P), dtype=np.int64)
-        U, codes = np.unique(P, axis=0, return_inverse=True)
-        return U, np.asarray(codes, dtype=np.int64).reshape(-1)
+        return unique_rows(P)
 
     return ctx.cache("presence_codes", compute)
+
+
+def unique_rows(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(M, axis=0, return_inverse=True)`` for a non-negative integer or boolean
+    matrix, as ``(U, codes)`` with ``codes`` int64: the same rows in the same (lexicographic)
+    order and the same codes.
+
+    Each row is packed into one int64 key in mixed radix (column ``k`` has digit base
+    ``max(M[:, k]) + 1``, the first column most significant), whose numeric order is the rows'
+    lexicographic order, so a 1-d ``np.unique`` of the keys replaces the row-wise one (which
+    sorts a structured view: ~20x slower on 1,000 x 6 counts). Matrices whose keys could
+    overflow, or with negative entries, take ``np.unique(axis=0)`` itself.
+    """
+    n, m = M.shape
+    if n and m:
+        X = M.astype(np.int64, copy=False)
+        top = X.max(axis=0)
+        if int(X.min()) >= 0:
+            base = [int(b) + 1 for b in top]
+            weights = [1] * m
+            total = 1
+            for k in range(m - 1, -1, -1):
+                weights[k] = total
+                total *= base[k]
+            if total < 2**62:  # every key (< total) fits an int64
+                key = X @ np.asarray(weights, dtype=np.int64)
+                _, first, codes = np.unique(key, return_index=True, return_inverse=True)
+                return M[first], np.asarray(codes, dtype=np.int64).reshape(-1)
+    U, codes = np.unique(M, axis=0, return_inverse=True)
+    return U, np.asarray(codes, dtype=np.int64).reshape(-1)
 
 
 def gather(M: np.ndarray, codes: np.ndarray, rows: slice) -> np.ndarray:

@@ -7,7 +7,7 @@ candidate, built once per document); every pairwise comparison is a broadcast.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -26,60 +26,123 @@ def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
     each present term (ties -> the smaller position): ``group_occ`` the fewest non-query tokens
     strictly inside a group, ``group_cnt`` how many groups have that few, ``span`` the mean
     group width.
+
+    Three groups computed (and cached) separately, each by the axioms that use it, so that an
+    axiom pays for its own features only: first positions (PROX1, PROX2), the phrase (PROX3),
+    the closest groupings (PROX4, PROX5).
     """
+    return {**_first_features(ctx), **_phrase_feature(ctx), **_group_features(ctx)}
+
+
+class _Occurrences(NamedTuple):
+    """Every query-term occurrence of the documents holding >= 2 distinct query terms, in
+    ascending order of their global position in the positional table."""
+
+    docs: np.ndarray  # the documents with >= 2 distinct query terms
+    toks: np.ndarray  # the positional table (token ids), its offsets per document
+    offsets: np.ndarray
+    occ: np.ndarray  # global position of every occurrence
+    d_occ: np.ndarray  # its document
+    t_occ: np.ndarray  # its query term (index into ctx.terms)
+    p_occ: np.ndarray  # its position inside the document
+
+
+def _occurrences(ctx: QueryContext) -> _Occurrences | None:
+    """The query-term occurrences (None when no document holds two query terms)."""
+
+    def compute() -> _Occurrences | None:
+        # every proximity precondition needs >= 2 distinct query terms in the document
+        need = present(ctx).sum(axis=1) >= 2
+        if not need.any():
+            return None
+        # the table holds exactly the documents with >= 2 query terms (min_terms=2)
+        toks, qterm, offsets = ctx.positional_table(min_terms=2)
+        occ = np.flatnonzero(qterm >= 0)  # global positions, ascending
+        d_occ = np.searchsorted(offsets, occ, side="right") - 1
+        keep = need[d_occ]
+        if not keep.all():
+            occ, d_occ = occ[keep], d_occ[keep]
+        return _Occurrences(
+            np.flatnonzero(need), toks, offsets, occ, d_occ, qterm[occ], occ - offsets[d_occ]
+        )
+
+    return ctx.cache("prox_occurrences", compute)
+
+
+def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
+    """``avg_between`` and ``first_sum`` (PROX1, PROX2) from the first occurrences."""
 
     def compute() -> dict[str, np.ndarray]:
         n, m = ctx.n, ctx.n_terms
         avg_between = np.zeros(n)
         first_sum = np.zeros(n)
-        phrase = np.full(n, np.inf)
-        group_occ = np.zeros(n)
-        group_cnt = np.zeros(n)
-        span = np.full(n, np.inf)
-        out = {
-            "avg_between": avg_between,
-            "first_sum": first_sum,
-            "phrase": phrase,
-            "group_occ": group_occ,
-            "group_cnt": group_cnt,
-            "span": span,
-        }
-        # every proximity precondition needs >= 2 distinct query terms in the document
-        need = present(ctx).sum(axis=1) >= 2
-        if not need.any():
+        out = {"avg_between": avg_between, "first_sum": first_sum}
+        o = _occurrences(ctx)
+        if o is None:
             return out
-        toks, qterm, offsets = ctx.positional_table(min_terms=2)
-        doc_of = np.repeat(np.arange(n), np.diff(offsets))
-        occ = np.flatnonzero((qterm >= 0) & need[doc_of])  # global positions, ascending
-        d_occ = doc_of[occ]
-        t_occ = qterm[occ]
-        p_occ = occ - offsets[d_occ]  # position inside the document
         # first occurrence of every (document, term)
         first = np.full((n, m), np.inf)
-        np.minimum.at(first, (d_occ, t_occ), p_occ)
+        np.minimum.at(first, (o.d_occ, o.t_occ), o.p_occ)
         has = np.isfinite(first)
         iu, ju = np.triu_indices(m, 1)
         both = has[:, iu] & has[:, ju]
         fa, fb = np.where(has, first, 0.0)[:, iu], np.where(has, first, 0.0)[:, ju]
         gap = np.where(both, np.abs(fa - fb) - 1, 0.0)
         k_pairs = both.sum(axis=1)
-        docs = np.flatnonzero(need)
+        docs = o.docs
         avg_between[docs] = gap[docs].sum(axis=1) / np.maximum(k_pairs[docs], 1)
         first_sum[docs] = np.where(has, first, 0.0)[docs].sum(axis=1)
-        # the query as a phrase: contiguous token ids, start and end in one document
+        return out
+
+    return ctx.cache("prox_first", compute)
+
+
+def _phrase_feature(ctx: QueryContext) -> dict[str, np.ndarray]:
+    """``phrase`` (PROX3): start of the first occurrence of the analyzed query as a phrase."""
+
+    def compute() -> dict[str, np.ndarray]:
+        phrase = np.full(ctx.n, np.inf)
+        out = {"phrase": phrase}
+        o = _occurrences(ctx)
+        if o is None:
+            return out
+        # the query as a phrase: contiguous token ids, start and end in one document. A start
+        # holds the first query token, a query term: only occurrences can start a phrase
         ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
         k = len(ph)
-        if 0 < k <= len(toks):
-            ok = np.ones(len(toks) - k + 1, dtype=bool)
-            for off in range(k):  # k = query length: a few array comparisons
-                ok &= toks[off : len(toks) - k + 1 + off] == ph[off]
-            starts = np.flatnonzero(ok)
-            starts = starts[(doc_of[starts] == doc_of[starts + k - 1]) & need[doc_of[starts]]]
-            if len(starts):
-                np.minimum.at(phrase, doc_of[starts], (starts - offsets[doc_of[starts]]) * 1.0)
-        # closest grouping around every occurrence: per term, the closest occurrence in the same
-        # document (keys doc * stride + position sort by document, then position)
-        stride = int(offsets[-1]) + 1
+        toks, offsets = o.toks, o.offsets
+        if k == 0:
+            return out
+        sel = (toks[o.occ] == ph[0]) & (o.occ + k <= len(toks))
+        starts, d_start = o.occ[sel], o.d_occ[sel]
+        for off in range(1, k):  # k = query length: a few gathers over the candidates
+            ok = toks[starts + off] == ph[off]
+            starts, d_start = starts[ok], d_start[ok]
+        ok = starts + k <= offsets[d_start + 1]  # the phrase ends in the same document
+        starts, d_start = starts[ok], d_start[ok]
+        if len(starts):
+            np.minimum.at(phrase, d_start, (starts - offsets[d_start]) * 1.0)
+        return out
+
+    return ctx.cache("prox_phrase", compute)
+
+
+def _group_features(ctx: QueryContext) -> dict[str, np.ndarray]:
+    """``group_occ``, ``group_cnt`` and ``span`` (PROX4, PROX5) from the closest groupings."""
+
+    def compute() -> dict[str, np.ndarray]:
+        n, m = ctx.n, ctx.n_terms
+        group_occ = np.zeros(n)
+        group_cnt = np.zeros(n)
+        span = np.full(n, np.inf)
+        out = {"group_occ": group_occ, "group_cnt": group_cnt, "span": span}
+        o = _occurrences(ctx)
+        if o is None:
+            return out
+        d_occ, t_occ, p_occ, docs = o.d_occ, o.t_occ, o.p_occ, o.docs
+        # closest grouping around every occurrence: per term, the closest occurrence in the
+        # same document (keys doc * stride + position sort by document, then position)
+        stride = int(o.offsets[-1]) + 1
         key = d_occ * stride + p_occ
         lo = p_occ.copy()
         hi = p_occ.copy()
@@ -99,9 +162,13 @@ def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
             found = lok | rok  # the term occurs in this document
             np.minimum(lo, np.where(found, c, lo), out=lo)
             np.maximum(hi, np.where(found, c, hi), out=hi)
-        nonq = np.concatenate([[0], np.cumsum(qterm < 0)])
-        base = offsets[d_occ]
-        inside = np.where(hi > lo, nonq[base + hi] - nonq[base + np.minimum(lo + 1, hi)], 0)
+        # non-query tokens in [lo + 1, hi) = its width minus the query-term occurrences in it
+        # (counted in the sorted occurrence positions; no pass over every token)
+        base = o.offsets[d_occ]
+        a = base + np.minimum(lo + 1, hi)
+        b = base + hi
+        n_occ = np.searchsorted(o.occ, b) - np.searchsorted(o.occ, a)
+        inside = np.where(hi > lo, (b - a) - n_occ, 0)
         mn = np.full(n, np.iinfo(np.int64).max)
         np.minimum.at(mn, d_occ, inside)
         group_occ[docs] = mn[docs]
@@ -111,7 +178,7 @@ def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         span[docs] = width[docs] / cnt[docs]
         return out
 
-    return ctx.cache("prox", compute)
+    return ctx.cache("prox_groups", compute)
 
 
 def _same_subset(ctx: QueryContext, rows: slice) -> np.ndarray:
@@ -133,21 +200,21 @@ def _all_terms(ctx: QueryContext, rows: slice) -> np.ndarray:
 def prox1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""PROX1 (Tao & Zhai 2007; ir_axioms 1.2.5): same query-term subset; prefer the smaller
     average number of words between the first occurrences of query-term pairs."""
-    f = _prox_features(ctx)["avg_between"]
+    f = _first_features(ctx)["avg_between"]
     return _same_subset(ctx, rows) & wins(-f, rows)
 
 
 def prox2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""PROX2 (Tao & Zhai 2007; ir_axioms 1.2.5): same query-term subset; prefer the smaller
     sum of first positions of the query terms (terms appear earlier)."""
-    f = _prox_features(ctx)["first_sum"]
+    f = _first_features(ctx)["first_sum"]
     return _same_subset(ctx, rows) & wins(-f, rows)
 
 
 def prox3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""PROX3 (Hagen et al. 2016; ir_axioms 1.2.5): same query-term subset; prefer the document
     where the whole query occurs as a phrase earlier (absent = infinitely late)."""
-    f = _prox_features(ctx)["phrase"]
+    f = _phrase_feature(ctx)["phrase"]
     return _same_subset(ctx, rows) & (f[rows, None] < f[None, :])
 
 
@@ -155,7 +222,7 @@ def prox4(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     r"""PROX4 (Hagen et al. 2016; ir_axioms 1.2.5): both documents contain all query terms;
     prefer fewer non-query words inside the closest query-term grouping, then more such
     groupings."""
-    f = _prox_features(ctx)
+    f = _group_features(ctx)
     o, c = f["group_occ"], f["group_cnt"]
     less = o[rows, None] < o[None, :]
     tie_more = (o[rows, None] == o[None, :]) & (c[rows, None] > c[None, :])
@@ -165,5 +232,5 @@ def prox4(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
 def prox5(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""PROX5 (Hagen et al. 2016; ir_axioms 1.2.5): both documents contain all query terms;
     prefer the smaller average span of the closest query-term groups."""
-    f = _prox_features(ctx)["span"]
+    f = _group_features(ctx)["span"]
     return _all_terms(ctx, rows) & (f[rows, None] < f[None, :])

@@ -1,0 +1,178 @@
+"""Fast paths of issue 10 s3 (second round) give IDENTICAL results to what they replace.
+
+- ``unique_rows`` (distinct count / presence rows by a packed int64 key) equals
+  ``np.unique(axis=0, return_inverse=True)``: same rows, same order, same codes;
+- LB1's direct preference matrix (``lb1_preferences``: sorted score ranges and bit masks, no
+  float ``n x n`` array) equals the kernel path ``isclose & only_i & ~only_j`` (kept below as the
+  oracle), on scores built to sit within an ulp of the margin boundary, ties, negative scores,
+  subnormals and huge values; inputs it declines still get the kernel path's matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from axiomatic.axioms import QueryContext, parse_axiom
+from axiomatic.axioms.kernels import term_frequency
+from axiomatic.axioms.kernels._common import isclose, unique_rows
+
+
+# ---------------------------------------------------------------------- oracles
+def old_lb1_preferences(ctx: QueryContext, margin: float) -> np.ndarray:
+    """The kernel path: float isclose over every pair, then holds - holds.T."""
+    s = ctx.scores
+    close = isclose(s[:, None], s[None, :], margin)
+    P = (ctx.counts > 0).astype(np.int64)
+    only_i = (P @ (1 - P).T) > 0
+    only_j = ((1 - P) @ P.T) > 0
+    H = close & only_i & ~only_j
+    np.fill_diagonal(H, False)
+    return H.astype(np.int8) - H.T.astype(np.int8)
+
+
+# ---------------------------------------------------------------------- unique rows
+@pytest.mark.parametrize("seed", range(8))
+def test_unique_rows_equal_np_unique(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        n, m = int(rng.integers(1, 70)), int(rng.integers(1, 8))
+        hi = int(rng.choice([1, 2, 3, 50, 2**40]))  # 2**40: keys overflow, np.unique path
+        M = rng.integers(0, hi + 1, size=(n, m))
+        for X in (M, M > 0):
+            U, codes = unique_rows(X)
+            U2, codes2 = np.unique(X, axis=0, return_inverse=True)
+            assert U.dtype == U2.dtype and codes.dtype == np.int64
+            np.testing.assert_array_equal(U, U2)
+            np.testing.assert_array_equal(codes, np.asarray(codes2).reshape(-1))
+
+
+# ---------------------------------------------------------------------- LB1
+def _boundary_scores(rng: np.random.Generator, n: int, margin: float) -> np.ndarray:
+    """Scores with many pairs exactly at, one ulp inside and one ulp outside the margin."""
+    base = rng.choice([1.0, 3.7, 10.0, 0.3], size=max(1, n // 4))
+    out = list(base)
+    while len(out) < n:
+        a = float(rng.choice(base))
+        edge = a - margin * a  # the exact boundary below a, and ulps around it
+        out.append(
+            float(np.nextafter(edge, rng.choice([-np.inf, np.inf])) if rng.random() < 0.6 else edge)
+        )
+        out.append(float(a / (1 - margin)) if margin < 1 else a * 2)
+    return np.asarray(out[:n])
+
+
+def _scores(rng: np.random.Generator, kind: int, n: int, margin: float) -> np.ndarray:
+    if kind == 0:
+        return np.round(rng.normal(5, 2, n), 1)  # ties; mixed signs sometimes (declined)
+    if kind == 1:
+        return rng.choice([1.0, 1.1, 0.9, 1.0000000000000002, 0.99999999999999, 2.0], n)
+    if kind == 2:
+        return -np.abs(rng.normal(5, 1, n)) - 1e-3  # all negative
+    if kind == 3:
+        return np.abs(rng.normal(0, 1, n)) * 10.0 ** rng.integers(-300, 300) + 1e-300
+    if kind == 4:
+        return np.exp(rng.normal(0, 0.05, n))  # one dense band
+    if kind == 5:
+        return rng.choice([5e-324, 1e-323, 2e-323, 1e-310, 1.0], n)  # subnormals
+    return _boundary_scores(rng, n, margin)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_lb1_direct_preferences_equal_the_kernel_path(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    used = 0
+    for t in range(120):
+        n, m = int(rng.integers(1, 70)), int(rng.integers(1, 11))
+        C = rng.integers(0, 3, size=(n, m))
+        ctx = QueryContext.from_arrays(C, C.sum(axis=1) + 5)
+        margin = float(rng.choice([0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 1e-16]))
+        ctx.scores = _scores(rng, t % 7, n, margin).astype(np.float64)
+        want = old_lb1_preferences(ctx, margin)
+        got = term_frequency.lb1_preferences(ctx, "extended", {"margin": margin})
+        if got is not None:
+            used += 1
+            assert got.dtype == np.int8
+            np.testing.assert_array_equal(got, want)
+        # through the engine (fast path or, where declined, the kernel path)
+        np.testing.assert_array_equal(parse_axiom(f"LB1(margin={margin!r})").preferences(ctx), want)
+    assert used > 80  # the fast path is what is being tested
+
+
+def test_lb1_boundary_cases_take_the_exact_search_and_the_two_sided_ranges() -> None:
+    """Scores one ulp around ``v (1 - margin)``: the searchsorted estimate of the range start
+    is off and is corrected exactly; ranges whose starts are not monotone are tested from both
+    sides. Both must equal the float oracle."""
+    margin = 0.1
+    a = 10.0
+    t = margin * a
+    below = [np.nextafter(a - t, -np.inf), a - t, np.nextafter(a - t, np.inf)]
+    for extra in ([], [a], [a, np.nextafter(a, np.inf)], [a, a, 9.5]):
+        s = np.asarray([*below, *extra, a], dtype=np.float64)
+        n = len(s)
+        C = (np.arange(n)[:, None] >> np.arange(3)[None, :]) & 1
+        ctx = QueryContext.from_arrays(C, np.full(n, 9))
+        ctx.scores = s
+        got = term_frequency.lb1_preferences(ctx, "extended", {"margin": margin})
+        assert got is not None
+        np.testing.assert_array_equal(got, old_lb1_preferences(ctx, margin))
+    # range starts that are not monotone in floating point (found by search: with margin 0.7,
+    # sorted row 8 starts after row 9), and zeros with positive scores
+    bad = [15.831826525900414 + k * np.spacing(15.831826525900414) for k in range(7)]
+    bad += [52.772755086334726 + k * np.spacing(52.772755086334726) for k in range(-3, 4)]
+    for s, margin in ((bad, 0.7), ([0.0, 0.0, 1.0, 0.95, 2.0, -0.0], 0.1), ([0.0, 1.0], 1.0)):
+        n = len(s)
+        C = (np.arange(n)[:, None] * 7 >> np.arange(4)[None, :]) & 1
+        ctx = QueryContext.from_arrays(C, np.full(n, 9))
+        ctx.scores = np.asarray(s)[::-1].copy()
+        for sign in (1.0, -1.0):
+            ctx.scores = sign * ctx.scores
+            got = term_frequency.lb1_preferences(ctx, "extended", {"margin": margin})
+            assert got is not None
+            np.testing.assert_array_equal(got, old_lb1_preferences(ctx, margin))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf - inf in the oracle
+def test_lb1_declines_what_it_cannot_order_and_the_engine_still_agrees() -> None:
+    rng = np.random.default_rng(3)
+    C = rng.integers(0, 2, size=(12, 3))
+    ctx = QueryContext.from_arrays(C, np.full(12, 9))
+    for s in (
+        np.linspace(-1, 1, 12),  # mixed signs
+        np.r_[np.inf, np.ones(11)],  # not finite
+        np.r_[np.nan, np.ones(11)],
+    ):
+        ctx.scores = s
+        assert term_frequency.lb1_preferences(ctx, "extended", {"margin": 0.1}) is None
+        np.testing.assert_array_equal(
+            parse_axiom("LB1").preferences(ctx), old_lb1_preferences(ctx, 0.1)
+        )
+    ctx.scores = np.ones(12)
+    assert term_frequency.lb1_preferences(ctx, "extended", {"margin": -0.1}) is None
+    wide = QueryContext.from_arrays(rng.integers(0, 2, size=(5, 17)), np.full(5, 9))
+    wide.scores = np.ones(5)
+    assert term_frequency.lb1_preferences(wide, "extended", {"margin": 0.1}) is None
+    np.testing.assert_array_equal(
+        parse_axiom("LB1").preferences(wide), old_lb1_preferences(wide, 0.1)
+    )
+
+
+# ---------------------------------------------------------------------- proximity
+def test_phrase_never_spans_two_candidates() -> None:
+    """The positional table puts candidates one after the other: a phrase whose first words
+    end one candidate and whose last words start the next is no phrase of either."""
+    from axiomatic.axioms.kernels import proximity
+    from axiomatic.data.records import Document, Query
+    from axiomatic.index.collection import CollectionIndex
+    from axiomatic.text.analyzer import Analyzer
+
+    docs = [
+        Document("a", "bank cat apple"),  # ends with "apple", the next starts with "bank"
+        Document("b", "bank dog apple bank"),  # a real phrase at position 2
+        Document("c", "bank eel apple"),
+    ]
+    idx = CollectionIndex.build(docs, Analyzer(stopwords=False, stemmer=None))
+    ctx = QueryContext.build(Query("q", "apple bank"), docs, idx)
+    f = proximity._prox_features(ctx)
+    np.testing.assert_array_equal(f["phrase"], [np.inf, 2.0, np.inf])
+    np.testing.assert_array_equal(parse_axiom("PROX3").preferences(ctx)[1], [1, 0, 1])
