@@ -176,3 +176,64 @@ def test_phrase_never_spans_two_candidates() -> None:
     f = proximity._prox_features(ctx)
     np.testing.assert_array_equal(f["phrase"], [np.inf, 2.0, np.inf])
     np.testing.assert_array_equal(parse_axiom("PROX3").preferences(ctx)[1], [1, 0, 1])
+
+
+# ---------------------------------------------------------------------- similarity table
+def old_table_matrix(vectors, a: list[str], b: list[str]) -> np.ndarray:
+    """Per-vector conversion and normalization, gathered rows, string comparison."""
+
+    def embed(ts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        dim = len(next(iter(vectors.values())))
+        rows, known = [], []
+        for t in ts:
+            v = np.asarray(vectors[t], dtype=np.float64) if t in vectors else np.zeros(dim)
+            nv = np.linalg.norm(v[None, :], axis=1)[0]  # the table's row norm
+            rows.append(v / (nv if nv > 0 else 1.0))
+            known.append(bool(t in vectors and np.isfinite(nv) and nv > 0))
+        return np.asarray(rows).reshape(len(ts), dim), np.asarray(known, dtype=bool)
+
+    ea, ka = embed(a)
+    eb, kb = embed(b)
+    sim = np.where(ka[:, None] & kb[None, :], ea @ eb.T, 0.0)
+    same = np.asarray(a, dtype=object)[:, None] == np.asarray(b, dtype=object)[None, :]
+    return np.where(same, 1.0, sim)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vector_table_in_blocks_equals_the_per_vector_normalization(seed: int) -> None:
+    """The table converted and normalized block by block (several blocks, a partial last one,
+    mixed float32 / float64 / int vectors, zero / subnormal / overflowing norms) gives the same
+    matrices; the candidates' whole vocabulary in table order is served as a view."""
+    from axiomatic.axioms.similarity import VectorSimilarity
+
+    rng = np.random.default_rng(seed)
+    words = [f"w{k:04d}" for k in range(int(rng.integers(300, 700)))]
+    kinds = [np.float32, np.float64]
+    vectors: dict[str, object] = {
+        w: rng.normal(size=300).astype(kinds[int(rng.integers(0, 2))]) for w in words
+    }
+    vectors[words[0]] = np.zeros(300, np.float32)
+    vectors[words[150]] = np.full(300, 1e-170)
+    vectors[words[200]] = np.full(300, 1e-160)
+    vectors[words[250]] = np.full(300, 1e200)
+    vectors[words[260]] = np.arange(300)  # integers
+    query = [words[3], words[260], "unknown", words[0]]
+    sim = VectorSimilarity(vectors)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for a in (words, words[10:300], [*rng.choice(words, 200), "unknown"]):
+            np.testing.assert_array_equal(sim.matrix(a, query), old_table_matrix(vectors, a, query))
+            np.testing.assert_array_equal(sim.matrix(query, a), old_table_matrix(vectors, query, a))
+
+
+def test_vector_table_refuses_or_stacks_what_it_did_before() -> None:
+    from axiomatic.axioms.similarity import VectorSimilarity
+
+    two_d = {f"w{k}": np.full((1, 3), k + 1.0) for k in range(4)}
+    with pytest.raises(ValueError):  # 2-d entries never made a table
+        VectorSimilarity(two_d).matrix([f"w{k}" for k in range(4)] * 20, ["w1"])
+    ragged = {"a": np.ones(3), "b": np.ones(4)}
+    with pytest.raises(ValueError):
+        VectorSimilarity(ragged).matrix(["a", "b"] * 40, ["a"])
+    lists = {f"w{k}": [float(k), 1.0] for k in range(100)}
+    got = VectorSimilarity(lists).matrix(list(lists), ["w3"])
+    np.testing.assert_array_equal(got, old_table_matrix(lists, list(lists), ["w3"]))

@@ -52,23 +52,29 @@ class VectorSimilarity:
     def _normalized(self) -> tuple[dict[str, int], np.ndarray]:
         if self._table is None:
             terms = list(self.vectors)
-            # one stack (no 10^4 small conversions), written into a float64 table with a zero
-            # row appended for unknown terms (index -1), normalized in place: the same values
-            # as converting, then dividing each vector (float32 -> float64 is exact)
-            stacked = _stack(list(self.vectors.values())) if terms else np.zeros((0, 1))
-            padded = np.zeros((len(terms) + 1, stacked.shape[1]))
-            E = padded[:-1]
-            E[...] = stacked
-            # row norms in blocks: the same per-row values, without a table-sized temporary
-            norm = np.empty((len(E), 1))
-            for lo in range(0, len(E), 2048):
-                norm[lo : lo + 2048] = np.linalg.norm(E[lo : lo + 2048], axis=1, keepdims=True)
-            np.divide(E, np.where(norm > 0, norm, 1.0), out=E)
+            vals = list(self.vectors.values())
+            # a float64 table with a zero row appended for unknown terms (index -1), normalized
+            # in place: the same values as converting, then dividing each vector (float32 ->
+            # float64 is exact; a row's norm is a reduction over that row only)
+            built = _normalized_rows(vals) if terms else None
+            if built is None:
+                stacked = _stack(vals) if terms else np.zeros((0, 1))
+                padded = np.zeros((len(terms) + 1, stacked.shape[1]))
+                E = padded[:-1]
+                E[...] = stacked
+                # row norms in blocks: the same per-row values, without a table-sized temporary
+                norm = np.empty((len(E), 1))
+                for lo in range(0, len(E), 2048):
+                    norm[lo : lo + 2048] = np.linalg.norm(E[lo : lo + 2048], axis=1, keepdims=True)
+                np.divide(E, np.where(norm > 0, norm, 1.0), out=E)
+                norm1 = norm[:, 0]
+            else:
+                padded, norm1 = built
             # a row is non-zero after normalizing exactly when its norm was positive and finite
             # (0 stays 0; an infinite or NaN norm leaves zeros or NaNs, whose norm is not > 0)
-            nz = np.isfinite(norm[:, 0]) & (norm[:, 0] > 0)
+            nz = np.isfinite(norm1) & (norm1 > 0)
             self._padded = (padded, np.append(nz, False))
-            self._table = ({t: i for i, t in enumerate(terms)}, E)
+            self._table = (dict(zip(terms, range(len(terms)), strict=True)), padded[:-1])
         return self._table
 
     def _embed(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -80,6 +86,12 @@ class VectorSimilarity:
         assert self._padded is not None  # built with the table
         padded, nonzero = self._padded
         rows = np.fromiter(map(pos.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))
+        if len(rows) > 64 and rows[0] >= 0 and rows[-1] - rows[0] == len(rows) - 1:
+            # consecutive table rows (e.g. the table is the candidates' sorted vocabulary):
+            # a view of the same values instead of a table-sized copy
+            a = int(rows[0])
+            if np.array_equal(rows, np.arange(a, a + len(rows))):
+                return padded[a : a + len(rows)], nonzero[a : a + len(rows)]
         return padded[rows], nonzero[rows]
 
     def _embed_direct(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -117,6 +129,42 @@ class VectorSimilarity:
         same = ia[:, None] == ib[None, :]
         sim = np.where(ka[:, None] & kb[None, :], sim, 0.0)
         return np.where(same, 1.0, sim)
+
+
+#: table rows converted and normalized per block (~400 KB of float64 at 384 dimensions, so a
+#: block stays in cache from the conversion through its norms to the division)
+_BLOCK_ROWS = 128
+
+
+def _normalized_rows(vectors: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(padded, norms)``: the vectors as a float64 table with one zero row appended, each row
+    divided by its norm (where positive), block by block in one pass over memory; None for
+    anything but equally long 1-d vectors of real numbers (the caller stacks those).
+
+    Per row the same operations as ``np.linalg.norm(E, axis=1)`` (``sqrt(add.reduce(x * x))``
+    of the row: numpy's own code for real input) and the division, so the same values bit for
+    bit; blocks of :data:`_BLOCK_ROWS` rows stay in cache from the conversion to the division.
+    """
+    try:
+        lens = np.fromiter(map(len, vectors), dtype=np.int64, count=len(vectors))
+    except TypeError:  # 0-d entries
+        return None
+    width = int(lens[0])
+    if not (lens == width).all() or width == 0:
+        return None
+    padded = np.zeros((len(vectors) + 1, width))
+    norms = np.empty(len(vectors))
+    for lo in range(0, len(vectors), _BLOCK_ROWS):
+        part = vectors[lo : lo + _BLOCK_ROWS]
+        flat = np.concatenate(part)  # the inputs' common type (exact), converted below
+        if flat.ndim != 1 or flat.dtype.kind not in "biuf":  # 2-d or complex entries
+            return None
+        blk = padded[lo : lo + len(part)]
+        blk.reshape(-1)[...] = flat
+        nb = np.sqrt(np.add.reduce(blk * blk, axis=1, keepdims=True))
+        norms[lo : lo + len(part)] = nb[:, 0]
+        np.divide(blk, np.where(nb > 0, nb, 1.0), out=blk)
+    return padded, norms
 
 
 def _stack(vectors: list[Any]) -> np.ndarray:
