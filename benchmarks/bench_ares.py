@@ -52,7 +52,8 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
     the plain cross-encoder hinge step (``AresLossStrategy(mlm_weight=0)``, the same code
     path as the trainer's hinge step) vs the ARES step (``AresLossStrategy()``, hinge + MLM)
     and the first ARES implementation (``reference``). The three run interleaved, round by
-    round, and each reports its minimum (a shared, loaded machine only adds time)."""
+    round, and each reports its minimum wall and process-CPU time (a shared, loaded machine
+    only adds time; CPU time is the steadier of the two there)."""
     from types import SimpleNamespace
 
     import torch
@@ -78,8 +79,8 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
     pairs = [Pair(f"d{i}", "qp", "qn", 1, 0) for i in range(batch)]
     plain_s, ares_s = AresLossStrategy(mlm_weight=0.0), AresLossStrategy()
 
-    def step(kind: str, k: int) -> float:
-        t = time.perf_counter()
+    def step(kind: str, k: int) -> tuple[float, float]:
+        t, c = time.perf_counter(), time.process_time()
         if kind == "reference":
             loss = _reference_ares_loss(model, [qp] * batch, [qn] * batch, [doc] * batch, k)
         else:
@@ -87,17 +88,21 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
         opt.zero_grad()
         loss.backward()
         opt.step()
-        return time.perf_counter() - t
+        return time.perf_counter() - t, time.process_time() - c
 
     kinds = ("plain", "ares", "reference")
     for kind in kinds:  # warm-up
         step(kind, 0)
     times: dict[str, list[float]] = {k: [] for k in kinds}
+    cpu: dict[str, list[float]] = {k: [] for k in kinds}
     load_before = os.getloadavg()
     for r in range(repeats):
         for kind in kinds if r % 2 == 0 else kinds[::-1]:
-            times[kind].append(step(kind, r + 1))
+            wall, c = step(kind, r + 1)
+            times[kind].append(wall)
+            cpu[kind].append(c)
     plain, ares, ref = (min(times[k]) for k in kinds)
+    c_plain, c_ares, c_ref = (min(cpu[k]) for k in kinds)
     L = int(model.encode_batch([qp], [doc])["input_ids"].shape[1])
     return {
         "batch_pairs": batch,
@@ -110,7 +115,13 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
         "ratio": ares / plain,
         "reference_ares_step_s": ref,
         "reference_ratio": ref / plain,
+        # process CPU time (one thread): less inflated than wall time on a shared machine
+        "cpu_plain_s": c_plain,
+        "cpu_ares_s": c_ares,
+        "cpu_ratio": c_ares / c_plain,
+        "cpu_reference_ratio": c_ref / c_plain,
         "all_times_s": times,
+        "all_cpu_times_s": cpu,
         "load_average_before": load_before,
         "load_average": os.getloadavg(),
     }

@@ -147,15 +147,69 @@ class AresCrossEncoder(CrossEncoder):
             token_type_ids=enc["token_type_ids"],
         ).last_hidden_state
         scores = self.score_cls(hinge[:, 0])
-        h = self.encoder(
-            inputs_embeds=words[n:].view(B, Lm, -1),
-            attention_mask=enc["attention_mask"][:B, :Lm],
-            token_type_ids=enc["token_type_ids"][:B, :Lm],
-        ).last_hidden_state
         sel = labels != -100
+        h = self._hidden_at(
+            words[n:].view(B, Lm, -1),
+            enc["attention_mask"][:B, :Lm],
+            enc["token_type_ids"][:B, :Lm],
+            sel,
+        )
         if not bool(sel.any()):
             return scores, h.sum() * 0.0
-        return scores, F.cross_entropy(self.mlm_head(h[sel].float()), labels[sel])
+        return scores, F.cross_entropy(self.mlm_head(h.float()), labels[sel])
+
+    def _hidden_at(
+        self,
+        inputs_embeds: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor,
+        sel: torch.Tensor,
+    ) -> torch.Tensor:
+        """``encoder(...).last_hidden_state[sel]`` (``(n, hidden)``) without computing the last
+        layer where nobody reads it.
+
+        The MLM loss reads the last layer only at the masked positions (~15 %), and there a
+        position needs every position's keys and values but only its own query, attention
+        output, feed-forward and layer norms. So layers 1..n-1 and the last layer's
+        self-attention run on all positions as in ``BertModel.forward``; its output projection
+        and feed-forward (9 of the layer's 12 hidden x hidden products) only on the selected
+        rows. Dropout there takes its noise from a full-size draw, exactly as ``F.dropout``
+        on the full tensor would, so the random stream and the values are the full pass's
+        (up to float rounding). Falls back to the full pass for configurations it does not
+        mirror (feed-forward chunking, decoders)."""
+        bert = self.encoder
+        cfg = bert.config
+        if getattr(cfg, "chunk_size_feed_forward", 0) or getattr(cfg, "is_decoder", False):
+            return bert(
+                inputs_embeds=inputs_embeds,
+                attention_mask=attention_mask,
+                token_type_ids=token_type_ids,
+            ).last_hidden_state[sel]
+        h = bert.embeddings(token_type_ids=token_type_ids, inputs_embeds=inputs_embeds)
+        mask, _ = bert._create_attention_masks(
+            attention_mask=attention_mask,
+            encoder_attention_mask=None,
+            embedding_output=h,
+            encoder_hidden_states=None,
+            past_key_values=None,
+        )
+        *first, last = bert.encoder.layer
+        for layer in first:
+            h = layer(h, mask)
+        attn, _ = last.attention.self(h, attention_mask=mask)
+
+        def dropout(x: torch.Tensor, module: nn.Dropout) -> torch.Tensor:
+            # F.dropout(full) draws empty_like(full).bernoulli_(1 - p) / (1 - p); the same
+            # draw, read at the selected rows
+            p = float(module.p)
+            if not module.training or p == 0.0:
+                return x
+            noise = torch.empty(h.shape, dtype=x.dtype, device=x.device).bernoulli_(1 - p)
+            return x * noise.div_(1 - p)[sel]
+
+        so, out = last.attention.output, last.output
+        a = so.LayerNorm(dropout(so.dense(attn[sel]), so.dropout) + h[sel])
+        return out.LayerNorm(dropout(out.dense(last.intermediate(a)), out.dropout) + a)
 
     def export(self) -> CrossEncoder:
         """A plain cross-encoder with this model's encoder and scoring head."""
