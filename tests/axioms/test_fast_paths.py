@@ -78,8 +78,15 @@ def _scores(rng: np.random.Generator, kind: int, n: int, margin: float) -> np.nd
     return _boundary_scores(rng, n, margin)
 
 
+@pytest.fixture(params=[0, term_frequency.LB1_DENSE_MAX], ids=["sorted", "default"])
+def dense_max(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """LB1's small-n switch: 0 sends every size through the sorted score ranges."""
+    monkeypatch.setattr(term_frequency, "LB1_DENSE_MAX", request.param)
+    return int(request.param)
+
+
 @pytest.mark.parametrize("seed", range(10))
-def test_lb1_direct_preferences_equal_the_kernel_path(seed: int) -> None:
+def test_lb1_direct_preferences_equal_the_kernel_path(seed: int, dense_max: int) -> None:
     rng = np.random.default_rng(seed)
     used = 0
     for t in range(120):
@@ -99,7 +106,22 @@ def test_lb1_direct_preferences_equal_the_kernel_path(seed: int) -> None:
     assert used > 80  # the fast path is what is being tested
 
 
-def test_lb1_boundary_cases_take_the_exact_search_and_the_two_sided_ranges() -> None:
+def test_lb1_long_candidate_lists_take_the_sorted_ranges() -> None:
+    """Above LB1_DENSE_MAX candidates (the default switch) the sorted ranges are used."""
+    rng = np.random.default_rng(7)
+    n = term_frequency.LB1_DENSE_MAX + 150
+    for kind in range(1, 7):
+        C = rng.integers(0, 2, size=(n, 9))  # 9 terms: two-byte masks
+        ctx = QueryContext.from_arrays(C, np.full(n, 9))
+        ctx.scores = _scores(rng, kind, n, 0.1).astype(np.float64)
+        got = term_frequency.lb1_preferences(ctx, "extended", {"margin": 0.1})
+        assert got is not None
+        np.testing.assert_array_equal(got, old_lb1_preferences(ctx, 0.1))
+
+
+def test_lb1_boundary_cases_take_the_exact_search_and_the_two_sided_ranges(
+    dense_max: int,
+) -> None:
     """Scores one ulp around ``v (1 - margin)``: the searchsorted estimate of the range start
     is off and is corrected exactly; ranges whose starts are not monotone are tested from both
     sides. Both must equal the float oracle."""
@@ -133,7 +155,7 @@ def test_lb1_boundary_cases_take_the_exact_search_and_the_two_sided_ranges() -> 
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf - inf in the oracle
-def test_lb1_declines_what_it_cannot_order_and_the_engine_still_agrees() -> None:
+def test_lb1_declines_what_it_cannot_order_and_the_engine_still_agrees(dense_max: int) -> None:
     rng = np.random.default_rng(3)
     C = rng.integers(0, 2, size=(12, 3))
     ctx = QueryContext.from_arrays(C, np.full(12, 9))
@@ -143,12 +165,17 @@ def test_lb1_declines_what_it_cannot_order_and_the_engine_still_agrees() -> None
         np.r_[np.nan, np.ones(11)],
     ):
         ctx.scores = s
-        assert term_frequency.lb1_preferences(ctx, "extended", {"margin": 0.1}) is None
+        got = term_frequency.lb1_preferences(ctx, "extended", {"margin": 0.1})
+        if dense_max == 0:  # the sorted ranges decline; the small-n test takes any scores
+            assert got is None
+        else:
+            np.testing.assert_array_equal(got, old_lb1_preferences(ctx, 0.1))
         np.testing.assert_array_equal(
             parse_axiom("LB1").preferences(ctx), old_lb1_preferences(ctx, 0.1)
         )
     ctx.scores = np.ones(12)
-    assert term_frequency.lb1_preferences(ctx, "extended", {"margin": -0.1}) is None
+    got = term_frequency.lb1_preferences(ctx, "extended", {"margin": -0.1})
+    assert (got is None) == (dense_max == 0)
     wide = QueryContext.from_arrays(rng.integers(0, 2, size=(5, 17)), np.full(5, 9))
     wide.scores = np.ones(5)
     assert term_frequency.lb1_preferences(wide, "extended", {"margin": 0.1}) is None
