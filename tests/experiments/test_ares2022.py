@@ -29,6 +29,9 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert set(diag["agreement"]) == models and diag["queries"] == 2
     assert set(diag["fulfilment"]) == models or not diag["instances"]
     assert "Axiomatic diagnosis: does pre-training raise axiom fulfilment?" in md
+    qp = diag["query_pairs"]  # the query-pair axioms ARES was trained on, and its predictor
+    assert set(qp["fulfilment"]) == models and qp["pairs"] == 10
+    assert "predictor (setting I)" in qp["decisive"] and "The axioms it was trained on" in md
     abl = results["ablation"]  # Table 7: each variant scored, tested against ARES_simple
     assert list(abl["means"]) == ["rep", "simple"] and "rep" in abl["tests"]["RR@10"]
     assert (out / "pretrain" / "rep" / "encoder" / "config.json").exists()

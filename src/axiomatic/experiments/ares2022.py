@@ -76,6 +76,7 @@ class AresPlan:
     diagnose_axioms: str = "TFC1,TFC2,M-TDC,LNC2"
     diagnose_analyzer: str = "thesis"
     agreement_pairs: int = 200
+    query_pair_docs: int = 300
 
     @classmethod
     def quick(cls) -> AresPlan:
@@ -103,6 +104,7 @@ class AresPlan:
             diagnose_depth=4,
             diagnose_axioms="TFC1,LNC2",
             agreement_pairs=6,
+            query_pair_docs=10,
         )
 
 
@@ -436,50 +438,84 @@ def _ablation_lines(abl: dict[str, Any]) -> list[str]:
 
 def run_diagnosis(
     plan: AresPlan, out: Path, pretrain: dict[str, Any], echo: Callable[[str], None],
-    data_root: Any = None,
+    data_root: Any = None, prepared: Sequence[Any] = (),
 ) -> dict[str, Any]:  # fmt: skip
     """Does ARES pre-training raise fulfilment of the axioms? The pre-trained cross-encoders
-    next to the un-pre-trained MiniLM cross-encoder (the zero-shot baseline, same seed) on the
-    first ``diagnose_queries`` test queries (sorted ids), BM25 top ``diagnose_depth``: mined
-    document-pair axiom fulfilment and Rosset perturbation agreement, the diagnosis of
-    acrank2023 (:func:`axiomatic.experiments.diagnosis.diagnose_models`). Cached."""
+    next to the un-pre-trained MiniLM cross-encoder (the zero-shot baseline, same seed):
+
+    - on the axioms it was trained on: query-pair fulfilment of the nine Table 1 axioms and of
+      the setting-I predictor on fresh pseudo-query pairs of the first pre-training collection
+      (:func:`axiomatic.ares.fulfilment.query_pair_fulfilment`);
+    - on the document-pair axioms: the first ``diagnose_queries`` test queries (sorted ids),
+      BM25 top ``diagnose_depth``: mined fulfilment and Rosset perturbation agreement, the
+      diagnosis of acrank2023 (:func:`axiomatic.experiments.diagnosis.diagnose_models`).
+
+    Each part is cached in ``out/diagnosis``."""
     path = out / "diagnosis" / "diagnosis.json"
-    if path.exists():
-        return dict(read_json(path))
+    qp_path = out / "diagnosis" / "query_pairs.json"
     if not pretrain:
         return {}
-    from axiomatic.experiments.common import load_split
-    from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnose_models
     from axiomatic.models.io import load_model
     from axiomatic.models.transformer import CrossEncoder
 
-    t0 = time.perf_counter()
-    ds = load_split(plan.diagnose_set, data_root, plan.diagnose_depth)
-    test = ds.subset(sorted(ds.queries)[: plan.diagnose_queries])
-    if test.candidates is not None:
-        test.candidates = {q: c[: plan.diagnose_depth] for q, c in test.candidates.items()}
-    models = {
-        "MiniLM cross-encoder (no pre-training)": _seeded(
-            lambda: CrossEncoder(max_length=plan.max_length), plan.seed
+    cache: dict[str, Any] = {}
+
+    def models() -> dict[str, Any]:
+        if not cache:
+            cache["MiniLM cross-encoder (no pre-training)"] = _seeded(
+                lambda: CrossEncoder(max_length=plan.max_length), plan.seed
+            )
+            for v, s in pretrain.items():
+                cache[f"ARES_{v}"] = load_model(str(s["encoder"]))
+            for m in cache.values():
+                m.eval()
+        return cache
+
+    if path.exists():
+        result = dict(read_json(path))
+    else:
+        from axiomatic.experiments.common import load_split
+        from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnose_models
+
+        t0 = time.perf_counter()
+        ds = load_split(plan.diagnose_set, data_root, plan.diagnose_depth)
+        test = ds.subset(sorted(ds.queries)[: plan.diagnose_queries])
+        if test.candidates is not None:
+            test.candidates = {q: c[: plan.diagnose_depth] for q, c in test.candidates.items()}
+        result = diagnose_models(
+            test, models(), path.parent, plan.diagnose_axioms, plan.diagnose_depth,
+            plan.agreement_pairs, ROSSET_AXIOMS, analyzer=plan.diagnose_analyzer,
+        )  # fmt: skip
+        result.update(
+            set=plan.diagnose_set,
+            queries=len(test.queries),
+            depth=plan.diagnose_depth,
+            analyzer=plan.diagnose_analyzer,
+            seconds=round(time.perf_counter() - t0, 1),
         )
-    }
-    for v, s in pretrain.items():
-        models[f"ARES_{v}"] = load_model(str(s["encoder"]))
-    for m in models.values():
-        m.eval()
-    result = diagnose_models(
-        test, models, path.parent, plan.diagnose_axioms, plan.diagnose_depth,
-        plan.agreement_pairs, ROSSET_AXIOMS, analyzer=plan.diagnose_analyzer,
-    )  # fmt: skip
-    result.update(
-        set=plan.diagnose_set,
-        queries=len(test.queries),
-        depth=plan.diagnose_depth,
-        analyzer=plan.diagnose_analyzer,
-        seconds=round(time.perf_counter() - t0, 1),
-    )
-    write_json(path, result)
-    echo(f"diagnosis: {len(models)} models on {len(test.queries)} queries in {result['seconds']} s")
+        write_json(path, result)
+        echo(
+            f"diagnosis: {len(cache)} models on {len(test.queries)} queries in {result['seconds']} s"
+        )
+    if qp_path.exists():
+        result["query_pairs"] = read_json(qp_path)
+    elif prepared and plan.query_pair_docs > 0:
+        from axiomatic.ares.fulfilment import query_pair_fulfilment
+        from axiomatic.ares.predictor import PreferencePredictor
+        from axiomatic.ares.pretrain import surface_forms
+
+        t0 = time.perf_counter()
+        pfile = out / "pretrain" / "simple" / "predictor.txt"
+        predictor = PreferencePredictor.load(pfile) if pfile.exists() else None
+        first = prepared[0]
+        qp = query_pair_fulfilment(
+            first, models(), n_docs=plan.query_pair_docs, seed=plan.seed + 1,
+            predictor=predictor, surface=surface_forms(first),
+        )  # fmt: skip
+        qp.update(collection=first.collection.name, seconds=round(time.perf_counter() - t0, 1))
+        write_json(qp_path, qp)
+        result["query_pairs"] = qp
+        echo(f"query-pair fulfilment: {qp['pairs']} pairs in {qp['seconds']} s")
     return result
 
 
@@ -649,10 +685,25 @@ def render_markdown(
 def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
     from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
 
-    lines = [
-        "## Axiomatic diagnosis: does pre-training raise axiom fulfilment?",
-        "",
-        f"{diag['queries']} queries of {diag['set']} (first by sorted id), BM25 top "
+    lines = ["## Axiomatic diagnosis: does pre-training raise axiom fulfilment?", ""]
+    qp = diag.get("query_pairs") or {}
+    if qp.get("fulfilment"):
+        cols = list(qp["decisive"])
+        lines += [
+            f"**The axioms it was trained on** (query pairs): {qp['pairs']} fresh pairs of "
+            f"pseudo queries, one per sampled document of {qp.get('collection')}; fulfilment = "
+            "fraction of the pairs where the axiom (or the setting-I predictor that ordered the "
+            "pre-training pairs) is decisive on which the model scores the preferred query "
+            "higher for the document (a tie counts as not fulfilled). Decisive pairs per "
+            f"column: {qp['decisive']}.",
+            "",
+            markdown_table(
+                [{"model": k, **v} for k, v in qp["fulfilment"].items()], ["model", *cols]
+            ),
+            "",
+        ]
+    lines += [
+        f"**Document-pair axioms**: {diag['queries']} queries of {diag['set']} (first by sorted id), BM25 top "
         f"{diag['depth']}; document-pair instances mined with the {diag['analyzer']} analyzer "
         f"(default variants: LNC2 and M-TDC relaxed), per axiom: {diag.get('instances')}. "
         "Fulfilment: fraction of an axiom's instances the model orders as the axiom prefers "
@@ -731,7 +782,11 @@ def run_ares2022(
     )
     zero = run_zero_shot(plan, out, pretrain, echo, data_root) if "zero-shot" in stages else {}
     few = run_few_shot(plan, out, pretrain, echo, data_root) if "few-shot" in stages else {}
-    diagnosis = run_diagnosis(plan, out, pretrain, echo, data_root) if "diagnosis" in stages else {}
+    diagnosis = (
+        run_diagnosis(plan, out, pretrain, echo, data_root, prepared)
+        if "diagnosis" in stages
+        else {}
+    )
     ablation = run_ablation(plan, out, prepared, echo, data_root) if "ablation" in stages else {}
     plot_few_shot(few, zero, plan.few_shot_test, out / "img" / "ares_fig3_few_shot.png")
     meta = {
