@@ -264,3 +264,32 @@ def test_vector_table_refuses_or_stacks_what_it_did_before() -> None:
     lists = {f"w{k}": [float(k), 1.0] for k in range(100)}
     got = VectorSimilarity(lists).matrix(list(lists), ["w3"])
     np.testing.assert_array_equal(got, old_table_matrix(lists, list(lists), ["w3"]))
+
+
+# ---------------------------------------------------------------------- STMC2's term counts
+def test_stmc2_column_counts_equal_the_full_matrix_column() -> None:
+    """One index column over the candidates (repeated candidates, any order) equals the column
+    of the full ``n x V`` term matrix that STMC2 took it from before."""
+    from axiomatic.axioms.kernels import semantic
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.index.collection import CollectionIndex
+    from axiomatic.text.analyzer import Analyzer
+
+    ds = demo_dataset()
+    idx = CollectionIndex.build(list(ds.documents.values()), Analyzer())
+    rng = np.random.default_rng(0)
+    nonzero = 0
+    for qid, q in ds.queries.items():
+        docs = [ds.documents[d] for d in ds.candidate_ids(qid)]
+        docs = [docs[k] for k in rng.integers(0, len(docs), size=len(docs) + 3)]
+        ctx = QueryContext.build(q, docs, idx)
+        full = ctx.full_tf()
+        for tid in {*rng.integers(0, idx.n_terms, size=20).tolist(), *ctx.term_ids.tolist()}:
+            if tid < 0:
+                continue
+            want = full[:, tid].toarray().ravel().astype(np.float64)
+            got = semantic._column_counts(ctx, int(tid))
+            assert got.dtype == np.float64
+            np.testing.assert_array_equal(got, want)
+            nonzero += int(want.sum() > 0)
+    assert nonzero > 5  # columns with counts were compared, not only empty ones

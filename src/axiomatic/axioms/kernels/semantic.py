@@ -99,11 +99,26 @@ def stmc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     def count_t() -> np.ndarray:
         tid = ctx.index.vocab.get(t) if ctx.index is not None else None
         if tid is not None and (ctx.rows >= 0).all():
-            return ctx.full_tf()[:, tid].toarray().ravel().astype(np.float64)
+            return _column_counts(ctx, tid)
         return np.asarray([ctx.tokens(i).count(t) for i in range(ctx.n)], dtype=np.float64)
 
     ct = ctx.cache("stmc2_ct", count_t)
     return _stmc2_pairs(ctx, cq, ct, float(p["margin"]), rows)
+
+
+def _column_counts(ctx: QueryContext, tid: int) -> np.ndarray:
+    """``c(t, d)`` of one index term over the (indexed) candidates, as float64: the stored
+    entries of the candidates' index rows, summed per row where their column is ``tid`` (what
+    ``full_tf()[:, tid]`` holds, without building the ``n x V`` matrix for one column)."""
+    tf = ctx.index.tf
+    starts = tf.indptr[ctx.rows]
+    cnt = tf.indptr[ctx.rows + 1] - starts
+    offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    at = np.repeat(starts, cnt) + offs
+    hit = tf.indices[at] == tid
+    row = np.repeat(np.arange(ctx.n), cnt)[hit]
+    vals = np.asarray(tf.data[at[hit]], dtype=np.int64)
+    return np.bincount(row, weights=vals, minlength=ctx.n).astype(np.float64)
 
 
 def _stmc2_pairs(
