@@ -196,20 +196,44 @@ class AresCrossEncoder(CrossEncoder):
         *first, last = bert.encoder.layer
         for layer in first:
             h = layer(h, mask)
-        attn, _ = last.attention.self(h, attention_mask=mask)
+        # the selected positions of each row first (stable: in position order), padded to the
+        # longest row's count with position 0; out[valid] is then h[sel]'s row-major order
+        B, L, H = h.shape
+        k = max(int(sel.sum(1).max()), 1)
+        idx = torch.argsort((~sel).to(torch.int8), dim=1, stable=True)[:, :k]
+        valid = torch.arange(k, device=h.device)[None, :] < sel.sum(1, keepdim=True)
 
-        def dropout(x: torch.Tensor, module: nn.Dropout) -> torch.Tensor:
-            # F.dropout(full) draws empty_like(full).bernoulli_(1 - p) / (1 - p); the same
-            # draw, read at the selected rows
-            p = float(module.p)
+        def rows(x: torch.Tensor) -> torch.Tensor:  # (B, L, ...) -> (B, k, ...) at idx
+            return x.gather(1, idx.view(B, k, *([1] * (x.dim() - 2))).expand(B, k, *x.shape[2:]))
+
+        def dropout(
+            x: torch.Tensor, module: nn.Module, full: tuple[int, ...], dim: int
+        ) -> torch.Tensor:
+            # F.dropout on the full tensor draws empty_like(full).bernoulli_(1 - p) / (1 - p):
+            # the same draw (same shape, same generator), read at the selected rows
+            p = float(module.p)  # type: ignore[arg-type]
             if not module.training or p == 0.0:
                 return x
-            noise = torch.empty(h.shape, dtype=x.dtype, device=x.device).bernoulli_(1 - p)
-            return x * noise.div_(1 - p)[sel]
+            noise = torch.empty(full, dtype=x.dtype, device=x.device).bernoulli_(1 - p)
+            noise = noise.div_(1 - p).movedim(dim, 1)
+            return x * rows(noise).movedim(1, dim)
 
+        sa = last.attention.self
+        nh, d = int(sa.num_attention_heads), int(sa.attention_head_size)
+        hq = rows(h)  # (B, k, H)
+        q = sa.query(hq).view(B, k, nh, d).transpose(1, 2)  # (B, nh, k, d)
+        key = sa.key(h).view(B, L, nh, d).transpose(1, 2)  # (B, nh, L, d)
+        val = sa.value(h).view(B, L, nh, d).transpose(1, 2)
+        scores = torch.matmul(q, key.transpose(-1, -2)) * float(sa.scaling)
+        keep = attention_mask.to(torch.bool)[:, None, None, :]
+        probs = torch.softmax(scores.masked_fill(~keep, float("-inf")), dim=-1)
+        # the attention-probability dropout of the full (B, nh, L, L) attention
+        probs = dropout(probs, sa.dropout, (B, nh, L, L), 2)
+        ctx = torch.matmul(probs, val).transpose(1, 2).reshape(B, k, H)
         so, out = last.attention.output, last.output
-        a = so.LayerNorm(dropout(so.dense(attn[sel]), so.dropout) + h[sel])
-        return out.LayerNorm(dropout(out.dense(last.intermediate(a)), out.dropout) + a)
+        a = so.LayerNorm(dropout(so.dense(ctx), so.dropout, (B, L, H), 1) + hq)
+        y = out.LayerNorm(dropout(out.dense(last.intermediate(a)), out.dropout, (B, L, H), 1) + a)
+        return y[valid]
 
     def export(self) -> CrossEncoder:
         """A plain cross-encoder with this model's encoder and scoring head."""
