@@ -141,27 +141,30 @@ def _group_features(ctx: QueryContext) -> dict[str, np.ndarray]:
             return out
         d_occ, t_occ, p_occ, docs = o.d_occ, o.t_occ, o.p_occ, o.docs
         # closest grouping around every occurrence: per term, the closest occurrence in the
-        # same document (keys doc * stride + position sort by document, then position)
+        # same document. Keys doc * stride + position sort by document, then position; with
+        # the term in front (term * K + key) one sorted array holds every term's occurrences
+        # in its own segment, and one binary search answers every (occurrence, term) at once
         stride = int(o.offsets[-1]) + 1
         key = d_occ * stride + p_occ
-        lo = p_occ.copy()
-        hi = p_occ.copy()
-        for t in range(m):
-            sel = t_occ == t
-            if not sel.any():
-                continue
-            kt, dt = key[sel], d_occ[sel]
-            j = np.searchsorted(kt, key)
-            jl, jr = np.maximum(j - 1, 0), np.minimum(j, len(kt) - 1)
-            lok = (j > 0) & (dt[jl] == d_occ)
-            rok = (j < len(kt)) & (dt[jr] == d_occ)
-            left = kt[jl] - d_occ * stride
-            right = kt[jr] - d_occ * stride
-            use_right = rok & (~lok | (np.abs(right - p_occ) < np.abs(p_occ - left)))
-            c = np.where(use_right, right, left)
-            found = lok | rok  # the term occurs in this document
-            np.minimum(lo, np.where(found, c, lo), out=lo)
-            np.maximum(hi, np.where(found, c, hi), out=hi)
+        K = int(key.max()) + 1
+        tk = t_occ * K + key
+        srt = np.argsort(tk, kind="stable")
+        tks, ds = tk[srt], d_occ[srt]
+        seg = np.searchsorted(tks, np.arange(m + 1) * K)  # term t: tks[seg[t] : seg[t + 1]]
+        # (term, occurrence) arrays, term-major: long inner loops for numpy
+        base_t = np.arange(m)[:, None] * K
+        j = np.searchsorted(tks, base_t + key[None, :])
+        jl, jr = np.maximum(j - 1, 0), np.minimum(j, len(tks) - 1)
+        lok = (j > seg[:-1, None]) & (ds[jl] == d_occ)
+        rok = (j < seg[1:, None]) & (ds[jr] == d_occ)
+        left = tks[jl] - base_t - d_occ * stride
+        right = tks[jr] - base_t - d_occ * stride
+        use_right = rok & (~lok | (np.abs(right - p_occ) < np.abs(p_occ - left)))
+        # the closest occurrence of each term (right on a strict win, else left), the
+        # occurrence itself where the term is not in the document
+        c = np.where(use_right, right, np.where(lok, left, p_occ))
+        lo = c.min(axis=0)
+        hi = c.max(axis=0)
         # non-query tokens in [lo + 1, hi) = its width minus the query-term occurrences in it
         # (counted in the sorted occurrence positions; no pass over every token)
         base = o.offsets[d_occ]
