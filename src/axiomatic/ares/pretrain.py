@@ -68,6 +68,66 @@ def check_variant(name: str) -> str:
 
 
 # ------------------------------------------------------------------------------ model
+class _TiedGradient:
+    """One gradient buffer for the word embeddings, shared by their two uses in a step.
+
+    The decoder of the LM head is the word-embedding matrix W (tied), so W's gradient is
+    ``scatter(lookup grads) + G^T x`` (G: the logits' gradient, x: the head's inputs). Autograd
+    would build both 30,522 x 384 terms and add them; here the decoder's backward only records
+    ``(G, x)`` and the lookup's backward (which always runs later: the decoder's inputs depend
+    on the lookup's output) adds ``G^T x`` into its own buffer with one ``addmm_``. The same sum,
+    in another order (float rounding)."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[torch.Tensor, torch.Tensor]] = []
+
+
+class _TiedLookup(torch.autograd.Function):
+    """``F.embedding(ids, W, padding_idx)`` whose backward also adds the decoder's part."""
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: Any, weight: torch.Tensor, ids: torch.Tensor, padding_idx: int | None, tied: Any
+    ) -> torch.Tensor:
+        ctx.save_for_backward(ids)
+        ctx.shape, ctx.padding_idx, ctx.tied = weight.shape, padding_idx, tied
+        return weight.index_select(0, ids)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx: Any, grad: torch.Tensor) -> Any:  # type: ignore[override]
+        (ids,) = ctx.saved_tensors
+        out = grad.new_zeros(ctx.shape)
+        if ctx.padding_idx is not None:  # nn.Embedding leaves the padding row's gradient at 0
+            keep = ids != ctx.padding_idx
+            ids, grad = ids[keep], grad[keep]
+        out.index_add_(0, ids, grad)
+        for g, x in ctx.tied.pending:
+            out.addmm_(g.t(), x)
+        ctx.tied.pending.clear()
+        return out, None, None, None
+
+
+class _TiedDecoder(torch.autograd.Function):
+    """``F.linear(x, W, b)`` leaving W's gradient to :class:`_TiedLookup` (see
+    :class:`_TiedGradient`)."""
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, tied: Any
+    ) -> torch.Tensor:
+        ctx.save_for_backward(x, weight)
+        ctx.tied = tied
+        return F.linear(x, weight, bias)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx: Any, g: torch.Tensor) -> Any:  # type: ignore[override]
+        x, weight = ctx.saved_tensors
+        ctx.tied.pending.append((g, x))
+        return g @ weight, None, g.sum(0), None
+
+
 class MLMHead(nn.Module):
     """BERT's LM prediction head with the decoder tied to the input word embeddings."""
 
@@ -80,8 +140,12 @@ class MLMHead(nn.Module):
         nn.init.normal_(self.dense.weight, std=0.02)
         nn.init.zeros_(self.dense.bias)
 
+    def transform(self, h: torch.Tensor) -> torch.Tensor:
+        """Dense + GELU + LayerNorm: the decoder's input."""
+        return self.norm(F.gelu(self.dense(h)))
+
     def forward(self, h: torch.Tensor) -> torch.Tensor:
-        x = self.norm(F.gelu(self.dense(h)))
+        x = self.transform(h)
         # = x @ W.T + b; F.linear's backward writes dW in W's own layout (x @ W.T would hand
         # autograd a transposed 30,522 x 384 gradient to add to the embedding's)
         return F.linear(x, self.word_embeddings.weight, self.bias)
@@ -134,13 +198,20 @@ class AresCrossEncoder(CrossEncoder):
         The same numbers as ``self(**enc)`` followed by :meth:`mlm_loss` (the dropout draws
         too: the two encoder passes run in that order), but the word embeddings of both
         batches come from one lookup, so the backward builds one dense 30,522 x 384 embedding
-        gradient instead of two that then have to be added; the LM head only sees the masked
-        positions."""
+        gradient instead of two that then have to be added, and the tied decoder adds its part
+        into that same buffer (:class:`_TiedGradient`); the LM head only sees the masked
+        positions, and the last encoder layer runs only where the head reads it
+        (:meth:`_hidden_at`)."""
         B, Lm = mlm_input_ids.shape
         n = enc["input_ids"].numel()
-        words = self.encoder.get_input_embeddings()(
-            torch.cat((enc["input_ids"].reshape(-1), mlm_input_ids.reshape(-1)))
-        )
+        ids = torch.cat((enc["input_ids"].reshape(-1), mlm_input_ids.reshape(-1)))
+        emb = self.encoder.get_input_embeddings()
+        tied = None
+        if emb.max_norm is None and not emb.scale_grad_by_freq and not emb.sparse:
+            tied = _TiedGradient()
+            words = _TiedLookup.apply(emb.weight, ids, emb.padding_idx, tied)
+        else:  # embedding options the tied lookup does not mirror
+            words = emb(ids)
         hinge = self.encoder(
             inputs_embeds=words[:n].view(*enc["input_ids"].shape, -1),
             attention_mask=enc["attention_mask"],
@@ -156,7 +227,12 @@ class AresCrossEncoder(CrossEncoder):
         )
         if not bool(sel.any()):
             return scores, h.sum() * 0.0
-        return scores, F.cross_entropy(self.mlm_head(h.float()), labels[sel])
+        head = self.mlm_head
+        if tied is None:
+            logits = head(h.float())
+        else:
+            logits = _TiedDecoder.apply(head.transform(h.float()), emb.weight, head.bias, tied)
+        return scores, F.cross_entropy(logits, labels[sel])
 
     def _hidden_at(
         self,
