@@ -51,9 +51,12 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
     """Seconds per training step (forward + backward + AdamW) on the same (q+, q-, d) batch:
     the plain cross-encoder hinge step (``AresLossStrategy(mlm_weight=0)``, the same code
     path as the trainer's hinge step) vs the ARES step (``AresLossStrategy()``, hinge + MLM)
-    and the first ARES implementation (``reference``). The three run interleaved, round by
-    round, and each reports its minimum wall and process-CPU time (a shared, loaded machine
-    only adds time; CPU time is the steadier of the two there)."""
+    and the first ARES implementation (``reference``). They run interleaved, round by round,
+    and each reports its minimum wall and process-CPU time (a shared, loaded machine only
+    adds time; CPU time is the steadier of the two there). Two parts of the ARES step are
+    timed alone as well (forward + backward, no optimizer): the MLM encoder pass over the
+    (q+, d) rows and the LM head at 15 % of their positions; ``floor_cpu_ratio`` =
+    (plain + both parts) / plain is what the step costs if nothing but those two is added."""
     from types import SimpleNamespace
 
     import torch
@@ -78,9 +81,33 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
     )
     pairs = [Pair(f"d{i}", "qp", "qn", 1, 0) for i in range(batch)]
     plain_s, ares_s = AresLossStrategy(mlm_weight=0.0), AresLossStrategy()
+    enc1 = model.encode_batch([qp] * batch, [doc] * batch)
+    sel = torch.rand(enc1["input_ids"].shape, generator=torch.Generator().manual_seed(0)) < 0.15
+    sel[:, 0] = False
+    x_head = torch.randn(int(sel.sum()), model.hidden_size)
+    W = model.encoder.get_input_embeddings().weight
+    w_grad = torch.zeros_like(W)  # the step adds the decoder's G^T x into an existing buffer
+
+    def part(kind: str) -> None:
+        # without the word-embedding gradient buffer (the step has one, shared with the hinge)
+        if kind == "mlm_pass":
+            w = W.detach()[enc1["input_ids"]].requires_grad_()
+            h = model._hidden_at(w, enc1["attention_mask"], enc1["token_type_ids"], sel)
+            h.sum().backward()
+        else:
+            head = model.mlm_head
+            x = head.transform(x_head)
+            logits = torch.nn.functional.linear(x, W.detach(), head.bias)
+            logits.retain_grad()
+            torch.nn.functional.cross_entropy(logits, enc1["input_ids"][sel]).backward()
+            w_grad.addmm_(logits.grad.t(), x.detach())  # type: ignore[union-attr]
 
     def step(kind: str, k: int) -> tuple[float, float]:
         t, c = time.perf_counter(), time.process_time()
+        if kind in ("mlm_pass", "lm_head"):
+            opt.zero_grad()
+            part(kind)
+            return time.perf_counter() - t, time.process_time() - c
         if kind == "reference":
             loss = _reference_ares_loss(model, [qp] * batch, [qn] * batch, [doc] * batch, k)
         else:
@@ -90,7 +117,7 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
         opt.step()
         return time.perf_counter() - t, time.process_time() - c
 
-    kinds = ("plain", "ares", "reference")
+    kinds = ("plain", "ares", "reference", "mlm_pass", "lm_head")
     for kind in kinds:  # warm-up
         step(kind, 0)
     times: dict[str, list[float]] = {k: [] for k in kinds}
@@ -101,8 +128,8 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
             wall, c = step(kind, r + 1)
             times[kind].append(wall)
             cpu[kind].append(c)
-    plain, ares, ref = (min(times[k]) for k in kinds)
-    c_plain, c_ares, c_ref = (min(cpu[k]) for k in kinds)
+    plain, ares, ref, _, _ = (min(times[k]) for k in kinds)
+    c_plain, c_ares, c_ref, c_mlm, c_head = (min(cpu[k]) for k in kinds)
     L = int(model.encode_batch([qp], [doc])["input_ids"].shape[1])
     return {
         "batch_pairs": batch,
@@ -120,6 +147,9 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
         "cpu_ares_s": c_ares,
         "cpu_ratio": c_ares / c_plain,
         "cpu_reference_ratio": c_ref / c_plain,
+        "cpu_mlm_pass_s": c_mlm,
+        "cpu_lm_head_s": c_head,
+        "floor_cpu_ratio": (c_plain + c_mlm + c_head) / c_plain,
         "all_times_s": times,
         "all_cpu_times_s": cpu,
         "load_average_before": load_before,

@@ -19,6 +19,15 @@ is a :class:`~axiomatic.data.records.Dataset` whose "queries" are the documents 
 pair, ``<doc>#<k>``) and whose "documents" are the pseudo queries; the strategy puts each text
 back in its place (``[CLS] query [SEP] document [SEP]``).
 
+Step cost (issue 8 asks <= 1.5x a plain hinge step): the MLM pass over the (q+, d) rows is half
+the hinge's two encoder passes, and the 30,522-way LM head comes on top, so the same objective
+cannot cost much less than ~1.5x. :meth:`AresCrossEncoder.scores_and_mlm_loss` removes the
+rest without changing a number beyond float rounding (the dropout draws included): one
+tokenization, one word-embedding lookup and one embedding-gradient buffer for both passes (the
+tied decoder adds into it), the LM head and the last encoder layer's queries, attention output
+and feed-forward only at the masked positions. ``benchmarks/bench_ares.py --step`` times it
+against the plain step and the first implementation.
+
 Variants (ours where the paper is silent): ``simple`` (predictor of setting I), ``hard``
 (setting IV), ``strict`` (no predictor: pairs on which every axiom with a preference agrees and
 at least ``strict_min`` axioms have one), ``rep`` and ``rank`` (predictor of setting I on the
