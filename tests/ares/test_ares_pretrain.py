@@ -154,7 +154,7 @@ def _reference_step_loss(strategy, trainer, batch, step):
     return rel + strategy.mlm_weight * mlm, info
 
 
-def _fake_trainer(model, seed=3):
+def _fake_trainer(model, seed=3, padded=True):
     from types import SimpleNamespace
 
     from axiomatic.training.samplers import Pair
@@ -171,6 +171,7 @@ def _fake_trainer(model, seed=3):
         "b": "solar farm river valley floods spring water melt",
         "c": "river",
         "d": "x",
+        "e": "solar panels farm river valley floods",
     }
     trainer = SimpleNamespace(
         config=SimpleNamespace(margin=1.0, seed=seed),
@@ -180,6 +181,8 @@ def _fake_trainer(model, seed=3):
         device=torch.device("cpu"),
     )
     batch = [Pair("d0", "a", "b", 1, 0), Pair("d1", "c", "d", 1, 0), Pair("d2", "d", "a", 1, 0)]
+    if not padded:  # every row truncated at 24: no padding, attention without a padding mask
+        batch = [Pair("d0", "b", "e", 1, 0), Pair("d0", "e", "b", 1, 0)]
     return trainer, batch
 
 
@@ -189,8 +192,11 @@ def small_ares_net():
     return AresCrossEncoder(max_length=24, pretrained=False)  # long docs get truncated
 
 
+@pytest.mark.parametrize("padded", [True, False])
 @pytest.mark.parametrize("train_mode", [False, True])
-def test_fast_ares_step_equals_the_full_vocabulary_formulation(small_ares_net, train_mode) -> None:
+def test_fast_ares_step_equals_the_full_vocabulary_formulation(
+    small_ares_net, train_mode, padded
+) -> None:
     """The step (one tokenization, one embedding lookup, LM head at the masked positions only)
     gives the loss and the gradients of the straightforward formulation; in training mode with
     the same dropout draws (same global seed), so the random stream is consumed identically."""
@@ -198,7 +204,7 @@ def test_fast_ares_step_equals_the_full_vocabulary_formulation(small_ares_net, t
 
     net = small_ares_net
     net.train(train_mode)
-    trainer, batch = _fake_trainer(net)
+    trainer, batch = _fake_trainer(net, padded=padded)
     strategy = AresLossStrategy()
     results = []
     for fn in (_reference_step_loss, strategy.step_loss):
@@ -211,9 +217,13 @@ def test_fast_ares_step_equals_the_full_vocabulary_formulation(small_ares_net, t
         grads = {n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None}
         results.append((float(loss.detach()), info, grads))
     (l0, i0, g0), (l1, i1, g1) = results
-    enc = net.encode_batch(["roof", "solar farm river valley floods spring water melt"], [
-        trainer.train_data.queries["d0"].text] * 2)  # fmt: skip
-    assert enc["attention_mask"].sum(1).tolist()[1] == 24 > enc["attention_mask"].sum(1)[0]
+    qs = [
+        "roof",
+        "solar farm river valley floods spring water melt",
+        "solar panels farm river valley floods",
+    ]
+    lengths = net.encode_batch(qs, [trainer.train_data.queries["d0"].text] * 3)["attention_mask"]
+    assert lengths.sum(1).tolist()[1:] == [24, 24] and lengths.sum(1)[0] < 24
     assert i0["mlm_loss"] > 0 and i0["rel_loss"] >= 0
     assert l1 == pytest.approx(l0, abs=1e-5, rel=1e-6)
     assert i1["mlm_loss"] == pytest.approx(i0["mlm_loss"], abs=1e-5)

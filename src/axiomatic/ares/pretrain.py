@@ -255,16 +255,22 @@ class AresCrossEncoder(CrossEncoder):
 
         The MLM loss reads the last layer only at the masked positions (~15 %), and there a
         position needs every position's keys and values but only its own query, attention
-        output, feed-forward and layer norms. So layers 1..n-1 and the last layer's
-        self-attention run on all positions as in ``BertModel.forward``; its output projection
-        and feed-forward (9 of the layer's 12 hidden x hidden products) only on the selected
-        rows. Dropout there takes its noise from a full-size draw, exactly as ``F.dropout``
-        on the full tensor would, so the random stream and the values are the full pass's
-        (up to float rounding). Falls back to the full pass for configurations it does not
-        mirror (feed-forward chunking, decoders)."""
+        output, feed-forward and layer norms. So layers 1..n-1 run on all positions as in
+        ``BertModel.forward``, the last layer's keys and values too; its queries, attention,
+        output projection and feed-forward (10 of the layer's 12 hidden x hidden products)
+        only at the selected positions. Its dropouts take their noise from a full-size draw
+        (attention probabilities: ``(B, heads, L, L)``), exactly as ``F.dropout`` on the full
+        tensor would, so the random stream and the values are the full pass's (up to float
+        rounding). Falls back to the full pass for configurations it does not
+        mirror (feed-forward chunking, decoders) and when training off the CPU (CUDA's fused
+        dropout and attention kernels draw their noise differently; not verified there)."""
         bert = self.encoder
         cfg = bert.config
-        if getattr(cfg, "chunk_size_feed_forward", 0) or getattr(cfg, "is_decoder", False):
+        if (
+            getattr(cfg, "chunk_size_feed_forward", 0)
+            or getattr(cfg, "is_decoder", False)
+            or (self.training and inputs_embeds.device.type != "cpu")
+        ):
             return bert(
                 inputs_embeds=inputs_embeds,
                 attention_mask=attention_mask,
