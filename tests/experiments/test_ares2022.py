@@ -23,6 +23,10 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert (out / "img" / "ares_fig2_importance.png").stat().st_size > 0
     assert (out / "pretrain" / "simple" / "encoder" / "config.json").exists()
     assert "Few-shot fine-tuning" in md and len(results["few_shot"]) == 2
+    t = results["pretrain"]["simple"]["train"]  # per-1k-step time reported (issue 8, stage 4)
+    per_1k = results["pretrain"]["simple"]["seconds_per_1k_steps"]
+    assert per_1k == pytest.approx(1000 * t["seconds"] / t["steps"], abs=0.1) and per_1k > 0
+    assert f"({per_1k} s per 1,000 steps" in md
     assert (out / "img" / "ares_fig3_few_shot.png").stat().st_size > 0
     diag = results["diagnosis"]  # ARES vs the un-pre-trained cross-encoder, same API as acrank
     models = {"MiniLM cross-encoder (no pre-training)", "ARES_simple"}
@@ -65,3 +69,16 @@ def test_pretrain_unknown_method_and_variant_are_clear_errors(tmp_path) -> None:
         ],
     )
     assert res.exit_code != 0 and "strict" in res.output
+
+
+@pytest.mark.slow
+def test_pretrain_ares_cli_reports_time_per_1k_steps_and_resumes(tmp_path) -> None:
+    args = ["pretrain", "ares", "--collections", "demo", "--steps", "2", "--batch-size", "2"]
+    args += ["--max-length", "48", "--dev", "demo/train", "--dev-queries", "2"]
+    args += ["--out", str(tmp_path)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "simple" / "pretrain.json").read_text(encoding="utf-8"))
+    assert f"({summary['seconds_per_1k_steps']} s per 1k steps)" in res.output
+    again = CliRunner().invoke(app, args)  # finished: read back, not retrained
+    assert again.exit_code == 0 and summary["encoder"] in again.output

@@ -659,9 +659,19 @@ def pretrain_ares(
         "n_pairs": int(sum(len(x[0]) for x in parts)),
         "train": result.to_dict(),
         "encoder": str(enc_dir),
+        "seconds_per_1k_steps": per_1k_steps(result.to_dict()),
     }
     atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
     return summary
+
+
+def per_1k_steps(train: dict[str, Any]) -> float | None:
+    """Wall seconds per 1,000 training steps of a finished run (its trainer summary: total
+    seconds over the steps taken, dev evaluations and checkpoints included)."""
+    steps, secs = train.get("steps"), train.get("seconds")
+    if not steps or secs is None:
+        return None
+    return round(1000.0 * float(secs) / int(steps), 1)
 
 
 def _prefixed(ds: Dataset, prefix: str) -> Dataset:

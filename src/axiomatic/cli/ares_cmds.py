@@ -53,7 +53,7 @@ def pretrain(
     import torch
 
     from axiomatic.ares.pipeline import load_collection, prepare
-    from axiomatic.ares.pretrain import check_variant, pretrain_ares
+    from axiomatic.ares.pretrain import check_variant, per_1k_steps, pretrain_ares
     from axiomatic.experiments.ares2022 import dev_subset
 
     torch.set_num_threads(threads)
@@ -75,7 +75,8 @@ def pretrain(
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     console.print(
         f"ARES_{v}: {summary['n_pairs']} pairs; best dev MRR@10 {summary['train']['best_dev']}; "
-        f"encoder in {summary['encoder']}",
+        f"{summary['train'].get('seconds', 0):.0f} s "
+        f"({per_1k_steps(summary['train'])} s per 1k steps); encoder in {summary['encoder']}",
         markup=False,
         highlight=False,
     )

@@ -614,6 +614,8 @@ def render_markdown(
         for s, r in predictor["settings"].items()
     ]
     lines += [markdown_table(imp_rows, ["setting", *names]), ""]
+    from axiomatic.ares.pretrain import per_1k_steps
+
     lines += ["## Pre-training", ""]
     for v, s in pretrain.items():
         t = s["train"]
@@ -623,7 +625,8 @@ def render_markdown(
             f"{plan.batch_size}, max length {plan.max_length}, lr {plan.lr}, MLM weight "
             f"{plan.mlm_weight}; best zero-shot dev MRR@10 {t['best_dev']} at step "
             f"{t['best_step']} ({plan.dev_queries} queries of {plan.dev_dataset}); "
-            f"{t['seconds']:.0f} s."
+            f"{t['seconds']:.0f} s ({per_1k_steps(t)} s per 1,000 steps, dev evaluations "
+            "included)."
         )
     lines += ["", "## Zero-shot re-ranking (Table 6)", ""]
     for name, r in zero.items():
