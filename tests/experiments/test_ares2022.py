@@ -27,6 +27,10 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     per_1k = results["pretrain"]["simple"]["seconds_per_1k_steps"]
     assert per_1k == pytest.approx(1000 * t["seconds"] / t["steps"], abs=0.1) and per_1k > 0
     assert f"({per_1k} s per 1,000 steps" in md
+    # few-shot significance: ARES vs the un-pre-trained cross-encoder at the same n
+    assert set(results["few_shot_tests"]) == {"ARES_simple|2"}
+    assert 0.0 <= results["few_shot_tests"]["ARES_simple|2"]["RR@10"]["p_holm"] <= 1.0
+    assert "p vs cross-encoder, same n (RR@10, Holm)" in md
     assert (out / "img" / "ares_fig3_few_shot.png").stat().st_size > 0
     diag = results["diagnosis"]  # ARES vs the un-pre-trained cross-encoder, same API as acrank
     models = {"MiniLM cross-encoder (no pre-training)", "ARES_simple"}

@@ -338,6 +338,7 @@ def run_few_shot(
             t = time.perf_counter()
             Trainer(model, cfg, out / "few_shot" / safe / f"n{n}", train.subset(qids)).fit()
             run = score_dataset(model, test, depth=plan.eval_depth)
+            write_json(out / "few_shot" / safe / f"n{n}" / "run_test.json", run)
             results[key] = {
                 "model": mname,
                 "n_queries": len(qids),
@@ -347,6 +348,51 @@ def run_few_shot(
             write_json(path, results)
             echo(f"few-shot {mname} n={len(qids)}: {results[key]['means']}")
     return results
+
+
+def few_shot_tests(
+    plan: AresPlan, out: Path, few: dict[str, Any], echo: Callable[[str], None],
+    data_root: Any = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Paired t-tests of every pre-trained starting point against the un-pre-trained
+    cross-encoder at the same number of training queries, Holm-corrected over all points of a
+    measure: ``{"model|n": {measure: {"p", "p_holm"}}}``. Each point's test run is read from
+    its folder (re-scored from its saved model when an older run did not keep it)."""
+    import torch
+
+    from axiomatic.evaluate.significance import holm, paired_test
+    from axiomatic.experiments.common import load_split
+    from axiomatic.models.io import load_model
+    from axiomatic.training.trainer import score_dataset
+
+    if not few:
+        return {}
+    test = load_split(plan.few_shot_test, data_root, plan.eval_depth)
+    per: dict[str, Any] = {}
+    for key, r in few.items():
+        folder = out / "few_shot" / r["model"].replace(" ", "_") / f"n{key.rsplit('|', 1)[1]}"
+        run_file = folder / "run_test.json"
+        if not run_file.exists():
+            t = time.perf_counter()
+            model = load_model(str(folder / "model"))
+            model.eval()
+            with torch.inference_mode():
+                write_json(run_file, score_dataset(model, test, depth=plan.eval_depth))
+            echo(f"few-shot {key}: test run re-scored in {time.perf_counter() - t:.0f} s")
+        per[key] = per_query(read_json(run_file), test, MEASURES)
+    base = "MiniLM cross-encoder"
+    pairs = [
+        (k, f"{base}|{k.rsplit('|', 1)[1]}")
+        for k in few
+        if few[k]["model"] != base and f"{base}|{k.rsplit('|', 1)[1]}" in per
+    ]
+    tests: dict[str, Any] = {k: {} for k, _ in pairs}
+    for meas in MEASURES:
+        ps = [paired_test(per[k][meas], per[b][meas]).pvalue for k, b in pairs]
+        for (k, _), p, q in zip(pairs, ps, holm(ps) if ps else [], strict=True):
+            tests[k][meas] = {"p": float(p), "p_holm": float(q)}
+    write_json(out / "few_shot_tests.json", tests)
+    return tests
 
 
 def run_ablation(
@@ -561,6 +607,7 @@ def render_markdown(
     plan: AresPlan, predictor: dict[str, Any], pretrain: dict[str, Any], zero: dict[str, Any],
     meta: dict[str, Any], bench: dict[str, Any] | None = None, few: dict[str, Any] | None = None,
     diagnosis: dict[str, Any] | None = None, ablation: dict[str, Any] | None = None,
+    few_tests: dict[str, Any] | None = None,
 ) -> str:  # fmt: skip
     lines = [
         "# ARES: axiomatically regularized pre-training (Chen et al., SIGIR 2022)",
@@ -651,12 +698,15 @@ def render_markdown(
             "![few-shot](img/ares_fig3_few_shot.png)",
             "",
         ]
+        tests = few_tests or {}
+        pcol = "p vs cross-encoder, same n (RR@10, Holm)"
         rows = [
             {"model": r["model"], "training queries": r["n_queries"],
-             **{m: r["means"].get(m) for m in MEASURES}}
-            for r in sorted(few.values(), key=lambda r: (r["model"], r["n_queries"]))
+             **{m: r["means"].get(m) for m in MEASURES},
+             pcol: (f"{tests[k]['RR@10']['p_holm']:.3g}" if "RR@10" in tests.get(k, {}) else "")}
+            for k, r in sorted(few.items(), key=lambda kr: (kr[1]["model"], kr[1]["n_queries"]))
         ]  # fmt: skip
-        lines += [markdown_table(rows, ["model", "training queries", *MEASURES]), ""]
+        lines += [markdown_table(rows, ["model", "training queries", *MEASURES, pcol]), ""]
     if ablation:
         lines += _ablation_lines(ablation)
     if diagnosis:
@@ -785,6 +835,7 @@ def run_ares2022(
     )
     zero = run_zero_shot(plan, out, pretrain, echo, data_root) if "zero-shot" in stages else {}
     few = run_few_shot(plan, out, pretrain, echo, data_root) if "few-shot" in stages else {}
+    few_t = few_shot_tests(plan, out, few, echo, data_root) if few else {}
     diagnosis = (
         run_diagnosis(plan, out, pretrain, echo, data_root, prepared)
         if "diagnosis" in stages
@@ -812,6 +863,7 @@ def run_ares2022(
         few,
         diagnosis,
         ablation,
+        few_t,
     )
     from axiomatic._atomic import atomic_write_text
 
@@ -832,6 +884,7 @@ def run_ares2022(
         "pretrain": pretrain,
         "zero_shot": zero,
         "few_shot": few,
+        "few_shot_tests": few_t,
         "ablation": ablation,
         "diagnosis": diagnosis,
     }
