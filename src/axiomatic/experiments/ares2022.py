@@ -193,22 +193,27 @@ def dev_subset(name: str, n: int, data_root: Any = None) -> Any:
     return ds.subset(qids)
 
 
+def _pretrain(plan: AresPlan, out: Path, prepared: Sequence[Any], v: str, dev: Any) -> Any:
+    """One variant pre-trained with the plan's budget (cached under ``out/pretrain/<v>``)."""
+    from axiomatic.ares.pretrain import pretrain_ares
+
+    return pretrain_ares(
+        prepared, out / "pretrain" / v, v, dev=dev, steps=plan.steps,
+        batch_size=plan.batch_size, lr=plan.lr, max_length=plan.max_length,
+        eval_every=plan.eval_every, checkpoint_every=plan.checkpoint_every,
+        mlm_weight=plan.mlm_weight, seed=plan.seed,
+    )  # fmt: skip
+
+
 def run_pretrain_stage(
     plan: AresPlan, out: Path, prepared: Sequence[Any], echo: Callable[[str], None],
     data_root: Any = None,
 ) -> dict[str, Any]:  # fmt: skip
-    from axiomatic.ares.pretrain import pretrain_ares
-
     dev = dev_subset(plan.dev_dataset, plan.dev_queries, data_root)
     summaries = {}
     for v in plan.variants:
         t = time.perf_counter()
-        s = pretrain_ares(
-            prepared, out / "pretrain" / v, v, dev=dev, steps=plan.steps,
-            batch_size=plan.batch_size, lr=plan.lr, max_length=plan.max_length,
-            eval_every=plan.eval_every, checkpoint_every=plan.checkpoint_every,
-            mlm_weight=plan.mlm_weight, seed=plan.seed,
-        )  # fmt: skip
+        s = _pretrain(plan, out, prepared, v, dev)
         s["wall_s"] = time.perf_counter() - t
         summaries[v] = s
         echo(f"pre-trained ARES_{v}: {s['n_pairs']} pairs, {s['train']}")
@@ -408,7 +413,7 @@ def run_ablation(
         return {}
     import torch
 
-    from axiomatic.ares.pretrain import check_variant, pretrain_ares
+    from axiomatic.ares.pretrain import check_variant
     from axiomatic.experiments.common import load_split, mean_values
     from axiomatic.models.io import load_model
     from axiomatic.training.trainer import score_dataset
@@ -420,12 +425,7 @@ def run_ablation(
     per: dict[str, Any] = {}
     train: dict[str, Any] = {}
     for v in variants:
-        s = pretrain_ares(
-            prepared, out / "pretrain" / v, v, dev=dev, steps=plan.steps,
-            batch_size=plan.batch_size, lr=plan.lr, max_length=plan.max_length,
-            eval_every=plan.eval_every, checkpoint_every=plan.checkpoint_every,
-            mlm_weight=plan.mlm_weight, seed=plan.seed,
-        )  # fmt: skip
+        s = _pretrain(plan, out, prepared, v, dev)
         train[v] = {k: s[k] for k in ("setting", "features", "n_pairs") if k in s}
         train[v].update(best_step=s["train"]["best_step"], best_dev=s["train"]["best_dev"])
         run_file = runs_dir / f"{v}.json"
