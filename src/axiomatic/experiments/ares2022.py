@@ -339,11 +339,11 @@ def run_few_shot(
                 patience=0, candidate_depth=plan.eval_depth, seed=plan.seed,
             )  # fmt: skip
             model = make()
-            safe = mname.replace(" ", "_")
+            folder = _few_shot_dir(out, mname, n)
             t = time.perf_counter()
-            Trainer(model, cfg, out / "few_shot" / safe / f"n{n}", train.subset(qids)).fit()
+            Trainer(model, cfg, folder, train.subset(qids)).fit()
             run = score_dataset(model, test, depth=plan.eval_depth)
-            write_json(out / "few_shot" / safe / f"n{n}" / "run_test.json", run)
+            write_json(folder / "run_test.json", run)
             results[key] = {
                 "model": mname,
                 "n_queries": len(qids),
@@ -355,6 +355,33 @@ def run_few_shot(
     return results
 
 
+def _cached_run(
+    run_file: Path, encoder: str | Path, ds: Any, depth: int, echo: Callable[[str], None],
+    label: str,
+) -> dict[str, Any]:  # fmt: skip
+    """The run of the saved model ``encoder`` on ``ds`` (top ``depth``), scored once and kept
+    in ``run_file``."""
+    if run_file.exists():
+        return dict(read_json(run_file))
+    import torch
+
+    from axiomatic.models.io import load_model
+    from axiomatic.training.trainer import score_dataset
+
+    t = time.perf_counter()
+    model = load_model(str(encoder))
+    model.eval()
+    with torch.inference_mode():
+        run = score_dataset(model, ds, depth=depth)
+    write_json(run_file, run)
+    echo(f"{label} scored in {time.perf_counter() - t:.0f} s")
+    return run
+
+
+def _few_shot_dir(out: Path, model: str, n: int | str) -> Path:
+    return out / "few_shot" / model.replace(" ", "_") / f"n{n}"
+
+
 def few_shot_tests(
     plan: AresPlan, out: Path, few: dict[str, Any], echo: Callable[[str], None],
     data_root: Any = None,
@@ -363,33 +390,26 @@ def few_shot_tests(
     cross-encoder at the same number of training queries, Holm-corrected over all points of a
     measure: ``{"model|n": {measure: {"p", "p_holm"}}}``. Each point's test run is read from
     its folder (re-scored from its saved model when an older run did not keep it)."""
-    import torch
-
     from axiomatic.evaluate.significance import holm, paired_test
     from axiomatic.experiments.common import load_split
-    from axiomatic.models.io import load_model
-    from axiomatic.training.trainer import score_dataset
 
     if not few:
         return {}
     test = load_split(plan.few_shot_test, data_root, plan.eval_depth)
+    size = {k: k.rsplit("|", 1)[1] for k in few}  # the requested n of each point
     per: dict[str, Any] = {}
     for key, r in few.items():
-        folder = out / "few_shot" / r["model"].replace(" ", "_") / f"n{key.rsplit('|', 1)[1]}"
-        run_file = folder / "run_test.json"
-        if not run_file.exists():
-            t = time.perf_counter()
-            model = load_model(str(folder / "model"))
-            model.eval()
-            with torch.inference_mode():
-                write_json(run_file, score_dataset(model, test, depth=plan.eval_depth))
-            echo(f"few-shot {key}: test run re-scored in {time.perf_counter() - t:.0f} s")
-        per[key] = per_query(read_json(run_file), test, MEASURES)
+        folder = _few_shot_dir(out, r["model"], size[key])
+        run = _cached_run(
+            folder / "run_test.json", folder / "model", test, plan.eval_depth, echo,
+            f"few-shot {key}: saved model",
+        )  # fmt: skip
+        per[key] = per_query(run, test, MEASURES)
     base = "MiniLM cross-encoder"
     pairs = [
-        (k, f"{base}|{k.rsplit('|', 1)[1]}")
+        (k, f"{base}|{size[k]}")
         for k in few
-        if few[k]["model"] != base and f"{base}|{k.rsplit('|', 1)[1]}" in per
+        if few[k]["model"] != base and f"{base}|{size[k]}" in per
     ]
     tests: dict[str, Any] = {k: {} for k, _ in pairs}
     for meas in MEASURES:
@@ -411,12 +431,8 @@ def run_ablation(
     run are cached, so adding a variant scores only that one."""
     if not plan.ablation_variants:
         return {}
-    import torch
-
     from axiomatic.ares.pretrain import check_variant
     from axiomatic.experiments.common import load_split, mean_values
-    from axiomatic.models.io import load_model
-    from axiomatic.training.trainer import score_dataset
 
     variants = [check_variant(v) for v in plan.ablation_variants]
     dev = dev_subset(plan.dev_dataset, plan.dev_queries, data_root)
@@ -428,18 +444,10 @@ def run_ablation(
         s = _pretrain(plan, out, prepared, v, dev)
         train[v] = {k: s[k] for k in ("setting", "features", "n_pairs") if k in s}
         train[v].update(best_step=s["train"]["best_step"], best_dev=s["train"]["best_dev"])
-        run_file = runs_dir / f"{v}.json"
-        if run_file.exists():
-            run = read_json(run_file)
-        else:
-            t = time.perf_counter()
-            model = load_model(str(s["encoder"]))
-            model.eval()
-            with torch.inference_mode():
-                run = score_dataset(model, ds, depth=plan.eval_depth)
-            write_json(run_file, run)
-            echo(f"ablation: {plan.ablation_set} scored with ARES_{v} in "
-                 f"{time.perf_counter() - t:.0f} s")  # fmt: skip
+        run = _cached_run(
+            runs_dir / f"{v}.json", s["encoder"], ds, plan.eval_depth, echo,
+            f"ablation: {plan.ablation_set} with ARES_{v}",
+        )  # fmt: skip
         per[v] = per_query(run, ds, MEASURES)
     means = {v: mean_values(per[v]) for v in variants}
     tests = _tests_against(per, "simple") if "simple" in per else {}
