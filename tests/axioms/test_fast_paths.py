@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from axiomatic.axioms import QueryContext, parse_axiom
-from axiomatic.axioms.kernels import term_frequency
+from axiomatic.axioms.kernels import _jit, term_frequency
 from axiomatic.axioms.kernels._common import isclose, unique_rows
 
 
@@ -78,11 +78,18 @@ def _scores(rng: np.random.Generator, kind: int, n: int, margin: float) -> np.nd
     return _boundary_scores(rng, n, margin)
 
 
-@pytest.fixture(params=[0, term_frequency.LB1_DENSE_MAX], ids=["sorted", "default"])
+@pytest.fixture(params=["sorted", "dense", "jit"])
 def dense_max(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
-    """LB1's small-n switch: 0 sends every size through the sorted score ranges."""
-    monkeypatch.setattr(term_frequency, "LB1_DENSE_MAX", request.param)
-    return int(request.param)
+    """LB1's three forms: ``sorted`` (LB1_DENSE_MAX 0 sends every size through the sorted
+    score ranges), ``dense`` (the numpy ``n x n`` test up to LB1_DENSE_MAX, compiled kernels
+    off) and ``jit`` (the compiled loop up to LB1_DENSE_MAX; skipped without numba)."""
+    mode = request.param
+    if mode == "jit":
+        pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    monkeypatch.setattr(_jit, "_enabled", mode == "jit")
+    if mode == "sorted":
+        monkeypatch.setattr(term_frequency, "LB1_DENSE_MAX", 0)
+    return 0 if mode == "sorted" else int(term_frequency.LB1_DENSE_MAX)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -178,7 +185,11 @@ def test_lb1_declines_what_it_cannot_order_and_the_engine_still_agrees(dense_max
     assert (got is None) == (dense_max == 0)
     wide = QueryContext.from_arrays(rng.integers(0, 2, size=(5, 17)), np.full(5, 9))
     wide.scores = np.ones(5)
-    assert term_frequency.lb1_preferences(wide, "extended", {"margin": 0.1}) is None
+    got = term_frequency.lb1_preferences(wide, "extended", {"margin": 0.1})
+    if _jit.enabled():  # the compiled loop takes up to 64 query terms
+        np.testing.assert_array_equal(got, old_lb1_preferences(wide, 0.1))
+    else:  # the numpy bit masks take up to 16
+        assert got is None
     np.testing.assert_array_equal(
         parse_axiom("LB1").preferences(wide), old_lb1_preferences(wide, 0.1)
     )

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
+from axiomatic.axioms.kernels import _jit
 from axiomatic.axioms.kernels._common import (
     all_terms,
     count_codes,
@@ -190,10 +191,21 @@ def lb1_preferences(ctx: QueryContext, variant: str, p: Mapping[str, Any]) -> np
     ~only_j`` of :func:`lb1` is, here two comparisons of bit masks) and ``close`` the score test
     of :func:`lb1` (:func:`_lb1_close`). Declines (None: the engine evaluates :func:`lb1`) for
     more than 16 query terms or where :func:`_lb1_close` declines.
+
+    Up to :data:`LB1_DENSE_MAX` candidates, with numba installed, one compiled loop
+    (:func:`axiomatic.axioms.kernels._jit.lb1_pairs`, the same float operations) replaces the
+    dozen numpy calls below, whose per-call overhead is most of their cost at that size.
     """
     s = _lb1_scores(ctx)
-    n, m = ctx.n, ctx.n_terms
+    C = ctx.counts
+    n, m = C.shape
     rel = float(p["margin"])
+    if n <= LB1_DENSE_MAX and len(s) == n and s.dtype == np.float64 and m <= 64:
+        compiled = _jit.kernel("lb1_pairs")
+        if compiled is not None:
+            out = np.zeros((n, n), dtype=np.int8)
+            compiled(s, C, rel, out)
+            return out
     if m > 16 or len(s) != n:
         return None
     if n <= LB1_DENSE_MAX and rel >= 0:

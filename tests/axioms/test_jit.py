@@ -1,0 +1,118 @@
+"""Compiled kernels (``axioms/kernels/_jit.py``, the ``fast`` extra): the compiled loop gives the
+numpy form's matrix bit for bit, is what LB1 uses up to LB1_DENSE_MAX candidates when numba is
+installed, and ``AXIOMATIC_JIT=0`` (or no numba) keeps everything on numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from axiomatic.axioms import QueryContext, parse_axiom
+from axiomatic.axioms.kernels import _jit, term_frequency
+from axiomatic.axioms.kernels._common import isclose
+
+
+@pytest.fixture(autouse=True)
+def _decide_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The switch is read once per process: each test decides it afresh (and leaves it)."""
+    monkeypatch.setattr(_jit, "_enabled", None)
+
+
+def _oracle(s: np.ndarray, pres: np.ndarray, margin: float) -> np.ndarray:
+    """LB1 as the kernel path defines it: float isclose over every pair, then H - H.T."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, 2 * 1e308
+        close = isclose(s[:, None], s[None, :], margin)
+    P = pres.astype(np.int64)
+    only_i = (P @ (1 - P).T) > 0
+    only_j = ((1 - P) @ P.T) > 0
+    H = close & only_i & ~only_j
+    np.fill_diagonal(H, False)
+    return H.astype(np.int8) - H.T.astype(np.int8)
+
+
+def _cases(seed: int, count: int, max_n: int = 40):
+    rng = np.random.default_rng(seed)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1e308, 1.0, 1.1, 0.9])
+    for t in range(count):
+        n, m = int(rng.integers(1, max_n)), int(rng.integers(1, 65))
+        pres = rng.random((n, m)) < rng.choice([0.05, 0.3, 0.7])
+        kind = t % 4
+        if kind == 0:
+            s = np.round(rng.normal(5, 2, n), 1)  # ties, mixed signs
+        elif kind == 1:
+            s = rng.choice(specials, n)  # NaN, infinities, signed zeros, subnormals
+        elif kind == 2:
+            s = -np.abs(rng.normal(5, 1, n))
+        else:
+            a = 10.0  # one ulp around the margin boundary
+            s = rng.choice([a, a - 1.0, np.nextafter(a - 1.0, 0), np.nextafter(a - 1.0, 20)], n)
+        margin = float(rng.choice([0.0, 0.1, 0.5, 1.0, 2.0, -0.1, -0.0, np.inf]))
+        yield s.astype(np.float64), pres, margin
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_lb1_equals_the_numpy_definition(seed: int) -> None:
+    pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    compiled = _jit.kernel("lb1_pairs")
+    assert compiled is not None
+    for s, pres, margin in _cases(seed, 150):
+        want = _oracle(s, pres, margin)
+        got = np.zeros((len(s), len(s)), dtype=np.int8)
+        compiled(s, pres.astype(np.int64), margin, got)
+        assert got.dtype == np.int8 and got.shape == want.shape
+        np.testing.assert_array_equal(got, want, err_msg=f"margin={margin} s={s}")
+
+
+def test_the_plain_python_kernel_is_the_same_function() -> None:
+    """What numba compiles also runs as Python (slowly): same matrix, no numba needed."""
+    for s, pres, margin in _cases(9, 40, max_n=12):
+        with np.errstate(invalid="ignore", over="ignore"):
+            got = np.zeros((len(s), len(s)), dtype=np.int8)
+            _jit.lb1_pairs(s, pres.astype(np.int64) * 2, margin, got)  # counts, not 0/1
+        np.testing.assert_array_equal(got, _oracle(s, pres, margin))
+
+
+def test_lb1_uses_the_compiled_loop_up_to_the_dense_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    monkeypatch.delenv(_jit.ENV_VAR, raising=False)
+    real = _jit.kernel("lb1_pairs")
+    assert real is not None
+    calls: list[int] = []
+
+    def spy(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) -> None:
+        calls.append(len(s))
+        real(s, counts, rel, out)
+
+    monkeypatch.setitem(_jit._compiled, "lb1_pairs", spy)
+    rng = np.random.default_rng(0)
+    for n in (30, term_frequency.LB1_DENSE_MAX, term_frequency.LB1_DENSE_MAX + 1):
+        C = rng.integers(0, 3, size=(n, 4))
+        ctx = QueryContext.from_arrays(C, C.sum(axis=1) + 5)
+        ctx.scores = np.sort(rng.gamma(5, 2, n))[::-1].copy()
+        got = parse_axiom("LB1").preferences(ctx)
+        np.testing.assert_array_equal(got, _oracle(ctx.scores, C > 0, 0.1))
+    assert calls == [30, term_frequency.LB1_DENSE_MAX]  # above the limit: sorted ranges
+
+
+def test_env_switch_and_missing_numba_keep_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_jit.ENV_VAR, "0")
+    assert not _jit.enabled() and _jit.kernel("lb1_pairs") is None
+    assert _jit.warm_up()["numba"] is None
+    monkeypatch.delenv(_jit.ENV_VAR)
+    assert not _jit.enabled()  # decided once per process
+    monkeypatch.setattr(_jit, "_enabled", None)
+    monkeypatch.setattr(_jit, "_load_numba", lambda: None)  # as without the extra
+    assert not _jit.enabled() and _jit.numba_version() is None
+    ctx = QueryContext.from_arrays(np.array([[1, 0], [1, 1], [0, 0]]), np.full(3, 9))
+    ctx.scores = np.array([2.0, 1.95, 1.9])
+    np.testing.assert_array_equal(
+        parse_axiom("LB1").preferences(ctx),
+        _oracle(ctx.scores, ctx.counts > 0, 0.1),
+    )
+
+
+def test_warm_up_reports_what_it_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    monkeypatch.delenv(_jit.ENV_VAR, raising=False)
+    info = _jit.warm_up()
+    assert info["numba"] and info["kernels"] == ["lb1_pairs"] and info["seconds"] >= 0
