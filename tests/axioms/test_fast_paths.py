@@ -304,3 +304,46 @@ def test_stmc2_column_counts_equal_the_full_matrix_column() -> None:
             np.testing.assert_array_equal(got, want)
             nonzero += int(want.sum() > 0)
     assert nonzero > 5  # columns with counts were compared, not only empty ones
+
+
+# ---------------------------------------------------------------------- length tolerance
+def test_lengths_close_equals_length_ok_without_falling_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The per-document difference thresholds give length_ok's matrix bit for bit, including the
+    quotients that round onto the tolerance (63 / 90 <= 0.7), zero lengths, absolute and relative
+    tolerances together, and every length 0..800 against every other; valid tolerances never
+    take the distinct-length fallback (which would hide a wrong threshold)."""
+    from axiomatic.axioms.kernels import _common
+
+    fallbacks: list[tuple] = []
+    real = _common._lengths_close_distinct
+    monkeypatch.setattr(
+        _common, "_lengths_close_distinct", lambda *a: fallbacks.append(a[1:]) or real(*a)
+    )
+    rng = np.random.default_rng(0)
+    for t in range(1500):
+        n = int(rng.integers(1, 50))
+        L = rng.integers(0, int(rng.choice([3, 10, 100, 10**6])), n).astype(np.int64)
+        if t % 3 == 0:
+            L[: n // 2] = rng.choice([90, 63, 100, 70, 30, 10, 0, 1, 7], n // 2)
+        delta = [None, 0, 1, 2.5, 3, 1e9, np.inf][t % 7]
+        rel = [None, 0.0, 0.1, 0.7, 0.3, 1 / 3, 0.9999999999, 1.0, 2.0, 1e-17][t % 10]
+        want = _common.length_ok(L[:, None], L[None, :], delta, rel)
+        np.testing.assert_array_equal(_common.lengths_close(L, delta, rel), want)
+    L = np.arange(801)
+    for rel in (0.05, 0.1, 0.2, 0.3, 1 / 3, 0.7, 0.9):
+        want = _common.length_ok(L[:, None], L[None, :], None, rel)
+        np.testing.assert_array_equal(_common.lengths_close(L, None, rel), want)
+    assert fallbacks == []
+    # what the thresholds do not cover falls back, with length_ok's answer
+    for L, delta, rel in (
+        (np.array([3, 5, 0]), -1, None),
+        (np.array([3, 5, 0]), None, -0.1),
+        (np.array([3, 5, 0]), np.nan, 0.1),
+        (np.array([3.0, 5.0]), None, 0.5),
+        (np.array([-3, 5]), None, 0.5),
+    ):
+        want = _common.length_ok(L[:, None], L[None, :], delta, rel)
+        np.testing.assert_array_equal(_common.lengths_close(L, delta, rel), want)
+    assert len(fallbacks) == 5

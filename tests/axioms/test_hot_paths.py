@@ -182,8 +182,10 @@ def test_length_matrix_once_per_context_and_tolerance(monkeypatch: pytest.Monkey
     from axiomatic.axioms.kernels import _common
 
     calls = []
-    real = _common.length_ok
-    monkeypatch.setattr(_common, "length_ok", lambda *a, **k: calls.append(a[2:]) or real(*a, **k))
+    real = _common.lengths_close
+    monkeypatch.setattr(
+        _common, "lengths_close", lambda *a, **k: calls.append(a[1:]) or real(*a, **k)
+    )
     rng = np.random.default_rng(0)
     ctx = QueryContext.from_arrays(rng.integers(0, 3, (40, 3)), rng.integers(5, 9, 40))
     for name in ("TFC1", "M-TDC", "TDC", "TFC3", "LB2", "LEN-AND"):

@@ -346,7 +346,8 @@ class QueryContext:
         offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
         ids = tf.indices[np.repeat(starts, cnt) + offs]
         uid, inv = np.unique(ids, return_inverse=True)
-        names = [self.index.terms[c] for c in uid]
+        terms = self.index.terms
+        names = [terms[c] for c in uid.tolist()]  # Python ints: no numpy scalar per look-up
         perm = sorted(range(len(names)), key=names.__getitem__)
         rank = np.empty(len(uid), dtype=np.int64)
         rank[perm] = np.arange(len(uid))
@@ -415,13 +416,10 @@ class QueryContext:
     def length_close(self, delta: float | None, delta_rel: float | None) -> np.ndarray:
         """``bool[n, n]``: the pairs whose lengths are within the tolerance (computed once per
         context and tolerance, shared by every axiom evaluated on this context)."""
-        from axiomatic.axioms.kernels._common import length_ok
+        from axiomatic.axioms.kernels import _common
 
         def compute() -> np.ndarray:
-            # evaluated on the distinct lengths (a few hundred among 1,000 candidates), gathered
-            Lu, inv = np.unique(self.doc_len, return_inverse=True)
-            inv = np.asarray(inv).reshape(-1)
-            return np.asarray(length_ok(Lu[:, None], Lu[None, :], delta, delta_rel)[inv][:, inv])
+            return _common.lengths_close(self.doc_len, delta, delta_rel)
 
         return self.cache(("length_close", delta, delta_rel), compute)
 

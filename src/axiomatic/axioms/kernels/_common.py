@@ -45,6 +45,58 @@ def length_ok(
     return ok
 
 
+def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -> np.ndarray:
+    r"""``length_ok(L[:, None], L[None, :], delta, delta_rel)`` for the ``n`` candidate lengths,
+    bit for bit, in two ``n x n`` operations.
+
+    For a fixed longer length ``a`` both tests are monotone in the difference ``k`` (``k <=
+    delta``; ``fl(k / a) <= delta_rel``, rounding being monotone), so document ``i`` as the
+    longer one admits every difference up to some ``T_i`` and a pair is close iff the shorter
+    length is at least ``B_i = L_i - T_i``: ``G_ij = L_j >= B_i`` and ``close = G & G.T`` (for
+    ``L_i >= L_j`` the test of ``j`` holds by itself: ``B_j <= L_j <= L_i``). ``T`` comes from
+    the estimate ``floor(delta_rel * a)``, moved up or down by the exact quotient test and then
+    checked exactly (``T`` passes, ``T + 1`` fails). Integer lengths below 2^52 and non-negative
+    tolerances; anything else, or a check that fails, takes the distinct-length evaluation.
+    """
+    n = len(L)
+    if delta is None and delta_rel is None:
+        return np.ones((n, n), dtype=bool)
+    if n == 0 or L.dtype.kind not in "iu" or not (L.min() >= 0 and L.max() < 2**52):
+        return _lengths_close_distinct(L, delta, delta_rel)
+    T = L.astype(np.int64)  # no difference exceeds the longer length
+    if delta is not None:
+        d = float(delta)
+        if not d >= 0:  # negative or NaN: no pair passes, as length_ok says
+            return _lengths_close_distinct(L, delta, delta_rel)
+        if d < L.max():
+            T = np.minimum(T, int(np.floor(d)))  # integer k <= d  <=>  k <= floor(d)
+    if delta_rel is not None:
+        r = float(delta_rel)
+        if not r >= 0:
+            return _lengths_close_distinct(L, delta, delta_rel)
+        if r < 1:  # r >= 1 admits every k <= a
+            a = L.astype(np.float64)
+            safe = np.where(a > 0, a, 1.0)  # a = 0: k = 0, quotient 0 (length_ok's 0.0)
+            k = np.floor(r * a)  # off by at most one from the exact threshold (a < 2^52)
+            k += (k + 1) / safe <= r
+            k -= k / safe > r
+            if not ((k >= 0) & (k / safe <= r) & ((k >= a) | ((k + 1) / safe > r))).all():
+                return _lengths_close_distinct(L, delta, delta_rel)
+            T = np.minimum(T, k.astype(np.int64))
+    B = L - T
+    G = L[None, :] >= B[:, None]
+    return G & G.T
+
+
+def _lengths_close_distinct(
+    L: np.ndarray, delta: float | None, delta_rel: float | None
+) -> np.ndarray:
+    """:func:`length_ok` on the distinct lengths, gathered to ``n x n``."""
+    Lu, inv = np.unique(L, return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
+    return np.asarray(length_ok(Lu[:, None], Lu[None, :], delta, delta_rel)[inv][:, inv])
+
+
 def isclose(a: np.ndarray, b: np.ndarray, rel: float) -> np.ndarray:
     """``math.isclose(a, b, rel_tol=rel)`` broadcast (abs_tol 0)."""
     return np.abs(a - b) <= rel * np.maximum(np.abs(a), np.abs(b))
@@ -111,8 +163,16 @@ def unique_rows(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 total *= base[k]
             if total < 2**62:  # every key (< total) fits an int64
                 key = X @ np.asarray(weights, dtype=np.int64)
-                _, first, codes = np.unique(key, return_index=True, return_inverse=True)
-                return M[first], np.asarray(codes, dtype=np.int64).reshape(-1)
+                # np.unique(key, return_index=True, return_inverse=True) without its
+                # generality (a stable sort, so ``first`` is each key's first occurrence)
+                order = np.argsort(key, kind="stable")
+                ks = key[order]
+                new = np.empty(n, dtype=bool)
+                new[0] = True
+                np.not_equal(ks[1:], ks[:-1], out=new[1:])
+                codes = np.empty(n, dtype=np.int64)
+                codes[order] = np.cumsum(new) - 1
+                return M[order[new]], codes
     U, codes = np.unique(M, axis=0, return_inverse=True)
     return U, np.asarray(codes, dtype=np.int64).reshape(-1)
 

