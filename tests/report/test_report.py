@@ -3,72 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import pytest
+from toy_report import LenRanker, instance_row, toy_dataset
 
-from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.diagnosis import Diagnosis, diagnose, instance_frame
 from axiomatic.report import tables
-
-
-class LenRanker:
-    """Score = weight * query-term count + bias * length (differs between rankers)."""
-
-    def __init__(self, name: str, weight: float, bias: float) -> None:
-        self.name, self.weight, self.bias = name, weight, bias
-
-    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
-        w = query.text.split()
-        return np.array(
-            [
-                self.weight * sum(d.text.split().count(t) for t in w)
-                + self.bias * len(d.text.split())
-                for d in documents
-            ]
-        )
 
 
 @pytest.fixture(scope="module")
 def setup():
     rng = np.random.default_rng(0)
-    vocab = ["apple", "pie", "cake", "tree", "red"]
-    docs = {
-        f"d{i}": Document(f"d{i}", " ".join(rng.choice(vocab, size=rng.integers(3, 12))))
-        for i in range(30)
-    }
-    queries = {f"q{j}": Query(f"q{j}", vocab[j]) for j in range(3)}
-    qrels = {q: {f"d{i}": int(rng.integers(0, 3)) for i in range(0, 30, 2)} for q in queries}
-    ds = Dataset("toy", queries, docs, qrels, {q: list(docs) for q in queries})
+    ds = toy_dataset(rng)
     rows = []
-    for q in queries:
+    for q in ds.queries:
         for _k in range(60):
             a, b = rng.choice(30, 2, replace=False)
-            la, lb = len(docs[f"d{a}"].text.split()), len(docs[f"d{b}"].text.split())
             for ax, var in (("TFC1", "strict"), ("TFC1", "relaxed"), ("M-TDC", "relaxed")):
-                rows.append(
-                    {
-                        "query_id": q,
-                        "axiom": ax,
-                        "variant": var,
-                        "spec": f"{ax}(variant={var!r})",
-                        "doc_a": f"d{a}",
-                        "doc_b": f"d{b}",
-                        "doc_c": None,
-                        "relation": ">",
-                        "len_a": la,
-                        "len_b": lb,
-                        "len_diff_abs": abs(la - lb),
-                        "len_diff_rel": abs(la - lb) / max(la, lb),
-                        "rel_a": qrels[q].get(f"d{a}"),
-                        "rel_b": qrels[q].get(f"d{b}"),
-                        "rel_c": None,
-                        "split": "test",
-                        "artificial": False,
-                    }
-                )
+                rows.append(instance_row(ds, q, ax, var, a, b))
     inst = instance_frame(rows)
     rankers = [LenRanker("tf", 1.0, 0.0), LenRanker("tf-len", 1.0, -0.3), LenRanker("len", 0, 1)]
     diag = diagnose(inst, rankers, ds, oracle=True)

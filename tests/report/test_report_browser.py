@@ -15,13 +15,12 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from toy_report import LenRanker, instance_row, toy_dataset
 
-from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.diagnosis import diagnose, instance_frame
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -47,64 +46,21 @@ window.addEventListener('load', () => {
 </script>"""
 
 
-class Ranker:
-    def __init__(self, name: str, weight: float, bias: float) -> None:
-        self.name, self.weight, self.bias = name, weight, bias
-
-    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
-        w = query.text.split()
-        return np.array(
-            [
-                self.weight * sum(d.text.split().count(t) for t in w)
-                + self.bias * len(d.text.split())
-                for d in documents
-            ]
-        )
-
-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from axiomatic.report import plots as P
     from axiomatic.report.html import render_html
 
     rng = np.random.default_rng(0)
-    vocab = ["apple", "pie", "cake", "tree", "red"]
-    docs = {
-        f"d{i}": Document(f"d{i}", " ".join(rng.choice(vocab, size=rng.integers(3, 12))))
-        for i in range(30)
-    }
-    queries = {f"q{j}": Query(f"q{j}", vocab[j]) for j in range(3)}
-    qrels = {q: {f"d{i}": int(rng.integers(0, 3)) for i in range(0, 30, 2)} for q in queries}
-    ds = Dataset("toy", queries, docs, qrels, {q: list(docs) for q in queries})
-    rows = []
-    for q in queries:
-        for ax in AXIOMS:
-            for _ in range(12):
-                a, b = rng.choice(30, 2, replace=False)
-                la, lb = len(docs[f"d{a}"].text.split()), len(docs[f"d{b}"].text.split())
-                rows.append(
-                    {
-                        "query_id": q,
-                        "axiom": ax,
-                        "variant": "extended",
-                        "spec": f"{ax}(variant='extended')",
-                        "doc_a": f"d{a}",
-                        "doc_b": f"d{b}",
-                        "doc_c": None,
-                        "relation": ">",
-                        "len_a": la,
-                        "len_b": lb,
-                        "len_diff_abs": abs(la - lb),
-                        "len_diff_rel": abs(la - lb) / max(la, lb),
-                        "rel_a": qrels[q].get(f"d{a}"),
-                        "rel_b": qrels[q].get(f"d{b}"),
-                        "rel_c": None,
-                        "split": "test",
-                        "artificial": False,
-                    }
-                )
+    ds = toy_dataset(rng)
+    rows = [
+        instance_row(ds, q, ax, "extended", *rng.choice(30, 2, replace=False))
+        for q in ds.queries
+        for ax in AXIOMS
+        for _ in range(12)
+    ]
     rankers = [
-        Ranker(f"ranker-{k}(weight={w},bias={b})", w, b)
+        LenRanker(f"ranker-{k}(weight={w},bias={b})", w, b)
         for k, (w, b) in enumerate([(1, 0), (1, -0.3), (0, 1), (2, 0.1), (0.5, -1)])
     ]
     diag = diagnose(instance_frame(rows), rankers, ds, oracle=True)

@@ -167,14 +167,21 @@ def unique_rows(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 # generality (a stable sort, so ``first`` is each key's first occurrence)
                 order = np.argsort(key, kind="stable")
                 ks = key[order]
-                new = np.empty(n, dtype=bool)
-                new[0] = True
-                np.not_equal(ks[1:], ks[:-1], out=new[1:])
+                new = run_starts(ks)
                 codes = np.empty(n, dtype=np.int64)
                 codes[order] = np.cumsum(new) - 1
                 return M[order[new]], codes
     U, codes = np.unique(M, axis=0, return_inverse=True)
     return U, np.asarray(codes, dtype=np.int64).reshape(-1)
+
+
+def run_starts(a: np.ndarray) -> np.ndarray:
+    """``bool[len(a)]``: where a run of equal values of a non-empty array starts (the first
+    element, and every element that differs from its predecessor)."""
+    lead = np.empty(len(a), dtype=bool)
+    lead[0] = True
+    np.not_equal(a[1:], a[:-1], out=lead[1:])
+    return lead
 
 
 def gather(M: np.ndarray, codes: np.ndarray, rows: slice) -> np.ndarray:

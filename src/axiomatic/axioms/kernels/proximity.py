@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import presence_codes, present, wins
+from axiomatic.axioms.kernels._common import presence_codes, present, run_starts, wins
 
 
 def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
@@ -88,9 +88,7 @@ def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
             key = o.d_occ * m + o.t_occ
             order = np.argsort(key, kind="stable")
             ks = key[order]
-            lead = np.empty(len(ks), dtype=bool)
-            lead[0] = True
-            np.not_equal(ks[1:], ks[:-1], out=lead[1:])
+            lead = run_starts(ks)
             cells[ks[lead]] = o.p_occ[order[lead]]
         first = cells.reshape(n, m)
         has = np.isfinite(first)
@@ -132,9 +130,7 @@ def _phrase_feature(ctx: QueryContext) -> dict[str, np.ndarray]:
         starts, d_start = starts[ok], d_start[ok]
         if len(starts):
             # starts ascend (and so do their documents): each document's first is its earliest
-            lead = np.empty(len(starts), dtype=bool)
-            lead[0] = True
-            np.not_equal(d_start[1:], d_start[:-1], out=lead[1:])
+            lead = run_starts(d_start)
             phrase[d_start[lead]] = (starts[lead] - offsets[d_start[lead]]) * 1.0
         return out
 
@@ -188,7 +184,7 @@ def _group_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         inside = np.where(hi > lo, (b - a) - n_occ, 0)
         mn = np.full(n, np.iinfo(np.int64).max)
         # occurrences ascend, so each document's are one run: a segmented minimum
-        run = np.flatnonzero(np.r_[True, d_occ[1:] != d_occ[:-1]])
+        run = np.flatnonzero(run_starts(d_occ))
         mn[d_occ[run]] = np.minimum.reduceat(inside, run)
         group_occ[docs] = mn[docs]
         group_cnt[:] = np.bincount(d_occ[inside == mn[d_occ]], minlength=n)
