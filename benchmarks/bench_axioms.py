@@ -97,7 +97,9 @@ def compare_runs(args: argparse.Namespace) -> dict:
         cmd.append("--skip-ref")
     runs = []
     for _ in range(args.runs):
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"run {len(runs) + 1} of {args.runs} failed:\n{proc.stderr[-3000:]}")
         runs.append(json.loads(proc.stdout)["results"])
     med = lambda xs: float(np.median(xs))  # noqa: E731
     results = []
