@@ -82,3 +82,30 @@ def test_few_systems_correlation_title_shows_n_and_p_not_bare_r() -> None:
     assert "r=" not in title
     row = pd.Series({"n": 8, "kendall": 0.5, "kendall_p": 0.1, "spearman": 0.6, "pearson": 0.7})
     assert "ρ=0.60" in correlation_title("TFC1", row)
+
+
+@pytest.mark.parametrize("n_specs", [1, 2, 3])
+def test_delta_sweep_legend_stays_inside_narrow_figures(
+    big_diagnosis, monkeypatch: pytest.MonkeyPatch, n_specs: int
+) -> None:
+    """With one or two facets the figure is 4-8 inches wide; the legend of seven rankers with
+    long names (RM3's parameters) wraps into rows instead of running past the edges."""
+    from axiomatic.report import plots as P
+
+    _, _, diag = big_diagnosis
+    figs = []
+    real = P._finish_legend
+    monkeypatch.setattr(P, "_finish_legend", lambda fig, *a: figs.append(fig) or real(fig, *a))
+    sweep = diag.delta_sweep()
+    sweep = sweep[sweep["spec"].isin(sorted(set(sweep["spec"]))[:n_specs])]
+    P.plot_delta_sweep(diag, sweep=sweep)
+    (fig,) = figs
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    box, legend = fig.bbox, fig.legends[0].get_window_extent(renderer)
+    assert box.x0 <= legend.x0 and legend.x1 <= box.x1, (legend, box)
+    assert box.y0 <= legend.y0
+    for ax in fig.axes:  # the legend band is kept free: no panel (tick labels included) in it
+        if ax.get_visible():
+            assert ax.get_tightbbox(renderer).y0 >= legend.y1 - 1

@@ -138,18 +138,30 @@ def plot_delta_sweep(
         )
         top.tick_params(length=0, pad=1)
     handles, names = axes[0].get_legend_handles_labels()
+    band = 0.0
     if handles:
-        fig.legend(
-            handles, names, loc="lower center", ncol=min(6, len(names)), fontsize=8, frameon=False
-        )
-        fig.subplots_adjust(bottom=0.2)
-    data = _finish_legend(fig, path, bool(handles))
+        names, ncol = _legend_columns(names, fig.get_figwidth(), fontsize=8)
+        band = 0.22 * math.ceil(len(names) / ncol) + 0.13
+        fig.set_figheight(fig.get_figheight() - 0.35 + band)  # _figure keeps 0.35 in for it
+        fig.legend(handles, names, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+    data = _finish_legend(fig, path, band)
     return data
 
 
-def _finish_legend(fig: Any, path: str | os.PathLike[str] | None, legend: bool) -> bytes:
-    rows = max(1, round(fig.get_figheight() / 3.2))
-    fig.tight_layout(rect=(0, 0.1 / rows if legend else 0, 1, 1))
+def _legend_columns(names: list[str], width_in: float, fontsize: float) -> tuple[list[str], int]:
+    """As many legend columns as the figure's width holds, full names kept (a name longer than
+    the whole width is cut with an ellipsis): a wide legend is clipped at the figure's edges, not
+    wrapped. Widths estimated from the name lengths (~0.6 em per character of DejaVu Sans)."""
+    char_in = 0.6 * fontsize / 72
+    fit = max(8, int((width_in - 0.9) / char_in))
+    names = [_short(nm, fit) for nm in names]
+    col_in = char_in * max(len(nm) for nm in names) + 0.7  # line handle and spacing
+    return names, max(1, min(len(names), int((width_in - 0.2) // col_in)))
+
+
+def _finish_legend(fig: Any, path: str | os.PathLike[str] | None, band_in: float) -> bytes:
+    """tight_layout above a bottom band of ``band_in`` inches kept for a figure legend."""
+    fig.tight_layout(rect=(0, band_in / fig.get_figheight(), 1, 1))
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     data = buf.getvalue()
