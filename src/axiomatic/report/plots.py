@@ -150,8 +150,9 @@ def plot_delta_sweep(
 
 def _legend_columns(names: list[str], width_in: float, fontsize: float) -> tuple[list[str], int]:
     """As many legend columns as the figure's width holds, full names kept (a name longer than
-    the whole width is cut with an ellipsis): a wide legend is clipped at the figure's edges, not
-    wrapped. Widths estimated from the name lengths (~0.6 em per character of DejaVu Sans)."""
+    the whole width is cut with an ellipsis); matplotlib clips a figure legend that is too wide
+    instead of wrapping it. Widths estimated from the name lengths (~0.6 em per character of
+    DejaVu Sans)."""
     char_in = 0.6 * fontsize / 72
     fit = max(8, int((width_in - 0.9) / char_in))
     names = [_short(nm, fit) for nm in names]

@@ -69,7 +69,7 @@ def numba_version() -> str | None:
 def kernel(name: str) -> Callable[..., Any] | None:
     """The compiled form of :data:`KERNELS` ``[name]``, or None when compiled kernels are off.
     (Called on every use of a kernel: a flag and a dictionary look-up once compiled.)"""
-    if not (enabled() if _enabled is None else _enabled):
+    if not enabled():
         return None
     fn = _compiled.get(name)
     if fn is None:
