@@ -151,8 +151,9 @@ def test_shared_embeddings_is_one_table_that_survives_save_and_load(data, tmp_pa
 
 
 def test_xquad_nr_pool_split_samples_only_same_split_articles() -> None:
-    """``nr_pool="split"``: the NR candidates of a test query are paragraphs of other *test*
-    articles (never a training document); the canonical pool mixes in training paragraphs."""
+    """``nr_pool="split"`` (the default since issue 22): the NR candidates of a test query are
+    paragraphs of other *test* articles (never a training document); only the explicitly named
+    leaky pool ``"all-leaky"`` mixes in training paragraphs."""
     from axiomatic.data.readers.xquad import read_xquad, xquad_article_splits
     from axiomatic.experiments.clir_data import xquad_graded
     from shared_data import require_collection
@@ -163,11 +164,14 @@ def test_xquad_nr_pool_split_samples_only_same_split_articles() -> None:
     split_of = xquad_article_splits(ref.titles)
     art = ref.article_of
     test = xquad_graded(root, "en", "de", "test", 40, nr_pool="split")
-    assert test.metadata["nr_pool"] == "split" and test.name.endswith("-split")
+    assert test.metadata["nr_pool"] == "split" and test.name == "xquad-clir/en-de/test"
     nr = [d for q in test.queries for d, g in (test.qrels or {})[q].items() if g == 0]
     assert nr and all(split_of[art[d]] == "test" for d in nr)
     canon = xquad_graded(root, "en", "de", "test", 40)
-    nr_all = [d for q in canon.queries for d, g in (canon.qrels or {})[q].items() if g == 0]
+    assert canon.candidates == test.candidates and canon.qrels == test.qrels
+    leaky = xquad_graded(root, "en", "de", "test", 40, nr_pool="all-leaky")
+    assert leaky.name.endswith("@nr40-all-leaky")
+    nr_all = [d for q in leaky.queries for d, g in (leaky.qrels or {})[q].items() if g == 0]
     assert any(split_of[art[d]] == "train" for d in nr_all)
-    with pytest.raises(ValueError, match="nr_pool must be 'all' or 'split'"):
+    with pytest.raises(ValueError, match="nr_pool must be one of"):
         xquad_graded(root, "en", "de", "test", 40, nr_pool="train")

@@ -249,11 +249,83 @@ def test_xquad_graded_candidates_are_seeded(tmp_path: Path) -> None:
     splits = xquad_article_splits(en.titles)
     # sorted titles: Alpha Beta Kappa Mid Omega Zeta -> position 4 (Omega) test, 5 (Zeta) dev
     assert splits[en.titles.index("Omega")] == "test" and splits[en.titles.index("Zeta")] == "dev"
-    c1, q1 = graded_candidates(en, ["Zeta-0"], n_negatives=3, seed=0)
-    c2, _ = graded_candidates(en, ["Alpha-1", "Zeta-0"], n_negatives=3, seed=0)
-    assert c1["Zeta-0"] == c2["Zeta-0"]  # per-question seeding: independent of the other queries
-    grades = q1["Zeta-0"]
-    assert grades["0-0"] == 2 and grades["0-1"] == 1 and sorted(grades.values()) == [0, 0, 0, 1, 2]
+    c1, q1 = graded_candidates(en, ["Alpha-0"], n_negatives=3, seed=0)
+    c2, _ = graded_candidates(en, ["Beta-1", "Alpha-0"], n_negatives=3, seed=0)
+    assert c1["Alpha-0"] == c2["Alpha-0"]  # per-question seeding: independent of the other queries
+    grades = q1["Alpha-0"]
+    alpha = en.titles.index("Alpha")
+    assert grades[f"{alpha}-0"] == 2 and grades[f"{alpha}-1"] == 1
+    assert sorted(grades.values()) == [0, 0, 0, 1, 2]
+
+
+def test_xquad_nr_come_from_the_same_split_only(tmp_path: Path) -> None:
+    """Issue 22: NR (grade 0) paragraphs are drawn from the other articles of the question's own
+    split; only the explicitly named ``nr_pool="all-leaky"`` draws from every other article."""
+    en = read_xquad(_squad(tmp_path, "en", "EN"))
+    splits = xquad_article_splits(en.titles)
+    train_q = [q for q, p in en.paragraph_of.items() if splits[en.article_of[p]] == "train"]
+    _, qrels = graded_candidates(en, train_q, n_negatives=6, seed=0)
+    for q in train_q:
+        nr = [d for d, g in qrels[q].items() if g == 0]
+        assert len(nr) == 6 and all(splits[en.article_of[d]] == "train" for d in nr)
+    _, leaky = graded_candidates(en, ["Alpha-0"], 9, 0, nr_pool="all-leaky")  # 10 available
+    assert any(splits[en.article_of[d]] != "train" for d, g in leaky["Alpha-0"].items() if g == 0)
+
+
+def test_xquad_short_nr_pool_warns_once_per_call(tmp_path: Path) -> None:
+    """Issue 22: too few same-split NR paragraphs give ONE warning per call naming each short
+    split, the number asked and the available min / median (not one warning per question)."""
+    import warnings
+
+    en = read_xquad(_squad(tmp_path, "en", "EN"))
+    qids = ["Zeta-0", "Zeta-1", "Omega-0", "Omega-1", "Alpha-0", "Beta-0"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, qrels = graded_candidates(en, qids, n_negatives=3, seed=0)
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    msg = str(caught[0].message)
+    assert "split 'dev'" in msg and "split 'test'" in msg and "split 'train'" not in msg
+    assert "asked for 3" in msg and "min 0 / median 0" in msg
+    assert sorted(qrels["Omega-0"].values()) == [1, 2]  # no other test article: no NR
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        graded_candidates(en, ["Alpha-0", "Beta-0"], n_negatives=6, seed=0)  # 6 available
+
+
+def test_xquad_old_nr_pool_all_is_refused(tmp_path: Path) -> None:
+    en = read_xquad(_squad(tmp_path, "en", "EN"))
+    with pytest.raises(ValueError, match=r"(?s)leaks the test set.*'all-leaky'"):
+        graded_candidates(en, ["Alpha-0"], 3, 0, nr_pool="all")
+    with pytest.raises(ValueError, match="nr_pool must be one of"):
+        graded_candidates(en, ["Alpha-0"], 3, 0, nr_pool="train")
+
+
+@pytest.mark.filterwarnings("ignore:XQuAD graded candidates")
+def test_xquad_misaligned_language_file_is_a_parse_error(tmp_path: Path) -> None:
+    """Issue 23: a language file with a paragraph missing (or extra) against xquad.en.json is a
+    ParseError naming the file and the first missing / extra ids, not a bare KeyError."""
+    from axiomatic.data.collections import load_xquad_clir
+
+    raw = tmp_path / "xquad-clir" / "raw"
+    _squad(raw, "en", "EN")
+    de = json.loads(_squad(raw, "de", "DE").read_text(encoding="utf-8"))
+    del de["data"][1]["paragraphs"][0]  # "Alpha-0": article 1 now has one paragraph
+    _w(raw, "xquad.de.json", json.dumps(de))
+    for qlang, dlang in (("en", "de"), ("de", "en")):
+        with pytest.raises(ParseError) as exc:
+            load_xquad_clir(tmp_path, qlang, dlang, "train")
+        text = str(exc.value)
+        assert "xquad.de.json" in text and "xquad.en.json" in text, text
+        assert "'1-1'" in text and "'Alpha-0'" in text, text  # first missing ids
+        assert "'Alpha-1'" in text, text  # the shifted question (now in '1-0')
+    en = json.loads((raw / "xquad.en.json").read_text(encoding="utf-8"))
+    en["data"][0]["paragraphs"].append(
+        {"context": "x", "qas": [{"id": "Extra-9", "question": "y", "answers": []}]}
+    )
+    _w(raw, "xquad.es.json", json.dumps(en))
+    with pytest.raises(ParseError, match=r"(?s)xquad\.es\.json.*extra paragraph ids.*'0-2'"):
+        load_xquad_clir(tmp_path, "en", "es", "train")
+    assert len(load_xquad_clir(tmp_path, "en", "en", "train").queries) == 8  # aligned: fine
 
 
 # --------------------------------------------- issue 15: malformed input is always a ParseError

@@ -21,51 +21,32 @@ def xquad_graded(
     dlang: str,
     split: str,
     n_negatives: int = 40,
-    nr_pool: str = "all",
+    nr_pool: str = "split",
 ) -> Dataset:
     """``xquad-clir/<q>-<d>/<split>`` (40 NR per query), or the same construction with
-    ``n_negatives`` NR documents sampled per query (Figure 5: 20 .. 100; at most the ~235
-    paragraphs of other articles).
+    ``n_negatives`` NR documents sampled per query (Figure 5: 20 .. 100).
 
-    ``nr_pool="split"`` samples the NR paragraphs only from the other articles *of the same
-    split* (at most what there is: ~40 for dev/test), so that no dev/test candidate was a
-    training document. With the canonical ``"all"`` pool the NR candidates of a test query are
-    mostly training-article paragraphs the model has seen, while its MR/SR paragraphs are unseen:
-    a learned document prior then ranks the NR documents first.
+    ``nr_pool="split"`` (the default and the canonical construction, that of the catalog) samples
+    the NR paragraphs only from the other articles *of the same split*: no dev/test paragraph is
+    ever a training candidate. A query gets at most what its split has (train: 145; dev/test:
+    exactly 40, so asking for more gives 40 and a warning naming the split).
+
+    ``nr_pool="all-leaky"`` samples them from all other articles (the pre-fix construction, named
+    so that it cannot be picked by accident). XQuAD has only 240 paragraphs, so every dev/test
+    MR/SR paragraph is then a grade-0 candidate of training queries: the model is trained to rank
+    the test set's relevant paragraphs *low*, and the test scores fall below random. It is a test
+    set leak, kept only to reproduce the old numbers. The old name ``"all"`` raises a ValueError.
     """
     from axiomatic.data.catalog import load_dataset, resolve_data_root
+    from axiomatic.data.collections import XQUAD_NEGATIVES, load_xquad_clir
+    from axiomatic.data.readers.xquad import check_nr_pool
 
-    if nr_pool not in ("all", "split"):
-        raise ValueError(f"nr_pool must be 'all' or 'split' (got {nr_pool!r})")
-    name = f"xquad-clir/{qlang}-{dlang}/{split}"
-    if n_negatives == 40 and nr_pool == "all":
-        return load_dataset(name, data_root=data_root)
-    from axiomatic.data.collections import XQUAD_SEED, load_xquad_clir
-    from axiomatic.data.readers.xquad import (
-        XQuADFile,
-        graded_candidates,
-        read_xquad,
-        xquad_article_splits,
+    check_nr_pool(nr_pool)
+    if int(n_negatives) == XQUAD_NEGATIVES and nr_pool == "split":
+        return load_dataset(f"xquad-clir/{qlang}-{dlang}/{split}", data_root=data_root)
+    return load_xquad_clir(
+        resolve_data_root(data_root), qlang, dlang, split, int(n_negatives), nr_pool
     )
-
-    root = resolve_data_root(data_root)
-    ds = load_xquad_clir(root, qlang, dlang, split)
-    ref = read_xquad(root / "xquad-clir" / "raw" / "xquad.en.json")
-    if nr_pool == "split":
-        splits = xquad_article_splits(ref.titles)
-        keep = {d for d, a in ref.article_of.items() if splits[a] == split}
-        ref = XQuADFile(
-            ref.titles,
-            {d: t for d, t in ref.paragraphs.items() if d in keep},
-            {d: a for d, a in ref.article_of.items() if d in keep},
-            ref.questions,
-            ref.paragraph_of,
-        )
-    cands, qrels = graded_candidates(ref, list(ds.queries), int(n_negatives), XQUAD_SEED)
-    ds.candidates, ds.qrels = cands, qrels
-    ds.name = f"{name}@nr{n_negatives}" + ("-split" if nr_pool == "split" else "")
-    ds.metadata = {**ds.metadata, "negatives": int(n_negatives), "nr_pool": nr_pool}
-    return ds
 
 
 def english_paragraphs(data_root: str | Path | None) -> list[str]:

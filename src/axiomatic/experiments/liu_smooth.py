@@ -63,7 +63,9 @@ class LiuPlan:
     embeddings: str = "word2vec"  # or "minilm" (MiniLM word-piece means) or "random"
     word2vec_epochs: int = 10
     shared_embeddings: bool = False  # one embedding table for both towers (not the paper's)
-    nr_pool: str = "all"  # XQuAD NR documents from all other articles or the same split's
+    # XQuAD NR documents: "split" (canonical: other articles of the same split) or "all-leaky"
+    # (all other articles: puts every test paragraph into training as NR; old name "all" refused)
+    nr_pool: str = "split"
     max_query_len: int = 32
     max_doc_len: int = 160
     encoders: list[str] = field(default_factory=lambda: ["avg", "cnn", "lstm"])
@@ -1103,5 +1105,8 @@ def run_liu_smooth(
         )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
     validate_thresholds(plan.thresholds)
+    from axiomatic.data.readers.xquad import check_nr_pool
+
+    check_nr_pool(plan.nr_pool)  # before any training (the old "all" is a test-set leak)
     runner = LiuSmooth(plan, out_dir, echo)
     return runner.report() if report_only else runner.run()
