@@ -3,22 +3,31 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 STAMP_DEV := $(VENV)/.installed-dev
+# The whole resolved dependency set CI tested (pip-tools' pip-compile output over every extra),
+# used as constraints by every install below: a fresh machine installs exactly that set.
+# `make lock` regenerates it (see README, Development).
+LOCK := requirements/lock.txt
+PIP_VERSION := 26.3
+comma := ,
+# the local CPU build of torch; no install may ever resolve a CUDA wheel
+TORCH := torch==2.13.0
+ALL_EXTRAS := dev,explain,ares,pyterrier,fast
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench clean lock test-latest dist
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "pip==$(PIP_VERSION)"
 
-# torch is installed first and pinned to the local CPU build so that no resolver ever
-# reaches for a CUDA wheel.
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet "torch>=2.2,<2.14"
-	$(BIN)/pip install --quiet -e .
+# torch is installed first, from the local CPU build, so that no resolver ever reaches for a
+# CUDA wheel; everything else within the lock.
+$(STAMP): $(BIN)/python pyproject.toml $(LOCK)
+	$(BIN)/pip install --quiet -c $(LOCK) "$(TORCH)"
+	$(BIN)/pip install --quiet -c $(LOCK) -e .
 	touch $(STAMP)
 
 $(STAMP_DEV): $(STAMP)
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -c $(LOCK) -e ".[dev]"
 	touch $(STAMP_DEV)
 
 demo: $(STAMP)
@@ -39,5 +48,31 @@ format: $(STAMP_DEV)
 bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/run.py
 
+# Regenerate the lock after changing a dependency range in pyproject.toml, or to take newer
+# releases (`make lock UPGRADE=1`; then run `make test` and commit both files).
+lock: $(STAMP)
+	$(BIN)/pip install --quiet -c $(LOCK) pip-tools
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet $(if $(UPGRADE),--upgrade) --strip-extras --no-emit-index-url --no-emit-find-links \
+		--extra $(subst $(comma), --extra ,$(ALL_EXTRAS)) \
+		-o $(LOCK) pyproject.toml
+
+# Early warning (not CI): a separate venv with the newest releases pyproject.toml allows, no
+# lock, and the suite run on it. A failure here is the next break a fresh install would meet.
+LATEST := .venv-latest
+test-latest:
+	rm -rf $(LATEST)
+	$(PY) -m venv $(LATEST)
+	$(LATEST)/bin/pip install --quiet --upgrade pip
+	$(LATEST)/bin/pip install --quiet "torch>=2.2,<2.14"
+	$(LATEST)/bin/pip install --quiet --upgrade --upgrade-strategy eager -e ".[$(ALL_EXTRAS)]"
+	$(LATEST)/bin/pip freeze --exclude-editable > $(LATEST)/freeze.txt
+	$(LATEST)/bin/python -m pytest -q -p no:cacheprovider
+
+# Wheel and sdist, checked by twine (a fresh-venv smoke test: benchmarks/check_wheel.sh)
+dist: $(STAMP_DEV)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
 clean:
-	rm -rf $(VENV) demo-output
+	rm -rf $(VENV) $(LATEST) demo-output dist

@@ -87,6 +87,38 @@ def test_bf16_inference_stays_close_to_float32_and_follows_weight_updates(cross_
     assert "_bf16_cache" not in cross_encoder.state_dict()
 
 
+def test_bf16_copy_follows_sparse_optimizer_steps_and_loads(cross_encoder):
+    """An optimizer step that changes one embedding row (which a strided sample of the
+    weights misses) and a ``load_state_dict`` both reach the cached bf16 copy."""
+    import copy
+
+    saved = copy.deepcopy(cross_encoder.state_dict())
+    was_training = cross_encoder.training
+    cross_encoder.eval()  # train mode drops the copy
+    emb = cross_encoder.encoder.get_input_embeddings().weight
+    row = 2054  # a row the strided sample of the 30,522 x 384 matrix skips
+
+    def copied_row() -> torch.Tensor:
+        cross_encoder.score_pairs(QUERIES[:1], DOCS[:1], bf16=True)
+        bf16 = cross_encoder.__dict__["_bf16_cache"][1]
+        return bf16.get_input_embeddings().weight[row].float()
+
+    before = copied_row()
+    opt = torch.optim.SGD([emb], lr=1.0)
+    try:
+        emb.grad = torch.zeros_like(emb)
+        emb.grad[row] = 5.0
+        opt.step()
+        torch.testing.assert_close(copied_row(), emb[row].detach().bfloat16().float())
+        assert not torch.allclose(copied_row(), before)
+        cross_encoder.load_state_dict(saved)
+        torch.testing.assert_close(copied_row(), before)
+    finally:
+        emb.grad = None
+        cross_encoder.load_state_dict(saved)
+        cross_encoder.train(was_training)
+
+
 def test_bi_encoder_ranks_the_matching_document_first(bi_ranker):
     assert isinstance(bi_ranker, Ranker)
     docs = [Document("france", DOCS[1]), Document("cats", DOCS[0])]

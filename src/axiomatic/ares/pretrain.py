@@ -276,14 +276,13 @@ class AresCrossEncoder(CrossEncoder):
                 attention_mask=attention_mask,
                 token_type_ids=token_type_ids,
             ).last_hidden_state[sel]
+        from transformers.masking_utils import create_bidirectional_mask
+
         h = bert.embeddings(token_type_ids=token_type_ids, inputs_embeds=inputs_embeds)
-        mask, _ = bert._create_attention_masks(
-            attention_mask=attention_mask,
-            encoder_attention_mask=None,
-            embedding_output=h,
-            encoder_hidden_states=None,
-            past_key_values=None,
-        )
+        # the mask BertModel.forward builds for an encoder: public since transformers 5.0 (the
+        # model's own helper is private and changed its signature in 5.24). Positional: the
+        # second parameter was renamed (input_embeds -> inputs_embeds) within 5.x
+        mask = create_bidirectional_mask(cfg, h, attention_mask)
         *first, last = bert.encoder.layer
         for layer in first:
             h = layer(h, mask)

@@ -14,6 +14,7 @@ query texts use ir_datasets' ``default_text()`` (e.g. title + body).
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,22 +50,25 @@ def _no_downloads() -> Iterator[None]:
     orig_path = dl.Download.path
 
     def local_path(self: Any, force: bool = True) -> Any:
-        cache = getattr(self, "_cache_path", None)
-        local = [m for m in self.mirrors if isinstance(m, dl.LocalDownload)]
-        if (
-            force
-            and self._path is None
-            and cache is not None
-            and cache != "/dev/null"
-            and not Path(cache).exists()
-            and not any(m._path.exists() for m in local)
-        ):
-            urls = ", ".join(getattr(m, "url", repr(m)) for m in self.mirrors)
-            raise DatasetUnavailableError(
-                f"ir_datasets needs the file {cache} (published at {urls}), which is not there; "
-                "axiomatic never downloads. Download it on a machine with internet and copy it "
-                "to that path (ir_datasets' home is $IR_DATASETS_HOME, default ~/.ir_datasets)."
-            )
+        # public API only: path(force=False) names the file ir_datasets would download to
+        # (or the one it already resolved) without fetching; a local mirror's path(force=False)
+        # is its file
+        if force:
+            target = orig_path(self, False)
+            local = [m for m in self.mirrors if isinstance(m, dl.LocalDownload)]
+            if (
+                target is not None
+                and str(target) != os.devnull
+                and not Path(target).exists()
+                and not any(Path(m.path(force=False)).exists() for m in local)
+            ):
+                urls = ", ".join(getattr(m, "url", repr(m)) for m in self.mirrors)
+                raise DatasetUnavailableError(
+                    f"ir_datasets needs the file {target} (published at {urls}), which is not "
+                    "there; axiomatic never downloads. Download it on a machine with internet "
+                    "and copy it to that path (ir_datasets' home is $IR_DATASETS_HOME, default "
+                    "~/.ir_datasets)."
+                )
         return orig_path(self, force)
 
     classes = [

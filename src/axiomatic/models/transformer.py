@@ -22,6 +22,25 @@ from axiomatic.models.base import NeuralRankingModel, bf16_supported
 from axiomatic.models.minilm import load_encoder, load_tokenizer
 
 
+# optimizer steps taken in this process (one global hook, registered with the first model)
+_optimizer_steps = [0]
+_optimizer_hook: list[Any] = []
+
+
+def _count_optimizer_steps() -> None:
+    if not _optimizer_hook:
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        def bump(*_: Any) -> None:
+            _optimizer_steps[0] += 1
+
+        _optimizer_hook.append(register_optimizer_step_post_hook(bump))
+
+
+def _count_load(module: nn.Module, _keys: Any) -> None:
+    module.__dict__["_loads"] = module.__dict__.get("_loads", 0) + 1
+
+
 class _MiniLMModel(NeuralRankingModel):
     supports_bf16 = True
 
@@ -38,6 +57,8 @@ class _MiniLMModel(NeuralRankingModel):
         self.encoder = load_encoder(pretrained=pretrained)
         self.tokenizer: Any = load_tokenizer(tokenizer_path)
         self.hidden_size = int(self.encoder.config.hidden_size)
+        _count_optimizer_steps()
+        self.register_load_state_dict_post_hook(_count_load)
 
     def token_embeddings(
         self,
@@ -57,8 +78,7 @@ class _MiniLMModel(NeuralRankingModel):
     def _bf16_encoder(self) -> Any:
         """A bf16 copy of the encoder for inference, rebuilt whenever the weights change
         (optimizer steps and ``load_state_dict`` bump the tensors' version counters)."""
-        params = list(self.encoder.parameters())
-        key = tuple((p.data_ptr(), p._version) for p in params)
+        key = self._weights_key()
         cached = self.__dict__.get("_bf16_cache")
         if cached is None or cached[0] != key:
             import copy
@@ -89,6 +109,23 @@ class _MiniLMModel(NeuralRankingModel):
             return super().score_pairs(queries, documents, batch_size, bf16=False)
         finally:
             self.__dict__["_fast_bf16"] = False
+
+    def _weights_key(self) -> tuple[Any, ...]:
+        """What the bf16 copy depends on, from public API only: the storages, the optimizer
+        steps taken in this process (a step may touch only a few embedding rows), the
+        ``load_state_dict`` calls on this model, and a strided sample of every weight (~256
+        values a tensor: catches in-place edits such as ``p.copy_(...)`` under ``no_grad``)."""
+        sample = []
+        for p in self.encoder.parameters():
+            flat = p.detach().reshape(-1)
+            sample.append(flat[:: max(1, flat.numel() // 256)].double().sum())
+        sums = torch.stack(sample).tolist() if sample else []
+        return (
+            tuple(p.data_ptr() for p in self.encoder.parameters()),
+            _optimizer_steps[0],
+            self.__dict__.get("_loads", 0),
+            tuple(sums),
+        )
 
     def train(self, mode: bool = True) -> _MiniLMModel:
         if mode:
