@@ -52,7 +52,7 @@ bench: $(STAMP_DEV)
 # releases (`make lock UPGRADE=1`; then run `make test` and commit both files).
 lock: $(STAMP)
 	$(BIN)/pip install --quiet -c $(LOCK) pip-tools
-	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet $(if $(UPGRADE),--upgrade) --strip-extras --no-emit-index-url --no-emit-find-links \
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet $(if $(UPGRADE),--upgrade) --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
 		--extra $(subst $(comma), --extra ,$(ALL_EXTRAS)) \
 		-o $(LOCK) pyproject.toml
 

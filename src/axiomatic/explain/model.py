@@ -75,7 +75,7 @@ def _sklearn() -> Any:
         from sklearn.ensemble import RandomForestClassifier
     except ModuleNotFoundError:  # pragma: no cover - scikit-learn ships with the dev extra
         raise ModuleNotFoundError(
-            "axiomatic explanations need scikit-learn: pip install 'axiomatic[explain]' "
+            "axiomatic explanations need scikit-learn: pip install 'axiomatic-ir[explain]' "
             "(or pip install scikit-learn)"
         ) from None
     return RandomForestClassifier

@@ -101,8 +101,8 @@ def _jieba() -> object:
         import jieba
     except ImportError as exc:
         raise ImportError(
-            "ACRank's Chinese augmentation segments words with jieba: pip install jieba "
-            "(or pip install 'axiomatic-ir[zh]')"
+            "ACRank's Chinese augmentation segments words with jieba, a dependency of "
+            "axiomatic-ir that is missing here: pip install jieba"
         ) from exc
     return jieba
 
