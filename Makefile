@@ -68,7 +68,7 @@ test-latest:
 	$(LATEST)/bin/pip freeze --exclude-editable > $(LATEST)/freeze.txt
 	$(LATEST)/bin/python -m pytest -q -p no:cacheprovider
 
-# Wheel and sdist, checked by twine (a fresh-venv smoke test: benchmarks/check_wheel.sh)
+# Wheel and sdist, checked by twine (the fresh-venv smoke test: bash benchmarks/check_wheel.sh)
 dist: $(STAMP_DEV)
 	rm -rf dist
 	$(BIN)/python -m build --no-isolation --outdir dist .

@@ -90,7 +90,10 @@ def test_wheel_carries_the_package_data(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr[-3000:]
     (wheel,) = tmp_path.glob("axiomatic_ir-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for f in ("axiomatic/resources/stopwords_en.txt", "axiomatic/resources/acrank_stopwords_zh.txt"):
+    for f in (
+        "axiomatic/resources/stopwords_en.txt",
+        "axiomatic/resources/acrank_stopwords_zh.txt",
+    ):
         assert f in names
     assert "axiomatic/py.typed" in names
     assert "axiomatic/cli/main.py" in names

@@ -21,7 +21,6 @@ from torch import nn
 from axiomatic.models.base import NeuralRankingModel, bf16_supported
 from axiomatic.models.minilm import load_encoder, load_tokenizer
 
-
 # optimizer steps taken in this process (one global hook, registered with the first model)
 _optimizer_steps = [0]
 _optimizer_hook: list[Any] = []
