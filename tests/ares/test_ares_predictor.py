@@ -81,6 +81,13 @@ def test_pipeline_on_the_demo_collection_is_cached_and_gives_features(tmp_path) 
     X, y, info = setting_features(p, "I", seed=0)
     assert X.shape == (len(y), 9) and set(np.unique(X)) <= {-1, 0, 1}
     assert info["n_pairs"] == len(coll.positives)
+    # the length-only control: |q_i| - |q_j| on the same rows (real minus pseudo when y = 1)
+    from axiomatic.ares.pipeline import length_control, setting_pairs
+
+    i, j, y_pairs = setting_pairs(p, "I", seed=0)
+    np.testing.assert_array_equal(y_pairs, y)
+    lc = length_control(p, "I", seed=0)
+    assert lc.shape == y.shape and (lc == p.ctx.q_len[i] - p.ctx.q_len[j]).all()
     # second run reads the Parquet caches and gives the same features
     q = prepare(coll, cache_dir=tmp_path, seed=0, term_vectors=_vectors(coll))
     X2, y2, _ = setting_features(q, "I", seed=0)
@@ -110,3 +117,52 @@ def test_roc_auc_matches_hand_values() -> None:
 def test_unknown_collection_suggests_a_name() -> None:
     with pytest.raises(ValueError, match="did you mean 'scifact'"):
         load_collection("scifac")
+
+
+def test_setting_iv_keeps_a_query_of_rank_exactly_5() -> None:
+    """Table 2, IV: RANK "less than or equal to 5" (rank 5 in, rank 6 out)."""
+    pq_doc = np.array([0, 0, 0, 1, 1])
+    pq_rank = np.array([5, 6, np.inf, 6, 7])
+    kept, neg = sample_negatives("IV", np.array([0, 1, 0, 1]), pq_doc, pq_rank, seed=0)
+    assert kept.tolist() == [0, 2] and neg.tolist() == [0, 0]
+
+
+def _grid(k: int) -> np.ndarray:
+    return np.array(np.meshgrid(*[[-1, 0, 1]] * k, indexing="ij")).reshape(k, -1).T.astype(float)
+
+
+def test_predictor_cannot_learn_an_axiom_backwards() -> None:
+    """Axiom 0 is inverted in the training data (its preferred query is the real one in 12 %
+    of the pairs), axiom 1 points its way. Unconstrained trees learn axiom 0 backwards; the
+    monotone predictor is non-decreasing in every axiom, and antisymmetric."""
+    rng = np.random.default_rng(0)
+    X = np.repeat(_grid(3), 100, axis=0)
+    y = (rng.random(len(X)) < 1 / (1 + np.exp(2 * X[:, 0] - 1.5 * X[:, 1]))).astype(int)
+    free = PreferencePredictor(n_estimators=50, monotone=False).fit(X, y)
+    assert free.predict_proba(np.array([[1.0, 0, 0]]))[0] < 0.3  # the data do invert axiom 0
+    m = PreferencePredictor(n_estimators=50).fit(X, y)
+    G = _grid(3)
+    p = m.predict_proba(G)
+    np.testing.assert_allclose(p + m.predict_proba(-G), 1.0)  # p(i over j) = 1 - p(j over i)
+    assert m.predict_proba(np.zeros((1, 3)))[0] == 0.5  # no axiom decisive: no order
+    for a in range(3):  # raising any axiom's preference never lowers p
+        for lo, hi in ((-1, 0), (0, 1)):
+            low, high = G[G[:, a] == lo], G[G[:, a] == lo].copy()
+            high[:, a] = hi
+            assert (m.predict_proba(high) >= m.predict_proba(low) - 1e-12).all()
+    # where only axiom 0 is decisive the pair is never ordered against it
+    assert m.predict_proba(np.array([[1.0, 0, 0]]))[0] >= 0.5
+    assert m.predict_proba(np.array([[0.0, 1, 0]]))[0] > 0.7  # axiom 1 is still learnt
+
+
+def test_real_queries_count_each_unknown_word_once(tmp_path) -> None:
+    from axiomatic.ares.pipeline import _real_queries
+
+    coll = load_collection("demo")
+    from axiomatic.index.collection import CollectionIndex
+    from axiomatic.text.analyzer import Analyzer
+
+    idx = CollectionIndex.build(coll.documents.values(), Analyzer())
+    did = idx.doc_ids[0]
+    _doc, offsets, ids = _real_queries(idx, [("q", "qwzx qwzx vbnm qwzx", did)])
+    assert offsets.tolist() == [0, 2] and ids.tolist() == [-1, -1]  # two words, both unknown

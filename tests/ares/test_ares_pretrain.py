@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -232,3 +234,131 @@ def test_fast_ares_step_equals_the_full_vocabulary_formulation(
     assert "encoder.embeddings.word_embeddings.weight" in g1
     for name in g0:
         torch.testing.assert_close(g1[name], g0[name], atol=1e-5, rtol=1e-4, msg=name)
+
+
+# ------------------------------------------------------------------ pair ordering (issue 21)
+@pytest.fixture(scope="module")
+def demo_prepared(tmp_path_factory):
+    return _prepared(tmp_path_factory.mktemp("ares-demo"))
+
+
+@pytest.mark.parametrize(
+    ("variant", "axioms"), [("rank", ["RANK"]), ("rep", ["REP-QL", "REP-TFIDF"])]
+)
+def test_rank_and_rep_variants_order_pairs_by_their_axioms(demo_prepared, variant, axioms):
+    """ARES_RANK / ARES_REP "leverage only the RANK / REP axioms" (sec. 4.2), in the axioms'
+    direction: q+ is the query under which BM25 ranks d higher resp. the more representative
+    one, on 100 % of the pairs where the axiom is decisive; no predictor is needed."""
+    from axiomatic.ares.pairs import agreement_markdown, variant_agreement
+    from axiomatic.axioms.query_pairs import preference_features
+
+    p = demo_prepared
+    d, qp, qn = ares_pairs(p, variant, None, pairs_per_doc=4, seed=0)
+    assert len(d) >= 20
+    X = preference_features(p.ctx, qp, qn, axioms)
+    assert (X >= 0).all() and (X > 0).any(axis=1).all()
+    rows = variant_agreement([p], {variant: [(d, qp, qn)]})
+    got = {r["axiom"]: r for r in rows}
+    for a in axioms:
+        assert got[a]["decisive"] > 0 and got[a]["agree_pct"] == 100.0
+    assert got["LENGTH"]["decisive"] == 0  # one length per document: no length preference
+    assert f"ARES_{variant} | {len(d)} |" in agreement_markdown(rows)
+
+
+class _RankFollower:
+    """A stand-in predictor: p(q_i over q_j) from the RANK column alone (0.9 / 0.5 / 0.1)."""
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return 0.5 + 0.4 * np.asarray(X, dtype=float)[:, 0]
+
+
+def test_predictor_variants_put_the_preferred_query_first(demo_prepared) -> None:
+    """q+ is the query the predictor prefers (p > 0.5), pairs it gives 0.5 are dropped."""
+    from axiomatic.axioms.query_pairs import preference_features
+
+    p = demo_prepared
+    d, qp, qn = ares_pairs(p, "simple", _RankFollower(), pairs_per_doc=4, seed=0)
+    assert len(d) >= 20
+    X = preference_features(p.ctx, qp, qn, ["RANK"])
+    assert (X[:, 0] == 1).all()
+
+
+def test_a_predictor_trained_on_an_inverted_axiom_never_orders_a_pair_against_the_axioms(
+    demo_prepared,
+) -> None:
+    """Training labels that invert RANK (and follow PROX-2): the pairs of the monotone
+    predictor never put first the query that every decisive axiom disprefers, and no pair
+    decided by RANK alone is ordered against RANK (the unconstrained predictor does both)."""
+    from axiomatic.ares.fulfilment import sample_query_pairs
+    from axiomatic.ares.predictor import PreferencePredictor
+    from axiomatic.axioms.query_pairs import preference_features
+
+    p = demo_prepared
+    _d, i, j = sample_query_pairs(p, 1000, seed=5)
+    X = preference_features(p.ctx, i, j)  # columns: RANK, ..., PROX-2 (4), ...
+    y = np.where(X[:, 0] != 0, X[:, 0] < 0, X[:, 4] > 0).astype(int)
+    assert 0 < y.sum() < len(y)
+    for monotone in (True, False):
+        m = PreferencePredictor(n_estimators=50, monotone=monotone).fit(X, y)
+        _, qp, qn = ares_pairs(p, "simple", m, pairs_per_doc=4, seed=0)
+        F = preference_features(p.ctx, qp, qn)
+        against_all = ((F <= 0).all(axis=1) & (F < 0).any(axis=1)).sum()
+        rank_only_against = ((F[:, 0] < 0) & (np.delete(F, 0, axis=1) == 0).all(axis=1)).sum()
+        if monotone:
+            assert len(qp) > 0 and against_all == 0 and rank_only_against == 0
+        else:
+            assert against_all > 0
+
+
+def test_training_step_masks_15_percent_of_the_tokens(small_ares_net, monkeypatch) -> None:
+    """Sec. 5.1.4: BERT's masking, 15 % of the input's (non-special, non-padding) tokens are
+    MLM targets in the training step itself (the strategy's default, not only mask_tokens')."""
+    from axiomatic.ares.pretrain import AresLossStrategy
+
+    net = small_ares_net
+    trainer, batch = _fake_trainer(net)
+    batch = batch * 20
+    seen = []
+
+    def spy(enc, mlm_input_ids, labels):
+        seen.append((enc, mlm_input_ids, labels))
+        n = enc["input_ids"].shape[0]
+        return torch.zeros(n, requires_grad=True), torch.zeros((), requires_grad=True)
+
+    monkeypatch.setattr(net, "scores_and_mlm_loss", spy)
+    strategy = AresLossStrategy()
+    for step in range(10):
+        strategy.step_loss(trainer, batch, step)
+    special_ids = torch.tensor(net.tokenizer.all_special_ids)
+    targets = candidates = 0
+    for enc, ids, labels in seen:
+        B, Lm = ids.shape
+        real = (enc["attention_mask"][:B, :Lm] == 1) & ~torch.isin(
+            enc["input_ids"][:B, :Lm], special_ids
+        )
+        target = labels != -100
+        assert not (target & ~real).any()
+        targets += int(target.sum())
+        candidates += int(real.sum())
+    assert candidates > 5000
+    assert targets / candidates == pytest.approx(0.15, abs=0.02)  # s.e. ~0.005
+
+
+def test_pretraining_refuses_a_folder_of_older_pairs_and_an_empty_pair_set(
+    tmp_path, monkeypatch
+) -> None:
+    """A folder whose predictor or pairs were written under other rules (pseudo queries,
+    scores, ordering) is not resumed; a variant without any ordered pair is an error, not an
+    empty training set."""
+    from axiomatic.ares import pretrain as P
+
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "pairs.parquet").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"other ARES versions .*unversioned.*Remove the folder"):
+        pretrain_ares([], old, "rank")
+    empty = np.empty(0, dtype=np.int64)
+    monkeypatch.setattr(P, "ares_pairs", lambda *a, **k: (empty, empty, empty))
+    with pytest.raises(ValueError, match=r"ARES_rank: no pseudo-query pair is decided by .*RANK"):
+        pretrain_ares([None], tmp_path / "new", "rank")
+    assert json.loads((tmp_path / "new" / "versions.json").read_text()) == P.pair_versions()

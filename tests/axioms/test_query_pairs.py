@@ -160,3 +160,30 @@ def test_spec_parsing_and_errors() -> None:
         parse_query_pair_axiom("RANK(depth=0.5)")
     rows = list_query_pair_axioms()
     assert len(rows) == 9 and {r["family"] for r in rows} == {"query-pair"}
+
+
+def test_prox2_counts_a_missing_term_at_the_document_length() -> None:
+    """Eq. 2 needs a position for every query term; a term absent from d counts as |d|
+    (d0 has 5 analysed tokens, d1 has 3)."""
+    ctx, _ = _ctx([("d0", ["alpha", "zeta"]), ("d1", ["alpha", "beta"]), ("d0", ["delta"])])
+    # d0: alpha first at 0, zeta missing -> (0 + 5) / 2; d1: alpha missing, beta at 1 -> (3 + 1) / 2
+    np.testing.assert_allclose(ctx.scores("PROX-2"), [2.5, 2.0, 4.0])
+    assert pair_preferences(ctx, "PROX-2", np.array([0]), np.array([2])).tolist() == [1]
+
+
+def test_unknown_words_count_separately_and_are_never_the_most_diverse_term() -> None:
+    """Several unknown words (id -1) are several terms of the query, not one; REG picks its most
+    diverse term among the known ones (an unknown term has no vector, and its tf 0 would make
+    REG 0 for every query with one)."""
+    ctx, _ = _ctx(
+        [
+            ("d0", ["gamma", "omega", "psi"]),
+            ("d0", ["alpha", "beta", "gamma", "omega"]),
+            ("d0", ["omega", "psi"]),
+        ]
+    )
+    assert ctx.q_len.tolist() == [3, 4, 2]
+    np.testing.assert_allclose(ctx.scores("PROX-2"), [(2 + 5 + 5) / 3, (0 + 1 + 2 + 5) / 4, 5.0])
+    # alpha and beta are parallel (mean cosine to the rest 1/3), gamma orthogonal (0): gamma,
+    # tf 1; a query of unknown words only has REG 0
+    np.testing.assert_array_equal(ctx.scores("REG"), [1, 1, 0])

@@ -38,7 +38,9 @@ from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
 
 COLLECTIONS = ("msmarco-20k", "scifact", "demo")
-SCORES_VERSION = 1
+SCORES_VERSION = 2
+"""Version 2: distinct unknown words of a real query count as distinct terms (REG never picks
+one). Part of the cache key."""
 
 
 @dataclass
@@ -125,7 +127,9 @@ def _real_queries(
     offsets: list[int] = [0]
     ids: list[int] = []
     for _qid, text, did in positives:
-        terms = index.analyzer.analyze(text)
+        # a query is a term set: each word once, here, where unknown words still differ (the
+        # context keeps every -1 as its own term)
+        terms = list(dict.fromkeys(index.analyzer.analyze(text)))
         ids.extend(index.vocab.get(t, -1) for t in terms)
         offsets.append(len(ids))
         docs.append(index.doc_index[did])
@@ -218,11 +222,29 @@ def setting_features(
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Eq.-9 features ``X`` and labels ``y`` of the (real, pseudo) pairs under ``setting``."""
+    i, j, y = setting_pairs(prepared, setting, seed)
+    X = preference_features(prepared.ctx, i, j, axioms)
+    return X, y, {"n_positives": len(prepared.real_doc), "n_pairs": len(y)}
+
+
+def setting_pairs(
+    prepared: Prepared, setting: str, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, y)``: the context indices of the (real, pseudo) pairs of ``setting`` in the
+    rows of :func:`setting_features` (``y = 1`` when ``i`` is the real query)."""
     from axiomatic.ares.predictor import balanced_pairs, sample_negatives
 
     rank = prepared.ctx.scores("RANK")[: prepared.n_pseudo]
     kept, neg = sample_negatives(setting, prepared.real_doc, prepared.pseudo.doc, rank, seed)
     pos = prepared.real_ids[kept]
-    i, j, y = balanced_pairs(pos, neg, seed)
-    X = preference_features(prepared.ctx, i, j, axioms)
-    return X, y, {"n_positives": len(prepared.real_doc), "n_pairs": len(y)}
+    return balanced_pairs(pos, neg, seed)
+
+
+def length_control(prepared: Prepared, setting: str, seed: int = 0) -> np.ndarray:
+    """``|q_i| - |q_j|`` (analysed terms) for the rows of :func:`setting_features`: the
+    length-only control of the predictor. Real queries are not sampled with the pseudo
+    queries' Poisson length (SciFact claims are ~3x longer), so ``roc_auc(y, length_control)``
+    says how much of the predictor's AUC query length alone would give."""
+    i, j, _y = setting_pairs(prepared, setting, seed)
+    q_len = prepared.ctx.q_len
+    return (q_len[i] - q_len[j]).astype(np.float64)

@@ -30,8 +30,14 @@ against the plain step and the first implementation.
 
 Variants (ours where the paper is silent): ``simple`` (predictor of setting I), ``hard``
 (setting IV), ``strict`` (no predictor: pairs on which every axiom with a preference agrees and
-at least ``strict_min`` axioms have one), ``rep`` and ``rank`` (predictor of setting I on the
-REP-QL/REP-TFIDF resp. RANK features only).
+at least ``strict_min`` axioms have one), ``rep`` and ``rank`` (no predictor: the pairs that
+REP-QL/REP-TFIDF resp. RANK decide, in the axioms' own direction, i.e. the better REP scores,
+length-normalized as the paper's, resp. the query under which BM25 ranks the document higher;
+a pair on which the two REP axioms disagree is dropped). The paper defines ARES_REP/ARES_RANK as
+"leveraging only the REP and RANK axioms"; a predictor trained on those features learns
+whatever separates real from pseudo queries, which on our corpora is RANK *backwards*, so the
+variants order by the axioms themselves. :func:`axiomatic.ares.pairs.axiom_agreement` reports
+how the pairs of every variant agree with each axiom.
 """
 
 from __future__ import annotations
@@ -58,9 +64,15 @@ VARIANTS = {
     "simple": ("I", None),
     "hard": ("IV", None),
     "strict": (None, None),
-    "rep": ("I", ("REP-QL", "REP-TFIDF")),
-    "rank": ("I", ("RANK",)),
+    "rep": (None, ("REP-QL", "REP-TFIDF")),
+    "rank": (None, ("RANK",)),
 }
+"""variant -> (negative-sampling setting of its predictor or None: ordered by the axioms,
+the axioms it uses or None: all nine)."""
+
+PAIRS_VERSION = 2
+"""Version 2: monotone, antisymmetric predictor; rep/rank ordered by their axioms. Stamped in
+the output folder so that a folder with older pairs or predictor is not silently reused."""
 
 
 def check_variant(name: str) -> str:
@@ -454,11 +466,14 @@ def ares_pairs(
     strict_min: int = 3,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(doc row, q+ index, q- index)``: ``pairs_per_doc`` random pseudo-query pairs per
-    document, ordered by the predictor (``strict``: by unanimous axioms, others dropped)."""
+    document, ordered by the predictor (``simple``/``hard``; a pair it gives 0.5 is dropped)
+    or by the variant's own axioms in their direction (``strict``: all nine, at least
+    ``strict_min`` decisive; ``rep``/``rank``: REP-QL and REP-TFIDF resp. RANK, at least one
+    decisive), a pair on which one of them disagrees dropped."""
     from axiomatic.axioms.query_pairs import preference_features
 
     v = check_variant(variant)
-    _setting, feats = VARIANTS[v]
+    setting, feats = VARIANTS[v]
     doc = prepared.pseudo.doc
     rows, first, counts = np.unique(doc, return_index=True, return_counts=True)
     ok = counts >= 2
@@ -473,10 +488,11 @@ def ares_pairs(
     d = np.repeat(rows, P)
     axioms: Sequence[str] | str = list(feats) if feats else "all"
     X = preference_features(prepared.ctx, i, j, axioms)
-    if v == "strict":
+    if setting is None:
         pos = (X > 0).sum(axis=1)
         neg = (X < 0).sum(axis=1)
-        keep = ((pos == 0) | (neg == 0)) & (pos + neg >= strict_min)
+        need = strict_min if v == "strict" else 1
+        keep = ((pos == 0) | (neg == 0)) & (pos + neg >= need)
         first_wins = pos > 0
     else:
         if predictor is None:
@@ -589,6 +605,21 @@ def pretrain_ares(
     setting, feats = VARIANTS[v]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    # the cached stages index pseudo queries and follow the ordering rules of one version:
+    # a folder of another version is refused, not resumed with pairs of the old rules
+    versions = pair_versions()
+    stamp = out / "versions.json"
+    written = [f for f in ("pretrain.json", "predictor.txt", "pairs.parquet") if (out / f).exists()]
+    if written:
+        old = json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else None
+        if old != versions:
+            raise ValueError(
+                f"{out} holds {', '.join(written)} written under other ARES versions "
+                f"({old or 'unversioned'}; now {versions}): its pseudo queries or pair order "
+                "are not the current ones. Remove the folder to pre-train this variant again"
+            )
+    else:
+        atomic_write_text(stamp, json.dumps(versions))
     done = out / "pretrain.json"
     if done.is_file() and (out / "encoder" / "config.json").is_file():
         previous = json.loads(done.read_text(encoding="utf-8"))
@@ -618,6 +649,19 @@ def pretrain_ares(
             cols["doc"].append(d)
             cols["q_pos"].append(a)
             cols["q_neg"].append(b)
+        if not sum(len(x) for x in cols["doc"]):
+            if setting is None:
+                raise ValueError(
+                    f"ARES_{v}: no pseudo-query pair is decided by the axioms "
+                    f"{', '.join(feats) if feats else '(all nine)'} without a disagreement"
+                )
+            raise ValueError(
+                f"ARES_{v}: the predictor of setting {setting} orders none of the pseudo-query "
+                "pairs. The monotone predictor is flat (0.5 for every pair) when no axiom tells "
+                "the real queries from the pseudo ones in its own direction on these "
+                "collections (see the predictor's per-axiom AUC); it may not learn an axiom "
+                "backwards"
+            )
         with atomic_path(pair_file) as tmp:
             pq.write_table(pa.table({c: np.concatenate(x) for c, x in cols.items()}), tmp)
     # one training dataset over all collections (entry ids are unique per collection)
@@ -656,12 +700,22 @@ def pretrain_ares(
         "setting": setting,
         "features": list(feats) if feats else "all",
         "n_pairs": int(sum(len(x[0]) for x in parts)),
+        "versions": versions,
         "train": result.to_dict(),
         "encoder": str(enc_dir),
         "seconds_per_1k_steps": per_1k_steps(result.to_dict()),
     }
     atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
     return summary
+
+
+def pair_versions() -> dict[str, int]:
+    """The versions that decide which pairs a pre-training folder holds (pseudo queries, their
+    axiom scores, the ordering rules)."""
+    from axiomatic.ares.pipeline import SCORES_VERSION
+    from axiomatic.ares.sampling import SAMPLING_VERSION
+
+    return {"pairs": PAIRS_VERSION, "sampling": SAMPLING_VERSION, "scores": SCORES_VERSION}
 
 
 def per_1k_steps(train: dict[str, Any]) -> float | None:

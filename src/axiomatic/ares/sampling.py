@@ -8,9 +8,13 @@ For every document ``D`` of a :class:`~axiomatic.index.collection.CollectionInde
   ``P(w|D) = (c(w, D) + mu P(w|C)) / (|D| + mu)``;
 * contrastive weight (eq. 5) ``gamma_w = -P(w|D) log P(w|C)`` and the contrastive distribution
   (eq. 6) ``P(w|contrastive) = softmax_w(gamma_w)``;
-* query length ``l ~ Poisson(lambda)`` restricted to ``l >= 1`` (eq. 7, lambda = 3), then ``l``
-  distinct terms drawn without replacement from the contrastive distribution (eq. 8: a query is
-  an unordered word set);
+* query length ``l ~ Poisson(lambda)`` restricted to ``l >= 1`` (eq. 7, lambda = 3), drawn
+  **once per document** and shared by all its pseudo queries ("we sample queries with equal
+  length (so that some axioms can be directly applied without modification)", sec. 4.1): the
+  pre-training pairs compare two queries of one document, so a length per query would let the
+  pairs teach a length preference (count-valued axioms such as STM-2/STM-3 grow with length);
+  then ``l`` distinct terms drawn without replacement from the contrastive distribution (eq. 8:
+  a query is an unordered word set);
 * ``n_queries`` (10) *distinct* pseudo queries per document.
 
 Our choices where the paper is silent (stated, not hidden):
@@ -23,10 +27,12 @@ Our choices where the paper is silent (stated, not hidden):
   gives queries "representative of the document"); PROP samples from the document vocabulary too.
 * ``mu`` defaults to 1000 (Anserini's QL default; the paper gives no value);
 * lengths above ``max_length`` (10; ``P(l > 10) = 3e-4`` for lambda = 3) or above the number of
-  distinct terms of ``D`` are clipped;
+  distinct terms of ``D`` are clipped (a document's length is clipped once, so its queries stay
+  of equal length); a short document may then have fewer than ``n_queries`` distinct sets of
+  its length (``C(|D|, l)``): it keeps them and is counted below;
 * a document whose sampling keeps producing repeated sets is re-sampled up to ``max_rounds``
   times; documents left with fewer than ``n_queries`` distinct pseudo queries (e.g. a three-term
-  document has only 7 non-empty subsets) keep what they have and are *counted* in
+  document has at most 3 sets of one length) keep what they have and are *counted* in
   :class:`SamplingReport`, as are empty documents (no index term after analysis: no query).
 
 Sampling without replacement uses the Gumbel-top-k trick (Vieira 2014; Kool et al. 2019): the
@@ -57,8 +63,9 @@ __all__ = [
     "sample_pseudo_queries",
 ]
 
-SAMPLING_VERSION = 1
-"""Bump when the sampler changes the queries it draws for a seed (part of every cache key)."""
+SAMPLING_VERSION = 2
+"""Bump when the sampler changes the queries it draws for a seed (part of every cache key).
+Version 2: one length per document (version 1: one per query)."""
 
 
 # ------------------------------------------------------------------------------ distributions
@@ -267,12 +274,17 @@ def sample_pseudo_queries(
     acc_pad = np.empty((0, width), dtype=np.int64)
     need = np.flatnonzero(distinct > 0)
     have = np.zeros(n_docs, dtype=np.int64)
+    # one length per document (sec. 4.1: equal-length queries), drawn for every row so that a
+    # document's length does not depend on which other documents are empty; round 0 goes on
+    # with the same generator
+    rng = np.random.default_rng([int(seed), SAMPLING_VERSION, 0])
+    doc_length = np.minimum(sample_lengths(rng, n_docs, lam), np.minimum(distinct, width))
     for rnd in range(int(max_rounds)):
         if len(need) == 0:
             break
-        rng = np.random.default_rng([int(seed), SAMPLING_VERSION, rnd])
-        lengths = sample_lengths(rng, (len(need), int(n_queries)), lam)
-        lengths = np.minimum(lengths, np.minimum(distinct[need], width)[:, None])
+        if rnd > 0:
+            rng = np.random.default_rng([int(seed), SAMPLING_VERSION, rnd])
+        lengths = np.repeat(doc_length[need][:, None], int(n_queries), axis=1)
         d, k, t = _draw(P, need, int(n_queries), lengths, rng)
         # pad each (doc, draw) set to a fixed-width sorted row so sets can be compared as rows
         grp = d * n_queries + k
@@ -321,6 +333,7 @@ def sample_pseudo_queries(
         "mu": float(mu),
         "max_length": width,
         "max_rounds": int(max_rounds),
+        "length": "per document",
         "seed": int(seed),
         "version": SAMPLING_VERSION,
         "analyzer": index.analyzer.config_hash,

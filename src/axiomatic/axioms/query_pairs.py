@@ -20,7 +20,8 @@ PROX-1     pi(q, d), eq. 1: mean over term pairs of the mean number of words    
            missing from d -> no preference)
 PROX-2     mu(q, d), eq. 2: mean position of the first occurrence of q's terms      lower
            (a missing term counts as |d|)
-REG        tf in d of q's most diverse term (lowest mean similarity to the others)  higher
+REG        tf in d of q's most diverse known term (lowest mean similarity to the     higher
+           others; an unknown term is not chosen)
 STM-1      cos(mean term vector of q, mean term vector of d)                        higher
 STM-2      if |STM-1(q1) - STM-1(q2)| < threshold: number of q's terms in d          higher
 STM-3      number of q's terms whose similarity to d exceeds ``threshold``          higher
@@ -313,7 +314,8 @@ class QueryPairContext:
     axioms need (BM25 weights, token positions, term vectors).
 
     ``doc[k]`` is the index row of query ``k``'s document; its term ids are
-    ``term_ids[offsets[k]:offsets[k+1]]`` (``-1`` for terms the index lacks; repeats are dropped).
+    ``term_ids[offsets[k]:offsets[k+1]]`` (``-1`` for terms the index lacks; repeats of a known
+    term are dropped, every ``-1`` counts as its own term: pass each unknown word once).
     ``term_vectors`` (``n_terms x dim``, L2-normalized) replaces MiniLM (tests, other embeddings).
     """
 
@@ -337,12 +339,14 @@ class QueryPairContext:
             )
         if len(doc) and (doc.min() < 0 or doc.max() >= index.n_docs):
             raise ValueError(f"document rows must lie in [0, {index.n_docs}) (got {doc.min()}..)")
-        # canonical form: each query's terms sorted and unique (queries are term sets)
+        # canonical form: each query's terms sorted and unique (queries are term sets); the
+        # -1 entries are kept apart: distinct unknown words share that id, and merging them
+        # would make "a b x" and "a b x y z" (x, y, z unknown) the same three-term query
         seg = _segment_ids(offsets)
         o = np.lexsort((term_ids, seg))
         seg, t = seg[o], term_ids[o]
         keep = np.ones(len(t), dtype=bool)
-        keep[1:] = (seg[1:] != seg[:-1]) | (t[1:] != t[:-1])
+        keep[1:] = (seg[1:] != seg[:-1]) | (t[1:] != t[:-1]) | (t[1:] < 0)
         seg, t = seg[keep], t[keep]
         self.doc = doc
         self.term_ids = t
@@ -553,14 +557,18 @@ class QueryPairContext:
 
     def score_reg(self) -> np.ndarray:
         """tf in d of the query's most diverse term: the one with the lowest mean cosine to the
-        other query terms (ties: smallest term id; a one-term query: that term)."""
+        other query terms (ties: smallest term id; a one-term query: that term).
+
+        An unknown term (``-1``) has no vector, so its similarity 0 would make it "most
+        diverse" in nearly every query and its tf 0 would set REG to 0: it is only chosen
+        when the query has no known term (REG = 0 then)."""
         t = self.term_ids
         sq = np.where(t >= 0, (self.term_vectors[np.maximum(t, 0)] ** 2).sum(axis=1), 0.0)
         # <v_t, sum of the other terms> = <v_t, query sum> - |v_t|^2
         rest = self._term_dot(self._qsum, self.seg) - sq
         L = self.q_len[self.seg].astype(np.float64)
         sim_rest = np.where(L > 1, rest / np.maximum(L - 1, 1), 0.0)
-        o = np.lexsort((self.term_ids, sim_rest, self.seg))
+        o = np.lexsort((self.term_ids, sim_rest, t < 0, self.seg))
         first = np.ones(len(o), dtype=bool)
         first[1:] = self.seg[o][1:] != self.seg[o][:-1]
         out = np.full(self.n, np.nan)
