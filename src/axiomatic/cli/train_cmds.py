@@ -187,8 +187,18 @@ def experiment(
             help="liu-smooth: folder of Sasaki et al. 2018 CLIR files (train*, test1*, dev*).",
         ),
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Redo the finished or started runs of the output folder that were computed "
+            "with other settings or data (without it they are refused, naming what differs); "
+            "runs with the same settings are still reused.",
+        ),
+    ] = False,
 ) -> None:
-    """Run (or resume: finished runs are skipped) a paper's training experiment."""
+    """Run (or resume: finished runs with the same settings are reused) a paper's training
+    experiment."""
     key = name.strip().lower()
     if key not in EXPERIMENTS:
         raise fail(
@@ -221,6 +231,10 @@ def experiment(
         if key not in ("rosset2019", "liu-smooth", "acrank2023"):
             raise fail("--report-only is available for rosset2019, liu-smooth and acrank2023")
         overrides["report_only"] = True
+    if overwrite:
+        if report_only:
+            raise fail("--overwrite redoes runs: it has no effect with --report-only")
+        overrides["overwrite"] = True
     cli = {
         "seeds": seed_list,
         "models": [m.strip() for m in models.split(",")] if models else None,

@@ -17,14 +17,15 @@ What runs (every part configurable in a plan TOML, ``[plan]`` table):
 
 A row is a *unit* ``(model, rule, loss, p, seed)``; units shared by rows (ACRank(TFC-A&D) is also
 "w/E()&L() TFC-A&D") train once. Each unit has its own folder
-(``runs/<setting>/<unit>/seed<k>``), is skipped when finished and resumed from its checkpoint
-when interrupted. ``--report-only`` summarizes what is on disk.
+(``runs/<setting>/<unit>/seed<k>``), is reused when finished and resumed from its checkpoint
+when interrupted, both only when its record (``unit.json``: every setting and the data's
+fingerprints, :mod:`axiomatic.experiments.units`) equals the plan's: a unit of other settings
+is refused, naming what differs (``--overwrite`` redoes it). ``--report-only`` summarizes the
+finished units of the plan's settings.
 """
 
 from __future__ import annotations
 
-import os
-import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -43,6 +44,14 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+from axiomatic.experiments.units import (
+    UnitRecord,
+    UnitStore,
+    dataset_fingerprint,
+    fingerprint,
+    machine,
+    note_plan_change,
+)
 
 MEASURES = ("nDCG@1", "nDCG@10", "AP")
 LABELS = {"nDCG@1": "NDCG@1", "nDCG@10": "NDCG@10", "AP": "MAP"}
@@ -51,6 +60,9 @@ CANDIDATES_ROW = "candidate order"
 """The re-ranked list in its given order (BM25 for msmarco-dev-top20 and trec-dl-2019/bm25)."""
 DOCS_BEGIN = "<!-- BEGIN GENERATED (axiomatic experiment acrank2023) -->"
 DOCS_END = "<!-- END GENERATED -->"
+UNIT_CODE = 1
+"""Version of how a unit is computed (in every unit's record): bump it when a change of the code
+changes a unit's results, so that units of the older code are refused instead of reused."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +248,8 @@ class _Data:
     zero_shot: dict[str, Dataset]
     vocab_texts: list[str]
     language: str
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    """Content hashes of the training / test data and the vocabulary texts (unit inputs)."""
 
 
 def _cap_queries(ds: Dataset, n: int | None, seed: int, split: str) -> Dataset:
@@ -252,12 +266,22 @@ class ACRank2023:
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
     def __init__(
-        self, plan: ACRankPlan, out_dir: str | Path, echo: Callable[[str], None] = print
+        self,
+        plan: ACRankPlan,
+        out_dir: str | Path,
+        echo: Callable[[str], None] = print,
+        overwrite: bool = False,
     ) -> None:
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
         self._data_cache: dict[str, _Data] = {}
+        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
+        # trained with other settings is refused (or redone with overwrite), never reused
+        self.store = UnitStore(self.out_dir, overwrite=overwrite, echo=self._note)
+
+    def _note(self, msg: str) -> None:
+        self.echo(f"[acrank2023] {msg}")
 
     # ------------------------------------------------------------------ data
     def _data(self, sp: SettingPlan) -> _Data:
@@ -284,7 +308,14 @@ class ACRank2023:
 
             _jieba()  # a Chinese setting without jieba fails before any training
         texts = [d.text for d in train_all.documents.values()]
-        data = _Data(train, test, zero, texts, lang)
+        from axiomatic.data.fingerprint import hash_fields
+
+        fps = {
+            "train data": dataset_fingerprint(train, p.train_depth),
+            "test data": dataset_fingerprint(test, p.test_depth),
+            "vocabulary texts": hash_fields([t] for t in texts),
+        }
+        data = _Data(train, test, zero, texts, lang, fps)
         self._data_cache[sp.name] = data
         return data
 
@@ -316,27 +347,17 @@ class ACRank2023:
             extra["encoder_path"] = p.encoder_path
         return build_model("acrank", seed=seed, max_length=max_length, signal=signal, **extra)
 
-    def _train_unit(self, sp: SettingPlan, unit: Unit, seed: int) -> dict[str, Any]:
-        import torch
-
+    def _train_config(self, sp: SettingPlan, unit: Unit, seed: int) -> Any:
+        """The trainer configuration of one unit."""
         from axiomatic.training.config import TrainConfig
-        from axiomatic.training.trainer import Trainer, score_dataset
 
         p = self.plan
-        d = self._unit_dir(sp, unit, seed)
-        done = d / "test_metrics.json"
-        if done.exists():
-            return read_json(done)
-        data = self._data(sp)
-        if p.threads:
-            torch.set_num_threads(p.threads)
-        t0 = time.perf_counter()
         word = unit.model in ("knrm", "conv-knrm")
         max_length = sp.max_length or p.max_length
         rule = unit.rule if unit.rule != "none" else "none"
         aug = f"acrank(rule='{rule}', p={unit.p:g}, loss={unit.loss}, negatives={p.negatives})"
         steps = p.steps_per_model.get(unit.model, p.steps)
-        cfg = TrainConfig(
+        return TrainConfig(
             dataset=sp.train,
             model="acrank" if unit.model.startswith("acrank") else unit.model,
             model_config={} if word else {"max_length": max_length},
@@ -352,6 +373,65 @@ class ACRank2023:
             candidate_depth=p.train_depth,
             seed=seed,
         )
+
+    def unit_settings(self, sp: SettingPlan, unit: Unit, seed: int) -> dict[str, Any]:
+        """Every setting that determines a unit's model and test metrics (its record; no data
+        is loaded: the data's content is in :meth:`unit_record`'s inputs)."""
+        p = self.plan
+        cfg = self._train_config(sp, unit, seed)
+        word = unit.model in ("knrm", "conv-knrm")
+        acrank = unit.model.startswith("acrank")
+        return {
+            "experiment": "acrank2023",
+            "code": UNIT_CODE,
+            "setting": sp.name,
+            "train": sp.train,
+            "test": sp.test,
+            "model": unit.model,
+            "rule": unit.rule,
+            "loss": unit.loss,
+            "p": unit.p,
+            "seed": seed,
+            "steps": cfg.steps,
+            "lr": cfg.lr,
+            "batch_size": p.batch_size,
+            "negatives": p.negatives,
+            "max_length": None if word else sp.max_length or p.max_length,
+            "embeddings": p.embeddings if word else None,
+            "word_model_config": dict(p.word_model_config.get(unit.model, {})) if word else None,
+            "acrank_config": dict(p.acrank_config) if acrank else None,
+            "encoder_path": p.encoder_path if acrank else None,
+            "train_queries": sp.train_queries,
+            "test_queries": sp.test_queries,
+            "train_depth": p.train_depth,
+            "test_depth": p.test_depth,
+            "train_config": cfg.to_dict(),
+        }
+
+    def unit_record(self, sp: SettingPlan, unit: Unit, seed: int) -> UnitRecord:
+        """The unit's settings and the fingerprints of its data (loads the setting's data)."""
+        fps = self._data(sp).fingerprints
+        inputs = {"train data": fps["train data"], "test data": fps["test data"]}
+        if unit.model in ("knrm", "conv-knrm"):
+            inputs["vocabulary texts"] = fps["vocabulary texts"]
+        return UnitRecord(self.unit_settings(sp, unit, seed), inputs)
+
+    def _train_unit(self, sp: SettingPlan, unit: Unit, seed: int) -> dict[str, Any]:
+        import torch
+
+        from axiomatic.training.trainer import Trainer, score_dataset
+
+        p = self.plan
+        d = self._unit_dir(sp, unit, seed)
+        done = d / "test_metrics.json"
+        if self.store.enter(d, self.unit_record(sp, unit, seed)) == "done":
+            return read_json(done)
+        data = self._data(sp)
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        t0 = time.perf_counter()
+        max_length = sp.max_length or p.max_length
+        cfg = self._train_config(sp, unit, seed)
         net = self._build(unit, data, seed, max_length)
         trainer = Trainer(net, cfg, d, data.train, None)
         result = trainer.fit(resume=True)
@@ -407,7 +487,10 @@ class ACRank2023:
         re-uses finished units instead of retraining them, and (b) the zero-shot pass, the most
         expendable part of a tight budget, runs after every setting has trained. The depth is
         recorded in ``test_metrics.json`` (``zero_shot_depth``); a run at another depth (from an
-        earlier plan) is kept as ``run_<set>_depth<k>.json`` and no longer reported."""
+        earlier plan) is kept as ``run_<set>_depth<k>.json`` and no longer reported. So is a
+        run of other zero-shot data (``zero_shot_fingerprint``: the set's content after
+        ``zero_shot_queries``, and the depth); a run recorded before fingerprints counts as
+        current when its depth matches."""
         p = self.plan
         d = self._unit_dir(sp, unit, seed)
         done = d / "test_metrics.json"
@@ -415,8 +498,18 @@ class ACRank2023:
             return
         out = read_json(done)
         depths: dict[str, int] = out.setdefault("zero_shot_depth", {})
-        todo = [n for n in sp.zero_shot if depths.get(n) != p.zero_shot_depth]
+        fps: dict[str, str] = out.setdefault("zero_shot_fingerprint", {})
+        data = self._data(sp)
+        want = {n: self._zero_shot_fingerprint(data.zero_shot[n]) for n in sp.zero_shot}
+        todo = [
+            n
+            for n in sp.zero_shot
+            if depths.get(n) != p.zero_shot_depth or fps.get(n, want[n]) != want[n]
+        ]
         if not todo:
+            if any(n not in fps for n in sp.zero_shot):  # recorded before fingerprints
+                fps.update({n: want[n] for n in sp.zero_shot if n not in fps})
+                write_json(done, out)
             return
         if not (d / "model").is_dir():
             raise FileNotFoundError(
@@ -426,7 +519,6 @@ class ACRank2023:
         from axiomatic.models import load_model
         from axiomatic.training.trainer import score_dataset
 
-        data = self._data(sp)
         t0 = time.perf_counter()
         net = load_model(d / "model")
         for name in todo:
@@ -440,12 +532,19 @@ class ACRank2023:
             write_json(f, run)
             out["test"][name] = mean_values(per_query(run, ds, MEASURES))
             depths[name] = p.zero_shot_depth
+            fps[name] = want[name]
         out.setdefault("zero_shot_seconds", {})[",".join(todo)] = round(time.perf_counter() - t0, 1)
         write_json(done, out)
         self.echo(
             f"[acrank2023] {sp.name} {unit.slug} seed={seed} zero-shot (top-{p.zero_shot_depth}): "
             + "; ".join(f"{n}: NDCG@10 {out['test'][n]['nDCG@10']:.4f}" for n in todo)
             + f" ({time.perf_counter() - t0:.0f}s)"
+        )
+
+    def _zero_shot_fingerprint(self, ds: Dataset) -> str:
+        return fingerprint(
+            {"depth": self.plan.zero_shot_depth, "code": UNIT_CODE},
+            {"data": dataset_fingerprint(ds, self.plan.zero_shot_depth)},
         )
 
     def _units(self, sp: SettingPlan) -> list[Unit]:
@@ -467,10 +566,11 @@ class ACRank2023:
 
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        write_toml(
-            {"experiment": "acrank2023", **_plain(p.to_dict())}, self.out_dir / "config.toml"
-        )
         t0 = time.perf_counter()
+        self._check_units()  # before any work: a unit of other settings is refused here
+        plan = {"experiment": "acrank2023", **_plain(p.to_dict())}
+        note_plan_change(self.out_dir / "config.toml", plan, self._note)
+        write_toml(plan, self.out_dir / "config.toml")
         for sp in p.settings:
             for seed in p.seeds:
                 for unit in self._units(sp):
@@ -484,15 +584,70 @@ class ACRank2023:
         self.echo(f"[acrank2023] all units done ({time.perf_counter() - t0:.0f}s this call)")
         return self.report()
 
+    def _check_units(self) -> None:
+        """Compare every planned unit (training units and diagnoses) with its stored record
+        before anything runs: a unit computed with other settings or data is refused (one
+        line naming the fields) or, with ``overwrite``, cleared to be computed again."""
+        for sp in self.plan.settings:
+            for seed in self.plan.seeds:
+                for unit in self._units(sp):
+                    self.store.check(
+                        self._unit_dir(sp, unit, seed), self.unit_record(sp, unit, seed)
+                    )
+            if sp.diagnose and self._diagnose_rows(sp):
+                self.store.check(
+                    self.out_dir / "diagnosis" / sp.name,
+                    self._diagnosis_record(sp),
+                    done="diagnosis.json",
+                )
+
     # ------------------------------------------------------------------ diagnosis
+    def _diagnose_rows(self, sp: SettingPlan) -> list[str]:
+        return [r for r in self.plan.diagnose_rows if r in [*sp.rows, *sp.ablation_rows]]
+
+    def _diagnosis_settings(self, sp: SettingPlan) -> dict[str, Any]:
+        p = self.plan
+        return {
+            "experiment": "acrank2023",
+            "code": UNIT_CODE,
+            "part": "diagnosis",
+            "setting": sp.name,
+            "test": sp.test,
+            "test_queries": sp.test_queries,
+            "test_depth": p.test_depth,
+            "seed": p.seeds[0],
+            "rows": self._diagnose_rows(sp),
+            "diagnose_axioms": p.diagnose_axioms,
+            "diagnose_queries": p.diagnose_queries,
+            "diagnose_depth": p.diagnose_depth,
+            "agreement_pairs": p.agreement_pairs,
+            "agreement_axioms": list(ROSSET_AXIOMS),
+        }
+
+    def _diagnosis_record(self, sp: SettingPlan) -> UnitRecord:
+        """A diagnosis is a unit too: its settings and the fingerprints of the units whose
+        models it diagnoses (a retrained model is diagnosed again)."""
+        p = self.plan
+        seed = p.seeds[0]
+        rows = self._diagnose_rows(sp)
+        settings = self._diagnosis_settings(sp)
+        inputs = {
+            f"unit {r}": self.unit_record(sp, row_unit(r, p.p), seed).fingerprint for r in rows
+        }
+        inputs["test data"] = self._data(sp).fingerprints["test data"]
+        return UnitRecord(settings, inputs)
+
     def _diagnose(self, sp: SettingPlan) -> dict[str, Any] | None:
         """Axiom fulfilment (mined TFC1/TFC2/M-TDC/LNC2 instances on test queries) and Rosset
         perturbation agreement of the trained models (seed 0) next to the cross-encoder."""
         p = self.plan
         out_file = self.out_dir / "diagnosis" / sp.name / "diagnosis.json"
-        if out_file.exists():
+        rows = self._diagnose_rows(sp)
+        if not rows:
+            return None
+        record = self._diagnosis_record(sp)
+        if self.store.enter(out_file.parent, record, done=out_file.name) == "done":
             return read_json(out_file)
-        rows = [r for r in p.diagnose_rows if r in [*sp.rows, *sp.ablation_rows]]
         seed = p.seeds[0]
         dirs = {r: self._unit_dir(sp, row_unit(r, p.p), seed) for r in rows}
         dirs = {r: d for r, d in dirs.items() if (d / "model").is_dir()}
@@ -523,6 +678,17 @@ class ACRank2023:
         return result
 
     # ------------------------------------------------------------------ reporting
+    def _current(self, sp: SettingPlan, unit: Unit, seed: int, stale: set[Path]) -> bool:
+        """Whether the unit is finished with this plan's settings (a unit of another plan in
+        the same folder is not reported under this one; it is added to ``stale``)."""
+        d = self._unit_dir(sp, unit, seed)
+        if not (d / "test_metrics.json").exists():
+            return False
+        if self.store.matches(d, self.unit_settings(sp, unit, seed)):
+            return True
+        stale.add(d)
+        return False
+
     def _zero_shot_done(self, run_file: Path, name: str) -> bool:
         """Whether ``run_file`` was scored at the plan's ``zero_shot_depth`` (an unrecorded or
         other depth is an earlier plan's run, not comparable with this plan's rows)."""
@@ -540,6 +706,7 @@ class ACRank2023:
         diagnosis: dict[str, Any] = {}
         total_train = 0.0
         aug_stats: dict[str, dict[str, int]] = {}
+        stale: set[Path] = set()
         for sp in p.settings:
             row_names = [*sp.rows, *sp.ablation_rows]
             units = {r: row_unit(r, p.p) for r in row_names}
@@ -548,13 +715,13 @@ class ACRank2023:
                 ms = []
                 for seed in p.seeds:
                     f = self._unit_dir(sp, u, seed) / "test_metrics.json"
-                    if f.exists():
+                    if self._current(sp, u, seed, stale):
                         ms.append(read_json(f))
                 metrics[r] = ms
             for u in self._units(sp):
                 for seed in p.seeds:
                     f = self._unit_dir(sp, u, seed) / "test_metrics.json"
-                    if f.exists():
+                    if self._current(sp, u, seed, stale):
                         m = read_json(f)
                         total_train += float(m.get("train_seconds", 0.0))
                         if u.rule != "none":
@@ -573,6 +740,8 @@ class ACRank2023:
                     vals = []
                     for seed in p.seeds:
                         f = self._unit_dir(sp, units[r], seed) / f"run_{_slug(ts)}.json"
+                        if not self._current(sp, units[r], seed, stale):
+                            continue
                         if f.exists() and (ts == sp.test or self._zero_shot_done(f, ts)):
                             vals.append(per_query(read_json(f), ds, MEASURES))
                     if vals:  # mean over seeds, per query
@@ -614,22 +783,28 @@ class ACRank2023:
                 for pv in sorted({*sp.p_sweep, p.p}):
                     u = Unit("acrank", sp.p_sweep_rule, "infonce", float(pv))
                     f = self._unit_dir(sp, u, p.seeds[0]) / "test_metrics.json"
-                    if f.exists() and sp.p_sweep:
+                    if sp.p_sweep and self._current(sp, u, p.seeds[0], stale):
                         m = read_json(f)["test"][sp.test]
                         sweep.append(
                             {"setting": sp.name, "rule": sp.p_sweep_rule, "p": pv}
                             | {LABELS[k]: v for k, v in m.items()}
                         )
             dfile = self.out_dir / "diagnosis" / sp.name / "diagnosis.json"
-            if dfile.exists():
+            if dfile.exists() and self.store.matches(dfile.parent, self._diagnosis_settings(sp)):
                 diagnosis[sp.name] = read_json(dfile)
+        if stale:
+            self._note(
+                f"{len(stale)} finished unit(s) in {self.out_dir} were computed with other "
+                "settings than this plan's and are not reported (e.g. "
+                f"{self.store._name(min(stale))}); run the experiment with --overwrite to redo them"
+            )
         summary = {
             "rows": tables,
             "p_sweep": sweep,
             "diagnosis": diagnosis,
             "augmentation_stats": aug_stats,
             "train_seconds_total": round(total_train, 1),
-            "machine": _machine(),
+            "machine": machine(),
             "plan": p.to_dict(),
         }
         write_json(self.out_dir / "results.json", summary)
@@ -802,8 +977,8 @@ class ACRank2023:
         text += [
             "## Machine",
             "",
-            f"{m['platform']}; {m['cpus']} CPUs; torch {m['torch']} ({m['device']}); "
-            f"load average at report time {m['load']}.",
+            f"{m['platform']}; {m['cpus']} CPUs ({m['cpu']}); torch {m['torch']} "
+            f"({m['device']}); load average at report time {m['load']}.",
             "",
             "Figures: " + ", ".join(f.name for f in figs),
         ]
@@ -850,22 +1025,6 @@ def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
     return out
 
 
-def _machine() -> dict[str, Any]:
-    import torch
-
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except (OSError, AttributeError):
-        load = None
-    return {
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "torch": torch.__version__,
-        "device": "cuda" if torch.cuda.is_available() else "cpu",
-        "load": load,
-    }
-
-
 def _plain(d: Any) -> Any:
     if isinstance(d, dict):
         return {k: _plain(v) for k, v in d.items() if v is not None}
@@ -883,6 +1042,7 @@ def run_acrank2023(
     """Run (or resume) the experiment; ``overrides`` replace plan fields (``seeds=[0]``, ...)."""
     plan = ACRankPlan.quick() if quick else ACRankPlan.full()
     report_only = overrides.pop("report_only", False)
+    overwrite = bool(overrides.pop("overwrite", False))
     if overrides.pop("models", None):
         raise ValueError("acrank2023 selects rows per setting: set settings.rows in --config")
     if overrides.get("settings"):
@@ -904,7 +1064,7 @@ def run_acrank2023(
             row_unit(r, plan.p)
         for pv in sp.p_sweep:
             check_probability(pv, f"settings {sp.name}: p_sweep value")
-    runner = ACRank2023(plan, out_dir, echo)
+    runner = ACRank2023(plan, out_dir, echo, overwrite=overwrite)
     return runner.report() if report_only else runner.run()
 
 

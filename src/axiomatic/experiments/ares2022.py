@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -32,9 +31,54 @@ from typing import Any
 import numpy as np
 
 from axiomatic.experiments.common import markdown_table, per_query, read_json, write_json
+from axiomatic.experiments.units import (
+    UnitRecord,
+    UnitStore,
+    dataset_fingerprint,
+    files_fingerprint,
+    machine,
+)
 
 PAPER_TABLE2 = {"I": 0.9027, "II": 0.8714, "III": 0.7734, "IV": 0.8258}
 MEASURES = ("RR@10", "nDCG@10")
+UNIT_CODE = 1
+"""Version of how the cached stages are computed (in every record): bump it when a change of the
+code changes their results, so that results of the older code are refused instead of reused."""
+
+
+def _settings(part: str, **kw: Any) -> dict[str, Any]:
+    """A stage's record settings: the experiment, the code versions, the part and ``kw``."""
+    from axiomatic.ares.pretrain import pair_versions
+
+    return {"experiment": "ares2022", "code": UNIT_CODE, **pair_versions(), "part": part, **kw}
+
+
+def _file_unit(store: UnitStore, path: Path, record: UnitRecord, also: Sequence[str] = ()) -> bool:
+    """Check a cached stage file against its record (``<name>.unit.json`` beside it; refused or,
+    with overwrite, removed when it differs); write the record when it is to be computed.
+    Returns whether the cached file is current (reuse it)."""
+    kw: dict[str, Any] = {"done": path.name, "record_name": path.stem + ".unit.json"}
+    return store.enter(path.parent, record, owns_folder=False, also=also, **kw) == "done"
+
+
+def _prepared_inputs(prepared: Sequence[Any]) -> dict[str, str]:
+    """Content hashes of the pre-training collections (documents and real queries) and the
+    pseudo-query sample sizes (the sample itself is keyed by the pipeline's cache)."""
+    from axiomatic.data.fingerprint import hash_fields
+
+    out: dict[str, str] = {}
+    for p in prepared:
+        c = p.collection
+        out[f"collection {c.name}"] = c.fingerprint()
+        out[f"queries {c.name}"] = hash_fields(
+            [[*map(str, q)] for q in c.positives] + [["pseudo", str(p.n_pseudo)]]
+        )
+    return out
+
+
+def _encoder_inputs(pretrain: dict[str, Any]) -> dict[str, str]:
+    """Content hashes of the pre-trained encoders (their saved files)."""
+    return {f"ARES_{v}": files_fingerprint(str(s["encoder"])) for v, s in pretrain.items()}
 
 
 @dataclass
@@ -122,7 +166,11 @@ def _prepared(plan: AresPlan, out: Path, data_root: Any = None) -> list[Any]:
 
 
 def run_predictor_stage(
-    plan: AresPlan, out: Path, prepared: Sequence[Any], echo: Callable[[str], None]
+    plan: AresPlan,
+    out: Path,
+    prepared: Sequence[Any],
+    echo: Callable[[str], None],
+    store: UnitStore | None = None,
 ) -> dict[str, Any]:
     """AUC per setting (pooled over the collections) and per collection, importances."""
     from axiomatic.ares.pipeline import setting_features
@@ -130,7 +178,17 @@ def run_predictor_stage(
     from axiomatic.axioms.query_pairs import parse_query_pair_axioms
 
     path = out / "predictor.json"
-    if path.exists():
+    record = UnitRecord(
+        _settings(
+            "predictor",
+            collections=list(plan.collections),
+            settings=list(plan.settings),
+            auc_seeds=list(plan.auc_seeds),
+            seed=plan.seed,
+        ),
+        _prepared_inputs(prepared),
+    )
+    if _file_unit(store or UnitStore(out), path, record):
         return dict(read_json(path))
     names = [a.name for a in parse_query_pair_axioms("all")]
     results: dict[str, Any] = {"features": names, "settings": {}}
@@ -222,7 +280,7 @@ def run_pretrain_stage(
 
 def run_zero_shot(
     plan: AresPlan, out: Path, pretrain: dict[str, Any], echo: Callable[[str], None],
-    data_root: Any = None,
+    data_root: Any = None, store: UnitStore | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Zero-shot re-ranking of each eval set's BM25 top-``eval_depth`` candidates."""
     from axiomatic.experiments.common import load_split, mean_values
@@ -231,7 +289,22 @@ def run_zero_shot(
     from axiomatic.training.trainer import score_dataset
 
     path = out / "zero_shot.json"
-    if path.exists():
+    sets = {name: load_split(name, data_root, plan.eval_depth) for name in plan.eval_sets}
+    record = UnitRecord(
+        _settings(
+            "zero-shot",
+            eval_sets=list(plan.eval_sets),
+            eval_depth=plan.eval_depth,
+            max_length=plan.max_length,
+            seed=plan.seed,
+            variants=sorted(pretrain),
+        ),
+        {
+            **_encoder_inputs(pretrain),
+            **{f"data {n}": dataset_fingerprint(ds, plan.eval_depth) for n, ds in sets.items()},
+        },
+    )
+    if _file_unit(store or UnitStore(out), path, record):
         return dict(read_json(path))
 
     def bm25_run(ds: Any) -> dict[str, dict[str, float]]:
@@ -257,7 +330,7 @@ def run_zero_shot(
         models[f"ARES_{v}"] = loader(str(s["encoder"]))
     results: dict[str, Any] = {}
     for name in plan.eval_sets:
-        ds = load_split(name, data_root, plan.eval_depth)
+        ds = sets[name]
         runs = {"BM25": bm25_run(ds)}
         for mname, make in models.items():
             t = time.perf_counter()
@@ -301,7 +374,7 @@ def _tests_against(per: dict[str, Any], ref: str) -> dict[str, Any]:
 
 def run_few_shot(
     plan: AresPlan, out: Path, pretrain: dict[str, Any], echo: Callable[[str], None],
-    data_root: Any = None,
+    data_root: Any = None, store: UnitStore | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Figure 3: fine-tune each starting point on nested subsets of training queries (hinge,
     the project's Trainer, no dev selection: the last step is kept) and re-rank the test split's
@@ -323,14 +396,18 @@ def run_few_shot(
             lambda: CrossEncoder(max_length=plan.max_length), plan.seed
         )
     }
+    start_inputs = {"MiniLM cross-encoder": f"MiniLM, seed {plan.seed}"}
     for v, s in pretrain.items():
         if v in plan.few_shot_variants:
             starts[f"ARES_{v}"] = (lambda enc: lambda: load_model(enc))(str(s["encoder"]))
+            start_inputs[f"ARES_{v}"] = files_fingerprint(str(s["encoder"]))
+    store = store or UnitStore(out)
+    test_fp = dataset_fingerprint(test, plan.eval_depth)
+    planned: list[str] = []
     for mname, make in starts.items():
         for n, qids in subsets.items():
             key = f"{mname}|{n}"
-            if key in results:
-                continue
+            planned.append(key)
             cfg = TrainConfig(
                 dataset=plan.few_shot_train, model="cross-encoder",
                 model_config={"max_length": plan.max_length}, loss="hinge", optimizer="adamw",
@@ -338,10 +415,27 @@ def run_few_shot(
                 eval_every=plan.few_shot_steps, checkpoint_every=max(1, plan.few_shot_steps // 2),
                 patience=0, candidate_depth=plan.eval_depth, seed=plan.seed,
             )  # fmt: skip
-            model = make()
             folder = _few_shot_dir(out, mname, n)
+            sub = train.subset(qids)
+            record = UnitRecord(
+                _settings(
+                    "few-shot", start=mname, n=n, few_shot_steps=plan.few_shot_steps,
+                    few_shot_lr=plan.few_shot_lr, few_shot_train=plan.few_shot_train,
+                    few_shot_test=plan.few_shot_test, eval_depth=plan.eval_depth,
+                    train_config=cfg.to_dict(),
+                ),
+                {
+                    "start": start_inputs[mname],
+                    "training data": dataset_fingerprint(sub, plan.eval_depth),
+                    "test data": test_fp,
+                },
+            )  # fmt: skip
+            if store.enter(folder, record, done="run_test.json") == "done" and key in results:
+                continue
+            results.pop(key, None)
+            model = make()
             t = time.perf_counter()
-            Trainer(model, cfg, folder, train.subset(qids)).fit()
+            Trainer(model, cfg, folder, sub).fit()
             run = score_dataset(model, test, depth=plan.eval_depth)
             write_json(folder / "run_test.json", run)
             results[key] = {
@@ -352,16 +446,21 @@ def run_few_shot(
             }
             write_json(path, results)
             echo(f"few-shot {mname} n={len(qids)}: {results[key]['means']}")
-    return results
+    # this plan's points only (few_shot.json keeps the points of earlier plans)
+    return {k: results[k] for k in planned if k in results}
 
 
 def _cached_run(
     run_file: Path, encoder: str | Path, ds: Any, depth: int, echo: Callable[[str], None],
-    label: str,
+    label: str, store: UnitStore | None = None, record: UnitRecord | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The run of the saved model ``encoder`` on ``ds`` (top ``depth``), scored once and kept
-    in ``run_file``."""
-    if run_file.exists():
+    in ``run_file`` (with ``store`` and ``record``: a file unit, reused only when the record
+    matches; else the file belongs to a unit checked by the caller)."""
+    if store is not None and record is not None:
+        if _file_unit(store, run_file, record):
+            return dict(read_json(run_file))
+    elif run_file.exists():
         return dict(read_json(run_file))
     import torch
 
@@ -422,7 +521,7 @@ def few_shot_tests(
 
 def run_ablation(
     plan: AresPlan, out: Path, prepared: Sequence[Any], echo: Callable[[str], None],
-    data_root: Any = None,
+    data_root: Any = None, store: UnitStore | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Table 7: every variant in ``ablation_variants`` pre-trained with the same budget as the
     main run (ARES_REP / ARES_RANK use one group of axioms, strict / hard / simple all of them)
@@ -437,6 +536,7 @@ def run_ablation(
     variants = [check_variant(v) for v in plan.ablation_variants]
     dev = dev_subset(plan.dev_dataset, plan.dev_queries, data_root)
     ds = load_split(plan.ablation_set, data_root, plan.eval_depth)
+    data_fp = dataset_fingerprint(ds, plan.eval_depth)
     runs_dir = out / "ablation" / "runs"
     per: dict[str, Any] = {}
     train: dict[str, Any] = {}
@@ -444,9 +544,13 @@ def run_ablation(
         s = _pretrain(plan, out, prepared, v, dev)
         train[v] = {k: s[k] for k in ("setting", "features", "n_pairs") if k in s}
         train[v].update(best_step=s["train"]["best_step"], best_dev=s["train"]["best_dev"])
+        record = UnitRecord(
+            _settings("ablation run", variant=v, set=plan.ablation_set, depth=plan.eval_depth),
+            {"encoder": files_fingerprint(str(s["encoder"])), "data": data_fp},
+        )
         run = _cached_run(
             runs_dir / f"{v}.json", s["encoder"], ds, plan.eval_depth, echo,
-            f"ablation: {plan.ablation_set} with ARES_{v}",
+            f"ablation: {plan.ablation_set} with ARES_{v}", store or UnitStore(out), record,
         )  # fmt: skip
         per[v] = per_query(run, ds, MEASURES)
     means = {v: mean_values(per[v]) for v in variants}
@@ -492,7 +596,7 @@ def _ablation_lines(abl: dict[str, Any]) -> list[str]:
 
 def run_diagnosis(
     plan: AresPlan, out: Path, pretrain: dict[str, Any], echo: Callable[[str], None],
-    data_root: Any = None, prepared: Sequence[Any] = (),
+    data_root: Any = None, prepared: Sequence[Any] = (), store: UnitStore | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Does ARES pre-training raise fulfilment of the axioms? The pre-trained cross-encoders
     next to the un-pre-trained MiniLM cross-encoder (the zero-shot baseline, same seed):
@@ -525,17 +629,28 @@ def run_diagnosis(
                 m.eval()
         return cache
 
-    if path.exists():
+    from axiomatic.experiments.common import load_split
+    from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnose_models
+
+    store = store or UnitStore(out)
+    encoders = _encoder_inputs(pretrain)
+    ds = load_split(plan.diagnose_set, data_root, plan.diagnose_depth)
+    test = ds.subset(sorted(ds.queries)[: plan.diagnose_queries])
+    if test.candidates is not None:
+        test.candidates = {q: c[: plan.diagnose_depth] for q, c in test.candidates.items()}
+    record = UnitRecord(
+        _settings(
+            "diagnosis", set=plan.diagnose_set, queries=plan.diagnose_queries,
+            depth=plan.diagnose_depth, axioms=plan.diagnose_axioms,
+            analyzer=plan.diagnose_analyzer, agreement_pairs=plan.agreement_pairs,
+            agreement_axioms=list(ROSSET_AXIOMS), max_length=plan.max_length, seed=plan.seed,
+        ),
+        {**encoders, "data": dataset_fingerprint(test, plan.diagnose_depth)},
+    )  # fmt: skip
+    if _file_unit(store, path, record, also=("instances", "mcnemar.csv")):
         result = dict(read_json(path))
     else:
-        from axiomatic.experiments.common import load_split
-        from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnose_models
-
         t0 = time.perf_counter()
-        ds = load_split(plan.diagnose_set, data_root, plan.diagnose_depth)
-        test = ds.subset(sorted(ds.queries)[: plan.diagnose_queries])
-        if test.candidates is not None:
-            test.candidates = {q: c[: plan.diagnose_depth] for q, c in test.candidates.items()}
         result = diagnose_models(
             test, models(), path.parent, plan.diagnose_axioms, plan.diagnose_depth,
             plan.agreement_pairs, ROSSET_AXIOMS, analyzer=plan.diagnose_analyzer,
@@ -551,9 +666,23 @@ def run_diagnosis(
         echo(
             f"diagnosis: {len(cache)} models on {len(test.queries)} queries in {result['seconds']} s"
         )
-    if qp_path.exists():
+    qp_record = UnitRecord(
+        _settings(
+            "query-pair fulfilment", docs=plan.query_pair_docs, seed=plan.seed + 1,
+            max_length=plan.max_length,
+            collection=prepared[0].collection.name if prepared else None,
+        ),
+        {
+            **encoders,
+            **_prepared_inputs(prepared[:1]),
+            "predictor": files_fingerprint(out / "pretrain" / "simple" / "predictor.txt"),
+        },
+    )  # fmt: skip
+    if not (prepared and plan.query_pair_docs > 0):
+        pass  # not planned
+    elif _file_unit(store, qp_path, qp_record):
         result["query_pairs"] = read_json(qp_path)
-    elif prepared and plan.query_pair_docs > 0:
+    else:
         from axiomatic.ares.fulfilment import query_pair_fulfilment
         from axiomatic.ares.predictor import PreferencePredictor
         from axiomatic.ares.pretrain import surface_forms
@@ -809,6 +938,7 @@ def run_ares2022(
 
     echo = echo or _echo_default
     plan = AresPlan.quick() if quick else AresPlan()
+    overwrite = bool(overrides.pop("overwrite", False))
     # the experiment command's generic options, in this plan's terms
     if overrides.get("seeds") is not None:
         overrides["auc_seeds"] = overrides.pop("seeds")
@@ -831,29 +961,39 @@ def run_ares2022(
     torch.set_num_threads(int(plan.threads))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    # each cached stage is keyed by a fingerprint of its settings and inputs (units.py): a
+    # stage computed with other settings is refused (or redone with overwrite), never reused
+    store = UnitStore(out, overwrite=overwrite, echo=echo)
     t0 = time.perf_counter()
     prepared = _prepared(plan, out, data_root)
     for p in prepared:
         echo(f"{p.collection.name}: {p.pseudo.report.describe()}; {len(p.real_doc)} real queries")
-    predictor = run_predictor_stage(plan, out, prepared, echo) if "predictor" in stages else {}
+    predictor = (
+        run_predictor_stage(plan, out, prepared, echo, store) if "predictor" in stages else {}
+    )
     if predictor:
         plot_importances(predictor, out / "img" / "ares_fig2_importance.png")
     pretrain = (
         run_pretrain_stage(plan, out, prepared, echo, data_root) if "pretrain" in stages else {}
     )
-    zero = run_zero_shot(plan, out, pretrain, echo, data_root) if "zero-shot" in stages else {}
-    few = run_few_shot(plan, out, pretrain, echo, data_root) if "few-shot" in stages else {}
+    zero = (
+        run_zero_shot(plan, out, pretrain, echo, data_root, store) if "zero-shot" in stages else {}
+    )
+    few = run_few_shot(plan, out, pretrain, echo, data_root, store) if "few-shot" in stages else {}
     few_t = few_shot_tests(plan, out, few, echo, data_root) if few else {}
     diagnosis = (
-        run_diagnosis(plan, out, pretrain, echo, data_root, prepared)
+        run_diagnosis(plan, out, pretrain, echo, data_root, prepared, store)
         if "diagnosis" in stages
         else {}
     )
-    ablation = run_ablation(plan, out, prepared, echo, data_root) if "ablation" in stages else {}
+    ablation = (
+        run_ablation(plan, out, prepared, echo, data_root, store) if "ablation" in stages else {}
+    )
     plot_few_shot(few, zero, plan.few_shot_test, out / "img" / "ares_fig3_few_shot.png")
+    m = machine()
     meta = {
         "quick": quick,
-        "machine": f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores".strip(),
+        "machine": f"{m['platform']}, {m['cpu']}, {m['cpus']} cores",
         "threads": plan.threads,
         "load": tuple(round(x, 2) for x in os.getloadavg()),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -31,9 +31,19 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
+from axiomatic.experiments.units import (
+    UnitRecord,
+    UnitStore,
+    dataset_fingerprint,
+    fingerprint,
+    note_plan_change,
+)
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
 MEASURES = ("AP", "RR@10", "P@5")
+UNIT_CODE = 1
+"""Version of how a unit is computed (in every unit's record): bump it when a change of the code
+changes a unit's results, so that units of the older code are refused instead of reused."""
 
 
 @dataclass
@@ -84,11 +94,24 @@ class RenningsPlan:
 
 class RenningsAugment:
     def __init__(
-        self, plan: RenningsPlan, out_dir: str | Path, echo: Callable[[str], None] = print
+        self,
+        plan: RenningsPlan,
+        out_dir: str | Path,
+        echo: Callable[[str], None] = print,
+        overwrite: bool = False,
     ) -> None:
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
+        self.overwrite = overwrite
+        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
+        # trained with other settings is refused (or redone with overwrite), never reused
+        self.store = UnitStore(
+            self.out_dir,
+            overwrite=overwrite,
+            done="test_run.json",
+            echo=lambda m: self.echo(f"[rennings-augment] {m}"),
+        )
 
     def _mine(self, dataset: Any, axioms: str, name: str) -> Path:
         from axiomatic.diagnose.mining import mine
@@ -102,8 +125,39 @@ class RenningsAugment:
             artificial=False,
             progress=False,
             analyzer=self.plan.analyzer,
+            overwrite=self.overwrite,
         )
         return out
+
+    def unit_record(
+        self, cfg: dict[str, Any], inputs: dict[str, str], model: str, scheme: str, seed: int
+    ) -> UnitRecord:
+        """Every setting that determines a unit (its trainer configuration among them) and the
+        fingerprints of its data and of the training instances it learns from."""
+        p = self.plan
+        settings = {
+            "experiment": "rennings-augment",
+            "code": UNIT_CODE,
+            "train": p.train,
+            "test": p.test,
+            "model": model,
+            "scheme": scheme,
+            "seed": seed,
+            "weak_axiom": p.weak_axiom if scheme not in ("regular", "perturb") else None,
+            "delta_max": p.delta_max if scheme not in ("regular", "perturb") else None,
+            "steps": p.steps,
+            "lr": p.lr,
+            "batch_size": p.batch_size,
+            "embeddings": p.embeddings,
+            "model_config": dict(p.model_config.get(model, {})),
+            "depth": p.depth,
+            "dev_queries": p.dev_queries,
+            "analyzer": p.analyzer,
+            "train_config": cfg,
+        }
+        if scheme in ("regular", "perturb"):
+            inputs = {k: v for k, v in inputs.items() if k != "training instances"}
+        return UnitRecord(settings, inputs)
 
     def run(self) -> dict[str, Any]:
         import torch
@@ -118,7 +172,6 @@ class RenningsAugment:
 
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        write_toml({"experiment": "rennings-augment", **asdict(p)}, self.out_dir / "config.toml")
         if p.threads:
             torch.set_num_threads(p.threads)
         train_all = load_split(p.train, p.data_root, p.depth)
@@ -131,9 +184,17 @@ class RenningsAugment:
         test_inst_dir = self._mine(test, p.diagnose_axioms, "test")
         test_instances, test_art = read_instances(test_inst_dir)
         texts = [d.text for d in train_all.documents.values()]
-        rows: list[dict[str, Any]] = []
-        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
-        rankers: dict[str, Any] = {}
+        from axiomatic.data.fingerprint import hash_fields
+
+        manifest = read_json(train_inst / "manifest.json")
+        inputs = {
+            "training data": dataset_fingerprint(train, p.depth),
+            "dev data": "none" if dev is None else dataset_fingerprint(dev, p.depth),
+            "test data": dataset_fingerprint(test, p.depth),
+            "vocabulary texts": hash_fields([t] for t in texts),
+            "training instances": fingerprint({"config": manifest.get("config")}),
+        }
+        planned = []
         for model in p.models:
             for scheme in p.schemes:
                 for seed in p.seeds:
@@ -163,35 +224,53 @@ class RenningsAugment:
                         checkpoint_every=p.eval_every,
                         seed=seed,
                     )
-                    t0 = time.perf_counter()
-                    net = build_model(
-                        model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
-                    )
-                    res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
-                    run_file = unit / "test_run.json"
-                    if run_file.exists():
-                        run = read_json(run_file)
-                    else:
-                        run = score_dataset(net, test, depth=p.depth)
-                        write_json(run_file, run)
-                    pq = per_query(run, test, MEASURES)
-                    runs[(model, scheme, seed)] = pq
-                    rankers[f"{model}/{scheme}/s{seed}"] = NeuralRanker(
-                        net, name=f"{model}/{scheme}/s{seed}"
-                    )
-                    rows.append(
-                        {
-                            "model": model,
-                            "scheme": scheme,
-                            "seed": seed,
-                            **mean_values(pq),
-                            "best_dev": res.best_dev,
-                        }
-                    )
-                    self.echo(
-                        f"[rennings-augment] {model} {scheme} seed={seed}: "
-                        f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
-                    )
+                    # the record names the instances by content, not by this folder's path
+                    rcfg = cfg.to_dict()
+                    if aug is not None:
+                        rcfg["augmentation"] = aug.replace(str(train_inst), "instances/train")
+                    record = self.unit_record(rcfg, inputs, model, scheme, seed)
+                    planned.append((model, scheme, seed, unit, cfg, record))
+        # every unit is compared with its record before any training: a unit computed with
+        # other settings or data is refused here (or cleared with overwrite)
+        for *_, unit, _cfg, record in planned:
+            self.store.check(unit, record)
+        plan = {"experiment": "rennings-augment", **asdict(p)}
+        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
+        write_toml(plan, self.out_dir / "config.toml")
+        rows: list[dict[str, Any]] = []
+        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
+        rankers: dict[str, Any] = {}
+        for model, scheme, seed, unit, cfg, record in planned:
+            self.store.enter(unit, record)
+            t0 = time.perf_counter()
+            net = build_model(
+                model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
+            )
+            res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
+            run_file = unit / "test_run.json"
+            if run_file.exists():
+                run = read_json(run_file)
+            else:
+                run = score_dataset(net, test, depth=p.depth)
+                write_json(run_file, run)
+            pq = per_query(run, test, MEASURES)
+            runs[(model, scheme, seed)] = pq
+            rankers[f"{model}/{scheme}/s{seed}"] = NeuralRanker(
+                net, name=f"{model}/{scheme}/s{seed}"
+            )
+            rows.append(
+                {
+                    "model": model,
+                    "scheme": scheme,
+                    "seed": seed,
+                    **mean_values(pq),
+                    "best_dev": res.best_dev,
+                }
+            )
+            self.echo(
+                f"[rennings-augment] {model} {scheme} seed={seed}: "
+                f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
+            )
         for r in rows:
             base = runs.get((r["model"], "regular", r["seed"]))
             if r["scheme"] == "regular" or base is None:
@@ -237,6 +316,7 @@ def run_rennings_augment(
     **overrides: Any,
 ) -> dict[str, Any]:
     plan = RenningsPlan.quick() if quick else RenningsPlan()
+    overwrite = bool(overrides.pop("overwrite", False))
     unknown = sorted(set(overrides) - set(RenningsPlan.__dataclass_fields__))
     if unknown:
         raise ValueError(
@@ -244,4 +324,4 @@ def run_rennings_augment(
             f"{sorted(RenningsPlan.__dataclass_fields__)}"
         )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    return RenningsAugment(plan, out_dir, echo).run()
+    return RenningsAugment(plan, out_dir, echo, overwrite=overwrite).run()

@@ -10,8 +10,10 @@ Reproduces, at the scale of the staged collections:
 - lambda / mu tuned over {0.001, 0.01, 0.1, 0.25, 0.5, 1.0} on the dev queries only.
 
 Every training run has its own directory (``runs/<dataset>/n<size>/<model>/<variant>/seed<k>``)
-and is skipped when finished, resumed from its checkpoint when interrupted, so the whole
-experiment can be stopped and restarted at any point.
+and is reused when finished, resumed from its checkpoint when interrupted, so the whole
+experiment can be stopped and restarted at any point; both only when its record (``unit.json``:
+every setting and the data's fingerprints) equals the plan's, else it is refused, naming what
+differs (``--overwrite`` redoes it).
 
 The package splits along its seams: :mod:`.plan` (what to run), :mod:`.run` (the runner and
 :func:`run_rosset2019`) and :mod:`.report` (summaries, figures, Markdown); every name stays

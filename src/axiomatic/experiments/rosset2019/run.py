@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,16 @@ from axiomatic.experiments.rosset2019.plan import (
     _slug,
 )
 from axiomatic.experiments.rosset2019.report import RossetReport
+from axiomatic.experiments.units import (
+    UnitRecord,
+    UnitStore,
+    dataset_fingerprint,
+    note_plan_change,
+)
+
+UNIT_CODE = 1
+"""Version of how a unit is computed (in every unit's record): bump it when a change of the code
+changes a unit's results, so that units of the older code are refused instead of reused."""
 
 
 @dataclass
@@ -37,17 +47,28 @@ class _Data:
     test: Dataset
     subsets: dict[int, list[str]]
     vocab_texts: list[str]
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    """Content hashes of the data (unit inputs), computed once per dataset / training size."""
 
 
 class Rosset2019(RossetReport):
     """Runner (see the module docstring). ``run()`` does everything that is not done yet."""
 
     def __init__(
-        self, plan: RossetPlan, out_dir: str | Path, echo: Callable[[str], None] = print
+        self,
+        plan: RossetPlan,
+        out_dir: str | Path,
+        echo: Callable[[str], None] = print,
+        overwrite: bool = False,
     ) -> None:
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
+        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
+        # trained with other settings is refused (or redone with overwrite), never reused
+        self.store = UnitStore(
+            self.out_dir, overwrite=overwrite, echo=lambda m: self.echo(f"[rosset2019] {m}")
+        )
 
     # ------------------------------------------------------------------ data
     def _data(self, dp: DatasetPlan) -> _Data:
@@ -64,38 +85,21 @@ class Rosset2019(RossetReport):
         ]
         subsets = nested_subsets(usable, dp.sizes, seed=0)
         texts = [d.text for d in train_all.documents.values()]
-        return _Data(pool, dev, test, subsets, texts)
+        from axiomatic.data.fingerprint import hash_fields
 
-    # ------------------------------------------------------------------ one run
-    def _unit(
-        self,
-        data: _Data,
-        dp: DatasetPlan,
-        size: int,
-        model: str,
-        variant: str,
-        seed: int,
-        regularizer: str | None,
-        score_test: bool = True,
-    ) -> dict[str, Any]:
-        import torch
+        fps = {
+            "dev data": "none" if dev is None else dataset_fingerprint(dev, p.test_depth),
+            "test data": dataset_fingerprint(test, p.test_depth),
+            "vocabulary texts": hash_fields([t] for t in texts),
+        }
+        return _Data(pool, dev, test, subsets, texts, fps)
 
-        from axiomatic.models import build_model
+    # ------------------------------------------------------------------ unit records
+    def _train_config(self, dp: DatasetPlan, model: str, seed: int, regularizer: str | None) -> Any:
         from axiomatic.training.config import TrainConfig
-        from axiomatic.training.trainer import Trainer, score_dataset
 
         p = self.plan
-        unit = (
-            self.out_dir / "runs" / _slug(dp.train) / f"n{size}" / model / variant / f"seed{seed}"
-        )
-        done = unit / ("test_metrics.json" if score_test else "metrics.json")
-        if done.exists():
-            return read_json(done)
-        if p.threads:
-            torch.set_num_threads(p.threads)
-        t0 = time.perf_counter()
-        train = data.train_pool.subset(data.subsets[size], split="train")
-        cfg = TrainConfig(
+        return TrainConfig(
             dataset=dp.train,
             model=model,
             model_config=dict(p.model_config.get(model, {})),
@@ -114,6 +118,92 @@ class Rosset2019(RossetReport):
             seed=seed,
             analyzer=p.analyzer,
         )
+
+    def plan_settings(self, model: str) -> dict[str, Any]:
+        """The plan's settings shared by every unit of ``model`` (a report compares these)."""
+        p = self.plan
+        return {
+            "experiment": "rosset2019",
+            "code": UNIT_CODE,
+            "steps": p.steps_per_model.get(model, p.steps),
+            "lr": p.lr,
+            "batch_size": p.batch_size,
+            "margin": p.margin,
+            "embeddings": p.embeddings,
+            "model_config": dict(p.model_config.get(model, {})),
+            "eval_every": p.eval_every,
+            "patience": p.patience,
+            "dev_queries": p.dev_queries,
+            "train_depth": p.train_depth,
+            "test_depth": p.test_depth,
+            "analyzer": p.analyzer,
+        }
+
+    def unit_record(
+        self,
+        data: _Data,
+        dp: DatasetPlan,
+        size: int,
+        model: str,
+        variant: str,
+        seed: int,
+        regularizer: str | None,
+    ) -> UnitRecord:
+        """Every setting that determines a unit and the fingerprints of its data."""
+        key = f"training data n{size}"
+        if key not in data.fingerprints:
+            train = data.train_pool.subset(data.subsets[size], split="train")
+            data.fingerprints[key] = dataset_fingerprint(train, self.plan.train_depth)
+        settings = {
+            **self.plan_settings(model),
+            "train": dp.train,
+            "test": dp.test,
+            "size": size,
+            "model": model,
+            "variant": variant,
+            "seed": seed,
+            "regularizer": regularizer,
+            "train_config": self._train_config(dp, model, seed, regularizer).to_dict(),
+        }
+        inputs = {
+            "training data": data.fingerprints[key],
+            **{k: data.fingerprints[k] for k in ("dev data", "test data", "vocabulary texts")},
+        }
+        return UnitRecord(settings, inputs)
+
+    def _unit_dir(self, dp: DatasetPlan, size: int, model: str, variant: str, seed: int) -> Path:
+        return (
+            self.out_dir / "runs" / _slug(dp.train) / f"n{size}" / model / variant / f"seed{seed}"
+        )
+
+    # ------------------------------------------------------------------ one run
+    def _unit(
+        self,
+        data: _Data,
+        dp: DatasetPlan,
+        size: int,
+        model: str,
+        variant: str,
+        seed: int,
+        regularizer: str | None,
+        score_test: bool = True,
+    ) -> dict[str, Any]:
+        import torch
+
+        from axiomatic.models import build_model
+        from axiomatic.training.trainer import Trainer, score_dataset
+
+        p = self.plan
+        unit = self._unit_dir(dp, size, model, variant, seed)
+        done = unit / ("test_metrics.json" if score_test else "metrics.json")
+        record = self.unit_record(data, dp, size, model, variant, seed, regularizer)
+        if self.store.enter(unit, record, done=done.name) == "done":
+            return read_json(done)
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        t0 = time.perf_counter()
+        train = data.train_pool.subset(data.subsets[size], split="train")
+        cfg = self._train_config(dp, model, seed, regularizer)
         # embeddings pinned by the plan (build_model's default may change between versions)
         net = build_model(
             model, texts=data.vocab_texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
@@ -200,13 +290,15 @@ class Rosset2019(RossetReport):
         self.out_dir.mkdir(parents=True, exist_ok=True)
         from axiomatic.training.config import write_toml
 
-        write_toml(
-            {"experiment": "rosset2019", **_plain(p.to_dict())}, self.out_dir / "config.toml"
-        )
+        datas = {id(dp): self._data(dp) for dp in p.datasets}
+        self._check_units(datas)  # before any work: a unit of other settings is refused here
+        plan = {"experiment": "rosset2019", **_plain(p.to_dict())}
+        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
+        write_toml(plan, self.out_dir / "config.toml")
         units: list[dict[str, Any]] = []
         chosen: dict[str, Any] = {}
         for dp in p.datasets:
-            data = self._data(dp)
+            data = datas[id(dp)]
             for model in p.models:
                 for size in dp.sizes:
                     lam, mu = self._tune(data, dp, size, model)
@@ -225,13 +317,59 @@ class Rosset2019(RossetReport):
         write_json(self.out_dir / "units.json", units)
         return self.report()
 
+    def _check_units(self, datas: dict[int, _Data]) -> None:
+        """Compare the units known before training (the tuning grid, the baselines and, with
+        fixed lambda / mu, the regularized variants) with their records: a unit computed with
+        other settings or data is refused (or cleared with overwrite) before any work. Units
+        of tuned variants are compared when they are reached."""
+        p = self.plan
+        for dp in p.datasets:
+            data = datas[id(dp)]
+            for model in p.models:
+                for size in dp.sizes:
+                    todo: list[tuple[str, str | None, int]] = []
+                    if p.tune:
+                        todo += [
+                            (*self._ar(lam, mu, p.axioms), p.seeds[0])
+                            for lam in p.tune_grid
+                            for mu in p.tune_grid
+                        ]
+                    variants: list[tuple[str, str | None]] = [("base", None)]
+                    if not p.tune:
+                        variants.append(self._ar(p.lambda_, p.mu, p.axioms))
+                        if (
+                            p.ablation
+                            and size == (p.ablation_size or dp.sizes[0])
+                            and dp is p.datasets[0]
+                        ):
+                            variants += [self._ar(p.lambda_, p.mu, (ax,)) for ax in p.axioms]
+                    todo += [(v, spec, seed) for seed in p.seeds for v, spec in variants]
+                    for variant, spec, seed in todo:
+                        d = self._unit_dir(dp, size, model, variant, seed)
+                        rec = self.unit_record(data, dp, size, model, variant, seed, spec)
+                        # tuning units finish at metrics.json, the others at test_metrics.json
+                        done = "test_metrics.json" if (d / "test_metrics.json").exists() else None
+                        self.store.check(d, rec, done=done or "metrics.json")
+
     def report(self) -> dict[str, Any]:
-        """Summarize every finished run found on disk (works while runs are still missing)."""
+        """Summarize every finished run found on disk (works while runs are still missing)
+        that was computed with this plan's settings."""
         groups: dict[tuple[str, int, str, str], list[Path]] = {}
+        stale: list[Path] = []
         for f in sorted((self.out_dir / "runs").glob("*/n*/*/*/seed*/test_metrics.json")):
             u = read_json(f)
+            if not self.store.matches(f.parent, self.plan_settings(u["model"])):
+                stale.append(f.parent)
+                continue
             key = (u["dataset"], int(u["size"]), u["model"], u["variant"])
             groups.setdefault(key, []).append(f.parent)
+        if stale:
+            self.echo(
+                f"[rosset2019] {len(stale)} finished unit(s) in {self.out_dir} were computed "
+                f"with other settings than this plan's and are not reported (e.g. "
+                f"{stale[0].relative_to(self.out_dir).as_posix()}); run the experiment with "
+                "--overwrite to redo them"
+            )
         tests = {
             dp.train: load_split(dp.test, self.plan.data_root, self.plan.test_depth)
             for dp in self.plan.datasets
@@ -254,6 +392,7 @@ def run_rosset2019(
     """Run (or resume) the experiment; ``overrides`` replace plan fields (e.g. ``seeds=[0, 1]``)."""
     plan = RossetPlan.quick() if quick else RossetPlan.full()
     report_only = overrides.pop("report_only", False)
+    overwrite = bool(overrides.pop("overwrite", False))
     if overrides.get("datasets"):
         overrides["datasets"] = [
             d if isinstance(d, DatasetPlan) else DatasetPlan(**d) for d in overrides["datasets"]
@@ -267,5 +406,5 @@ def run_rosset2019(
             f"{sorted(RossetPlan.__dataclass_fields__)}"
         )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    runner = Rosset2019(plan, out_dir, echo)
+    runner = Rosset2019(plan, out_dir, echo, overwrite=overwrite)
     return runner.report() if report_only else runner.run()
