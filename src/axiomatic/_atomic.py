@@ -14,6 +14,12 @@ it, a race with every other thread that creates files meanwhile).
 
 A kill (SIGKILL, power loss) between creation and rename leaves a ``.<name>.<8 chars>.tmp`` file
 behind; :func:`clean_stale_temp_files` removes such leftovers when a job resumes.
+
+Targets: only a regular file (or a new name) is ever replaced. An existing folder, FIFO, socket or
+device (``-o /dev/null``) is refused with :class:`NotARegularFileError` instead of being turned
+into a regular file. A symbolic link is written *through*: the link is resolved (every level) and
+the file it points to is replaced atomically, with the temporary file beside that target; the
+link itself stays as it was (:func:`resolve_target`).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import gzip
 import os
 import random
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +39,54 @@ _TEMP_RE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 versions used, so leftovers from them match too)."""
 
 _rng = random.SystemRandom()  # names only; never seeded, like tempfile's
+
+
+class NotARegularFileError(OSError):
+    """The target of a write exists and is not a regular file (a folder, FIFO, socket, device)
+    or is a symbolic link that cannot be resolved (a loop): it is never replaced."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def resolve_target(path: str | os.PathLike[str]) -> Path:
+    """The file a write to ``path`` replaces: ``path`` itself, or for a symbolic link the file it
+    points to (all levels resolved; the link is written through, not replaced).
+
+    Raises :class:`NotARegularFileError` when that file exists and is not a regular file, or when
+    the link cannot be resolved (a loop). A missing file (or a dangling link's missing target) is
+    fine: the write creates it.
+    """
+    target = Path(path)
+    if target.is_symlink():
+        try:
+            os.stat(target)
+        except FileNotFoundError:
+            pass  # dangling: the write creates the file the link names
+        except OSError as exc:
+            raise NotARegularFileError(
+                f"{target} is a symbolic link that cannot be resolved ({exc.strerror}); "
+                "refusing to write through it: remove it or choose another file name"
+            ) from None
+        target = Path(os.path.realpath(target))
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:  # missing (created by the write) or unreachable (the write says why)
+        return target
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        via = "" if target == Path(path) else f" (the target of the link {path})"
+        raise NotARegularFileError(
+            f"{target}{via} is {kind}, not a regular file: refusing to replace it with a "
+            "file; choose a file name"
+        )
+    return target
 
 
 def _create_temp(target: Path) -> Path:
@@ -79,8 +134,13 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     For writers that want a file name (``pyarrow.parquet.write_table``, ``torch.save``). On an
     exception the temporary file is removed and ``path`` is left untouched.
+
+    ``path`` must be a regular file or a new name; a symbolic link is written through (its
+    target is replaced, beside which the temporary file lies; the link stays) and anything else
+    (a folder, FIFO, device, link loop) raises :class:`NotARegularFileError` before anything is
+    written (:func:`resolve_target`).
     """
-    target = Path(path)
+    target = resolve_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = _create_temp(target)
     try:
@@ -94,14 +154,16 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically."""
+    """Write ``data`` to ``path`` atomically (a symbolic link is written through, a non-regular
+    file refused: :func:`atomic_path`)."""
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
     return Path(path)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically (gzip-compressed when the name ends in ``.gz``)."""
+    """Write ``text`` to ``path`` atomically (gzip-compressed when the name ends in ``.gz``; a
+    symbolic link is written through, a non-regular file refused: :func:`atomic_path`)."""
     with atomic_path(path) as tmp:
         if Path(path).suffix == ".gz":
             with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:

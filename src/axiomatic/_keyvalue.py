@@ -16,6 +16,11 @@ Grammar (strict; :mod:`ast` parses every value, nothing is ``eval``-ed):
 - with ``lists=True`` an item without ``=`` continues the previous key's value as a list
   (``axioms=TFC1-A,TFC3`` is ``["TFC1-A", "TFC3"]``).
 
+Size: a spec is at most :data:`MAX_SPEC_CHARS` characters and :data:`MAX_SPEC_DEPTH` levels
+deep (brackets plus operators chained in one item, see :func:`spec_depth`); beyond either,
+:func:`check_spec_size` refuses it with a message before :mod:`ast` could run out of stack or
+memory on it (``k1=`` followed by 100,000 ``-``, ``TFC1|TFC1|...`` 10,000 times).
+
 Kept in a bottom-layer module: ``text/``, ``rankers/``, ``axioms/`` and ``training/`` share it.
 """
 
@@ -30,6 +35,66 @@ _CONSTANTS = {"true": True, "false": False, "none": None}
 _NAME = re.compile(r"^[A-Za-z_][\w-]*$")
 _KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.S)
 _TOKEN = re.compile(r"^[\w./:~*+-]+$")
+
+MAX_SPEC_CHARS = 10_000
+"""The longest spec string accepted (ranker, axiom, analyzer, regularizer, ... specs)."""
+MAX_SPEC_DEPTH = 200
+"""The deepest nesting accepted (see :func:`spec_depth`); Python's parser gives up near 3,000
+and the recursive walks over a parsed expression near 1,000."""
+_OPERATORS = frozenset("+-*/%&|^~@<>")
+
+
+def spec_depth(text: str) -> int:
+    """How deeply :mod:`ast` would nest ``text`` at most: open brackets plus the operators
+    chained within one comma-separated item of each (outside quotes). ``(TFC1 | ORIG) % PROX1``
+    is 2, ``TFC1|TFC1|TFC1`` is 2, ``[-1, -2]`` is 2, 100 ``-`` signs in a row are 100."""
+    chain = [0]  # operators in the current item of each open bracket level
+    depth = best = 0  # open brackets + sum(chain)
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            chain.append(0)
+            depth += 1
+        elif ch in ")]}":
+            if len(chain) > 1:
+                depth -= 1 + chain.pop()
+        elif ch == ",":
+            depth -= chain[-1]
+            chain[-1] = 0
+        elif ch in _OPERATORS:
+            chain[-1] += 1
+            depth += 1
+        best = max(best, depth)
+    return best
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
+def check_spec_size(text: str, what: str, error: type[Exception] = ValueError) -> None:
+    """Refuse ``text`` (a spec described by ``what``, e.g. ``"ranker spec"``) when it is longer
+    than :data:`MAX_SPEC_CHARS` or nests deeper than :data:`MAX_SPEC_DEPTH` (:func:`spec_depth`):
+    such a string is pasted by mistake or hostile, and :mod:`ast` would fail on it with a
+    ``MemoryError`` or ``RecursionError`` instead of a message."""
+    what = _clip(what, 80)
+    if len(text) > MAX_SPEC_CHARS:
+        raise error(
+            f"{what}: the spec {_clip(text)!r} is {len(text):,} characters long; at most "
+            f"{MAX_SPEC_CHARS:,} are allowed"
+        )
+    depth = spec_depth(text)
+    if depth > MAX_SPEC_DEPTH:
+        raise error(
+            f"{what}: the spec {_clip(text)!r} nests {depth:,} levels deep (brackets and chained "
+            f"operators); at most {MAX_SPEC_DEPTH} are allowed"
+        )
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
@@ -99,6 +164,7 @@ def parse_value(
     src = text.strip()
     if not src:
         raise error(f"cannot parse {what}: parameter {key!r} has no value (write {key}=VALUE)")
+    check_spec_size(src, f"{what}: the value of {key!r}", error)
     try:
         with warnings.catch_warnings():
             # '\w' inside a quoted regex is an invalid escape for Python but the intended text.
@@ -107,6 +173,8 @@ def parse_value(
             node = ast.parse(src, mode="eval").body
     except SyntaxError:
         node = None
+    except (MemoryError, RecursionError):  # within the bounds above only by a parser change
+        raise error(f"{what}: the value of {key!r} is nested too deeply to parse") from None
     if isinstance(node, ast.Name):  # bare word: a string (missing=min) or a constant
         return _CONSTANTS.get(node.id.lower(), node.id)
     if node is not None:
@@ -186,6 +254,7 @@ def parse_keyvalues(
     text = text.strip()
     if not text:
         return {}
+    check_spec_size(text, what, error)
     return _parse_items(text, what=what, example=example, error=error, tokens=tokens, lists=lists)
 
 
@@ -202,6 +271,7 @@ def parse_call(
     if not isinstance(text, str) or not text.strip():
         raise error(f"expected a {what} such as {example!r} (got {text!r})")
     s = text.strip()
+    check_spec_size(s, what, error)
     paren = s.find("(")
     name = s if paren < 0 else s[:paren].strip()
     if not _NAME.match(name):

@@ -79,6 +79,19 @@ def test_pretraining_killed_and_resumed_gives_the_same_model(tmp_path, monkeypat
     kw = dict(steps=2, batch_size=2, max_length=32, eval_every=100, checkpoint_every=1)
     full = pretrain_ares([p], tmp_path / "full", "strict", **kw)
     assert full["train"]["steps"] == 2
+    # issue 23: the same folder with another seed or another prepared sample is refused
+    # (its predictor and its pairs, row indices into the old sample, are not reused)
+    with pytest.raises(ValueError, match=r"other settings: .*seed 0 -> 5"):
+        pretrain_ares([p], tmp_path / "full", "strict", **{**kw, "seed": 5})
+    other = prepare(
+        load_collection("demo"),
+        cache_dir=tmp_path / "cache",
+        seed=1,
+        term_vectors=p.ctx.term_vectors,
+    )
+    with pytest.raises(ValueError, match=r"other settings: samples \["):
+        pretrain_ares([other], tmp_path / "full", "strict", **kw)
+    assert pretrain_ares([p], tmp_path / "full", "strict", **kw) == full  # same: reused
 
     class Kill(Exception):
         pass
@@ -243,7 +256,7 @@ def demo_prepared(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    ("variant", "axioms"), [("rank", ["RANK"]), ("rep", ["REP-QL", "REP-TFIDF"])]
+    ("variant", "axioms"), [("rank", ["Q-RANK"]), ("rep", ["Q-REP-QL", "Q-REP-TFIDF"])]
 )
 def test_rank_and_rep_variants_order_pairs_by_their_axioms(demo_prepared, variant, axioms):
     """ARES_RANK / ARES_REP "leverage only the RANK / REP axioms" (sec. 4.2), in the axioms'
@@ -266,7 +279,7 @@ def test_rank_and_rep_variants_order_pairs_by_their_axioms(demo_prepared, varian
 
 
 class _RankFollower:
-    """A stand-in predictor: p(q_i over q_j) from the RANK column alone (0.9 / 0.5 / 0.1)."""
+    """A stand-in predictor: p(q_i over q_j) from the Q-RANK column alone (0.9 / 0.5 / 0.1)."""
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return 0.5 + 0.4 * np.asarray(X, dtype=float)[:, 0]
@@ -279,23 +292,23 @@ def test_predictor_variants_put_the_preferred_query_first(demo_prepared) -> None
     p = demo_prepared
     d, qp, qn = ares_pairs(p, "simple", _RankFollower(), pairs_per_doc=4, seed=0)
     assert len(d) >= 20
-    X = preference_features(p.ctx, qp, qn, ["RANK"])
+    X = preference_features(p.ctx, qp, qn, ["Q-RANK"])
     assert (X[:, 0] == 1).all()
 
 
 def test_a_predictor_trained_on_an_inverted_axiom_never_orders_a_pair_against_the_axioms(
     demo_prepared,
 ) -> None:
-    """Training labels that invert RANK (and follow PROX-2): the pairs of the monotone
+    """Training labels that invert Q-RANK (and follow Q-PROX-2): the pairs of the monotone
     predictor never put first the query that every decisive axiom disprefers, and no pair
-    decided by RANK alone is ordered against RANK (the unconstrained predictor does both)."""
+    decided by Q-RANK alone is ordered against Q-RANK (the unconstrained predictor does both)."""
     from axiomatic.ares.fulfilment import sample_query_pairs
     from axiomatic.ares.predictor import PreferencePredictor
     from axiomatic.axioms.query_pairs import preference_features
 
     p = demo_prepared
     _d, i, j = sample_query_pairs(p, 1000, seed=5)
-    X = preference_features(p.ctx, i, j)  # columns: RANK, ..., PROX-2 (4), ...
+    X = preference_features(p.ctx, i, j)  # columns: Q-RANK, ..., Q-PROX-2 (4), ...
     y = np.where(X[:, 0] != 0, X[:, 0] < 0, X[:, 4] > 0).astype(int)
     assert 0 < y.sum() < len(y)
     for monotone in (True, False):
@@ -359,6 +372,7 @@ def test_pretraining_refuses_a_folder_of_older_pairs_and_an_empty_pair_set(
         pretrain_ares([], old, "rank")
     empty = np.empty(0, dtype=np.int64)
     monkeypatch.setattr(P, "ares_pairs", lambda *a, **k: (empty, empty, empty))
-    with pytest.raises(ValueError, match=r"ARES_rank: no pseudo-query pair is decided by .*RANK"):
+    monkeypatch.setattr(P, "_sample_fingerprint", lambda p: "no sample")
+    with pytest.raises(ValueError, match=r"ARES_rank: no pseudo-query pair is decided by .*Q-RANK"):
         pretrain_ares([None], tmp_path / "new", "rank")
     assert json.loads((tmp_path / "new" / "versions.json").read_text()) == P.pair_versions()

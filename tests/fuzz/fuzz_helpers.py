@@ -60,7 +60,7 @@ FUZZ = settings(settings.get_profile(PROFILE))
 BAD_NUMBERS = [
     "inf", "-inf", "Infinity", "nan", "NaN", "1e400", "-1e400", "1_0", "1_000.5", "\uff11",
     "\u0663", "1e23", "2147483648", "-2147483648", "9" * 40, "0x1F", "", "-", "+", ".", "1.5",
-    "1e", "--1", "true", "null", "[]", "{}", '""', "1,5",
+    "1e", "--1", "true", "null", "[]", "{}", '""', "1,5", "1" + "0" * 400, "-" + "9" * 400,
 ]  # fmt: skip
 SPECIAL = [
     "<top>", "</top>", "<num>", "<title>", "<", ">", "<DOC>", "</DOC>", "<DOCNO>", ".I", ".W",
@@ -174,10 +174,17 @@ def gz_bytes(draw: st.DrawFn, valid: st.SearchStrategy[bytes]) -> bytes:
     return packed
 
 
+# JSON integer literals of every size: Python's json reads them exactly, so an integer beyond
+# float range (10**400) reaches a reader that needs a float (issue 23: an OverflowError escaped)
+json_ints = (
+    st.integers(-(2**70), 2**70)
+    | st.integers(-(10**400), 10**400)
+    | st.sampled_from([10**400, -(10**400), 2**63, -(2**63) - 1, 2**64, 10**309, 2**1024])
+)
 json_leaves = (
     st.none()
     | st.booleans()
-    | st.integers(-(2**70), 2**70)
+    | json_ints
     | st.floats()
     | st.text(max_size=8)
     | st.sampled_from(BAD_NUMBERS)

@@ -11,6 +11,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from fuzz_helpers import (
     FUZZ,
     check_reader,
@@ -21,6 +22,7 @@ from fuzz_helpers import (
     gz_bytes,
     ids,
     json_file,
+    json_ints,
     texts,
     words,
     write,
@@ -28,6 +30,7 @@ from fuzz_helpers import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+from axiomatic.data.errors import DataError
 from axiomatic.data.readers.cf import read_cf_documents, read_cf_queries
 from axiomatic.data.readers.msmarco import read_graded_labels, read_top20_folder
 from axiomatic.data.readers.qbqtc import read_qbqtc
@@ -134,7 +137,7 @@ hits = st.fixed_dictionaries(
         "qid": st.integers(0, 5) | ids,
         "docid": ids,
         "rank": st.integers(1, 30),
-        "score": st.floats(allow_nan=False, allow_infinity=False),
+        "score": st.floats(allow_nan=False, allow_infinity=False) | json_ints,
     }
 )
 rankllm = st.lists(
@@ -412,3 +415,34 @@ def test_fuzz_cf_documents(tmp_path: Path, data: bytes) -> None:
 @given(file_bytes(cf_queries))
 def test_fuzz_cf_queries(tmp_path: Path, data: bytes) -> None:
     check_reader(read_cf_queries, write(fresh(tmp_path), "cfquery", data))
+
+
+# ----------------------------------------------------------------------- symbolic link loops
+LOOP_READERS = {
+    "tsv": read_tsv_documents,
+    "qbqtc": read_qbqtc,
+    "rag24": read_rag24_retrieval,
+    "rankllm": read_rankllm_results,
+    "msmarco-graded": read_graded_labels,
+    "xquad": read_xquad,
+    "wikipassageqa-passages": read_document_passages,
+    "scifact": read_scifact_corpus,
+    "wikipassageqa": read_wikipassageqa_questions,
+    "sasaki": read_sasaki_clir,
+    "smart": read_smart_records,
+    "smart-qrels": read_smart_qrels,
+    "cranfield-qrels": read_cranfield_qrels,
+    "trec-docs": read_trec_documents,
+    "cf-queries": read_cf_queries,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_READERS))
+def test_readers_refuse_a_symlink_loop_naming_it(tmp_path: Path, name: str) -> None:
+    """A file that is a symbolic link loop is a missing file that names the link (never the
+    ``RuntimeError`` / ``OSError: Too many levels of symbolic links`` of the OS)."""
+    loop = tmp_path / f"{name}.loop"
+    loop.symlink_to(loop)
+    with pytest.raises((DataError, FileNotFoundError)) as info:
+        LOOP_READERS[name](loop)
+    assert str(loop) in str(info.value) and "symbolic link" in str(info.value)

@@ -18,29 +18,49 @@ TEXTS = ["the cat sat on the mat", "dogs chase cats", "kernel pooling counts sof
 
 @pytest.mark.parametrize(
     "pattern",
-    [DEFAULT_TOKEN_PATTERN, THESIS_TOKEN_PATTERN, r"[^\W_]+", r"(?u)\b\w\w+\b", r"[a-z]{2,5}"],
+    [DEFAULT_TOKEN_PATTERN, THESIS_TOKEN_PATTERN, r"[^\W_]+", r"(?u)\b\w\w+\b", r"\S+"],
 )
-def test_simple_patterns_are_accepted(pattern: str) -> None:
+def test_known_patterns_are_accepted(pattern: str) -> None:
     assert check_token_pattern(pattern) == pattern
 
 
 @pytest.mark.parametrize(
     ("pattern", "why"),
     [
-        (EVIL, "quantifier inside an unbounded quantifier"),
-        (r"(\w+\s?)*$", "quantifier inside an unbounded quantifier"),
-        (r"(a*)*b", "quantifier inside an unbounded quantifier"),
-        (r"(a|aa)+$", "alternation inside an unbounded quantifier"),
-        (r"(\w)\1+", "backreference"),
-        (r"\w*\w*\w*\w*x", "unbounded quantifiers"),
-        ("a" * 300, "characters long"),
-        ("(", "not a valid regex"),
+        (EVIL, "is refused: a model folder may only use a known tokenizer pattern"),
+        (r"(\w+\s?)*$", "is refused"),
+        (r"(a*)*b", "is refused"),
+        (r"(a|aa)+$", "is refused"),
+        (r"(\w)\1+", "is refused"),
+        (r"\w*\w*\w*\w*x", "is refused"),
+        # issue 23 s3: the three patterns the structural check let through
+        (r"[\w ]*[\w ]*!", "is refused"),
+        (r"[\w ]+[\w ]+!", "is refused"),
+        (r"\w*[\w ]*!", "is refused"),
+        (r"[a-z]{2,5}", "is refused"),
+        ("a" * 300, "is refused"),
+        ("(", "is refused"),
         (123, "must be a string"),
     ],
 )
-def test_dangerous_or_broken_patterns_are_refused(pattern, why: str) -> None:
+def test_unknown_or_broken_patterns_are_refused(pattern, why: str) -> None:
     with pytest.raises(ValueError, match=why):
         check_token_pattern(pattern, "m/vocab.json")
+
+
+def test_the_refused_patterns_are_slow_where_the_known_ones_are_not() -> None:
+    """Why the allow-list: one of the refused patterns backtracks on a 1,500-character text
+    (quadratic or worse), a known one tokenizes it at once."""
+    import re
+
+    text = "a" * 1500
+    t0 = time.perf_counter()
+    re.findall(r"[\w ]*[\w ]*!", text)
+    slow = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    re.findall(DEFAULT_TOKEN_PATTERN, text)
+    fast = time.perf_counter() - t0
+    assert slow > 20 * fast
 
 
 def _evil_folder(tmp_path, where: str):

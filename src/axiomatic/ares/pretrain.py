@@ -31,11 +31,11 @@ against the plain step and the first implementation.
 Variants (ours where the paper is silent): ``simple`` (predictor of setting I), ``hard``
 (setting IV), ``strict`` (no predictor: pairs on which every axiom with a preference agrees and
 at least ``strict_min`` axioms have one), ``rep`` and ``rank`` (no predictor: the pairs that
-REP-QL/REP-TFIDF resp. RANK decide, in the axioms' own direction, i.e. the better REP scores,
+Q-REP-QL/Q-REP-TFIDF resp. Q-RANK decide, in the axioms' own direction, i.e. the better REP scores,
 length-normalized as the paper's, resp. the query under which BM25 ranks the document higher;
 a pair on which the two REP axioms disagree is dropped). The paper defines ARES_REP/ARES_RANK as
 "leveraging only the REP and RANK axioms"; a predictor trained on those features learns
-whatever separates real from pseudo queries, which on our corpora is RANK *backwards*, so the
+whatever separates real from pseudo queries, which on our corpora is Q-RANK *backwards*, so the
 variants order by the axioms themselves. :func:`axiomatic.ares.pairs.axiom_agreement` reports
 how the pairs of every variant agree with each axiom.
 """
@@ -64,8 +64,8 @@ VARIANTS = {
     "simple": ("I", None),
     "hard": ("IV", None),
     "strict": (None, None),
-    "rep": (None, ("REP-QL", "REP-TFIDF")),
-    "rank": (None, ("RANK",)),
+    "rep": (None, ("Q-REP-QL", "Q-REP-TFIDF")),
+    "rank": (None, ("Q-RANK",)),
 }
 """variant -> (negative-sampling setting of its predictor or None: ordered by the axioms,
 the axioms it uses or None: all nine)."""
@@ -468,7 +468,7 @@ def ares_pairs(
     """``(doc row, q+ index, q- index)``: ``pairs_per_doc`` random pseudo-query pairs per
     document, ordered by the predictor (``simple``/``hard``; a pair it gives 0.5 is dropped)
     or by the variant's own axioms in their direction (``strict``: all nine, at least
-    ``strict_min`` decisive; ``rep``/``rank``: REP-QL and REP-TFIDF resp. RANK, at least one
+    ``strict_min`` decisive; ``rep``/``rank``: Q-REP-QL and Q-REP-TFIDF resp. Q-RANK, at least one
     decisive), a pair on which one of them disagrees dropped."""
     from axiomatic.axioms.query_pairs import preference_features
 
@@ -620,6 +620,38 @@ def pretrain_ares(
             )
     else:
         atomic_write_text(stamp, json.dumps(versions))
+    # everything else that decides the predictor, the pairs (row indices into *these* pseudo
+    # queries) and the trained model: a folder made for another sample or other settings is
+    # refused with the differing fields named, never resumed (issue 23)
+    record = {
+        "samples": [_sample_fingerprint(p) for p in prepared],
+        "variant": v,
+        "seed": int(seed),
+        "pairs_per_doc": int(pairs_per_doc),
+        "batch_size": int(batch_size),
+        "lr": float(lr),
+        "max_length": int(max_length),
+        "mlm_weight": float(mlm_weight),
+    }
+    unit = out / "unit.json"
+    if written:
+        old_record = json.loads(unit.read_text(encoding="utf-8")) if unit.is_file() else None
+        if old_record != record:
+            if old_record is None:
+                why = "no record of the settings it was made with"
+            else:
+                diff = [
+                    f"{k} {old_record.get(k)!r} -> {record.get(k)!r}"
+                    for k in record
+                    if old_record.get(k) != record.get(k)
+                ]
+                why = "made with other settings: " + "; ".join(diff)
+            raise ValueError(
+                f"{out} holds {', '.join(written)} {why}. Remove the folder (or use another "
+                "output folder) to pre-train with these settings"
+            )
+    else:
+        atomic_write_text(unit, json.dumps(record, indent=1))
     done = out / "pretrain.json"
     if done.is_file() and (out / "encoder" / "config.json").is_file():
         previous = json.loads(done.read_text(encoding="utf-8"))
@@ -678,6 +710,8 @@ def pretrain_ares(
         margin=1.0,
         optimizer="adamw",
         lr=lr,
+        # the paper's AdamW with 10 % linear warm-up, then linear decay (BERT's schedule)
+        lr_schedule="linear(warmup=0.1)",
         batch_size=batch_size,
         steps=steps,
         eval_every=eval_every,
@@ -707,6 +741,18 @@ def pretrain_ares(
     }
     atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
     return summary
+
+
+def _sample_fingerprint(prepared: Prepared) -> str:
+    """What identifies one collection's prepared sample: its documents and positives, the
+    pseudo queries drawn and the real queries' analysed terms."""
+    import hashlib
+
+    h = hashlib.sha1(prepared.collection.fingerprint().encode())
+    for a in (prepared.pseudo.doc, prepared.pseudo.offsets, prepared.pseudo.term_ids):
+        h.update(np.ascontiguousarray(a).tobytes())
+    h.update(np.ascontiguousarray(prepared.real_doc).tobytes())
+    return h.hexdigest()[:16]
 
 
 def pair_versions() -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -24,20 +25,25 @@ class PipeAwareConsole(Console):
     file or a ``grep`` sees whole rows; ``COLUMNS`` still sets a width explicitly.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fixed_width: int | None = kwargs.get("width")
+
     @property
     def size(self) -> ConsoleDimensions:
         dims = super().size
         if (
-            self._width is None
+            self.fixed_width is None
             and not self.is_terminal
-            and not self._environ.get("COLUMNS", "").strip().isdigit()
+            and not os.environ.get("COLUMNS", "").strip().isdigit()
         ):
             return ConsoleDimensions(PIPE_WIDTH, dims.height)
         return dims
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
-        self._width, self._height = new_size
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+        self.fixed_width = new_size[0]
 
     def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
         """Tables print as Markdown when the output is not a terminal (a file, a pipe), so
@@ -128,9 +134,17 @@ def warn(message: str) -> None:
 
 def check_output_file(path: Path, option: str = "--out") -> None:
     """Fail before any work when ``path`` cannot be written as a file (a folder, or a parent that
-    is a file), instead of an ``IsADirectoryError`` traceback after all the ranking work."""
+    is a file, a FIFO or device, a symbolic link loop), instead of an error after all the ranking
+    work. A symbolic link is fine: the write goes through it to the file it points to
+    (:func:`axiomatic._atomic.resolve_target`)."""
+    from axiomatic._atomic import NotARegularFileError, resolve_target
+
     if path.is_dir():
         raise fail(f"{option} {path} is a folder; expected a file name, e.g. {path / 'run.trec'}")
+    try:
+        resolve_target(path)
+    except NotARegularFileError as exc:
+        raise fail(f"{option} {exc}") from None
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -150,10 +164,44 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
 
 
 ANALYZER_HELP = (
-    "Text analysis: 'thesis' (Rennings 2019 sec. 3.4.1: Snowball stemming, no stopword removal, "
-    "alphanumeric tokens), 'default' (stopwords removed + Snowball), or key=value settings such "
-    "as 'stopwords=false,stemmer=porter' or 'thesis,stemmer=none'."
+    "Text analysis: 'default' (stopwords removed + Snowball; the default of every command), "
+    "'thesis' (Rennings 2019 sec. 3.4.1: Snowball stemming, no stopword removal, alphanumeric "
+    "tokens; to reproduce the thesis), or key=value settings such as "
+    "'stopwords=false,stemmer=porter' or 'thesis,stemmer=none'."
 )
+DEFAULT_ANALYZER = "default"
+"""The analyzer every command uses unless ``--analyzer`` says otherwise: one spec, one ranker
+(``-r bm25`` in ``rank`` is the same BM25 as in ``diagnose``; instances mined by ``mine`` are
+analyzed as the rankers analyze text)."""
+
+
+def analyzer_label(analyzer: Any) -> str:
+    """A short name of an analyzer for a table header: its preset (``default``, ``thesis``),
+    else its full spec."""
+    return str(analyzer.preset or analyzer.spec)
+
+
+def warn_analyzer_mismatch(
+    analyzer: Any,
+    instances_spec: str | None,
+    ds: Any,
+    what: str,
+    option: str = "--instances",
+) -> bool:
+    """Warn (and return True) when ``analyzer`` (the rankers' or counts' text processing)
+    differs from the one the mined instances were analyzed with: the instances then describe
+    other terms than the rankers see (a stopword-driven instance, a tie of two documents both
+    scored 0), so fulfilment is not comparable. ``None`` (an old manifest) is the default."""
+    mined = analyzer_or_exit(instances_spec or DEFAULT_ANALYZER, dataset_language(ds), option)
+    if mined == analyzer:
+        return False
+    warn(
+        f"{what} analyzes text with '{analyzer_label(analyzer)}' but the instances ({option}) "
+        f"were mined with '{analyzer_label(mined)}': they see different terms, so fulfilment is not "
+        f"comparable. Pass --analyzer {analyzer_label(mined)!r} to use the instances' text "
+        "processing, or mine them again with this one"
+    )
+    return True
 
 
 def analyzer_or_exit(spec: str | None, language: str | None = None, option: str = "--analyzer"):

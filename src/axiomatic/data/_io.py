@@ -1,17 +1,22 @@
 """Small I/O helpers shared by the readers: strict decoding, gzip, strict numbers, warnings.
 
-Every reader goes through :func:`read_bytes` / :func:`read_text`, so a truncated or fake ``.gz``
-file and a bad byte become a :class:`~axiomatic.data.errors.ParseError` naming the file in one
-place. The number parsers are stricter than ``int()`` / ``float()``, which accept ``inf``,
+Every reader goes through :func:`read_bytes` / :func:`read_text` / :func:`iter_lines`, so a
+truncated or fake ``.gz`` file and a bad byte become a :class:`~axiomatic.data.errors.ParseError`
+naming the file in one place. ``.gz`` input is inflated in chunks and refused with a
+``ParseError`` once it exceeds :func:`max_decompressed` bytes (``$AXIOMATIC_MAX_DECOMPRESSED``,
+default 2 GiB: a gzip bomb of a few megabytes must not exhaust memory), and line readers stream
+(:func:`iter_lines` holds one chunk of lines, never the whole text). The number parsers are stricter than ``int()`` / ``float()``, which accept ``inf``,
 ``nan``, ``1_0`` and non-ASCII digits (``'１'``): such values in a run or qrels file are a
 corrupt file far more often than an intended score.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import math
+import os
 import warnings
 import zlib
 from collections.abc import Iterator
@@ -47,56 +52,155 @@ class ParsedDict(dict):  # type: ignore[type-arg]
         self.duplicates = 0
 
 
+MAX_DECOMPRESSED_ENV = "AXIOMATIC_MAX_DECOMPRESSED"
+DEFAULT_MAX_DECOMPRESSED = 2 * 1024**3
+"""Default cap on the decompressed size of one ``.gz`` input (2 GiB)."""
+
+_CHUNK = 1 << 20  # bytes inflated / read per step
+_SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+# ASCII-compatible encodings: a b"\n" byte is always a line end, so chunks cut after one decode
+# independently (utf-16/32 are not; they are decoded whole)
+_STREAMABLE = {"utf-8", "ascii", "iso8859-1", "cp1252"}
+
+
+def max_decompressed() -> int:
+    """The most bytes one ``.gz`` input may inflate to: ``$AXIOMATIC_MAX_DECOMPRESSED`` (bytes,
+    or with a K/M/G/T suffix such as ``8G``), else :data:`DEFAULT_MAX_DECOMPRESSED`."""
+    raw = os.environ.get(MAX_DECOMPRESSED_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_DECOMPRESSED
+    text = raw.lower().removesuffix("ib").removesuffix("b")
+    unit = text[-1:] if text[-1:] in _SIZE_UNITS and not text[-1:].isdigit() else ""
+    digits = text[: len(text) - len(unit)].strip()
+    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
+        raise ValueError(
+            f"{MAX_DECOMPRESSED_ENV}={raw!r} is not a size; expected a positive number of bytes, "
+            "optionally with a K/M/G/T suffix (e.g. 4294967296 or 4G)"
+        )
+    return int(digits) * _SIZE_UNITS[unit]
+
+
+def _size(n: int) -> str:
+    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= factor:
+            return f"{n / factor:g} {unit}"
+    return f"{n} bytes"
+
+
+def _check_file(path: Path) -> None:
+    if not path.is_file():
+        if path.is_symlink():  # is_file() is False for a dangling link and for a link loop
+            raise FileNotFoundError(
+                f"{path}: a symbolic link to no readable file (its target is missing, or it "
+                "points back to itself: a link loop); point it at the real file"
+            )
+        raise FileNotFoundError(
+            f"{path}: no such file; check the path (or the data root: --data-root / $AXIOMATIC_DATA)"
+        )
+
+
+def _gzip_error(path: Path, exc: BaseException) -> ParseError:
+    """The :class:`ParseError` for an exception met while inflating ``path``."""
+    if isinstance(exc, EOFError):
+        problem = "the gzip stream is truncated (the file ends before the compressed data)"
+    elif isinstance(exc, gzip.BadGzipFile):
+        problem = f"not a gzip file ({exc})"
+    elif isinstance(exc, zlib.error):
+        problem = f"corrupt gzip data ({exc})"
+    else:  # older gzip versions raise a bare OSError for a bad header
+        problem = f"unreadable gzip file ({exc})"
+    return ParseError(
+        problem,
+        path,
+        None,
+        expected="a complete gzip file",
+        hint="Re-download or re-compress the file, or drop the .gz suffix if it is plain text",
+    )
+
+
+def _chunks(path: Path) -> Iterator[bytes]:
+    """The file's bytes in chunks, inflated when the name ends in ``.gz`` (at most
+    :func:`max_decompressed` bytes; more is a :class:`ParseError`)."""
+    _check_file(path)
+    if path.suffix != ".gz":
+        with open(path, "rb") as raw:
+            while chunk := raw.read(_CHUNK):
+                yield chunk
+        return
+    limit = max_decompressed()
+    total = 0
+    with gzip.open(path, "rb") as fh:  # the header is read (and checked) by the first read
+        while True:
+            try:
+                chunk = fh.read(_CHUNK)
+            except (EOFError, zlib.error, OSError) as exc:
+                if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+                    raise
+                raise _gzip_error(path, exc) from None
+            if not chunk:
+                return
+            total += len(chunk)
+            if total > limit:
+                raise ParseError(
+                    f"decompresses to more than {_size(limit)}, the limit for one .gz input "
+                    "(a gzip bomb, or a much larger file than expected)",
+                    path,
+                    None,
+                    hint=f"If the file is genuine, raise the limit with {MAX_DECOMPRESSED_ENV}"
+                    "=SIZE (e.g. 8G) or decompress it and pass the plain file",
+                )
+            yield chunk
+
+
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes, decompressed when the name ends in ``.gz``.
 
     A truncated gzip stream, a plain file named ``.gz`` or a corrupt one raise :class:`ParseError`
-    naming the file (never ``EOFError`` / ``BadGzipFile`` / ``zlib.error``).
+    naming the file (never ``EOFError`` / ``BadGzipFile`` / ``zlib.error``), and so does a
+    ``.gz`` file that inflates to more than :func:`max_decompressed` bytes.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path}: no such file; check the path (or the data root: --data-root / $AXIOMATIC_DATA)"
-        )
-    if path.suffix == ".gz":
-        try:
-            with gzip.open(path, "rb") as fh:
-                return fh.read()
-        except EOFError:
-            problem = "the gzip stream is truncated (the file ends before the compressed data)"
-        except gzip.BadGzipFile as exc:
-            problem = f"not a gzip file ({exc})"
-        except zlib.error as exc:
-            problem = f"corrupt gzip data ({exc})"
-        except OSError as exc:  # older gzip versions raise a bare OSError for a bad header
-            if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
-                raise
-            problem = f"unreadable gzip file ({exc})"
-        raise ParseError(
-            problem,
-            path,
-            None,
-            expected="a complete gzip file",
-            hint="Re-download or re-compress the file, or drop the .gz suffix if it is plain text",
-        )
-    return path.read_bytes()
+    if path.suffix != ".gz":
+        _check_file(path)
+        return path.read_bytes()
+    return b"".join(_chunks(path))
 
 
-def decode(data: bytes, path: str | Path, encoding: str = "utf-8") -> str:
-    """Decode ``data`` strictly; a bad byte raises :class:`ParseError` naming file, line, offset."""
+def read_head(path: str | Path, n: int = 4096) -> bytes:
+    """At most the first ``n`` bytes of the (decompressed) file: for format sniffing without
+    reading, or inflating, the whole file."""
+    out: list[bytes] = []
+    got = 0
+    for chunk in _chunks(Path(path)):
+        out.append(chunk)
+        got += len(chunk)
+        if got >= n:
+            break
+    return b"".join(out)[:n]
+
+
+def decode(
+    data: bytes, path: str | Path, encoding: str = "utf-8", *, line: int = 0, offset: int = 0
+) -> str:
+    """Decode ``data`` strictly; a bad byte raises :class:`ParseError` naming file, line, offset.
+
+    ``line`` / ``offset``: how many lines and bytes of the file come before ``data`` (for a
+    chunk of a streamed file); a byte-order mark is dropped only at the start of the file.
+    """
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        where = line + data.count(b"\n", 0, exc.start) + 1
         raise ParseError(
-            f"byte 0x{data[exc.start]:02x} at byte offset {exc.start} is not valid {encoding}",
+            f"byte 0x{data[exc.start]:02x} at byte offset {offset + exc.start} is not valid "
+            f"{encoding}",
             path,
-            line,
+            where,
             expected=f"{encoding}-encoded text",
             hint="Re-encode the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`) or pass the "
             "right encoding",
         ) from None
-    if text.startswith("\ufeff"):
+    if offset == 0 and text.startswith("\ufeff"):
         text = text[1:]
     return text
 
@@ -106,9 +210,40 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
 
 
 def iter_lines(path: str | Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` pairs (1-based, line endings ``\\n``/``\\r\\n`` removed)."""
-    for i, line in enumerate(read_text(path, encoding).split("\n"), start=1):
-        yield i, line.rstrip("\r")
+    """``(line_number, line)`` pairs (1-based, line endings ``\\n``/``\\r\\n`` removed).
+
+    Streams: the file (inflated chunk by chunk when ``.gz``) is decoded and split one chunk of
+    lines at a time, so memory stays at a chunk however long the file (or a gzip bomb of empty
+    lines) is. Lines are exactly ``text.split("\\n")`` of the whole text (a file ending in a
+    newline ends with an empty line).
+    """
+    path = Path(path)
+    try:
+        streamable = codecs.lookup(encoding).name in _STREAMABLE
+    except LookupError:
+        streamable = False
+    if not streamable:
+        for i, line in enumerate(read_text(path, encoding).split("\n"), start=1):
+            yield i, line.rstrip("\r")
+        return
+    lineno = 0
+    offset = 0  # bytes of the file before `parts`
+    parts: list[bytes] = []
+    for chunk in _chunks(path):
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            parts.append(chunk)  # a line longer than a chunk: joined once its end comes
+            continue
+        parts.append(chunk[:cut])
+        block = b"".join(parts)
+        parts = [chunk[cut + 1 :]]
+        text = decode(block, path, encoding, line=lineno, offset=offset)
+        offset += len(block) + 1
+        for line in text.split("\n"):
+            lineno += 1
+            yield lineno, line.rstrip("\r")
+    tail = decode(b"".join(parts), path, encoding, line=lineno, offset=offset)
+    yield lineno + 1, tail.rstrip("\r")
 
 
 def report_skipped(result: ParsedDict, path: str | Path, what: str) -> None:
@@ -217,13 +352,25 @@ def _pow2(limit: int) -> str:
 def json_number(value: object, what: str) -> float:
     """A finite number from a JSON value (int, float or numeric string; not a boolean)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        f = float(value)
+        try:
+            f = float(value)
+        except OverflowError:  # a JSON integer such as 10**400
+            raise ValueError(
+                f"{what} {_digits(value)} is out of the range of a float (|{what}| must be "
+                "< 1.8e308)"
+            ) from None
         if math.isfinite(f):
             return f
         raise ValueError(f"{what} {value!r} is not a finite number")
     if isinstance(value, str):
         return parse_float(value.strip(), what)
     raise ValueError(f"{what} {value!r} is not a number")
+
+
+def _digits(n: int | float) -> str:
+    """A huge integer for a message: its first digits and how many there are."""
+    text = str(n)
+    return text if len(text) <= 24 else f"{text[:12]}...({len(text.lstrip('-'))} digits)"
 
 
 def json_int(value: object, what: str) -> int:

@@ -273,7 +273,7 @@ class DatasetStore:
             root = resolve_data_root(data_root)
             is_file = name not in _entries(root) and is_dataset_file(name)
             if is_file:
-                key = ("file:" + str(Path(name).expanduser().resolve()), _file_version(name))
+                key = ("file:" + str(_resolve_file(name)), _file_version(name))
                 key = (key[0], f"{key[1]}|{_file_version(qrels)}|{skip_malformed}")
             else:
                 _entry(name, root)  # unknown names fail here, with close matches
@@ -343,6 +343,22 @@ def load_dataset(
     return (DEFAULT_STORE if store is None else store).load(
         name, data_root, qrels=qrels, skip_malformed=skip_malformed
     )
+
+
+def _resolve_file(name: str) -> Path:
+    """The absolute path of a dataset file; a symbolic link loop is a
+    :class:`DatasetUnavailableError`, not the ``RuntimeError`` that ``Path.resolve`` raises for
+    one before Python 3.13 (later versions resolve it as far as they can, and the descriptor
+    reader then reports the link)."""
+    p = Path(name).expanduser()
+    try:
+        return p.resolve()
+    except (RuntimeError, OSError) as exc:
+        raise DatasetUnavailableError(
+            f"dataset file {p} cannot be opened: it is a symbolic link loop (the link points, "
+            f"directly or through other links, back to itself: {exc}); point it at the real "
+            "file"
+        ) from None
 
 
 def _file_version(path: str | Path | None) -> str:

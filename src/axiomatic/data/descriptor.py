@@ -158,10 +158,11 @@ def _is_jsonl(path: Path) -> bool:
 
 
 def _head(path: Path, n: int = 512) -> str:
-    """The first non-blank characters of a (possibly gzipped) text file, for format sniffing."""
-    from axiomatic.data._io import read_bytes
+    """The first non-blank characters of a (possibly gzipped) text file, for format sniffing
+    (reads, and inflates, only the first 4 KiB)."""
+    from axiomatic.data._io import read_head
 
-    return read_bytes(path)[:4096].decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()[:n]
+    return read_head(path, 4096).decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()[:n]
 
 
 # ------------------------------------------------------------------------------- descriptors
@@ -182,6 +183,11 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
     types, and that every named file exists (close matches among its folder's files)."""
     path = Path(path).expanduser()
     if not path.is_file():
+        if path.is_symlink():  # a dangling link or a link loop: is_file() is False for both
+            raise DescriptorError(
+                f"dataset descriptor {path} is a symbolic link to no readable file (its target "
+                "is missing, or it points back to itself: a link loop); point it at the real file"
+            )
         near = _near_files(path)
         raise DescriptorError(
             f"dataset descriptor {path} does not exist.{near} Write a template with "
@@ -253,12 +259,9 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
                 "Paths are relative to the descriptor's folder."
             )
         paths[key] = p
-    rel = table.get("rel_threshold", 1)
-    if isinstance(rel, bool) or not isinstance(rel, int):
-        raise DescriptorError(
-            f"{path}:{lines.get('rel_threshold', '?')}: rel_threshold must be an integer grade "
-            f"such as 1 or 2 (got {rel!r})"
-        )
+    rel = check_rel_threshold(
+        table.get("rel_threshold", 1), f"{path}:{lines.get('rel_threshold', '?')}"
+    )
     missing = get_str("missing_ids", "error") or "error"
     if missing not in _MISSING_POLICIES:
         raise DescriptorError(
@@ -294,6 +297,43 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
         missing_ids=missing,
         lines=lines,
     )
+
+
+def check_rel_threshold(rel: object, where: str) -> int:
+    """``rel`` if it is a usable relevance threshold: an integer grade ``1 <= rel < 2**31``.
+
+    0 or a negative threshold counts unjudged and non-relevant documents as relevant (the
+    evaluation providers then disagree: RR@10 1.0 next to AP 0.0 for one run), and pytrec_eval
+    cannot take one beyond a C int, so these are refused at load time, before any ranking."""
+    from axiomatic.data._io import GRADE_LIMIT
+
+    if isinstance(rel, bool) or not isinstance(rel, int):
+        raise DescriptorError(
+            f"{where}: rel_threshold must be an integer grade such as 1 or 2 (got {rel!r})"
+        )
+    if not 1 <= rel < GRADE_LIMIT:
+        raise DescriptorError(
+            f"{where}: rel_threshold must be a positive grade, 1 <= rel_threshold < 2**31 (got "
+            f"{rel}): it is the lowest grade counted as relevant (1 for binary qrels, 2 for "
+            "TREC DL); 0 or less would count non-relevant and unjudged documents as relevant"
+        )
+    return rel
+
+
+def warn_unreachable_threshold(qrels: Qrels | None, rel: int, where: str) -> None:
+    """Warn (:class:`DataWarning`) when no judged document reaches ``rel``: every binary
+    measure (P, R, AP, RR, ...) would be 0 for every run, which looks like a result."""
+    if not qrels:
+        return
+    grades = [g for docs in qrels.values() for g in docs.values()]
+    if grades and max(grades) < rel:
+        warnings.warn(
+            f"{where}: rel_threshold = {rel} but no judged document has a grade >= {rel} (the "
+            f"highest is {max(grades)}): binary measures (P, R, AP, RR, ...) will be 0 for "
+            "every run; lower rel_threshold to the grade that means relevant",
+            DataWarning,
+            stacklevel=3,
+        )
 
 
 def _close(name: str, choices: list[str]) -> str:
@@ -498,6 +538,7 @@ def load_descriptor(
     candidates, qrels_ = _check_ids(
         str(desc.path), desc.missing_ids, queries, documents, candidates, qrels_, names
     )
+    warn_unreachable_threshold(qrels_, desc.rel_threshold, desc.where("rel_threshold"))
     without: list[str] = []
     if candidates is not None:
         # a re-ranking set holds the queries that have a candidate list: topics files often
@@ -540,6 +581,7 @@ def load_rankllm_dataset(
     from axiomatic.data.trec import read_qrels
 
     path = Path(path).expanduser()
+    rel_threshold = check_rel_threshold(rel_threshold, f"rank_llm dataset {path}")
     if not path.is_file():
         raise DescriptorError(f"rank_llm results file {path} does not exist.{_near_files(path)}")
     res = _rankllm(path, {})
@@ -554,6 +596,7 @@ def load_rankllm_dataset(
     candidates, qrels_ = _check_ids(
         str(path), "error", dict(res.queries), dict(res.documents), candidates, qrels_, names
     )
+    warn_unreachable_threshold(qrels_, rel_threshold, str(path))
     stem = path.name[: -len(".gz")] if path.name.endswith(".gz") else path.name
     return Dataset(
         name=name or Path(stem).stem,

@@ -142,4 +142,21 @@ def read_instances(
             arts.setdefault(row["doc_id"], Document(row["doc_id"], row["text"]))
     if partial is not None:
         df.attrs["partial"] = partial
+    analyzer = _mined_analyzer(d)
+    if analyzer is not None:  # diagnose warns when a lexical ranker analyzes text otherwise
+        df.attrs["analyzer"] = analyzer
     return df, arts
+
+
+def _mined_analyzer(directory: Path) -> str | None:
+    """The analyzer spec the instances of ``directory`` were mined with (manifest
+    ``config.analyzer_spec``), or ``None`` when the manifest does not record one."""
+    import json
+
+    try:
+        data = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    cfg = data.get("config") if isinstance(data, dict) else None
+    spec = cfg.get("analyzer_spec") if isinstance(cfg, dict) else None
+    return spec if isinstance(spec, str) and spec else None

@@ -272,12 +272,23 @@ def read_topics(
         return _read_sgml_topics(text, path, field, skip_malformed)
     topics: ParsedDict = ParsedDict()
     first_line: dict[str, int] = {}
+    first = True
     for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         if _skip(line):
             continue
         qid, sep, qtext = line.partition("\t")
         qid = qid.strip()
+        if first:
+            first = False
+            from axiomatic.data.readers.tsv import (
+                QUERY_ID_HEADERS,
+                QUERY_TEXT_HEADERS,
+                header_line,
+            )
+
+            if sep and header_line(qid, qtext, path, QUERY_ID_HEADERS, QUERY_TEXT_HEADERS, "query"):
+                continue
         try:
             if not sep or not qid or any(c.isspace() for c in qid):
                 raise ValueError(f"no tab-separated query id in {line[:60]!r}")

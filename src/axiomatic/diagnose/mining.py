@@ -411,6 +411,78 @@ def input_fingerprint(
     }
 
 
+class StaleInstancesError(ValueError):
+    """Mined instances whose inputs (texts, candidates, labels, index) differ from the dataset
+    they are about to be used with: their rows describe another collection. ``changed`` names
+    the inputs that differ."""
+
+    def __init__(self, changed: list[str], message: str) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+
+def changed_inputs(
+    manifest: dict[str, Any], dataset: Dataset, index: CollectionIndex | None = None
+) -> list[str] | None:
+    """The inputs of a mining run (``manifest["config"]["inputs"]``) that differ in ``dataset``
+    now, in words (``[]``: all current); ``None`` when the manifest records no fingerprint (a
+    folder mined by an older version: nothing to compare).
+
+    ``index`` defaults to ``dataset``'s index with the analyzer the run recorded
+    (``config.analyzer_spec``; the cached one the miner used). The similarity model is not
+    compared (it is not recorded in a form that can be rebuilt).
+    """
+    cfg = manifest.get("config")
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("inputs"), dict):
+        return None
+    recorded = cfg["inputs"]
+    depth = cfg.get("depth")
+    if dataset.candidates is None:  # mining needs candidate lists: not the mined dataset
+        return [_INPUT_NAMES["candidates"] + " (the dataset has none)"]
+    if index is None:
+        from axiomatic.index.cache import dataset_index
+        from axiomatic.text.analyzer import parse_analyzer
+
+        spec = cfg.get("analyzer_spec")
+        lang = dataset.doc_language or dataset.language
+        an = None if spec is None else parse_analyzer(str(spec), language=lang)
+        index = dataset_index(dataset, analyzer=an)
+    keys = ["queries", "candidates", "documents", "labels"]
+    if index.analyzer.config_hash == cfg.get("analyzer"):  # else the statistics differ anyway
+        keys.append("index")
+    qids = list(dataset.queries)
+    if len(qids) != cfg.get("queries"):
+        return [f"query set ({cfg.get('queries')} queries mined, {len(qids)} now)"]
+    current = input_fingerprint(dataset, qids, depth if isinstance(depth, int) else None, index)
+    return [_INPUT_NAMES[k] for k in keys if recorded.get(k) != current.get(k)]
+
+
+def check_current(
+    directory: str | os.PathLike[str],
+    manifest: dict[str, Any],
+    dataset: Dataset,
+    index: CollectionIndex | None = None,
+) -> bool:
+    """Refuse instances mined from other inputs than ``dataset``'s (:func:`changed_inputs`).
+
+    Raises :class:`StaleInstancesError` naming what changed and the fix (mine again with
+    ``overwrite=True``). Returns ``False`` when the manifest records no input fingerprint
+    (cannot be checked), ``True`` when the instances are current.
+    """
+    changed = changed_inputs(manifest, dataset, index)
+    if changed is None:
+        return False
+    if changed:
+        raise StaleInstancesError(
+            changed,
+            f"{directory} holds instances mined from other inputs than dataset "
+            f"{dataset.name!r} has now (changed: {'; '.join(changed)}); scoring them would "
+            "describe the old collection. Mine them again from the current data (pass "
+            "overwrite=True) or use a new output directory",
+        )
+    return True
+
+
 def _describe_changes(old: dict[str, Any], new: dict[str, Any]) -> str:
     """What differs between two manifest configurations, in words (for the refusal message)."""
     out = []
@@ -510,8 +582,9 @@ def mine(
     manifest_path = out / MANIFEST
     cfg["inputs"] = input_fingerprint(dataset, qids, depth, index, similarity)
     done: dict[str, Any] = {}
+    redone: list[str] = []
     if manifest_path.exists():
-        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+        old = _read_manifest(manifest_path, overwrite)
         if old.get("config") != cfg:
             if not overwrite:
                 changes = _describe_changes(old.get("config") or {}, cfg)
@@ -528,6 +601,13 @@ def mine(
             done = {
                 k: v for k, v in old.get("shards", {}).items() if (out / f"{k}.parquet").exists()
             }
+            # a shard listed as finished but cut or corrupt on disk (a copy, a full disk, a
+            # crash without fsync) is mined again, never resumed over
+            redone = [k for k, v in done.items() if not _shard_intact(out, k, v)]
+            for k in redone:
+                del done[k]
+                (out / f"{k}.parquet").unlink(missing_ok=True)
+                (out / "artificial" / f"{k}.parquet").unlink(missing_ok=True)
     # a job killed mid-write leaves temporary files of its atomic writes behind
     clean_stale_temp_files(out)
     clean_stale_temp_files(out / "artificial")
@@ -603,7 +683,60 @@ def mine(
     _consolidate_artificial(out)
     manifest["complete"] = True
     _atomic_json(manifest, manifest_path)
-    return summarize(manifest, skipped_shards, time.perf_counter() - t0)
+    summary = summarize(manifest, skipped_shards, time.perf_counter() - t0)
+    summary["shards_redone"] = sorted(redone)
+    return summary
+
+
+def _read_manifest(path: Path, overwrite: bool) -> dict[str, Any]:
+    """The manifest of an earlier run, checked: a JSON object whose ``config`` is an object and
+    whose ``shards`` map shard ids to objects. A corrupt one raises ``ValueError`` naming the
+    file and the fix, or, with ``overwrite``, counts as absent (the run starts afresh)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        problem = manifest_problem(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        problem = str(exc)
+    if problem is None:
+        return data
+    if overwrite:
+        return {}
+    raise ValueError(
+        f"{path} is corrupt ({problem}); mine afresh into this folder (pass overwrite=True) or "
+        "use a new output directory"
+    )
+
+
+def manifest_problem(data: object) -> str | None:
+    """What is wrong with a parsed ``manifest.json`` (``None`` when its shape is sound)."""
+    if not isinstance(data, dict):
+        return f"expected a JSON object, found {type(data).__name__}"
+    for key in ("config", "shards"):
+        if key in data and not isinstance(data[key], dict):
+            return f'"{key}" is {type(data[key]).__name__}, expected an object'
+    shards = data.get("shards") or {}
+    bad = [k for k, v in shards.items() if not isinstance(v, dict)]
+    if bad:
+        return f'"shards" entry {bad[0]!r} is not an object'
+    inputs = (data.get("config") or {}).get("inputs")
+    if inputs is not None and not isinstance(inputs, dict):
+        return f'"config.inputs" is {type(inputs).__name__}, expected an object'
+    return None
+
+
+def _shard_intact(out: Path, sid: str, info: dict[str, Any]) -> bool:
+    """Whether shard ``sid`` (and its artificial documents, when any) reads in full with the
+    instance schema and holds the row count the manifest recorded for it."""
+    try:
+        table = pq.read_table(out / f"{sid}.parquet", schema=INSTANCE_SCHEMA)
+        if table.num_rows != int(info.get("instances", -1)):
+            return False
+        art = out / "artificial" / f"{sid}.parquet"
+        if art.exists():
+            pq.read_table(art, schema=ARTIFICIAL_SCHEMA)
+    except Exception:  # pyarrow raises ArrowInvalid, OSError, ...: any failure marks it bad
+        return False
+    return True
 
 
 def _run_dask(todo, make_task, record, index, args, workers, scheduler, progress) -> None:

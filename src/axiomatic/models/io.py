@@ -165,14 +165,26 @@ def build_model(
 
 def save_model(model: NeuralRankingModel, directory: str | Path) -> Path:
     """Write ``model`` to ``directory`` (created): config.json, model.safetensors and the
-    vocabulary or tokenizer. Returns the directory."""
+    vocabulary or tokenizer. Returns the directory.
+
+    Every file is written atomically (temporary file + rename), and ``config.json``, which
+    makes the folder a model, is removed first and written last: a kill part-way leaves a
+    folder that :func:`load_model` refuses, never new weights beside an old vocabulary.
+
+    The tokenizer is saved without its runtime truncation / padding state (set by the last
+    encoding call, so it would depend on what the process last did, e.g. on whether a run was
+    resumed): the model's ``config`` (``max_length``) is what decides truncation.
+    """
     from safetensors.torch import save_model as save_weights
+
+    from axiomatic._atomic import atomic_path, atomic_write_text
 
     if not isinstance(model, NeuralRankingModel):
         raise TypeError(f"save_model expects a NeuralRankingModel (got {type(model).__name__})")
     resolve_model_name(model.model_type)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
+    (out / CONFIG_FILE).unlink(missing_ok=True)
     meta: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -191,11 +203,41 @@ def save_model(model: NeuralRankingModel, directory: str | Path) -> Path:
         meta["analyzer"] = vocab.analyzer.config()
     tokenizer = getattr(model, "tokenizer", None)
     if tokenizer is not None:
-        tokenizer.save_pretrained(str(out / TOKENIZER_DIR))
+        _save_tokenizer(tokenizer, out / TOKENIZER_DIR)
         meta["tokenizer"] = TOKENIZER_DIR
-    save_weights(model, str(out / WEIGHTS_FILE))
-    (out / CONFIG_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
+    with atomic_path(out / WEIGHTS_FILE) as tmp:
+        save_weights(model, str(tmp))
+    atomic_write_text(out / CONFIG_FILE, json.dumps(meta, indent=2, sort_keys=True))
     return out
+
+
+def _save_tokenizer(tokenizer: Any, folder: Path) -> None:
+    """``tokenizer.save_pretrained(folder)`` with every file replaced atomically, and without
+    the fast tokenizer's runtime truncation / padding state (see :func:`save_model`).
+
+    Transformers' tokenizers re-apply the truncation and padding a call asks for on every call,
+    so clearing that state changes no encoding; it only keeps ``tokenizer.json`` a function of
+    the model rather than of the last call.
+    """
+    import shutil
+    import tempfile
+
+    from axiomatic._atomic import atomic_path
+
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        backend.no_truncation()
+        backend.no_padding()
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".tokenizer.", dir=folder.parent))
+    try:
+        tokenizer.save_pretrained(str(staging))
+        for src in sorted(p for p in staging.rglob("*") if p.is_file()):
+            dest = folder / src.relative_to(staging)
+            with atomic_path(dest) as tmp:
+                shutil.copyfile(src, tmp)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def read_model_config(directory: str | Path) -> dict[str, Any]:

@@ -43,6 +43,43 @@ _STEMMER_LANGS = {
 }
 
 
+_NO_STEMMER_WARNED: set[str] = set()
+
+
+@lru_cache(maxsize=1)
+def _snowball_algorithms() -> frozenset[str]:
+    import Stemmer
+
+    return frozenset(Stemmer.algorithms())
+
+
+def snowball_algorithm(language: str) -> str | None:
+    """The Snowball algorithm PyStemmer runs for ``language``, or ``None`` when there is none:
+    the language has no Snowball stemmer here (``zh``, ``th``, ...), or the installed PyStemmer
+    lacks the one it would have (``sw``: swahili). The latter falls back to no stemming with a
+    warning, once per language and process (it used to end in a ``KeyError``)."""
+    algorithm = _STEMMER_LANGS.get(language)
+    if algorithm is None:
+        return None
+    try:
+        available = _snowball_algorithms()
+    except ImportError:  # pragma: no cover - PyStemmer is a hard dependency
+        return algorithm  # Analyzer._stemmer raises the ImportError with the install hint
+    if algorithm in available:
+        return algorithm
+    if language not in _NO_STEMMER_WARNED:
+        _NO_STEMMER_WARNED.add(language)
+        import warnings
+
+        warnings.warn(
+            f"the installed PyStemmer has no Snowball stemmer for language {language!r} "
+            f"({algorithm}): its text is analysed without stemming",
+            UserWarning,
+            stacklevel=3,
+        )
+    return None
+
+
 def load_stopwords(language: str = "en") -> frozenset[str]:
     """The packaged stopword list for ``language`` (empty set when none is packaged)."""
     name = f"stopwords_{language}.txt"
@@ -132,7 +169,7 @@ class Analyzer:
         if self.stemmer == "porter":
             algorithm: str | None = "porter"
         elif self.stemmer == "snowball":
-            algorithm = _STEMMER_LANGS.get(self.language)
+            algorithm = snowball_algorithm(self.language)
         else:
             algorithm = None
         tokenizer = (
@@ -203,9 +240,9 @@ class Analyzer:
             raise ImportError("stemming needs PyStemmer: pip install PyStemmer") from exc
         if self.stemmer == "porter":
             return Stemmer.Stemmer("porter")
-        lang = _STEMMER_LANGS.get(self.language)
+        lang = snowball_algorithm(self.language)
         if lang is None:
-            return None  # no Snowball stemmer for this language (e.g. zh, th, vi): identity
+            return None  # no Snowball stemmer for this language (e.g. zh, th, vi, sw): identity
         return Stemmer.Stemmer(lang)
 
     # ------------------------------------------------------------------ analysis

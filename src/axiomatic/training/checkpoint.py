@@ -49,13 +49,24 @@ def truncate_log(path: Path, step: int) -> None:
 
 
 def load_checkpoint_state(
-    path: Path, device: torch.device | str, config: Mapping[str, Any] | None = None
+    path: Path,
+    device: torch.device | str,
+    config: Mapping[str, Any] | None = None,
+    data: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Read and validate a trainer checkpoint; ``config`` (the run's ``TrainConfig.to_dict()``)
-    must equal the one the checkpoint was written with.
+    must equal the one the checkpoint was written with, and ``data`` (the trainer's
+    :meth:`~axiomatic.training.trainer.Trainer.data_fingerprint`: hashes of the training pairs
+    and texts, the dev data and the vocabulary) the one recorded with it. The config names the
+    dataset only; the fingerprint catches a collection edited under the same name, whose
+    rebuilt vocabulary would re-label the embedding rows of the saved weights.
+
+    A checkpoint written before fingerprints were recorded has none to compare: it is resumed
+    (the weights must still fit the model; the trainer checks their shapes).
 
     ``weights_only``: the checkpoint holds only tensors and plain containers; never unpickle
-    code. Raises ``ValueError`` naming the file and the fix for a corrupt or foreign file.
+    code. Raises ``ValueError`` naming the file, what differs and the fix for a corrupt or
+    foreign file.
     """
     try:
         state = torch.load(path, map_location=device, weights_only=True)
@@ -77,5 +88,15 @@ def load_checkpoint_state(
                 f"{path} was written with another configuration "
                 f"(differs in {', '.join(diff)}); resume with the same settings, or use a "
                 "new output folder / --no-resume to start afresh"
+            )
+    recorded = state.get("data")
+    if isinstance(recorded, Mapping) and data is not None:
+        diff = sorted(k for k in set(recorded) | set(data) if recorded.get(k) != data.get(k))
+        if diff:
+            raise ValueError(
+                f"{path} was trained on other data than this run's (differs in: "
+                f"{', '.join(diff)}): resuming would pair its weights with the new data. "
+                "Resume with the same data, or use a new output folder / --no-resume "
+                "(resume=False) to train afresh"
             )
     return state

@@ -14,6 +14,8 @@ after ``key=`` is one list value.
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
@@ -298,6 +300,10 @@ class TrainConfig:
     candidate_depth: int = 100
     checkpoint_every: int = 100
     grad_clip: float | None = 5.0
+    lr_schedule: str = "constant"
+    """``constant``, ``exponential(gamma=0.95, every=N)`` (per ``every`` steps; default one
+    epoch) or ``linear(warmup=0.1)`` (warm-up, then linear decay to 0; see
+    :mod:`axiomatic.training.schedules`)."""
     graded_loss: str | None = None
     """With ``loss = "graded"``: the pointwise (query, document, grade) loss, e.g.
     ``"sosl(thresholds=0.2,0.7)"``, ``"mse"``, ``"po(scale=10)"``, ``"3partl2"`` (see
@@ -312,6 +318,7 @@ class TrainConfig:
     ``language=``."""
 
     def __post_init__(self) -> None:
+        _check_types(self)
         if self.loss not in LOSSES:
             raise ValueError(
                 f"unknown loss {self.loss!r}; expected one of {', '.join(LOSSES)}"
@@ -322,14 +329,12 @@ class TrainConfig:
                 f"unknown optimizer {self.optimizer!r}; expected one of {', '.join(OPTIMIZERS)}"
                 + _hint(self.optimizer, OPTIMIZERS)
             )
-        for name in ("batch_size", "steps", "eval_every", "checkpoint_every", "list_size"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1 (got {getattr(self, name)})")
-        if self.lr <= 0:
-            raise ValueError(f"lr must be > 0 (got {self.lr})")
         from axiomatic.text.analyzer import parse_analyzer
 
         parse_analyzer(self.analyzer)  # AnalyzerSpecError (a ValueError) names what is wrong
+        from axiomatic.training.schedules import parse_lr_schedule
+
+        parse_lr_schedule(self.lr_schedule)
         if self.loss == "graded":
             from axiomatic.training.smooth import parse_graded_loss
 
@@ -376,6 +381,82 @@ class TrainConfig:
         return cls(**data)
 
 
+# every setting's type and range: (kind, lower bound, bound inclusive, may be None)
+_SETTINGS: dict[str, tuple[str, float | None, bool, bool]] = {
+    "dataset": ("text", None, True, False),
+    "model": ("text", None, True, False),
+    "model_config": ("table", None, True, False),
+    "loss": ("text", None, True, False),
+    "margin": ("number", 0, True, False),
+    "list_size": ("integer", 1, True, False),
+    "regularizer": ("text", None, True, True),
+    "augmentation": ("text", None, True, True),
+    "optimizer": ("text", None, True, False),
+    "lr": ("number", 0, False, False),
+    "weight_decay": ("number", 0, True, False),
+    "batch_size": ("integer", 1, True, False),
+    "steps": ("integer", 1, True, False),
+    "epochs": ("number", 0, False, True),
+    "eval_every": ("integer", 1, True, False),
+    "patience": ("integer", 0, True, False),
+    "dev_queries": ("integer", 0, True, False),
+    "dev_depth": ("integer", 1, True, False),
+    "candidate_depth": ("integer", 1, True, False),
+    "checkpoint_every": ("integer", 1, True, False),
+    "grad_clip": ("number", 0, True, True),
+    "lr_schedule": ("text", None, True, False),
+    "graded_loss": ("text", None, True, True),
+    "log_grad_norm": ("boolean", None, True, False),
+    "seed": ("integer", 0, True, False),
+    "analyzer": ("text", None, True, False),
+}
+
+
+def _shown(value: Any) -> str:
+    """``value`` as the config file spells it, with its type (``true, a boolean``)."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()}, a boolean"
+    kinds = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
+    kind = next((k for t, k in kinds.items() if isinstance(value, t)), type(value).__name__)
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:59] + "\u2026"
+    return f"{text}, {kind}"
+
+
+def _check_types(cfg: TrainConfig) -> None:
+    """Type- and range-check every setting; the message names the setting, what it must be and
+    what it got. A boolean is no number (``lr = true`` is not ``lr = 1.0``); numbers must be
+    finite; counts and depths must be integers within range (``epochs = -1``, ``dev_depth = -1``
+    are errors, not silently odd runs)."""
+    for name, (kind, low, inclusive, optional) in _SETTINGS.items():
+        value = getattr(cfg, name)
+        if value is None and optional:
+            continue
+        bound = "" if low is None else f" {'>=' if inclusive else '>'} {low:g}"
+        none = " (or left out)" if optional else ""
+        if kind == "text":
+            ok = isinstance(value, str) and (optional or bool(value.strip()))
+            want = "a non-empty string" if not optional else "a string"
+        elif kind == "table":
+            ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
+            want = "a table of settings (e.g. {max_length = 128})"
+        elif kind == "boolean":
+            ok = isinstance(value, bool)
+            want = "true or false"
+        elif kind == "integer":
+            ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            ok = ok and (value >= low if inclusive else value > low)  # type: ignore[operator]
+            want = f"an integer{bound}"
+        else:
+            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            ok = ok and math.isfinite(value)  # type: ignore[arg-type]
+            ok = ok and (low is None or (value >= low if inclusive else value > low))  # type: ignore[operator]
+            want = f"a finite number{bound}"
+        if not ok:
+            raise ValueError(f"setting {name!r} must be {want}{none} (got {_shown(value)})")
+
+
 def _hint(name: str, choices: Any) -> str:
     close = difflib.get_close_matches(str(name), list(choices), n=3, cutoff=0.5)
     return f". Did you mean: {', '.join(close)}?" if close else ""
@@ -399,6 +480,11 @@ def load_config(path: str | Path, section: str | None = "train") -> TrainConfig:
     data = read_toml(path)
     if section and section in data:
         data = data[section]
+        if not isinstance(data, dict):
+            raise ValueError(
+                f"{path}: {section!r} must be a table ([{section}] followed by key = value "
+                f"lines), got {_shown(data)}"
+            )
     try:
         return TrainConfig.from_dict(data)
     except (TypeError, ValueError) as exc:

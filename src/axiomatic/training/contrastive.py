@@ -31,7 +31,8 @@ pairs (the project's AP mechanism, :class:`~axiomatic.training.config.PerturbAug
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -90,7 +91,7 @@ class ACRankLossStrategy(LossStrategy):
         from axiomatic.perturb.acrank import ACRankAugmenter
         from axiomatic.training.augmenters import visible_tokens
 
-        self.negatives = negatives_by_query(pools["qrels"])
+        self.negatives = negatives_by_query(pools["qrels"], trainer.train_data.rel_threshold)
         lang = trainer.train_data.doc_language or trainer.train_data.language or "en"
         limit = visible_tokens(trainer.model)
         if limit is not None and str(lang).startswith("zh"):
@@ -169,5 +170,15 @@ class ACRankLossStrategy(LossStrategy):
         return loss, info
 
     def stats(self) -> dict[str, int]:
-        """Augmentation counts over the steps run by this process (not restored on resume)."""
+        """Augmentation counts over every step of the run: those of a resumed run's earlier
+        steps come back from the checkpoint (:meth:`load_state_dict`)."""
         return self.augmenter.stats.to_dict()
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"augment_stats": self.augmenter.stats.to_dict()}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        stats = self.augmenter.stats
+        for key, value in dict(state.get("augment_stats") or {}).items():
+            if key in stats.__dict__:
+                setattr(stats, key, int(value))

@@ -7,7 +7,8 @@ strategy from the config (no import cycle).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -30,6 +31,15 @@ class LossStrategy:
         self, trainer: Trainer, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
         raise NotImplementedError
+
+    def state_dict(self) -> dict[str, Any]:
+        """What the strategy accumulates over the steps (e.g. augmentation counters), saved in
+        the trainer's checkpoint so that a resumed run ends with what an uninterrupted one
+        would. Plain ints, floats and strings only (checkpoints load with ``weights_only``)."""
+        return {}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore :meth:`state_dict` output (called on resume, before the remaining steps)."""
 
     def scores(self, trainer: Trainer, queries: list[str], docs: list[str]) -> torch.Tensor:
         """One forward pass over text pairs -> float32 scores ``(N,)`` on the trainer device."""

@@ -15,6 +15,7 @@ Output directory layout (everything a run needs to be inspected or resumed)::
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from axiomatic._atomic import atomic_write_text
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.training.augmenters import visible_tokens
@@ -214,6 +216,7 @@ class Trainer:
     # ------------------------------------------------------------------ setup
     def _setup(self) -> None:
         cfg = self.config
+        self.__dict__.pop("_data_fingerprint", None)  # of this setup's pools and model
         torch.manual_seed(cfg.seed)
         self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         self.model.to(self.device)
@@ -248,9 +251,13 @@ class Trainer:
         self.strategy = self.loss_strategy or default_strategy(self)
         self.strategy.setup(self, pools)
         self.total_steps = cfg.steps
+        main = self.sampler.counts["qrels"]
+        self.steps_per_epoch = max(1, math.ceil(len(pools["qrels"]) / max(main, 1)))
         if cfg.epochs is not None:
-            main = self.sampler.counts["qrels"]
             self.total_steps = max(1, math.ceil(cfg.epochs * len(pools["qrels"]) / max(main, 1)))
+        from axiomatic.training.schedules import parse_lr_schedule
+
+        self.lr_schedule = parse_lr_schedule(cfg.lr_schedule)
 
     def _text(self, doc_id: str) -> str:
         if self.extra_documents is not None and doc_id in self.extra_documents:
@@ -289,14 +296,97 @@ class Trainer:
             "finished": finished,
             "stopped_early": self.stopped_early,
             "config": self.config.to_dict(),
+            "data": self.data_fingerprint(),
+            # counters of the loss strategy (duck-typed strategies may lack the method)
+            "strategy": getattr(self.strategy, "state_dict", dict)(),
         }
         _atomic_torch_save(state, self._checkpoint_path())
 
+    def data_fingerprint(self) -> dict[str, str | None]:
+        """Hashes of the data the weights are trained on, by field (recorded in the checkpoint
+        and compared on resume: the config names the dataset, not its content).
+
+        ``training pairs``: the sampler's pools (ids and labels); ``training texts``: the texts
+        of their queries and documents; ``dev data``: the dev queries, candidates, judgments
+        and texts (``None`` without dev data); ``vocabulary``: a word model's tokens and
+        analyzer (``None`` for models without one). Computed once per run (after setup).
+        """
+        cached = self.__dict__.get("_data_fingerprint")
+        if cached is not None:
+            return dict(cached)
+        from axiomatic.data.fingerprint import hash_fields
+
+        pools = self.sampler.pools
+        queries: dict[str, None] = {}
+        docs: dict[str, None] = {}
+        for pairs in pools.values():
+            for p in pairs:
+                queries[p.query_id] = None
+                docs[p.doc_hi] = None
+                if p.doc_lo:
+                    docs[p.doc_lo] = None
+        qtext = self.train_data.queries
+        fp: dict[str, str | None] = {
+            "training pairs": hash_fields(
+                (name, p.query_id, p.doc_hi, str(p.doc_lo), repr(p.label_hi), repr(p.label_lo))
+                for name in sorted(pools)
+                for p in pools[name]
+            ),
+            "training texts": hash_fields(
+                itertools.chain(
+                    (("q", q, qtext[q].text if q in qtext else "\x00absent") for q in queries),
+                    (("d", d, self._text(d)) for d in docs),
+                )
+            ),
+            "dev data": None,
+            "vocabulary": None,
+        }
+        dev = self.dev_data
+        if dev is not None:
+            depth = self.config.dev_depth
+
+            def dev_rows():
+                for q, query in dev.queries.items():
+                    cands = dev.candidate_ids(q)
+                    cands = list(cands if depth is None else cands[:depth])
+                    judged = (dev.qrels or {}).get(q, {})
+                    yield [q, query.text, *cands, *(f"{d}={judged[d]}" for d in sorted(judged))]
+                    for d in cands:
+                        doc = dev.documents.get(d)
+                        yield [d, "\x00absent" if doc is None else doc.text]
+
+            fp["dev data"] = hash_fields(dev_rows())
+        vocab = getattr(self.model, "vocab", None)
+        if vocab is not None and hasattr(vocab, "tokens"):
+            analyzer: Any = getattr(vocab, "analyzer", None)
+            config = analyzer.config() if analyzer is not None else None
+            fp["vocabulary"] = hash_fields(
+                [list(map(str, vocab.tokens)), [json.dumps(config, sort_keys=True, default=str)]]
+            )
+        self.__dict__["_data_fingerprint"] = fp
+        return dict(fp)
+
     def _load_checkpoint(self) -> int:
-        state = load_checkpoint_state(self._checkpoint_path(), self.device, self.config.to_dict())
-        self.model.load_state_dict(state["model"])
+        path = self._checkpoint_path()
+        state = load_checkpoint_state(
+            path, self.device, self.config.to_dict(), self.data_fingerprint()
+        )
+        try:
+            self.model.load_state_dict(state["model"])
+        except RuntimeError as exc:  # shapes or names differ, e.g. another vocabulary size
+            first = str(exc).strip().splitlines() or [""]
+            detail = " ".join(line.strip() for line in first[:3])[:300]
+            raise ValueError(
+                f"{path} holds weights that do not fit this model ({detail}): it was trained "
+                "with another vocabulary or model settings. Resume with the same data and "
+                "settings, or use a new output folder / --no-resume (resume=False) to train "
+                "afresh"
+            ) from exc
         self.optimizer.load_state_dict(state["optimizer"])
         self.sampler.load_state_dict(state["sampler"])
+        restore = getattr(self.strategy, "load_state_dict", None)
+        if restore is not None:
+            restore(state.get("strategy") or {})
         torch.set_rng_state(state["torch_rng"])
         if state.get("cuda_rng") is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(state["cuda_rng"])
@@ -375,6 +465,11 @@ class Trainer:
                         grad_norm = torch.nn.utils.get_total_norm(
                             [p.grad for p in self.model.parameters() if p.grad is not None]
                         )
+                    lr = cfg.lr * self.lr_schedule.factor(
+                        step, self.total_steps, self.steps_per_epoch
+                    )
+                    for group in self.optimizer.param_groups:
+                        group["lr"] = lr
                     self.optimizer.step()
                     record: dict[str, Any] = {
                         "step": step,
@@ -382,6 +477,8 @@ class Trainer:
                         "loss": float(loss.detach()),
                         **info,
                     }
+                    if self.lr_schedule.kind != "constant":
+                        record["lr"] = lr
                     if cfg.log_grad_norm and grad_norm is not None:
                         record["grad_norm"] = float(grad_norm)
                     if step % cfg.eval_every == 0 or step == self.total_steps:
@@ -448,7 +545,8 @@ def _write_summary(path: Path, cfg: TrainConfig, result: TrainResult) -> None:
         "",
         f"- loss: {cfg.loss} (margin {cfg.margin}); regularizer: {cfg.regularizer or 'none'}; "
         f"augmentation: {cfg.augmentation or 'none'}",
-        f"- optimizer: {cfg.optimizer} lr={cfg.lr} weight_decay={cfg.weight_decay}, "
+        f"- optimizer: {cfg.optimizer} lr={cfg.lr} ({cfg.lr_schedule}) "
+        f"weight_decay={cfg.weight_decay}, "
         f"batch {cfg.batch_size}, seed {cfg.seed}",
         f"- steps run: {result.steps}" + (" (stopped early)" if result.stopped_early else ""),
         f"- best dev MRR@10: {result.best_dev if result.best_dev is None else round(result.best_dev, 4)}"
@@ -458,4 +556,4 @@ def _write_summary(path: Path, cfg: TrainConfig, result: TrainResult) -> None:
         "Files: config.toml, log.jsonl (loss and dev metric per step), checkpoint.pt, best.pt, "
         "metrics.json.",
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    atomic_write_text(path, "\n".join(lines) + "\n")

@@ -1,0 +1,424 @@
+"""The CLI error corpus (issue 23 s2): one bad input per reader and per spec kind, driven through
+the real CLI (typer's CliRunner, as in test_errors.py). Every case must end as exactly one
+``error:`` line with exit code 2: no traceback, no "internal error", no foreign exception.
+
+Readers are reached through the commands that use them: ``evaluate --run`` (TREC runs, also
+gzipped), ``--qrels``, ``--dataset FILE`` (descriptors and the topics, documents, qrels and
+candidates files they name; rank_llm JSON) and ``--dataset NAME --data-root ROOT`` for every
+built-in collection's reader, with a broken file where the catalog expects it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from axiomatic.cli.main import app
+
+runner = CliRunner()
+
+RUN = "q1 Q0 d1 1 2.0 t\n"
+
+
+def _expect_one_error(args: list[str], expect: str, env: dict[str, str] | None = None) -> None:
+    """Exit code 2 and one ``error:`` line that contains ``expect`` and, when the command reads
+    a file given on the command line, names it (checked by the callers' ``expect``)."""
+    res = runner.invoke(app, args, env=env)
+    out = res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), (
+        f"uncaught {type(res.exception).__name__}: {res.exception}\n{out}"
+    )
+    assert "Traceback" not in out, out
+    assert "internal error" not in out, out
+    assert res.exit_code == 2, out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, out
+    assert expect in out.replace("\n", ""), out
+
+
+def _write(root: Path, files: dict[str, bytes | str]) -> None:
+    for rel, data in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def _truncated_gz(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)[:-12]
+
+
+# ----------------------------------------------------------------------- runs, qrels (evaluate)
+RUN_CASES: dict[str, tuple[str, bytes, str]] = {
+    "truncated-gz": ("r.trec.gz", _truncated_gz(RUN.encode() * 100), "gzip stream is truncated"),
+    "not-gzip": ("r.trec.gz", RUN.encode(), "not a gzip file"),
+    "latin1": ("r.trec", b"q1 Q0 d\xe9 1 2.0 t\n", "is not valid utf-8"),
+    "columns": ("r.trec", b"q1 Q0 d1 1 2.0\n", "found 5 column(s)"),
+    "inf-score": ("r.trec", b"q1 Q0 d1 1 inf t\n", "is not a finite ASCII decimal"),
+    "huge-score": ("r.trec", b"q1 Q0 d1 1 1" + b"0" * 400 + b" t\n", "is not a finite ASCII"),
+    "conflict": ("r.trec", (RUN + "q1 Q0 d1 2 3.0 t\n").encode(), "again with score 3.0"),
+    "empty": ("r.trec", b"\n\n", "no run lines"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUN_CASES))
+def test_bad_runs(tmp_path: Path, case: str) -> None:
+    name, data, expect = RUN_CASES[case]
+    _write(tmp_path, {name: data})
+    _expect_one_error(["evaluate", "-d", "demo", "--run", str(tmp_path / name)], expect)
+
+
+def test_a_gzip_bomb_run(tmp_path: Path) -> None:
+    _write(tmp_path, {"bomb.trec.gz": gzip.compress(RUN.encode() + b"\n" * (1 << 20))})
+    _expect_one_error(
+        ["evaluate", "-d", "demo", "--run", str(tmp_path / "bomb.trec.gz")],
+        "decompresses to more than 256 KiB",
+        env={"AXIOMATIC_MAX_DECOMPRESSED": "256K"},
+    )
+
+
+def test_bad_qrels(tmp_path: Path) -> None:
+    _write(tmp_path, {"r.trec": RUN, "q.txt": "q1 0 d1 1.5\n"})
+    args = ["evaluate", "-d", "demo", "--run", str(tmp_path / "r.trec")]
+    _expect_one_error([*args, "--qrels", str(tmp_path / "q.txt")], "q.txt:1: relevance '1.5'")
+
+
+# ----------------------------------------------------------------------- dataset files (-d FILE)
+TOPICS, DOCS, QRELS = "1\tcats\n", "d1\tcats purr\nd2\tdogs\n", "1 0 d1 1\n"
+
+
+def _descriptor(root: Path, extra: str = "", **files: str | tuple[str, str]) -> Path:
+    """A descriptor of good topics, documents and qrels; ``key=TEXT`` (or ``key=(NAME, TEXT)``)
+    replaces the file of ``key`` by a bad one (named ``bad-KEY.txt`` or NAME)."""
+    names = {"queries": "t.tsv", "documents": "d.tsv", "qrels": "q.txt"}
+    content: dict[str, bytes | str] = {"t.tsv": TOPICS, "d.tsv": DOCS, "q.txt": QRELS}
+    lines = ["[dataset]"]
+    for key, value in files.items():
+        name, text = value if isinstance(value, tuple) else (f"bad-{key}.txt", value)
+        names[key] = name
+        content[name] = text
+    for key, name in names.items():
+        lines.append(f'{key} = "{name}"')
+    _write(root, content)
+    path = root / "my.toml"
+    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
+    return path
+
+
+def _rankllm(*entries: tuple[str, int, str, object]) -> str:
+    return json.dumps(
+        [
+            {"query": q, "hits": [{"content": "t", "qid": qid, "docid": d, "rank": 1, "score": s}]}
+            for q, qid, d, s in entries
+        ]
+    )
+
+
+DATASET_FILE_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "descriptor-toml": (
+        lambda r: _write(r, {"my.toml": "[dataset\n"}) or r / "my.toml",
+        "not valid TOML",
+    ),
+    "descriptor-rel-threshold-0": (
+        lambda r: _descriptor(r, "rel_threshold = 0\n"),
+        "rel_threshold must be a positive grade",
+    ),
+    "descriptor-unknown-key": (lambda r: _descriptor(r, "qrles = 'x'\n"), "unknown key 'qrles'"),
+    "descriptor-symlink-loop": (
+        lambda r: (r / "loop.toml").symlink_to(r / "loop.toml") or r / "loop.toml",
+        "symbolic link",
+    ),
+    "topics-tsv": (lambda r: _descriptor(r, queries="no tab here\n"), "no tab-separated query id"),
+    "topics-sgml": (
+        lambda r: _descriptor(r, queries="<top>\n<num> 1\n<title> x\n"),
+        "<top> is not closed",
+    ),
+    "topics-xml": (
+        lambda r: _descriptor(r, queries='<topics><topic number="1"><query>x</topics>'),
+        "not well-formed XML",
+    ),
+    "documents-tsv": (lambda r: _descriptor(r, documents="d1 no tab\n"), "bad-documents.txt:1"),
+    "documents-jsonl": (
+        lambda r: _descriptor(r, documents=("d.jsonl", '{"doc_id": "d1", "text": \n')),
+        "invalid JSON",
+    ),
+    "documents-trec": (
+        lambda r: _descriptor(r, documents="<DOC>\n<DOCNO> d1 </DOCNO>\ntext\n"),
+        "bad-documents.txt",
+    ),
+    "qrels": (lambda r: _descriptor(r, qrels="1 0 d1 x\n"), "bad-qrels.txt:1"),
+    "candidates-run": (
+        lambda r: _descriptor(r, candidates="1 Q0 d1 1 nan t\n"),
+        "bad-candidates.txt:1",
+    ),
+    "rankllm-huge-integer": (
+        lambda r: _write(r, {"r.json": _rankllm(("q", 1, "d1", 10**400))}) or r / "r.json",
+        "out of the range of a float",
+    ),
+    "rankllm-query-twice": (
+        lambda r: (
+            _write(r, {"r.json": _rankllm(("q", 1, "d1", 1.0), ("q", 1, "d1", 2.0))})
+            or r / "r.json"
+        ),
+        "repeats query '1' of entry 0 with other hits",
+    ),
+    "rankllm-truncated-gz": (
+        lambda r: (
+            _write(r, {"r.json.gz": _truncated_gz(_rankllm(("q", 1, "d", 1.0)).encode())})
+            or r / "r.json.gz"
+        ),
+        "gzip stream is truncated",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DATASET_FILE_CASES))
+def test_bad_dataset_files(tmp_path: Path, case: str) -> None:
+    make, expect = DATASET_FILE_CASES[case]
+    dataset = make(tmp_path)
+    _write(tmp_path, {"r.trec": RUN})
+    _expect_one_error(["evaluate", "-d", str(dataset), "--run", str(tmp_path / "r.trec")], expect)
+
+
+# ----------------------------------------------------------------------- built-in collections
+_TOP20_ROW = {
+    "query_id": 1,
+    "passage_id": 2,
+    "ranking": 1,
+    "query_text": "q",
+    "passage_text": "p",
+    "bm25_label": "high",
+    "relevance_label": 1.0,
+}
+_MS = "msmarco-passage-dev-bm25top20-graded/raw/firebase"
+_DL = "msmarco-passage-trecdl/raw"
+COLLECTION_CASES: dict[str, tuple[str, dict[str, bytes | str], str]] = {
+    "sasaki": (
+        "sasaki-sw/test",
+        {"wikiclir-sasaki2018-sw-sample/raw/test1_sw_l100.txt": "1\tonly two\n"},
+        "test1_sw_l100.txt:1",
+    ),
+    "xquad": (
+        "xquad-clir/en-de/test",
+        {"xquad-clir/raw/xquad.en.json": "{not json", "xquad-clir/raw/xquad.de.json": "{}"},
+        "xquad.en.json",
+    ),
+    "qbqtc": (
+        "qbqtc/dev",
+        {"qbqtc-zh-listwise-2021-10/raw/dev.json": '{"id": 1}\n'},
+        "dev.json",
+    ),
+    "qbqtc-pointwise": (
+        "qbqtc-pointwise/dev",
+        {"qbqtc-zh/raw/dataset/dev.json": "[\n"},
+        "dev.json",
+    ),
+    "rag24": (
+        "trec-rag24",
+        {
+            "trec-rag24-retrieval-top20/raw/study1_retrieval.jsonl.gz": _truncated_gz(b"{}\n" * 99),
+            "trec-rag24-retrieval-top20/raw/2024-retrieval-qrels.txt": "1 0 d 1\n",
+        },
+        "gzip stream is truncated",
+    ),
+    "msmarco-top20": (
+        "msmarco-dev-top20",
+        {f"{_MS}/sampled_files/1.json": "[{"},
+        "1.json",
+    ),
+    "msmarco-graded": (
+        "msmarco-dev-top20-graded",
+        {
+            f"{_MS}/sampled_files/1.json": json.dumps([_TOP20_ROW]),
+            f"{_MS}/relevance_labels/data.json": '{"1": {"2": 5}}',
+        },
+        "data.json",
+    ),
+    "trec-dl-rankllm": (
+        "trec-dl-2019/bm25",
+        {
+            f"{_DL}/anserini-tools/qrels/qrels.dl19-passage.txt": "1 0 d1 2\n",
+            f"{_DL}/rank_llm/BM25/retrieve_results_dl19.json": _rankllm(("q", 1, "d1", 10**400)),
+        },
+        "out of the range of a float",
+    ),
+    "scifact": (
+        "scifact/test",
+        {
+            "scifact/raw/claims_validation.csv": "id,claim,cited_doc_ids\n1,a claim,[ 1]\n",
+            "scifact/raw/corpus_train.csv": "doc_id,title\n1,x\n",
+        },
+        "corpus_train.csv",
+    ),
+    "smart": (
+        "cisi",
+        {
+            "cisi/raw/CISI.ALL": "text before any record\n",
+            "cisi/raw/CISI.QRY": "",
+            "cisi/raw/CISI.REL": "",
+        },
+        "CISI.ALL",
+    ),
+    "cranfield": (
+        "cranfield",
+        {
+            "cranfield/raw/cran.all.1400": ".I 1\n.W\ntext\n",
+            "cranfield/raw/cran.qry": ".I 1\n.W\nquery\n",
+            "cranfield/raw/cranqrel": "1 1 x\n",
+        },
+        "cranqrel:1",
+    ),
+    "trec-docs": (
+        "vaswani",
+        {
+            "vaswani-npl/raw/query-text.trec": "1\tquery\n",
+            "vaswani-npl/raw/corpus/doc-text.trec": "<DOC>\n<DOCNO> 1 </DOCNO>\ntext\n",
+            "vaswani-npl/raw/qrels": "1 0 1 1\n",
+        },
+        "doc-text.trec",
+    ),
+    "cystic-fibrosis": (
+        "cystic-fibrosis",
+        {"cystic-fibrosis-cf/raw/cf74": "garbage\n", "cystic-fibrosis-cf/raw/cfquery": "garbage\n"},
+        "cystic-fibrosis-cf",
+    ),
+    "tsv-documents": (
+        "nfcorpus/test",
+        {
+            "nfcorpus-original/raw/test.titles.queries": "q1\tquery\n",
+            "nfcorpus-original/raw/test.3-2-1.qrel": "q1 0 d1 1\n",
+            "nfcorpus-original/raw/test.docs": "d1 no tab\n",
+        },
+        "test.docs:1",
+    ),
+    "noveleval": (
+        "noveleval",
+        {
+            "noveleval-2306/raw/corpus.tsv": "d1 no tab\n",
+            "noveleval-2306/raw/queries.tsv": "1\tq\n",
+            "noveleval-2306/raw/qrels.txt": "1 0 d1 1\n",
+            "noveleval-2306/raw/data.json": "[]",
+        },
+        "corpus.tsv:1",
+    ),
+    "wikiqa": (
+        "wikiqa/dev",
+        {
+            "wikiqa-castor/raw/dev/a.toks": "q one\nq two\n",
+            "wikiqa-castor/raw/dev/b.toks": "a one\n",
+            "wikiqa-castor/raw/dev/id.txt": "1\n2\n",
+            "wikiqa-castor/raw/dev/sim.txt": "1\n0\n",
+        },
+        "wikiqa-castor",
+    ),
+    "wikipassageqa": (
+        "wikipassageqa/dev",
+        {"wikipassageqa/raw/dev.tsv": "garbage\n", "wikipassageqa/document_passages.json": "[1"},
+        "wikipassageqa",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COLLECTION_CASES))
+def test_bad_collection_files(tmp_path: Path, case: str, monkeypatch) -> None:
+    monkeypatch.delenv("AXIOMATIC_WIKIPASSAGEQA_PASSAGES", raising=False)
+    name, files, expect = COLLECTION_CASES[case]
+    root = tmp_path / "data"
+    _write(root, {**files, "../r.trec": RUN})
+    args = ["evaluate", "-d", name, "--data-root", str(root), "--run", str(tmp_path / "r.trec")]
+    _expect_one_error(args, expect)
+
+
+# ----------------------------------------------------------------------- specs and configs
+DASHES = "-" * 100_000
+SPEC_CASES: dict[str, tuple[list[str], str]] = {
+    "ranker-too-long": (["rank", "-d", "demo", "-r", f"bm25:k1={DASHES}"], "characters long"),
+    "ranker-too-deep": (["rank", "-d", "demo", "-r", "bm25:k1=" + "-" * 5000 + "1"], "levels deep"),
+    "ranker-unknown": (["rank", "-d", "demo", "-r", "bm52"], "bm52"),
+    "ranker-value": (["rank", "-d", "demo", "-r", "bm25:k1={[]:1}"], "must be a literal"),
+    "axiom-or-chain": (["mine", "-d", "demo", "-a", "TFC1|" * 9999 + "TFC1"], "characters long"),
+    "axiom-and-chain": (["mine", "-d", "demo", "-a", "TFC1 & " * 5000 + "TFC1"], "characters"),
+    "axiom-deep": (["mine", "-d", "demo", "-a", "TFC1|" * 1500 + "TFC1"], "levels deep"),
+    "axiom-params": (["mine", "-d", "demo", "-a", f"TFC1(delta_rel={DASHES})"], "characters"),
+    "axiom-unknown": (["mine", "-d", "demo", "-a", "TFX1"], "TFX1"),
+    "analyzer": (["rank", "-d", "demo", "--analyzer", f"stopwords={DASHES}"], "characters long"),
+    "analyzer-unknown": (["rank", "-d", "demo", "--analyzer", "thesys"], "unknown analyzer"),
+    "regularizer": (["train", "-d", "demo", "--regularizer", f"ar(lambda={DASHES})"], "characters"),
+    "augmentation": (
+        ["train", "-d", "demo", "--augmentation", "perturb(axioms=" + "-" * 5000 + "1)"],
+        "levels deep",
+    ),
+    "measures": (["evaluate", "-d", "demo", "--run", "RUN", "--measures", "P@0"], "--measures"),
+    "weights": (
+        ["rerank", "-d", "demo", "-o", "OUT", "-a", "TFC1", "--weights", "x"],
+        "--weights",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPEC_CASES))
+def test_bad_specs(tmp_path: Path, case: str) -> None:
+    args, expect = SPEC_CASES[case]
+    _write(tmp_path, {"r.trec": RUN})
+    subst = {"RUN": str(tmp_path / "r.trec"), "OUT": str(tmp_path / "o.trec")}
+    args = [subst.get(a, a) for a in args]
+    if args[0] in ("rank", "mine", "train"):
+        args += ["-o", str(tmp_path / "out")]
+    _expect_one_error(args, expect)
+
+
+CONFIG_CASES: dict[str, tuple[str, str]] = {
+    "lr-bool": (
+        "lr = true",
+        "train.toml: setting 'lr' must be a finite number > 0 (got true, a boolean)",
+    ),
+    "epochs-negative": ("epochs = -1", "train.toml: setting 'epochs' must be a finite number > 0"),
+    "dev-depth-negative": (
+        "dev_depth = -1",
+        "train.toml: setting 'dev_depth' must be an integer >= 1",
+    ),
+    "steps-text": ("steps = 'many'", "train.toml: setting 'steps' must be an integer >= 1"),
+    "model-config-number": (
+        "model_config = 3",
+        "train.toml: setting 'model_config' must be a table",
+    ),
+    "loss-unknown": ("loss = 'hnge'", "train.toml: unknown loss 'hnge'"),
+    "regularizer-deep": (
+        "regularizer = 'ar(lambda=" + "-" * 5000 + "1)'",
+        "train.toml: regularizer: the spec",
+    ),
+    "toml-syntax": ("[train", "train.toml: invalid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONFIG_CASES))
+def test_bad_train_configs(tmp_path: Path, case: str) -> None:
+    line, expect = CONFIG_CASES[case]
+    cfg = tmp_path / "train.toml"
+    cfg.write_text(f"[train]\ndataset = 'demo'\n{line}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    _expect_one_error(["train", "--config", str(cfg), "-o", str(out)], expect)
+    assert not (out / "model.safetensors").exists()
+
+
+# ----------------------------------------------------------------------- new inputs that work
+def test_a_language_without_a_stemmer_is_mined_unstemmed_with_a_warning(tmp_path: Path) -> None:
+    """sasaki-sw: PyStemmer has no swahili stemmer; mining used to end in an internal KeyError."""
+    root = tmp_path / "data"
+    _write(
+        root,
+        {
+            "wikiclir-sasaki2018-sw-sample/raw/test1_sw_l100.txt": (
+                "2\tchildren play\twatoto wanacheza mpira\n0\tchildren play\tmvua leo\n"
+                "2\train today\tmvua inanyesha leo\n0\train today\twatoto\n"
+            )
+        },
+    )
+    args = ["mine", "-d", "sasaki-sw/test", "--data-root", str(root), "-a", "TFC1"]
+    res = runner.invoke(app, [*args, "-o", str(tmp_path / "inst")])
+    assert res.exit_code == 0, res.output
+    assert "no Snowball stemmer for language 'sw'" in res.output.replace("\n", " ")
