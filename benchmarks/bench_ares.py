@@ -220,7 +220,7 @@ def main() -> None:
         per_axiom[ax.name] = time.perf_counter() - ta
     out["scores_s"] = time.perf_counter() - t
     out["scores_per_axiom_s"] = per_axiom
-    rank = ctx.scores("RANK")
+    rank = ctx.scores("Q-RANK")
     out["rank_distribution"] = {
         "1": float((rank == 1).mean()),
         "2-5": float(((rank >= 2) & (rank <= 5)).mean()),

@@ -1,6 +1,8 @@
 """Axiomatic diagnosis of real systems: TREC DL 2019 runs, and BM25/QL/RM3 on MS MARCO dev.
 
-Writes ``docs/diagnosis.md`` (markdown tables) and ``docs/img/*.png``, prints a JSON summary.
+Writes ``diagnosis.md`` (markdown tables), ``img/*.png`` and the HTML/CSV reports into
+``--out`` (default ``outputs/dl19-diagnosis``) and prints a JSON summary; only with
+``--write-docs`` does it also replace ``docs/diagnosis.md`` and its ``docs/img/*.png``.
 
 Text processing: the thesis analyzer (Rennings 2019, section 3.4.1: Snowball stemming, no
 stopword removal, alphanumeric tokens; ``axiomatic.text.analyzer.parse_analyzer("thesis")``) for
@@ -33,6 +35,7 @@ per query and axiom (``mine(max_instances_per_query=cap, seed=seed)``; default 1
 the uncapped counts. Everything lands in ``--work`` (resumable: finished shards are skipped).
 
     .venv/bin/python benchmarks/dl19_diagnosis.py [--data-root ../shared/data] [--cap 1000]
+        [--out outputs/dl19-diagnosis] [--write-docs]
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from axiomatic.report.tables import MIN_N  # fewest instances a fraction needs to be counted
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -69,7 +74,6 @@ MSMARCO_AXIOMS = (
 )
 MEASURES = ["nDCG@10", "AP", "RR@10"]
 OURS = "BM25 (ours)"
-MIN_N = 30
 ANALYZER = "thesis"
 LEXICAL = ["BM25", "BM25+RM3", OURS]
 NEURAL = ["SPLADE++", "TAS-B", "OpenAI ADA2", "RepLLaMA"]
@@ -131,14 +135,14 @@ def ours_vs_run(args, year: int, an) -> dict:
     from axiomatic.index.cache import dataset_index
     from axiomatic.rankers.base import rerank
     from axiomatic.rankers.lexical import BM25Ranker
-    from axiomatic.report.tables import effectiveness_table, effectiveness_wide
+    from axiomatic.report.tables import RANKER, effectiveness_table, effectiveness_wide
 
     ds = load_dataset(f"trec-dl-{year}/union", data_root=args.data_root)
     ours = BM25Ranker(dataset_index(ds, analyzer=an))
     runs = {"BM25": ds.metadata["runs"]["bm25"], OURS: rerank(ours, ds)}
     eff = effectiveness_table(runs, ds.qrels, ["nDCG@10"], baseline="BM25", rel_threshold=2)
     w = effectiveness_wide(eff)
-    row = eff.set_index("system").loc[OURS]
+    row = eff.set_index(RANKER).loc[OURS]
     return {
         "year": year,
         "queries": len(ds.queries),
@@ -190,6 +194,7 @@ def part_dl19(args, work: Path, img: Path) -> dict:
         title="TREC DL 2019: axiomatic diagnosis of six systems",
         measure="nDCG@10",
         baseline="BM25",
+        min_n=MIN_N,
         notes=[
             f"Instances: seeded uniform sample of at most {args.cap} per query and axiom "
             f"(seed {args.seed}) from {mined['uncapped']:,} mined; analyzer {an.describe()}."
@@ -246,7 +251,9 @@ def part_msmarco(args, work: Path, img: Path) -> dict:
         eff,
         work / "msmarco-report",
         title="MS MARCO dev (test split): BM25 / QL / RM3",
+        measure="nDCG@10",
         baseline="BM25",
+        min_n=MIN_N,
     )
     for key, name in (
         ("bars_png", "msmarco_bars.png"),
@@ -357,22 +364,21 @@ def _retrieval_decided(diag) -> pd.DataFrame:
     return out
 
 
-def _correlations(diag, eff) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """Correlation with nDCG@10 per view (rank correlations first) and within each cluster."""
+def _correlations(diag, eff) -> tuple[pd.DataFrame, pd.DataFrame, dict, dict]:
+    """Correlation with nDCG@10 per view (rank correlations first) and within each cluster,
+    from :func:`axiomatic.report.tables.correlation_frame` (the report's own numbers: a
+    fraction over fewer than MIN_N instances left out, the mean over the axiom groups every
+    system has MIN_N instances of)."""
     from axiomatic.diagnose import stats
-    from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX
-    from axiomatic.report.tables import effectiveness_wide, group_labels, view_diagnoses
+    from axiomatic.report.tables import correlation_frame, correlation_inputs, view_diagnoses
 
-    wide = effectiveness_wide(eff)
-    y = wide["nDCG@10"]
     rows, within, mean_rows, clusters = [], [], {}, {}
     for view, d in view_diagnoses(diag):
-        labels = group_labels(d) | {"mean": "mean over axioms"}
-        corr = d.correlation(wide, "nDCG@10")
+        corr = correlation_frame(d, eff, "nDCG@10", MIN_N)
         for r in corr.itertuples():
             rows.append(
                 {
-                    "axiom": labels.get(r.spec, r.spec),
+                    "axiom": r.label,
                     "view": view,
                     "n": int(r.n),
                     "spearman": r.spearman,
@@ -380,27 +386,14 @@ def _correlations(diag, eff) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
                     "kendall": r.kendall,
                     "kendall_p": r.kendall_p,
                     "pearson": r.pearson,
+                    f"left out (n < {MIN_N})": r.left_out or "-",
                 }
             )
-        # the mean over the axiom groups every system is measured on with >= MIN_N instances
-        # (LNC2 has 1-3 real instances per run file: it would weigh as much as TFC1)
-        piv = d.pivot(by="spec")
-        counts = d.pivot(by="spec", value="n")
-        keep = [r for r in piv.index if r in LEXICAL + NEURAL]
-        piv, counts = piv.loc[keep], counts.loc[keep]
-        cols = [
-            c
-            for c in piv.columns
-            if not str(c).endswith(SYMMETRIC_SUFFIX) and (counts[c] >= MIN_N).all()
-        ]
-        mean = piv[cols].mean(axis=1)
-        name = "mean over " + ", ".join(labels.get(c, c).split(" (")[0] for c in cols)
-        mc = stats.correlation(mean.to_numpy(float), y.loc[keep].to_numpy(float))
-        mean_rows[view] = mc | {"name": name}
-        rows.append(
-            {"axiom": name, "view": view}
-            | {k: mc[k] for k in ("n", "spearman", "spearman_p", "kendall", "kendall_p", "pearson")}
-        )
+        frac, _, y, labels = correlation_inputs(d, eff, "nDCG@10", MIN_N)
+        keep = [r for r in frac.index if r in LEXICAL + NEURAL]
+        mean, y = frac.loc[keep, "mean"], y.loc[keep]
+        mc = corr[corr["spec"] == "mean"].iloc[0]
+        mean_rows[view] = dict(mc) | {"name": labels["mean"]}
         lex = [x for x in LEXICAL if x in mean.index]
         neu = [x for x in NEURAL if x in mean.index]
         clusters[view] = bool(
@@ -507,7 +500,7 @@ def write_markdown(a: dict | None, b: dict | None, c: pd.DataFrame | None, args,
     cmd = (
         "`.venv/bin/python benchmarks/dl19_diagnosis.py"
         + (f" --cap {args.cap}" if args.cap != 1000 else "")
-        + "`"
+        + " --write-docs`"
     )
     lines = [
         "# Axiomatic diagnosis of real systems",
@@ -534,6 +527,10 @@ def write_markdown(a: dict | None, b: dict | None, c: pd.DataFrame | None, args,
         "axiomatic diagnose --instances inst/ --ranker bm25 --ranker ql --run my.trec --out rep/",
         "#   --missing both (default): own-list and union views of run files, side by side",
         "#   --tie-tolerance 1e-9 (default, relative); mine --max-per-query N --seed S",
+        "#   --measure nDCG@10 (default): the one measure of correlation.png/.csv and the HTML",
+        f"#   --min-n {MIN_N} (default): a fraction over fewer instances is left out of the",
+        "#     correlations and the mean over axioms (hollow in the figure, (n=…) in tables)",
+        "#   rep/ may hold an earlier report: its files (report_manifest.json) are replaced",
         "```",
         "",
         "```python",
@@ -556,6 +553,18 @@ def write_markdown(a: dict | None, b: dict | None, c: pd.DataFrame | None, args,
         "print_tables(diag, eff)",
         'write_report(diag, eff, "rep/")  # CSV, JSON, PNG, report.html',
         "```",
+        "",
+        "The HTML page is self-contained (figures inlined) and laid out for a laptop screen: at "
+        "1366 x 768 the page does not scroll sideways (the wide overview table scrolls in its own "
+        "box), and the fulfilment chart is a faceted horizontal dot plot shown at its own size "
+        "(968 px wide on the demo report). `tests/report/test_report_browser.py` checks this for "
+        "25 axioms and 6 rankers in headless Chromium (measured by the page itself, plus a "
+        "screenshot) and is skipped where no Chromium is installed (Debian: `apt-get install "
+        "chromium`). Every figure states what it shows: the correlation names its one "
+        "effectiveness measure (the tables' own) and draws fractions over fewer than "
+        f"{MIN_N} instances hollow with their n, left out of the coefficients and of the mean, "
+        "whose panel names the axioms it averages; the δ* sweep has a numeric axis up to the δ* "
+        "the axiom was mined at, with each ranker's own instance counts on top.",
         "",
         "`diagnose` scores each query's distinct documents once per ranker (one batched "
         "`score` call) and evaluates all instances with array operations. Relations: `>` "
@@ -683,17 +692,38 @@ def main(argv: list[str] | None = None) -> int:
         "--cap", type=int, default=1000, help="max instances per query and axiom (seeded sample)"
     )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--docs", type=Path, default=REPO / "docs" / "diagnosis.md")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "outputs" / "dl19-diagnosis",
+        help="folder for diagnosis.md, img/*.png and the HTML/CSV reports",
+    )
+    p.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="also replace docs/diagnosis.md and its docs/img/*.png in the checkout",
+    )
     p.add_argument("--parts", default="dl19,msmarco,relevance")
     args = p.parse_args(argv)
     parts = set(args.parts.split(","))
     args.work.mkdir(parents=True, exist_ok=True)
-    img = args.docs.parent / "img"
+    args.out.mkdir(parents=True, exist_ok=True)
+    img = args.out / "img"
     img.mkdir(parents=True, exist_ok=True)
     a = part_dl19(args, args.work, img) if "dl19" in parts else None
     b = part_msmarco(args, args.work, img) if "msmarco" in parts else None
     c = part_relevance(args, args.work) if "relevance" in parts else None
-    write_markdown(a, b, c, args, args.docs)
+    for res, name in ((a, "dl19-report"), (b, "msmarco-report")):
+        if res is not None:  # the HTML/CSV report beside the markdown
+            dest = args.out / name
+            shutil.copytree(Path(res["report"]).parent, dest, dirs_exist_ok=True)
+            res["report"] = str(dest / "report.html")
+    write_markdown(a, b, c, args, args.out / "diagnosis.md")
+    if args.write_docs:
+        docs = REPO / "docs"
+        shutil.copyfile(args.out / "diagnosis.md", docs / "diagnosis.md")
+        for png in sorted(img.glob("*.png")):
+            shutil.copyfile(png, docs / "img" / png.name)
     summary: dict = {}
     for name, res in (("dl19", a), ("msmarco", b)):
         if res is None:
@@ -718,6 +748,18 @@ def main(argv: list[str] | None = None) -> int:
         }
         if "ours_vs_run" in res:
             summary[name]["ours_vs_run"] = res["ours_vs_run"]
+            # the README's DL19 figure: the mean fulfilment vs nDCG@10, per view
+            summary[name]["correlation_nDCG@10"] = {
+                view or "all": {
+                    "axioms": r["name"],
+                    "n": int(r["n"]),
+                    "kendall": round(float(r["kendall"]), 2),
+                    "kendall_p": round(float(r["kendall_p"]), 2),
+                    "spearman": round(float(r["spearman"]), 2),
+                    "spearman_p": round(float(r["spearman_p"]), 3),
+                }
+                for view, r in _correlations(res["diag"], res["eff"])[2].items()
+            }
     if c is not None:
         summary["relevance"] = c.reset_index().to_dict(orient="records")
     json.dump(summary, sys.stdout, indent=2, default=str)

@@ -58,7 +58,7 @@ def test_pairs_are_two_distinct_queries_of_one_document(prepared) -> None:
 
 def test_a_model_scoring_by_an_axiom_fulfils_it_and_its_negation_the_complement(prepared):
     texts = _texts(prepared)
-    rep = prepared.ctx.scores("REP-QL")
+    rep = prepared.ctx.scores("Q-REP-QL")
     rng = np.random.default_rng(0)
     table = {texts[k]: float(rep[k]) for k in range(len(prepared.pseudo))}
     noise = {texts[k]: float(rng.normal()) for k in range(len(prepared.pseudo))}
@@ -71,9 +71,9 @@ def test_a_model_scoring_by_an_axiom_fulfils_it_and_its_negation_the_complement(
     }
     res = query_pair_fulfilment(prepared, models, n_docs=40, seed=1, surface=None)
     ful = res["fulfilment"]
-    assert res["pairs"] == 40 and res["decisive"]["REP-QL"] > 0
-    assert ful["rep"]["REP-QL"] == 1.0
-    assert ful["anti-rep"]["REP-QL"] == 0.0
+    assert res["pairs"] == 40 and res["decisive"]["Q-REP-QL"] > 0
+    assert ful["rep"]["Q-REP-QL"] == 1.0
+    assert ful["anti-rep"]["Q-REP-QL"] == 0.0
     for ax, n in res["decisive"].items():
         if n:  # no ties in the noise scores: fulfilled exactly when the negation is not
             assert ful["noise"][ax] + ful["anti-noise"][ax] == pytest.approx(1.0)

@@ -13,7 +13,7 @@ from axiomatic.ares.predictor import (
     sample_negatives,
 )
 
-# 3 documents with 4, 3 and 2 pseudo queries and their RANK values
+# 3 documents with 4, 3 and 2 pseudo queries and their Q-RANK values
 PQ_DOC = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2])
 PQ_RANK = np.array([1, 3, np.inf, 7, 2, 4, np.inf, 9, np.inf])
 
@@ -32,7 +32,7 @@ def test_setting_iii_ignores_documents_without_a_rank_1_query() -> None:
 def test_setting_iv_keeps_only_rank_at_most_5() -> None:
     pos = np.repeat([0, 1, 2], 200)
     _kept, neg = sample_negatives("IV", pos, PQ_DOC, PQ_RANK, seed=1)
-    assert set(PQ_DOC[neg].tolist()) == {0, 1}  # document 2 has no query with RANK <= 5
+    assert set(PQ_DOC[neg].tolist()) == {0, 1}  # document 2 has no query with Q-RANK <= 5
     assert set(neg.tolist()) == {0, 1, 4, 5}
 
 
@@ -120,7 +120,7 @@ def test_unknown_collection_suggests_a_name() -> None:
 
 
 def test_setting_iv_keeps_a_query_of_rank_exactly_5() -> None:
-    """Table 2, IV: RANK "less than or equal to 5" (rank 5 in, rank 6 out)."""
+    """Table 2, IV: Q-RANK "less than or equal to 5" (rank 5 in, rank 6 out)."""
     pq_doc = np.array([0, 0, 0, 1, 1])
     pq_rank = np.array([5, 6, np.inf, 6, 7])
     kept, neg = sample_negatives("IV", np.array([0, 1, 0, 1]), pq_doc, pq_rank, seed=0)

@@ -81,16 +81,32 @@ def test_rank_analyzer_option_changes_bm25_scores(tiny, tmp_path) -> None:
 
 def test_mine_records_analyzer_and_diagnose_uses_it(tiny, tmp_path) -> None:
     inst = tmp_path / "inst"
-    res = runner.invoke(app, ["mine", "-d", "x", "--axioms", "TFC1,M-TDC", "--out", str(inst)])
+    res = runner.invoke(
+        app,
+        ["mine", "-d", "x", "--axioms", "TFC1,M-TDC", "--analyzer", "thesis", "--out", str(inst)],
+    )
     assert res.exit_code == 0, res.output
     cfg = json.loads((inst / "manifest.json").read_text())["config"]
-    assert parse_analyzer(cfg["analyzer_spec"]) == parse_analyzer("thesis")  # mine's default
+    assert parse_analyzer(cfg["analyzer_spec"]) == parse_analyzer("thesis")
     assert cfg["analyzer"] == parse_analyzer("thesis").config_hash
 
     report = tmp_path / "report"
     res = runner.invoke(
         app,
-        ["diagnose", "-i", str(inst), "-d", "x", "-r", "bm25", "--out", str(report), "--no-plots"],
+        [
+            "diagnose",
+            "-i",
+            str(inst),
+            "-d",
+            "x",
+            "-r",
+            "bm25",
+            "--analyzer",
+            "thesis",
+            "--out",
+            str(report),
+            "--no-plots",
+        ],
     )
     if res.exit_code != 0 and "no instances" in res.output:
         pytest.skip("the tiny dataset yields no instances")
@@ -111,10 +127,88 @@ def test_mine_with_default_analyzer_is_recorded_differently(tiny, tmp_path) -> N
     assert parse_analyzer(cfg["analyzer_spec"]).preset == "default"
 
 
-def test_counts_defaults_to_thesis_and_says_so(tiny) -> None:
-    res = runner.invoke(app, ["counts", "-d", "x", "--axioms", "TFC1"])
+def test_counts_thesis_preset_is_explicit_and_said(tiny) -> None:
+    res = runner.invoke(app, ["counts", "-d", "x", "--axioms", "TFC1", "--analyzer", "thesis"])
     assert res.exit_code == 0, res.output
     assert "analyzer: thesis" in res.output
+
+
+# ------------------------------------------------ one default analyzer in every command (#24 s1)
+def test_every_command_defaults_to_the_default_analyzer(tiny, tmp_path) -> None:
+    """mine, counts and diagnose analyze as rank and rerank do unless told otherwise, and each
+    prints the analyzer in its table header."""
+    inst = tmp_path / "inst"
+    res = runner.invoke(app, ["mine", "-d", "x", "--axioms", "TFC1,M-TDC", "--out", str(inst)])
+    assert res.exit_code == 0, res.output
+    cfg = json.loads((inst / "manifest.json").read_text())["config"]
+    assert parse_analyzer(cfg["analyzer_spec"]) == parse_analyzer("default")
+    assert "(analyzer: default)" in " ".join(res.output.split())
+    res = runner.invoke(app, ["counts", "-d", "x", "--axioms", "TFC1"])
+    assert res.exit_code == 0, res.output
+    assert "analyzer: default)" in res.output.splitlines()[0]
+    report = tmp_path / "report"
+    res = runner.invoke(
+        app,
+        ["diagnose", "-i", str(inst), "-d", "x", "-r", "bm25", "--out", str(report), "--no-plots"],
+    )
+    assert res.exit_code == 0, res.output
+    meta = json.loads((report / "diagnosis.json").read_text())["metadata"]
+    assert meta["analyzer"].startswith("default")
+    assert "analyzer: default (lexical rankers); instances mined with: default" in res.output
+    assert "warning" not in res.output
+
+
+def test_diagnose_does_not_inherit_the_manifest_analyzer_and_warns(tiny, tmp_path) -> None:
+    """Instances mined with 'thesis', diagnosed with the default BM25: the ranker is the
+    BM25 of `rank` (not silently the manifest's), and a warning names both analyzers."""
+    inst = tmp_path / "inst"
+    res = runner.invoke(
+        app,
+        ["mine", "-d", "x", "--axioms", "TFC1,M-TDC", "--analyzer", "thesis", "--out", str(inst)],
+    )
+    assert res.exit_code == 0, res.output
+    report = tmp_path / "report"
+    res = runner.invoke(
+        app,
+        ["diagnose", "-i", str(inst), "-d", "x", "-r", "bm25", "--out", str(report), "--no-plots"],
+    )
+    assert res.exit_code == 0, res.output
+    meta = json.loads((report / "diagnosis.json").read_text())["metadata"]
+    assert meta["analyzer"].startswith("default")
+    assert meta["instances_analyzer"].startswith("language=en") or "thesis" in str(
+        meta["instances_analyzer"]
+    )
+    text = " ".join(res.output.split())
+    assert "warning:" in text and "'default'" in text and "mined with 'thesis'" in text
+    assert "--analyzer 'thesis'" in text
+
+
+def test_diagnose_warns_when_runs_meet_thesis_instances(tiny, tmp_path) -> None:
+    inst = tmp_path / "inst"
+    res = runner.invoke(
+        app, ["mine", "-d", "x", "-a", "TFC1", "--analyzer", "thesis", "--out", str(inst)]
+    )
+    assert res.exit_code == 0, res.output
+    run = tmp_path / "r.trec"
+    assert runner.invoke(app, ["rank", "-d", "x", "--out", str(run)]).exit_code == 0
+    res = runner.invoke(
+        app,
+        [
+            "diagnose",
+            "-i",
+            str(inst),
+            "-d",
+            "x",
+            "--run",
+            str(run),
+            "-o",
+            str(tmp_path / "rep"),
+            "--no-plots",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "does not record its text processing" in text and "'thesis'" in text
 
 
 @pytest.mark.parametrize(

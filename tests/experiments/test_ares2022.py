@@ -53,7 +53,7 @@ def test_axioms_lists_the_query_pair_family() -> None:
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
     qp = [r for r in rows if r.get("family") == "query-pair"]
-    assert [r["name"] for r in qp][:2] == ["RANK", "REP-QL"] and len(qp) == 9
+    assert [r["name"] for r in qp][:2] == ["Q-RANK", "Q-REP-QL"] and len(qp) == 9
 
 
 def test_pretrain_unknown_method_and_variant_are_clear_errors(tmp_path) -> None:

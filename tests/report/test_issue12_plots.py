@@ -94,8 +94,10 @@ def test_delta_sweep_legend_stays_inside_narrow_figures(
 
     _, _, diag = big_diagnosis
     figs = []
-    real = P._finish_legend
-    monkeypatch.setattr(P, "_finish_legend", lambda fig, *a: figs.append(fig) or real(fig, *a))
+    real = P._legend_layout
+    monkeypatch.setattr(
+        P, "_legend_layout", lambda fig, *a, **k: figs.append(fig) or real(fig, *a, **k)
+    )
     sweep = diag.delta_sweep()
     sweep = sweep[sweep["spec"].isin(sorted(set(sweep["spec"]))[:n_specs])]
     P.plot_delta_sweep(diag, sweep=sweep)

@@ -126,7 +126,7 @@ def test_write_report_files_plots_and_html(tmp_path, setup):
     back = Diagnosis.load(paths["state"])
     pd.testing.assert_frame_equal(back.table(), diag.table())
     corr = pd.read_csv(paths["correlation_csv"])
-    assert set(corr["measure"]) == {"AP"} and (corr["n"] == 3).all()
+    assert set(corr["measure"]) == {"nDCG@10"} and (corr["n"] == 3).all()  # the tables' one
     assert not list(tmp_path.glob("rep/.*.tmp"))  # atomic writes leave no temp files
 
 

@@ -4,11 +4,11 @@ ARES pre-trains on ordered pseudo-query pairs ``(d, q+, q-)`` (:func:`~axiomatic
 ares_pairs`); a variant named after an axiom must teach that axiom in its direction. For the
 pairs of a variant and every query-pair axiom ``A`` of Table 1: *decisive* = the pairs with
 ``M_A[q+, q-] != 0`` (eq. 9), *agreement* = the fraction of them with ``M_A[q+, q-] = +1``, i.e.
-``q+`` is the query ``A`` prefers in ``A``'s direction (RANK: the query under which BM25 ranks
+``q+`` is the query ``A`` prefers in ``A``'s direction (Q-RANK: the query under which BM25 ranks
 ``d`` higher; REP: the higher length-normalized score; ...). 100 % is an axiom the variant
-orders by (RANK for ARES_rank), about 50 % one the order ignores, below 50 % one the pairs teach
-backwards (issue 21 measured 0 % RANK agreement for ARES_rank when a predictor trained on the
-RANK feature ordered its pairs). A ``LENGTH`` row (prefer the longer query) shows whether the
+orders by (Q-RANK for ARES_rank), about 50 % one the order ignores, below 50 % one the pairs teach
+backwards (issue 21 measured 0 % Q-RANK agreement for ARES_rank when a predictor trained on the
+Q-RANK feature ordered its pairs). A ``LENGTH`` row (prefer the longer query) shows whether the
 pairs teach a length preference; with one sampled length per document it has no decisive pair.
 
 Everything is counted over all pairs of a variant (all collections pooled); the rows are plain
@@ -39,15 +39,15 @@ LENGTH = "LENGTH"
 """Pseudo-axiom of the agreement table: prefer the query with more (analysed) terms."""
 
 PREFERS = {
-    "RANK": "d ranked higher by BM25 (smaller rank)",
-    "REP-QL": "higher normalized query likelihood",
-    "REP-TFIDF": "higher normalized TF-IDF",
-    "PROX-1": "terms closer together in d",
-    "PROX-2": "terms first occur earlier in d",
-    "REG": "most diverse term more frequent in d",
-    "STM-1": "semantically closer to d",
-    "STM-2": "more terms in d (STM-1 close)",
-    "STM-3": "more terms similar to d",
+    "Q-RANK": "d ranked higher by BM25 (smaller rank)",
+    "Q-REP-QL": "higher normalized query likelihood",
+    "Q-REP-TFIDF": "higher normalized TF-IDF",
+    "Q-PROX-1": "terms closer together in d",
+    "Q-PROX-2": "terms first occur earlier in d",
+    "Q-REG": "most diverse term more frequent in d",
+    "Q-STM-1": "semantically closer to d",
+    "Q-STM-2": "more terms in d (Q-STM-1 close)",
+    "Q-STM-3": "more terms similar to d",
     LENGTH: "longer query",
 }
 """What the query an axiom prefers has (the axiom's direction, as Table 1 words it)."""

@@ -39,7 +39,7 @@ from axiomatic.text.analyzer import Analyzer
 
 COLLECTIONS = ("msmarco-20k", "scifact", "demo")
 SCORES_VERSION = 2
-"""Version 2: distinct unknown words of a real query count as distinct terms (REG never picks
+"""Version 2: distinct unknown words of a real query count as distinct terms (Q-REG never picks
 one). Part of the cache key."""
 
 
@@ -201,8 +201,8 @@ def prepare(
     missing = [a for a in axs if a.spec not in cache]
     for a in missing:
         ctx.scores(a)
-    if "STM-1" not in cache and any(a.name == "STM-2" for a in axs):
-        ctx.scores("STM-1")
+    if "Q-STM-1" not in cache and any(a.name == "Q-STM-2" for a in axs):
+        ctx.scores("Q-STM-1")
     if sc_file is not None and missing:
         with atomic_path(sc_file) as tmp:
             pq.write_table(pa.table({k: pa.array(v) for k, v in cache.items()}), tmp)
@@ -234,7 +234,7 @@ def setting_pairs(
     rows of :func:`setting_features` (``y = 1`` when ``i`` is the real query)."""
     from axiomatic.ares.predictor import balanced_pairs, sample_negatives
 
-    rank = prepared.ctx.scores("RANK")[: prepared.n_pseudo]
+    rank = prepared.ctx.scores("Q-RANK")[: prepared.n_pseudo]
     kept, neg = sample_negatives(setting, prepared.real_doc, prepared.pseudo.doc, rank, seed)
     pos = prepared.real_ids[kept]
     return balanced_pairs(pos, neg, seed)

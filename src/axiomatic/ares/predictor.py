@@ -5,9 +5,9 @@ Positives are real queries of the training collections with one of their relevan
 under one of four settings (Table 2):
 
 * **I**: uniformly from all pseudo queries of ``d``;
-* **II**: with ``p = softmax(1 / RANK)`` over them (``1 / +inf = 0``);
-* **III**: like I, but documents none of whose pseudo queries has RANK 1 are ignored;
-* **IV**: uniformly among the pseudo queries with RANK <= 5 (documents without one are ignored).
+* **II**: with ``p = softmax(1 / Q-RANK)`` over them (``1 / +inf = 0``);
+* **III**: like I, but documents none of whose pseudo queries has Q-RANK 1 are ignored;
+* **IV**: uniformly among the pseudo queries with Q-RANK <= 5 (documents without one are ignored).
 
 Each pair is put in random order (label 1 when ``q+`` comes first, so the labels are balanced),
 described by the preference feature matrix of eq. 9 (one column per query-pair axiom), and a
@@ -17,12 +17,12 @@ validation AUC predicts the test 10 %; repeated over seeds (ours) because our te
 
 The predictor cannot invert an axiom: every feature is monotone-constrained (LightGBM's
 ``monotone_constraints``, +1 for every column). Each column of eq. 9 is already oriented by its
-axiom (``M_A[i, j] = +1`` when ``A`` prefers ``q_i``; RANK's "lower is better" and PROX's
+axiom (``M_A[i, j] = +1`` when ``A`` prefers ``q_i``; Q-RANK's "lower is better" and PROX's
 "closer/earlier is better" are applied in :func:`~axiomatic.axioms.query_pairs.pair_preferences`)
 and the label is 1 when ``q_i`` is the real query, so +1 reads "the query an axiom prefers is
 never made less likely to be the preferred one". Without it, the trees learn whatever separates
 real from pseudo queries in the training data, and on a corpus built from the real queries'
-own BM25 candidate lists that is RANK *backwards* (the pseudo query ranks the document higher),
+own BM25 candidate lists that is Q-RANK *backwards* (the pseudo query ranks the document higher),
 which the pre-training pairs then teach. And the prediction is antisymmetric by construction,
 ``p(q_i over q_j) = 1 - p(q_j over q_i)`` (:meth:`PreferencePredictor.predict_proba`): a pair's
 order then does not depend on which query the pair happened to list first, and a pair on which
@@ -94,7 +94,7 @@ def sample_negatives(
     """One negative pseudo query per positive ``(q+, d)`` under ``setting`` (Table 2).
 
     ``pos_doc``: document row of each positive; ``pq_doc`` (sorted, contiguous per document) and
-    ``pq_rank``: document row and RANK value of every pseudo query. Returns ``(kept, neg)``:
+    ``pq_rank``: document row and Q-RANK value of every pseudo query. Returns ``(kept, neg)``:
     the indices of the positives that got a negative and the chosen pseudo-query indices.
     Vectorized: one Gumbel-max over a padded ``n_pos x k`` matrix.
     """

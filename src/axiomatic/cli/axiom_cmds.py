@@ -21,12 +21,17 @@ from axiomatic.cli.app import app
 from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedOpt
 from axiomatic.cli.common import (
     ANALYZER_HELP,
+    DEFAULT_ANALYZER,
+    analyzer_label,
     check_output_dir,
     check_output_file,
     console,
     err_console,
     fail,
+    warn,
+    warn_analyzer_mismatch,
 )
+from axiomatic.cli.run_inputs import CandidatesOpt, FirstStageOpt
 
 DataRoot = Annotated[
     Path | None,
@@ -128,8 +133,11 @@ def _load_manifest(folder: Path, command: str = "diagnose") -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+        from axiomatic.diagnose.mining import manifest_problem
+
+        problem = manifest_problem(data)  # e.g. a "config" that is not an object
+        if problem is not None:
+            raise ValueError(problem)
     except (ValueError, UnicodeDecodeError) as exc:
         if command == "mine-overwrite":
             return _CORRUPT
@@ -184,18 +192,22 @@ def axioms(
     if as_json:
         console.print_json(json.dumps(rows, default=str))
         return
-    t = Table(title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2")')
-    for col in ("name", "arity", "relation", "variants", "parameters", "description"):
+    t = Table(
+        title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2"; Q-*: ARES\' '
+        "query-pair family <q1, q2, d>, for `axiomatic ares`)"
+    )
+    for col in ("name", "arity", "relation", "variants", "parameters", "description", "source"):
         t.add_column(col, overflow="fold")
     for r in rows:
         params = r.get("params") or {}
         t.add_row(
-            str(r.get("name", "")),
+            escape(str(r.get("name", ""))),
             str(r.get("arity", "")),
-            str(r.get("relation", "")),
+            escape(str(r.get("relation", ""))),
             ", ".join(map(str, r.get("variants", []))),
-            ", ".join(f"{k}={v}" for k, v in params.items()),
-            str(r.get("description", "")),
+            escape(", ".join(f"{k}={v}" for k, v in params.items())),
+            escape(str(r.get("description", ""))),
+            escape(str(r.get("citation", ""))),
         )
     console.print(t)
     from axiomatic.axioms.algebra import OPERATORS
@@ -240,7 +252,12 @@ def mine(
         ),
     ] = 100,
     depth: Annotated[
-        int | None, typer.Option(min=1, help="Use the first N candidates per query.")
+        int | None,
+        typer.Option(
+            min=1,
+            help="Use the first N candidates per query (with --first-stage / --candidates: "
+            "their depth, default 100).",
+        ),
     ] = None,
     max_per_query: Annotated[
         int | None,
@@ -260,16 +277,26 @@ def mine(
         bool, typer.Option(help="Start afresh if OUT holds another configuration.")
     ] = False,
     analyzer: Annotated[
-        str, typer.Option("--analyzer", help=ANALYZER_HELP + " Default: thesis.")
-    ] = "thesis",
+        str,
+        typer.Option(
+            "--analyzer",
+            help=ANALYZER_HELP + " Default: 'default', the analyzer of rank, rerank and "
+            "diagnose; 'thesis' reproduces Rennings (2019).",
+        ),
+    ] = "default",
+    first_stage: FirstStageOpt = None,
+    candidates: CandidatesOpt = None,
     qrels: QrelsOpt = None,
     skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Mine diagnostic instances (axiom pairs/triples) from a dataset's candidate lists.
 
-    Resumable: re-running with the same settings skips the shards already written.
+    Resumable: re-running with the same settings skips the shards already written. A
+    full-retrieval dataset (scifact/test) is mined from a first stage, recorded for
+    `diagnose`: --first-stage bm25 --depth 100 (or --candidates RUN).
     """
+    from axiomatic.cli.run_inputs import record_first_stage, with_first_stage
     from axiomatic.diagnose.mining import mine as mine_fn
 
     check_output_dir(out)
@@ -277,6 +304,16 @@ def mine(
         (out / "manifest.json").unlink()
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
+    staged = first_stage is not None or candidates is not None
+    ds = with_first_stage(
+        ds,
+        first_stage=first_stage,
+        candidates=candidates,
+        depth=depth or 100,
+        analyzer=an,
+        data_root=data_root,
+        skip_malformed=skip_malformed,
+    )
     axs = _parse_axioms_or_exit(axioms, variant)
     kept = _kept_default_variant(axs, variant)
     if kept:
@@ -303,10 +340,15 @@ def mine(
     from axiomatic.cli.collection_cmds import record_dataset_files
 
     record_dataset_files(out, ds, qrels)  # so that `diagnose` finds a file-defined dataset
+    if staged:  # so that `diagnose` rebuilds the same candidate lists
+        record_first_stage(out, first_stage, candidates, depth or 100, an)
     from rich.table import Table
 
     t = Table(
-        title=escape(f"mined {summary['instances']:,} instances from {dataset} into {out}"),
+        title=escape(
+            f"mined {summary['instances']:,} instances from {dataset} into {out} (analyzer: "
+            f"{analyzer_label(an)})"
+        ),
         caption=escape(f"analyzer: {an.describe()}"),
     )
     t.add_column("axiom")
@@ -324,6 +366,13 @@ def mine(
         f"{summary['shards'] - summary.get('shards_skipped', 0)}, resumed "
         f"{summary.get('shards_skipped', 0)}"
     )
+    redone = summary.get("shards_redone") or []
+    if redone:
+        err_console.print(
+            f"[yellow]note:[/] mined again {len(redone)} shard(s) that were truncated or corrupt "
+            "on disk: " + escape(", ".join(redone)),
+            highlight=False,
+        )
 
 
 VARIANTS = ("strict", "extended", "relaxed")
@@ -333,6 +382,14 @@ def _analyzer_for(spec: str | None, ds: Any) -> Any:
     from axiomatic.cli.common import analyzer_or_exit, dataset_language
 
     return analyzer_or_exit(spec, dataset_language(ds))
+
+
+def _uses_analyzer(ranker: Any) -> bool:
+    """Whether ``ranker`` analyzes text with the command's analyzer (the lexical rankers,
+    which score through the dataset's index); a neural model or a run file does not."""
+    from axiomatic.index.collection import CollectionIndex
+
+    return isinstance(getattr(ranker, "index", None), CollectionIndex)
 
 
 def _kept_default_variant(axs: list[Any], variant: str | None) -> list[Any]:
@@ -415,9 +472,10 @@ def diagnose(
         list[str] | None,
         typer.Option(
             "--run",
-            help="TREC run file to diagnose as a ranker, as PATH or NAME=PATH (repeatable; "
-            "default name: the run's tag when it has one, else the file name; instances on "
-            "artificial documents are skipped and reported).",
+            help="TREC run file to diagnose as a ranker, as PATH or NAME=PATH, or a catalog "
+            "system's run such as trec-dl-2019/splade-pp (repeatable; default name: the run's "
+            "tag when it has one, else the file name; a catalog run: the system's short name; "
+            "instances on artificial documents are skipped and reported).",
         ),
     ] = None,
     dataset: Annotated[
@@ -431,6 +489,23 @@ def diagnose(
     measures: Annotated[
         str, typer.Option(help="Effectiveness measures (ir_measures names).")
     ] = DEFAULT_MEASURES,
+    measure: Annotated[
+        str,
+        typer.Option(
+            "--measure",
+            help="The measure correlated with axiomatic performance (correlation.png/.csv and "
+            "the HTML alike; added to --measures when missing).",
+        ),
+    ] = "nDCG@10",
+    min_n: Annotated[
+        int,
+        typer.Option(
+            "--min-n",
+            min=1,
+            help="Fewest instances a fulfilment fraction needs to enter a correlation and the "
+            "mean over axioms (tables show (n=...) below it).",
+        ),
+    ] = 20,
     oracle: Annotated[bool, typer.Option(help="Add the qrels oracle as a reference.")] = True,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     allow_partial: Annotated[
@@ -463,13 +538,34 @@ def diagnose(
         str | None,
         typer.Option(
             "--analyzer",
-            help=ANALYZER_HELP + " Used by the lexical rankers; default: the analyzer the "
-            "instances were mined with (recorded in their manifest).",
+            help=ANALYZER_HELP + " Used by the lexical rankers (default: 'default', as in rank "
+            "and mine; not taken from the instances). A warning says when it differs from the "
+            "analyzer the instances were mined with.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="Name of the ranker or run the others are tested against (as shown in the "
+            "table; default: the first).",
+        ),
+    ] = None,
+    first_stage: FirstStageOpt = None,
+    candidates: CandidatesOpt = None,
+    depth: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Depth of --first-stage / --candidates (default: as recorded by mine)."
         ),
     ] = None,
     data_root: DataRoot = None,
 ) -> None:
-    """Diagnose rankers and run files on mined instances; print the table, write the report."""
+    """Diagnose rankers and run files on mined instances; print the table, write the report.
+
+    Instances mined from a first stage (`mine --first-stage bm25 --depth 100`) are diagnosed on
+    the same candidate lists: the first stage recorded in their manifest is applied again.
+    """
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
     from axiomatic.diagnose.mining import IncompleteInstancesError, read_instances
     from axiomatic.report.tables import effectiveness_table, print_tables
@@ -487,8 +583,13 @@ def diagnose(
             f"{suggest(missing, MISSING_POLICIES)}"
         )
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
+    _parse_measures_or_exit(measure)
+    measure, measures = _correlation_measure(measure, measures)
     check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root, qrels, skip_malformed)
+    ds = _first_stage_of_instances(
+        ds, instances, first_stage, candidates, depth, analyzer, data_root, skip_malformed
+    )
     try:
         inst, inst_arts = read_instances(instances, allow_partial=allow_partial)
     except FileNotFoundError as exc:
@@ -501,6 +602,7 @@ def diagnose(
         ) from None
     except (OSError, ValueError) as exc:  # pyarrow's errors are OSError / ValueError subclasses
         raise fail(_unreadable_instances(instances, exc)) from None
+    _check_instances_current(instances, ds)
     if inst.empty:
         raise fail(f"{instances} holds no instances; mine with other axioms or settings")
     import pandas as pd
@@ -511,31 +613,62 @@ def diagnose(
     except (OSError, ValueError) as exc:
         raise fail(_unreadable_instances(instances, exc)) from None
     mined_with = _manifest_analyzer(instances)
-    an = _analyzer_for(analyzer if analyzer is not None else mined_with, ds)
+    # the analyzer the user asked for (one default everywhere), never silently the manifest's
+    an = _analyzer_for(analyzer or DEFAULT_ANALYZER, ds)
     if art is None and inst_arts:  # an unfinished run has not consolidated them yet
         art = inst_arts
     legend: dict[str, str] = {}
-    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed, legend)
-    try:
-        diag = diagnose_fn(
-            inst,
-            rankers,
-            ds,
-            art,
-            oracle=oracle and bool(ds.qrels),
-            missing=missing,
-            tie_tolerance=tie_tolerance,
+    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed, legend, data_root)
+    if baseline is not None and baseline not in rankers:
+        typed = [n for n, spec in legend.items() if baseline in (spec, spec.removeprefix("run:"))]
+        baseline = typed[0] if len(typed) == 1 else baseline  # the spec typed: -r ql
+    if baseline is not None and baseline not in rankers:
+        from axiomatic.cli.common import suggest
+
+        raise fail(
+            f"--baseline {baseline!r} is not one of the rankers and runs "
+            f"({', '.join(rankers)}); give a name as shown in the table.{suggest(baseline, rankers)}"
         )
+    lexical = [name for name, r in rankers.items() if _uses_analyzer(r)]
+    if lexical:
+        warn_analyzer_mismatch(an, mined_with, ds, "--ranker " + ", ".join(lexical))
+    mined_an = _analyzer_for(mined_with or DEFAULT_ANALYZER, ds)
+    if run and mined_an != _analyzer_for(DEFAULT_ANALYZER, ds):
+        warn(
+            f"the instances were mined with the '{analyzer_label(mined_an)}' analyzer; a run file "
+            "does not record its text processing, and `axiomatic rank` analyzes with 'default' "
+            f"unless given --analyzer: rank with --analyzer {analyzer_label(mined_an)!r} (or mine "
+            "with the runs' analyzer) so that runs and instances see the same terms"
+        )
+    console.print(
+        f"analyzer: {analyzer_label(an)}"
+        + (" (lexical rankers)" if lexical else "")
+        + f"; instances mined with: {analyzer_label(mined_an)}"
+        + ("" if mined_with else " (not recorded)"),
+        markup=False,
+        highlight=False,
+    )
+    import warnings
+
+    from axiomatic.diagnose.engine import AnalyzerMismatchWarning
+
+    try:
+        with warnings.catch_warnings():  # said above, with the --analyzer to pass
+            warnings.simplefilter("ignore", AnalyzerMismatchWarning)
+            diag = diagnose_fn(
+                inst,
+                rankers,
+                ds,
+                art,
+                oracle=oracle and bool(ds.qrels),
+                missing=missing,
+                tie_tolerance=tie_tolerance,
+            )
     except (KeyError, ValueError) as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
     diag.metadata["analyzer"] = an.describe()
     diag.metadata["instances_analyzer"] = mined_with
     diag.metadata["legend"] = legend  # short name -> spec, in the report and its JSON
-    if mined_with is not None and _analyzer_for(mined_with, ds) != an:
-        err_console.print(
-            f"[yellow]note:[/] the rankers analyze text with {an.spec!r}, the instances were "
-            f"mined with {mined_with!r}"
-        )
 
     eff = None
     if ds.qrels:
@@ -545,15 +678,111 @@ def diagnose(
         for name, r in rankers.items():
             runs[name] = r.run if hasattr(r, "run") and not callable(r.run) else rerank(r, ds)
         try:
-            eff = effectiveness_table(runs, ds.qrels, measures, rel_threshold=ds.rel_threshold)
+            eff = effectiveness_table(
+                runs, ds.qrels, measures, rel_threshold=ds.rel_threshold, baseline=baseline
+            )
         except (KeyError, ValueError) as exc:
             raise fail(str(exc.args[0] if exc.args else exc)) from None
-    print_tables(diag, eff, console=console)
-    paths = write_report(diag, eff, out, title=f"Axiomatic diagnosis: {ds.name}", plots=plots)
+    _warn_depths(rankers)
+    print_tables(diag, eff, console=console, min_n=min_n, baseline=baseline)
+    paths = write_report(
+        diag,
+        eff,
+        out,
+        title=f"Axiomatic diagnosis: {ds.name}",
+        plots=plots,
+        measure=measure,
+        min_n=min_n,
+        baseline=baseline,
+    )
     console.print(
         f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",
         markup=False,
     )
+
+
+def _correlation_measure(measure: str, measures: str) -> tuple[str, str]:
+    """``--measure`` under its ir_measures name, and ``--measures`` with it added if missing."""
+    from axiomatic.evaluate.metrics import parse_measures
+
+    name = str(parse_measures(measure)[0])
+    if name not in {str(m) for m in parse_measures(measures)}:
+        measures = f"{measures} {name}"
+    return name, measures
+
+
+def _warn_depths(rankers: dict[str, Any]) -> None:
+    """Warn when the diagnosed run files have different depths (documents per query)."""
+    from axiomatic.report.tables import depth_note
+
+    runs = {n: r.run for n, r in rankers.items() if hasattr(r, "run") and not callable(r.run)}
+    note = depth_note(runs)
+    if note:
+        err_console.print(f"warning: {note}", markup=False, style="yellow")
+
+
+def _first_stage_of_instances(
+    ds: Any,
+    instances: Path,
+    first_stage: str | None,
+    candidates: str | None,
+    depth: int | None,
+    analyzer: str | None,
+    data_root: Path | None,
+    skip_malformed: bool,
+) -> Any:
+    """``ds`` with the candidate lists the instances were mined from: the first stage given
+    here, else the one ``mine`` recorded (with the analyzer it used, so that the lists are the
+    same), else the dataset's own."""
+    from axiomatic.cli.run_inputs import first_stage_of_manifest, with_first_stage
+
+    recorded = first_stage_of_manifest(_load_manifest(instances))
+    if first_stage is None and candidates is None:
+        if recorded is None:
+            return ds
+        first_stage, candidates = recorded.get("first_stage"), recorded.get("candidates")
+        depth, analyzer = recorded["depth"], recorded.get("analyzer") or analyzer
+        err_console.print(
+            "note: candidates from the first stage recorded by mine: "
+            + (f"--first-stage {first_stage}" if first_stage else f"--candidates {candidates}")
+            + f" --depth {depth}",
+            markup=False,
+            highlight=False,
+        )
+    return with_first_stage(
+        ds,
+        first_stage=first_stage,
+        candidates=candidates,
+        depth=depth or 100,
+        analyzer=_analyzer_for(analyzer or DEFAULT_ANALYZER, ds),
+        data_root=data_root,
+        skip_malformed=skip_malformed,
+    )
+
+
+def _check_instances_current(instances: Path, ds: Any) -> None:
+    """Refuse instances mined from other data than ``ds`` has now (an edited passage, other
+    candidates or labels), as ``mine`` refuses to resume over them; note when the manifest is
+    too old to say."""
+    from axiomatic.diagnose.mining import StaleInstancesError, check_current
+
+    manifest = _load_manifest(instances)
+    if not manifest:
+        return
+    try:
+        checked = check_current(instances, manifest, ds)
+    except StaleInstancesError as exc:
+        raise fail(
+            f"{instances} holds instances mined from other data than dataset {ds.name!r} has "
+            f"now (changed: {'; '.join(exc.changed)}); their scores would describe the old "
+            f"collection. Mine them again: `axiomatic mine ... --out {instances} --overwrite`"
+        ) from None
+    if not checked:
+        err_console.print(
+            f"[yellow]note:[/] {escape(str(instances))} was mined by an older version that did "
+            "not record its inputs: cannot check that they match the current dataset",
+            highlight=False,
+        )
 
 
 def _manifest_analyzer(instances: Path) -> str | None:
@@ -594,10 +823,12 @@ def _make_rankers(
     analyzer: Any = None,
     skip_malformed: bool = False,
     legend: dict[str, str] | None = None,
+    data_root: Path | None = None,
 ) -> dict[str, Any]:
-    """Rankers by display name; ``legend`` (when given) receives name -> what the user typed."""
+    """Rankers by display name; ``legend`` (when given) receives name -> what the user typed.
+    ``runs`` are run files or catalog systems (``trec-dl-2019/splade-pp``)."""
     from axiomatic.cli.collection_cmds import set_cli_skip_malformed
-    from axiomatic.cli.run_inputs import parse_named_paths
+    from axiomatic.cli.run_inputs import read_named_runs
     from axiomatic.rankers.registry import make_ranker, split_name, with_name
 
     set_cli_skip_malformed(skip_malformed)  # also for run:FILE specs, read on first use
@@ -623,18 +854,16 @@ def _make_rankers(
                 r = with_name(r, name)
         out[name] = r
         legend[name] = spec if given is None else bare
-    for item in parse_named_paths(runs, "--run"):
-        from axiomatic.cli.collection_cmds import read_run_cli
+    # read now: a malformed line fails before the work, naming --skip-malformed
+    for item in read_named_runs(runs, "--run", data_root, skip_malformed):
         from axiomatic.rankers.runfile import RunFileRanker
 
-        # read now: a malformed line fails before the work, naming --skip-malformed
-        parsed = read_run_cli(item.path, skip_malformed)
         name = item.name
         base, k = name, 2
         while name in out:
             name, k = f"{base}-{k}", k + 1
-        out[name] = RunFileRanker(parsed, name=name)  # NaN for documents the run lacks: skipped
-        legend[name] = f"run:{item.path}"
+        out[name] = RunFileRanker(item.run, name=name)  # NaN for documents it lacks: skipped
+        legend[name] = f"run:{item.path}" if item.path is not None else item.source
     return out
 
 
@@ -647,13 +876,16 @@ def rerank(
         str, typer.Option("--axioms", "-a", help="Comma-separated axioms to aggregate.")
     ] = "TFC1,TFC2,M-TDC,LNC2",
     base: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Base ranking: a ranker spec (bm25, ql, [NAME=]st:DIR, ...) scoring the "
-            "dataset's candidates, or run:PATH, whose own ranking is re-ranked (documents "
-            "outside the candidates get their text from the collection)."
+            help="Base ranking: 'dataset' (the run that defines the dataset, e.g. Anserini's "
+            "BM25 for trec-dl-2019/bm25, else its candidate order; the default for datasets "
+            "defined by a run), a ranker spec (bm25, ql, [NAME=]st:DIR, ...; the default "
+            "otherwise: bm25) scoring the dataset's candidates, or a run: run:PATH, PATH or a "
+            "catalog system (trec-dl-2019/splade-pp), whose own ranking is re-ranked "
+            "(documents outside the candidates get their text from the collection)."
         ),
-    ] = "bm25",
+    ] = None,
     depth: Annotated[int, typer.Option(min=1, help="Re-rank the top N of the base run.")] = 20,
     aggregation: Annotated[
         str,
@@ -748,12 +980,33 @@ def rerank(
         from axiomatic.cli.run_inputs import parse_weights
 
         extra["weights"] = parse_weights(weights, pairwise)
+    from axiomatic.cli.run_inputs import catalog_run, dataset_run
+
+    if base is None:  # a dataset defined by a run starts from that run, not from our BM25
+        found = dataset_run(ds)
+        base = "dataset" if found is not None else "bm25"
+        if found is not None:
+            err_console.print(
+                f"note: base ranking: the run that defines {ds.name} ({found[0]}); "
+                "--base bm25 re-scores its candidates with the project's BM25 instead",
+                markup=False,
+                highlight=False,
+            )
     base_name, base_spec = split_name(base)
-    try:
-        base_kind, base_params = parse_ranker_spec(base_spec)
-    except ValueError as exc:
-        raise fail(f"bad --base {base!r}: {exc}") from None
-    if base_kind == "run" and aggregation == "learned" and train_run is None:
+    given_run: dict[str, dict[str, float]] | None = None
+    if base_spec.strip().lower() == "dataset":
+        base_kind, base_params = "dataset", {}
+    elif Path(base_spec).expanduser().is_file():  # a path, as diagnose --run takes it
+        base_kind, base_params = "run", {"path": str(Path(base_spec).expanduser())}
+    elif (cat := catalog_run(base, data_root, "--base")) is not None:
+        base_kind, base_params = "catalog", {"path": cat[1]}
+        base_name, given_run = cat[0] or cat[1].rsplit("/", 1)[-1], cat[2]
+    else:
+        try:
+            base_kind, base_params = parse_ranker_spec(base_spec)
+        except ValueError as exc:
+            raise fail(f"bad --base {base!r}: {exc}") from None
+    if base_kind in ("run", "catalog") and aggregation == "learned" and train_run is None:
         raise fail(
             "--base is a run of this dataset; --aggregation learned also needs the base run "
             "of --train-dataset: pass it with --train-run FILE"
@@ -761,7 +1014,16 @@ def rerank(
     from axiomatic.index.cache import dataset_index
 
     index = dataset_index(ds, analyzer=an)
-    if base_kind == "run":
+    if base_kind == "dataset":
+        from axiomatic.cli.run_inputs import base_of_dataset
+
+        own_label, base_run = base_of_dataset(ds)
+        base_label = base_name or own_label
+    elif base_kind == "catalog":
+        assert given_run is not None
+        base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root, given_run)
+        base_label = str(base_name)
+    elif base_kind == "run":
         base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root)
         from axiomatic.cli.run_inputs import run_tag
 
@@ -787,6 +1049,10 @@ def rerank(
 
             tr_path = parse_named_paths([train_run], "--train-run")[0].path
             t_run, train = _run_base(str(tr_path), train, depth, "--train-run", data_root)
+        elif base_kind == "dataset":
+            from axiomatic.cli.run_inputs import base_of_dataset
+
+            t_run = base_of_dataset(train)[1]
         else:
             try:
                 train_ranker = make_ranker(base, train, analyzer=an)
@@ -843,7 +1109,12 @@ def rerank(
         from axiomatic.report.tables import RANKER
 
         wide = eff.pivot_table(index=RANKER, columns="measure", values="value", sort=False)
-        console.print(rich_table(wide.map(lambda v: f"{v:.3f}"), title=f"{dataset}: effectiveness"))
+        console.print(
+            rich_table(
+                wide.map(lambda v: f"{v:.3f}"),
+                title=f"{dataset}: effectiveness (analyzer: {analyzer_label(an)})",
+            )
+        )
     else:
         err_console.print("[yellow]note:[/] the dataset has no qrels; nothing evaluated")
 
@@ -873,18 +1144,25 @@ def _imitate_run(value: str, train: Any) -> dict[str, dict[str, float]]:
 
 
 def _run_base(
-    path: str, ds: Any, depth: int, option: str, data_root: Path | None
+    path: str,
+    ds: Any,
+    depth: int,
+    option: str,
+    data_root: Path | None,
+    run: dict[str, dict[str, float]] | None = None,
 ) -> tuple[dict[str, dict[str, float]], Any]:
-    """A run file as the base ranking of ``ds``: its own ranking (not re-scored candidates),
-    restricted to the dataset's queries; documents of its top ``depth`` that the dataset lacks
-    get their text from the collection (else a clear error with the count and ids)."""
+    """A run file (or ``run``, a catalog system's run named ``path``) as the base ranking of
+    ``ds``: its own ranking (not re-scored candidates), restricted to the dataset's queries;
+    documents of its top ``depth`` that the dataset lacks get their text from the collection
+    (else a clear error with the count and ids)."""
     from axiomatic.cli.run_inputs import dataset_with_documents
     from axiomatic.data.trec import read_run
 
-    try:
-        run = read_run(path)
-    except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
-        raise fail(f"{option} {path}: {exc}") from None
+    if run is None:
+        try:
+            run = read_run(path)
+        except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
+            raise fail(f"{option} {path}: {exc}") from None
     matched = {q: v for q, v in run.items() if q in ds.queries}
     if not matched:
         raise fail(
@@ -932,14 +1210,23 @@ def counts(
         ),
     ] = None,
     analyzer: Annotated[
-        str, typer.Option("--analyzer", help=ANALYZER_HELP + " Default: thesis.")
-    ] = "thesis",
+        str,
+        typer.Option(
+            "--analyzer",
+            help=ANALYZER_HELP + " Default: 'default' (as every command); the thesis' Tables "
+            "3.6-3.11 are reproduced with --analyzer thesis.",
+        ),
+    ] = "default",
     qrels: QrelsOpt = None,
     skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
     """Instance counts per conversion stage: original, extended, extended + length relaxation
-    only, relaxed (Rennings 2019, Tables 3.6/3.7), as markdown."""
+    only, relaxed (Rennings 2019, Tables 3.6/3.7), as markdown.
+
+    The text is analyzed as by every other command (--analyzer default); the thesis' tables
+    used --analyzer thesis (no stopword removal), the preset that reproduces them.
+    """
     from axiomatic.diagnose.counts import presence_table, split_counts, variant_counts
     from axiomatic.report.tables import to_markdown
 
@@ -966,7 +1253,10 @@ def counts(
     tuples = table.groupby("axiom", sort=False)["tuples"].max()
     wide["tuples"] = tuples
     console.print(
-        f"## {ds.name}: instances per stage (relaxed: delta*={delta_rel})\n", markup=False
+        f"## {ds.name}: instances per stage (relaxed: delta*={delta_rel}; analyzer: "
+        f"{analyzer_label(an)})\n",
+        markup=False,
+        highlight=False,
     )
     console.print(to_markdown(wide.fillna(-1).astype(int).replace(-1, "-")), markup=False)
     console.print(f"\nanalyzer: {an.describe()}", markup=False, highlight=False)
@@ -981,6 +1271,7 @@ def counts(
             console.print(f"({inst.attrs['partial']}: an unfinished mining run)", markup=False)
         mined_with = _manifest_analyzer(instances) or "default (not recorded)"
         console.print(f"\ninstances of {instances}: analyzer {mined_with}", markup=False)
+        warn_analyzer_mismatch(an, _manifest_analyzer(instances), ds, "counts", "--instances")
         console.print("\n## instances per split\n")
         console.print(to_markdown(split_counts(inst)), markup=False)
         console.print("\n## relevance of (preferred, other) documents\n")

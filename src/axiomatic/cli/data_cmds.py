@@ -15,6 +15,8 @@ from axiomatic.cli.app import app
 from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedOpt
 from axiomatic.cli.common import (
     ANALYZER_HELP,
+    DEFAULT_ANALYZER,
+    analyzer_label,
     analyzer_or_exit,
     check_output_file,
     console,
@@ -23,6 +25,7 @@ from axiomatic.cli.common import (
     fail,
     warn,
 )
+from axiomatic.cli.run_inputs import CandidatesOpt, FirstStageOpt
 
 DataRoot = Annotated[
     Path | None,
@@ -159,50 +162,57 @@ def rank(
     ),
     depth: Annotated[
         int,
-        typer.Option(min=1, help="Documents per query (retrieval depth / candidates re-ranked)."),
+        typer.Option(
+            min=1,
+            help="Documents per query: retrieval depth, candidates re-ranked, or the depth of "
+            "--first-stage / --candidates.",
+        ),
     ] = 1000,
     tag: Annotated[str | None, typer.Option(help="Run tag (default: the ranker name).")] = None,
     analyzer: Annotated[
         str, typer.Option("--analyzer", help=ANALYZER_HELP + " Used by lexical rankers.")
-    ] = "default",
+    ] = DEFAULT_ANALYZER,
+    first_stage: FirstStageOpt = None,
+    candidates: CandidatesOpt = None,
     qrels: QrelsOpt = None,
     skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
-    """Rank a dataset: re-rank its candidate lists, or retrieve from the whole collection."""
-    from axiomatic._progress import track
+    """Rank a dataset: re-rank its candidate lists, or retrieve from the whole collection.
+
+    A neural model on a full-retrieval dataset re-ranks a first stage:
+    `axiomatic rank -d scifact/test -r model:models/knrm-ar --first-stage bm25 --depth 100`.
+    """
+    from axiomatic.cli.run_inputs import with_first_stage
     from axiomatic.data.trec import write_run
-    from axiomatic.rankers.base import rerank
     from axiomatic.rankers.registry import make_ranker
 
     check_output_file(out)
     ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
     an = analyzer_or_exit(analyzer, dataset_language(ds))
+    ds = with_first_stage(
+        ds,
+        first_stage=first_stage,
+        candidates=candidates,
+        depth=depth,
+        analyzer=an,
+        data_root=data_root,
+        skip_malformed=skip_malformed,
+    )
     try:
         r = make_ranker(ranker, ds, analyzer=an)
     except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     _check_run_ids_or_exit(ds, tag or r.name, "--tag" if tag else "ranker name (used as run tag)")
-    if ds.is_reranking:
-        try:
-            run = rerank(r, ds, depth=depth)
-        except (KeyError, ValueError) as exc:  # e.g. a run: ranker whose run lacks a query
-            raise fail(f"ranker {ranker!r}: {exc.args[0] if exc.args else exc}") from None
-    else:
-        retrieve = getattr(r, "retrieve", None)
-        if retrieve is None:
-            raise fail(
-                f"dataset {dataset!r} has no candidate lists and ranker {r.name!r} cannot retrieve "
-                "from the whole collection; use a lexical ranker (bm25, ql, rm3, tfidf) or a "
-                "re-ranking dataset"
-            )
-        run = {}
-        for q in track(list(ds.iter_queries()), description=f"retrieving with {r.name}"):
-            run[q.query_id] = dict(retrieve(q, depth))
+    run = rank_run(r, ranker, ds, depth)
     write_run(run, out, tag=tag or r.name)
     n = sum(len(v) for v in run.values())
+    lexical = _uses_analyzer(r)
     err_console.print(
-        f"wrote {out} ({len(run)} queries, {n} lines; analyzer: {an.describe()})",
+        f"wrote {out} ({len(run)} queries, {n} lines; "
+        + (f"analyzer: {an.describe()}" if lexical else "no text analysis: not a lexical ranker")
+        + (f"; candidates: {ds.metadata['first_stage']}" if "first_stage" in ds.metadata else "")
+        + ")",
         markup=False,
         highlight=False,
     )
@@ -210,7 +220,43 @@ def rank(
         from axiomatic.evaluate.metrics import evaluate
 
         res = evaluate(run, ds.qrels, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold)
-        console.print("  ".join(f"{k}={v:.4f}" for k, v in res.items()))
+        console.print(
+            "  ".join(f"{k}={v:.4f}" for k, v in res.items())
+            + (f"  (analyzer: {analyzer_label(an)})" if lexical else ""),
+            highlight=False,
+        )
+
+
+def _uses_analyzer(ranker: Any) -> bool:
+    from axiomatic.cli.axiom_cmds import _uses_analyzer as uses
+
+    return uses(ranker)
+
+
+def rank_run(r: Any, spec: str, ds: Any, depth: int) -> dict[str, dict[str, float]]:
+    """The run of ranker ``r`` on ``ds``: its candidate lists re-ranked, or (a full-retrieval
+    dataset) the top ``depth`` of the whole collection; a clear error for a ranker that cannot
+    retrieve, naming --first-stage."""
+    from axiomatic._progress import track
+    from axiomatic.rankers.base import rerank
+
+    if ds.is_reranking:
+        try:
+            return rerank(r, ds, depth=depth)
+        except (KeyError, ValueError) as exc:  # e.g. a run: ranker whose run lacks a query
+            raise fail(f"ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
+    retrieve = getattr(r, "retrieve", None)
+    if retrieve is None:
+        raise fail(
+            f"dataset {ds.name!r} has no candidate lists and ranker {r.name!r} cannot retrieve "
+            "from the whole collection; re-rank a first stage (--first-stage bm25 --depth 100, "
+            "or --candidates RUN), use a lexical ranker (bm25, ql, rm3, tfidf) or a re-ranking "
+            "dataset"
+        )
+    run = {}
+    for q in track(list(ds.iter_queries()), description=f"retrieving with {r.name}"):
+        run[q.query_id] = dict(retrieve(q, depth))
+    return run
 
 
 def _check_run_ids_or_exit(ds, tag: str, tag_what: str) -> None:
@@ -235,19 +281,39 @@ def evaluate_cmd(
         str, typer.Option("--dataset", "-d", help="Dataset with qrels. " + DATASET_HELP)
     ],
     run: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--run",
-            help="TREC run file, as PATH or NAME=PATH (repeat the option). Default name: the "
-            "run's tag when it has one, else the file name.",
+            help="TREC run file, as PATH or NAME=PATH, or a catalog system's run such as "
+            "trec-dl-2019/splade-pp (repeat the option). Default name: the run's tag when it "
+            "has one, else the file name; a catalog run: the system's short name (splade-pp).",
         ),
-    ],
+    ] = None,
+    ranker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ranker",
+            "-r",
+            help="Ranker spec to rank the dataset with and evaluate (repeatable, NAME=SPEC; "
+            "see `axiomatic rank --help`); on a full-retrieval dataset a neural model needs "
+            "--first-stage or --candidates.",
+        ),
+    ] = None,
     measures: Annotated[
-        str, typer.Option(help="ir_measures names, separated by spaces or commas.")
+        str,
+        typer.Option(
+            help="ir_measures names (or trec_eval names: ndcg_cut_10, map, recip_rank), "
+            "separated by spaces or commas."
+        ),
     ] = "nDCG@10 RR@10 AP",
     baseline: Annotated[
-        int, typer.Option(min=0, help="Index of the baseline run for significance tests.")
-    ] = 0,
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="Name of the baseline run for the significance tests (as shown in the table; "
+            "default: the first run or ranker).",
+        ),
+    ] = None,
     test: Annotated[str, typer.Option(help="Paired test: t or wilcoxon (Holm-corrected).")] = "t",
     per_query: Annotated[
         Path | None, typer.Option(help="Write per-query values to this CSV.")
@@ -261,35 +327,52 @@ def evaluate_cmd(
             "table on a terminal, csv when the output is a file or pipe.",
         ),
     ] = None,
+    first_stage: FirstStageOpt = None,
+    candidates: CandidatesOpt = None,
+    depth: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="For --ranker: the depth of --first-stage / --candidates (default 100) or of "
+            "full-collection retrieval (default 1000).",
+        ),
+    ] = None,
+    analyzer: Annotated[
+        str, typer.Option("--analyzer", help=ANALYZER_HELP + " Used by lexical --ranker specs.")
+    ] = DEFAULT_ANALYZER,
     qrels: QrelsOpt = None,
     skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
-    """Evaluate run files with ir_measures; with several runs, mark significant differences."""
-    from axiomatic.cli.collection_cmds import read_run_cli
+    """Evaluate runs (and rankers) with ir_measures; with several, mark significant differences.
+
+    A model trained on scifact/train, on scifact/test: `axiomatic evaluate -d scifact/test
+    -r bm25 -r knrm=model:models/knrm-ar --first-stage bm25 --depth 100 --baseline bm25`.
+    """
     from axiomatic.evaluate.metrics import (
         NoMatchingQueriesWarning,
         evaluate_per_query,
         parse_measures,
     )
-    from axiomatic.evaluate.significance import holm, paired_test
+    from axiomatic.evaluate.significance import evaluation_table
 
     try:  # first: a bad measure must not wait for the dataset to load
         names = [str(m) for m in parse_measures(measures)]
     except ValueError as exc:
         raise fail(f"bad --measures: {exc}") from None
+    if not run and not ranker:
+        raise fail("nothing to evaluate: give --run FILE (or a catalog system) or --ranker SPEC")
+    if (first_stage is not None or candidates is not None) and not ranker:
+        raise fail(
+            "--first-stage / --candidates give a --ranker its candidates; a --run is "
+            "evaluated as it is"
+        )
     if per_query is not None:
         check_output_file(per_query, "--per-query")
-    ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
-    if not ds.qrels:
-        raise fail(f"dataset {dataset!r} has no relevance judgments to evaluate against")
     if test not in ("t", "wilcoxon"):
         raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r})")
     test_kind: Literal["t", "wilcoxon"] = "t" if test == "t" else "wilcoxon"
-    if not 0 <= baseline < len(run):
-        raise fail(f"--baseline must index one of the {len(run)} runs (got {baseline})")
     from axiomatic.cli.common import stdout_is_terminal, suggest
-    from axiomatic.cli.run_inputs import parse_named_paths
 
     fmt = output_format or ("table" if stdout_is_terminal() else "csv")
     if fmt not in EVAL_FORMATS:
@@ -297,46 +380,55 @@ def evaluate_cmd(
             f"unknown --format {fmt!r}; expected one of {', '.join(EVAL_FORMATS)}."
             f"{suggest(fmt, EVAL_FORMATS)}"
         )
-    named = parse_named_paths(run)
-    per: list = []
+    ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
+    if not ds.qrels:
+        raise fail(f"dataset {dataset!r} has no relevance judgments to evaluate against")
+    from axiomatic.cli.run_inputs import NamedRun, read_named_runs
+
+    named = read_named_runs(list(run or []), "--run", data_root, skip_malformed)
+    header_notes: list[str] = []
+    if ranker:
+        named += _ranked_runs(
+            list(ranker),
+            ds,
+            analyzer,
+            first_stage,
+            candidates,
+            depth,
+            data_root,
+            skip_malformed,
+            {n.name for n in named},
+            header_notes,
+        )
+    by_name: dict[str, NamedRun] = {n.name: n for n in named}
+    base_name = _baseline_name(baseline, [n.name for n in named])
+    per: dict[str, Any] = {}
     for item in named:
-        r = read_run_cli(item.path, skip_malformed)
-        _warn_coverage(item.path, r, ds.qrels)
+        _warn_coverage(Path(item.source), item.run, ds.qrels)
         with warnings.catch_warnings():  # _warn_coverage has said it, with the counts
             warnings.simplefilter("ignore", NoMatchingQueriesWarning)
-            per.append(evaluate_per_query(r, ds.qrels, names, rel_threshold=ds.rel_threshold))
-    # Holm across every (run, measure) comparison against the baseline.
-    pvals: dict[tuple[int, str], float] = {}
-    for i in range(len(named)):
-        if i == baseline:
-            continue
-        for m in names:
-            a = _values(per[baseline], m)
-            b = _values(per[i], m)
-            pvals[(i, m)] = paired_test(b, a, test=test_kind).pvalue
-    adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
-    rows: list[dict[str, Any]] = []
-    for i, item in enumerate(named):
-        for m in names:
-            mean = _mean(_values(per[i], m))
-            base_mean = _mean(_values(per[baseline], m))
-            p_adj = adjusted.get((i, m))
-            sig = ""
-            if p_adj is not None and p_adj < 0.05:
-                sig = "up" if mean > base_mean else "down"
-            rows.append(
-                {
-                    "ranker": item.name,
-                    "measure": m,
-                    "value": mean,
-                    "diff": None if i == baseline else mean - base_mean,
-                    "pvalue": pvals.get((i, m)),
-                    "pvalue_holm": p_adj,
-                    "significant": sig,
-                    "baseline": i == baseline,
-                    "path": str(item.path),
-                }
+            per[item.name] = evaluate_per_query(
+                item.run, ds.qrels, names, rel_threshold=ds.rel_threshold
             )
+    try:
+        table_df = evaluation_table(
+            {n.name: n.run for n in named},
+            ds.qrels,
+            names,
+            baseline=base_name,
+            test=test_kind,
+            rel_threshold=ds.rel_threshold,
+            per_query=per,
+        )
+    except ValueError as exc:  # e.g. a paired test over one judged query
+        raise fail(str(exc)) from None
+    import math
+
+    rows: list[dict[str, Any]] = []
+    for rec in table_df.to_dict("records"):
+        rec = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in rec.items()}
+        rec["path"] = by_name[rec["ranker"]].source
+        rows.append(rec)
     if fmt == "csv":
         import csv as csv_mod
         import sys
@@ -351,19 +443,23 @@ def evaluate_cmd(
         doc = {
             "dataset": str(ds.name),
             "judged_queries": len(ds.qrels),
-            "baseline": named[baseline].name,
+            "baseline": base_name,
             "test": f"paired {test}-test, Holm-corrected over every (ranker, measure)",
+            "notes": header_notes,
             "results": rows,
         }
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
-        table = Table(title=escape(f"{ds.name} ({len(ds.qrels)} judged queries)"))
+        title = f"{ds.name} ({len(ds.qrels)} judged queries"
+        title += "".join(f"; {note}" for note in header_notes) + ")"
+        table = Table(title=escape(title))
         table.add_column("ranker", style="bold")
         for m in names:
             table.add_column(m, justify="right")
-        for i, item in enumerate(named):
+        for item in named:
             cells = [
-                escape(item.name) + (" (baseline)" if i == baseline and len(named) > 1 else "")
+                escape(item.name)
+                + (" (baseline)" if item.name == base_name and len(named) > 1 else "")
             ]
             for row in (r for r in rows if r["ranker"] == item.name):
                 mark = {"up": " ▲", "down": " ▼"}.get(str(row["significant"]), "")
@@ -376,12 +472,10 @@ def evaluate_cmd(
                 f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected p < 0.05; "
                 "p = Holm-corrected p-value)"
             )
-        renamed = [
-            item for item in named if item.name not in (item.path.name, str(item.path), item.spec)
-        ]
+        renamed = [item for item in named if item.name not in (Path(item.source).name, item.source)]
         if renamed:
             console.print(
-                "rankers: " + "; ".join(f"{item.name} = {item.path}" for item in renamed),
+                "rankers: " + "; ".join(f"{item.name} = {item.source}" for item in renamed),
                 markup=False,
                 highlight=False,
             )
@@ -389,12 +483,77 @@ def evaluate_cmd(
         import pandas as pd
 
         frames = []
-        for item, df in zip(named, per, strict=True):
-            df = df.copy()
+        for item in named:
+            df = per[item.name].copy()
             df.insert(0, "ranker", item.name)
             frames.append(df)
-        pd.concat(frames).to_csv(per_query, index=False)
+        from axiomatic._atomic import atomic_write_text
+
+        # atomic (gzip-compressed for a .gz name, as pandas would)
+        atomic_write_text(per_query, pd.concat(frames).to_csv(index=False))
         err_console.print(f"wrote {per_query}", markup=False, highlight=False)
+
+
+def _baseline_name(baseline: str | None, names: list[str]) -> str:
+    """``--baseline``: a run name as shown in the table (default the first); an index
+    (``--baseline 1``, the option's old meaning) still works when no run has that name."""
+    from axiomatic.cli.common import suggest
+
+    if baseline is None:
+        return names[0]
+    if baseline in names:
+        return baseline
+    if baseline.isdigit() and int(baseline) < len(names):
+        return names[int(baseline)]
+    raise fail(
+        f"--baseline {baseline!r} is not one of the runs ({', '.join(names)}); give a run "
+        f"name as shown in the table.{suggest(baseline, names)}"
+    )
+
+
+def _ranked_runs(
+    specs: list[str],
+    ds: Any,
+    analyzer: str,
+    first_stage: str | None,
+    candidates: str | None,
+    depth: int | None,
+    data_root: Path | None,
+    skip_malformed: bool,
+    taken: set[str],
+    notes: list[str],
+) -> list[Any]:
+    """``evaluate --ranker``: each spec's run on ``ds`` (with its first stage), as named runs;
+    ``notes`` receives the analyzer and the candidates for the table header."""
+    from axiomatic.cli.axiom_cmds import _make_rankers
+    from axiomatic.cli.run_inputs import NamedRun, with_first_stage
+
+    an = analyzer_or_exit(analyzer, dataset_language(ds))
+    staged = first_stage is not None or candidates is not None
+    depth = depth if depth is not None else (100 if staged else 1000)
+    ds = with_first_stage(
+        ds,
+        first_stage=first_stage,
+        candidates=candidates,
+        depth=depth,
+        analyzer=an,
+        data_root=data_root,
+        skip_malformed=skip_malformed,
+    )
+    legend: dict[str, str] = {}
+    rankers = _make_rankers(specs, [], ds, an, skip_malformed, legend)
+    out = []
+    for name, r in rankers.items():
+        shown, k = name, 2
+        while shown in taken:
+            shown, k = f"{name}-{k}", k + 1
+        taken.add(shown)
+        out.append(NamedRun(shown, rank_run(r, legend[name], ds, depth), legend[name], None))
+    if any(_uses_analyzer(r) for r in rankers.values()):
+        notes.append(f"analyzer: {analyzer_label(an)}")
+    if "first_stage" in ds.metadata:
+        notes.append(f"candidates: {ds.metadata['first_stage']}")
+    return out
 
 
 EVAL_FORMATS = ("table", "csv", "json")
@@ -419,12 +578,3 @@ def _warn_coverage(path: Path, run, qrels) -> None:
             f"{path} ranks {cov['matched']} of the {cov['judged']} judged queries; the "
             f"{cov['missing']} missing ones count as 0 (as trec_eval -c)"
         )
-
-
-def _mean(values: dict[str, float]) -> float:
-    return sum(values.values()) / max(len(values), 1)
-
-
-def _values(df, measure: str) -> dict[str, float]:
-    sub = df[df["measure"] == measure]
-    return dict(zip(sub["query_id"], sub["value"].astype(float), strict=True))

@@ -10,19 +10,47 @@ files tagged ``rank`` become ``BM25`` and ``SPLADE_P_P_ENSEMBLE_DISTIL``, not a 
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from axiomatic.cli.common import fail, suggest
 
+FirstStageOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--first-stage",
+        help="Candidates from a first stage: the top --depth documents a lexical ranker "
+        "(bm25, ql, rm3, tfidf) retrieves from the whole collection; for full-retrieval "
+        "datasets such as scifact/test, e.g. --first-stage bm25 --depth 100.",
+    ),
+]
+CandidatesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--candidates",
+        help="Candidates from a run: the top --depth documents per query of a TREC run file "
+        "or a catalog system (trec-dl-2019/bm25); replaces the dataset's candidate lists.",
+    ),
+]
+
 __all__ = [
     "NamedPath",
+    "NamedRun",
+    "base_of_dataset",
+    "candidate_order_run",
+    "catalog_run",
+    "dataset_run",
     "dataset_with_documents",
+    "first_stage_of_manifest",
     "parse_named_paths",
     "parse_weights",
+    "read_named_runs",
+    "record_first_stage",
     "run_tag",
+    "with_first_stage",
 ]
 
 
@@ -34,18 +62,23 @@ class NamedPath:
 
 
 def run_tag(path: Path) -> str | None:
-    """The run's tag when every line carries the same one (6th column), else ``None``."""
+    """The run's tag when every line carries the same one (6th column), else ``None``.
+
+    Read with the readers' own line reader (:func:`axiomatic.data._io.iter_lines`), so a
+    truncated or corrupt ``.gz`` run, a gzip bomb or a bad byte is the same
+    :class:`~axiomatic.data.errors.ParseError` the run reader gives, never a foreign exception.
+    """
+    from axiomatic.data._io import iter_lines
+
     tags: set[str] = set()
-    opener: Any = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                parts = line.split()
-                if len(parts) >= 6:
-                    tags.add(parts[5])
-                    if len(tags) > 1:
-                        return None
-    except OSError:
+        for _, line in iter_lines(path):
+            parts = line.split()
+            if len(parts) >= 6:
+                tags.add(parts[5])
+                if len(tags) > 1:
+                    return None
+    except OSError:  # unreadable: the run reader reports it
         return None
     return next(iter(tags)) if tags else None
 
@@ -221,3 +254,239 @@ def dataset_with_documents(
     docs = dict(ds.documents)
     docs.update(found)
     return replace(ds, documents=docs), len(found)
+
+
+# ------------------------------------------------------------------ runs that define datasets
+def dataset_run(ds: Any) -> tuple[str, dict[str, dict[str, float]]] | None:
+    """The one run that defines ``ds``'s candidate lists, as ``(system name, run)``: the
+    catalog's ``trec-dl-2019/bm25`` (Anserini's BM25 run, with its scores), a rank_llm file, a
+    descriptor's run. ``None`` when the dataset records no run, or several (a ``union``)."""
+    meta = ds.metadata if isinstance(getattr(ds, "metadata", None), dict) else {}
+    runs = meta.get("runs")
+    if isinstance(runs, dict) and len(runs) == 1:
+        name, run = next(iter(runs.items()))
+        systems = meta.get("systems")
+        if isinstance(systems, list) and len(systems) == 1:
+            name = systems[0]
+    elif isinstance(meta.get("run"), dict):
+        name, run = str(ds.name).rsplit("/", 1)[-1], meta["run"]
+    else:
+        return None
+    if not isinstance(run, dict) or not run:
+        return None
+    return str(name), {q: dict(v) for q, v in run.items() if q in ds.queries}
+
+
+def candidate_order_run(ds: Any) -> dict[str, dict[str, float]]:
+    """The dataset's candidate lists as a run: score ``n - rank`` (the list's own order)."""
+    if ds.candidates is None:
+        raise fail(
+            f"dataset {ds.name!r} has no candidate lists: 'dataset' as a base ranking needs a "
+            "re-ranking dataset (or --first-stage / --candidates)"
+        )
+    return {
+        q: {d: float(len(c) - i) for i, d in enumerate(c)}
+        for q, c in ds.candidates.items()
+        if q in ds.queries
+    }
+
+
+def base_of_dataset(ds: Any) -> tuple[str, dict[str, dict[str, float]]]:
+    """``--base dataset``: the run that defines the dataset when it has one (its scores and
+    order), else its candidate order. Returns ``(label, run)``."""
+    found = dataset_run(ds)
+    if found is not None:
+        return found
+    return f"{ds.name} candidate order", candidate_order_run(ds)
+
+
+@dataclass(frozen=True)
+class NamedRun:
+    """A run given by the user: read from a file, or a catalog system's run."""
+
+    name: str
+    run: dict[str, dict[str, float]]
+    source: str  # the file path, or the catalog name ("trec-dl-2019/splade-pp")
+    path: Path | None = None
+
+
+def catalog_run(
+    value: str, data_root: Path | None, option: str = "--run"
+) -> tuple[str | None, str, dict[str, dict[str, float]]] | None:
+    """``[NAME=]trec-dl-2019/splade-pp``: a catalog dataset defined by one system's run, as
+    ``(given name or None, catalog name, run)``; ``None`` when ``value`` is not a catalog name
+    (a file path, which wins when both exist)."""
+    from axiomatic.rankers.registry import split_name
+
+    if Path(value).expanduser().exists():
+        return None
+    given, rest = split_name(value)
+    target = (rest if given else value).strip()
+    if "/" not in target or Path(target).expanduser().exists():
+        return None
+    from axiomatic.data.catalog import dataset_names
+
+    names = dataset_names(data_root)
+    if target not in names:
+        return None
+    from axiomatic.cli.collection_cmds import load_dataset_cli
+
+    ds = load_dataset_cli(target, data_root)
+    found = dataset_run(ds)
+    if found is None:
+        systems = [n for n in names if n.startswith(target.rsplit("/", 1)[0] + "/")]
+        raise fail(
+            f"{option} {value!r}: catalog dataset {target!r} is not defined by one system's run "
+            f"(a union of several, or no run); name one system, e.g. {', '.join(systems[:4])}"
+        )
+    return given, target, found[1]
+
+
+def read_named_runs(
+    values: list[str],
+    option: str = "--run",
+    data_root: Path | None = None,
+    skip_malformed: bool = False,
+) -> list[NamedRun]:
+    """``--run`` values as named runs, in the order given: ``[NAME=]PATH`` files (named as
+    :func:`parse_named_paths` does) and ``[NAME=]<collection>/<system>`` catalog systems (named
+    by the system's short name, ``splade-pp`` for ``trec-dl-2019/splade-pp``)."""
+    from axiomatic.cli.collection_cmds import read_run_cli
+
+    catalog: dict[int, tuple[str | None, str, dict[str, dict[str, float]]]] = {}
+    files: list[tuple[int, str]] = []
+    for i, value in enumerate(values):
+        found = catalog_run(value, data_root, option)
+        if found is None:
+            files.append((i, value))
+        else:
+            catalog[i] = found
+    parsed = dict(
+        zip(
+            (i for i, _ in files),
+            parse_named_paths([v for _, v in files], option) if files else [],
+            strict=True,
+        )
+    )
+    out: list[NamedRun] = []
+    used: set[str] = set()
+    for i in range(len(values)):
+        if i in catalog:
+            given, target, run = catalog[i]
+            name, source, path = given or target.rsplit("/", 1)[-1], target, None
+        else:
+            item = parsed[i]
+            run = read_run_cli(item.path, skip_malformed)
+            name, source, path = item.name, str(item.path), item.path
+        base, k = name, 2
+        while name in used:
+            name, k = f"{base}-{k}", k + 1
+        used.add(name)
+        out.append(NamedRun(name, run, source, path))
+    return out
+
+
+def with_first_stage(
+    ds: Any,
+    *,
+    first_stage: str | None,
+    candidates: str | None,
+    depth: int,
+    analyzer: Any = None,
+    data_root: Path | None = None,
+    skip_malformed: bool = False,
+) -> Any:
+    """``ds`` with candidate lists from a first stage: the top ``depth`` of ``--first-stage
+    SPEC`` (a lexical ranker retrieving from the whole collection, e.g. ``bm25``) or of
+    ``--candidates RUN`` (a run file or a catalog system). ``ds`` itself when neither is given.
+
+    This is how a model trained on ``scifact/train`` is evaluated and diagnosed on
+    ``scifact/test`` (a full-retrieval dataset): ``--first-stage bm25 --depth 100``.
+    """
+    if first_stage is None and candidates is None:
+        return ds
+    if first_stage is not None and candidates is not None:
+        raise fail("give --first-stage SPEC or --candidates RUN, not both")
+    from dataclasses import replace
+
+    if candidates is not None:
+        run = read_named_runs([candidates], "--candidates", data_root, skip_malformed)[0].run
+        label = f"--candidates {candidates} top {depth}"
+    else:
+        from axiomatic._progress import track
+        from axiomatic.rankers.registry import make_ranker
+
+        assert first_stage is not None  # one of the two is given
+        try:
+            ranker = make_ranker(first_stage, replace(ds, candidates=None), analyzer=analyzer)
+        except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
+            raise fail(
+                f"bad --first-stage {first_stage!r}: {exc.args[0] if exc.args else exc}"
+            ) from None
+        retrieve = getattr(ranker, "retrieve", None)
+        if retrieve is None:
+            raise fail(
+                f"--first-stage {first_stage!r}: {ranker.name} cannot retrieve from the whole "
+                "collection; use a lexical ranker (bm25, ql, rm3, tfidf), or give the "
+                "candidates as a run with --candidates RUN"
+            )
+        run = {}
+        for q in track(list(ds.iter_queries()), description=f"first stage {ranker.name}"):
+            run[q.query_id] = dict(retrieve(q, depth))
+        label = f"--first-stage {first_stage} top {depth}"
+    cands: dict[str, list[str]] = {}
+    for qid in ds.queries:
+        ranked = sorted(run.get(qid, {}).items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
+        cands[qid] = [d for d, _ in ranked]
+    if not any(cands.values()):
+        raise fail(
+            f"{label.split(' top ')[0]}: no candidates for any of the {len(ds.queries)} "
+            f"queries of {ds.name!r}; is it a run of another dataset?"
+        )
+    meta = dict(ds.metadata) if isinstance(ds.metadata, dict) else {}
+    meta["first_stage"] = label
+    ds2, _ = dataset_with_documents(
+        replace(ds, candidates=cands, metadata=meta),
+        {q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in cands.items()},
+        depth,
+        label.split(" top ")[0].split(" ")[0],
+        data_root,
+    )
+    return ds2
+
+
+FIRST_STAGE_KEY = "first_stage"
+"""Manifest key (outside ``config``) recording the first stage ``mine`` drew its candidates
+from, so that ``diagnose`` rebuilds the same candidate lists."""
+
+
+def record_first_stage(
+    folder: Path, first_stage: str | None, candidates: str | None, depth: int, analyzer: Any
+) -> None:
+    """After ``mine --first-stage/--candidates``: note them in ``folder/manifest.json``."""
+    if first_stage is None and candidates is None:
+        return
+    import json
+
+    from axiomatic._atomic import atomic_write_text
+
+    manifest = folder / "manifest.json"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if candidates is not None and Path(candidates).expanduser().exists():
+        candidates = str(Path(candidates).expanduser().resolve())
+    data[FIRST_STAGE_KEY] = {
+        "first_stage": first_stage,
+        "candidates": candidates,
+        "depth": depth,
+        "analyzer": analyzer.spec,
+    }
+    atomic_write_text(manifest, json.dumps(data, indent=2))
+
+
+def first_stage_of_manifest(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The first stage ``mine`` recorded (``None`` when the candidates were the dataset's)."""
+    info = manifest.get(FIRST_STAGE_KEY)
+    return info if isinstance(info, dict) and isinstance(info.get("depth"), int) else None

@@ -51,7 +51,7 @@ def variant_counts(
     delta_rel: float = 0.1,
     delta: float | None = None,
     artificial: ArtificialConfig | None = ArtificialConfig(),
-    analyzer: Analyzer | str | None = "thesis",
+    analyzer: Analyzer | str | None = None,
 ) -> pd.DataFrame:
     """Instances per axiom and conversion stage (original / extended / +length / relaxed).
 
@@ -61,8 +61,10 @@ def variant_counts(
     duplicate pairs only.
 
     ``analyzer`` (an :class:`Analyzer` or a spec string) builds the default index; it defaults to
-    the thesis' text processing (section 3.4.1: stemming, no stopword removal, alphanumeric
-    tokens), as these are the thesis' tables. Stopword removal changes the counts 1.5-3.7x and
+    the project's one default analyzer (``"default"``: stopwords removed + Snowball), as
+    :func:`~axiomatic.diagnose.mining.mine` and the rankers. The thesis' own tables used its
+    text processing (section 3.4.1: stemming, no stopword removal, alphanumeric tokens): pass
+    ``analyzer="thesis"`` to reproduce them. Stopword removal changes the counts 1.5-3.7x and
     turns multi-word queries into one-term ones. Ignored when ``index`` is given.
     """
     if index is None:

@@ -119,6 +119,51 @@ def _validate(instances: pd.DataFrame) -> None:
         )
 
 
+class AnalyzerMismatchWarning(UserWarning):
+    """A lexical ranker analyzes text otherwise than the instances were mined (e.g. instances
+    of the ``thesis`` analyzer, which keeps stopwords, and the ``default`` BM25): the instances
+    then speak of terms the ranker does not see, and its fulfilment is not comparable."""
+
+
+def _warn_analyzer_mismatch(
+    instances: pd.DataFrame, named: Sequence[tuple[str, Ranker]], dataset: Dataset
+) -> None:
+    """Warn once per diagnosis when a lexical ranker's analyzer differs from the one recorded
+    with the instances (``instances.attrs["analyzer"]``, set by ``read_instances``)."""
+    mined = instances.attrs.get("analyzer")
+    if not isinstance(mined, str):
+        return
+    from axiomatic.index.collection import CollectionIndex
+    from axiomatic.text.analyzer import AnalyzerSpecError, parse_analyzer
+
+    try:
+        mined_an = parse_analyzer(mined, language=dataset.doc_language)
+    except AnalyzerSpecError:
+        return
+    indexes = [(name, getattr(r, "index", None)) for name, r in named]
+    other = [
+        (name, index.analyzer)
+        for name, index in indexes
+        if isinstance(index, CollectionIndex) and index.analyzer != mined_an
+    ]
+    if other:
+        import warnings
+
+        from axiomatic._callable import user_stacklevel
+
+        an = other[0][1]
+        warnings.warn(
+            f"ranker {', '.join(n for n, _ in other)} analyzes text with "
+            f"'{an.preset or an.spec}' but the instances were mined with "
+            f"'{mined_an.preset or mined_an.spec}': they see different terms, so fulfilment is "
+            "not comparable; build the ranker with the instances' analyzer "
+            f"(make_ranker(spec, ds, analyzer=parse_analyzer({mined_an.preset or mined!r}))) or "
+            "mine with the ranker's",
+            AnalyzerMismatchWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
 def diagnose(
     instances: pd.DataFrame,
     rankers: Ranker | Sequence[Ranker] | Mapping[str, Ranker],
@@ -179,6 +224,7 @@ def diagnose(
             f"ranker names must be unique (duplicates: {dup}); pass a mapping "
             "{name: ranker} to name them"
         )
+    _warn_analyzer_mismatch(instances, named, dataset)
     art_docs, sources = _artificial_inputs(artificial_docs)
     if artificial_sources:
         sources.update(artificial_sources)

@@ -122,9 +122,26 @@ class Diagnosis:
 
     # ------------------------------------------------------------------ views
     def table(self) -> pd.DataFrame:
-        """Per ranker and axiom group: ``n`` scored instances, ``fulfilled``, ``skipped``,
-        ``fraction`` and its Wilson interval ``ci_low``/``ci_high``."""
-        return self._aggregate()
+        """Per ranker and axiom group: ``relation`` (what the instances expect: the axiom's
+        ``>`` order, or ``=`` for the symmetric instances whose preconditions hold both ways,
+        which expect equal scores and form their own row, ``spec`` marked ``[equal]``), ``n``
+        scored instances, ``fulfilled``, ``skipped``, ``fraction`` and its Wilson interval
+        ``ci_low``/``ci_high``."""
+        res = self._aggregate()
+        res.insert(res.columns.get_loc("spec") + 1, "relation", self._group_relations(res))
+        return res
+
+    def _group_relations(self, table: pd.DataFrame) -> list[str]:
+        """The relation of each row's group: ``=`` for a symmetric group, else the relation
+        its instances carry (``>`` for most axioms)."""
+        inst = self.instances
+        firsts = inst[["spec", "relation"]].drop_duplicates()
+        firsts = firsts[firsts["relation"].astype(str) != "="]
+        by_spec = dict(zip(firsts["spec"].astype(str), firsts["relation"].astype(str), strict=True))
+        return [
+            "=" if spec.endswith(SYMMETRIC_SUFFIX) else by_spec.get(spec, ">")
+            for spec in table["spec"].astype(str)
+        ]
 
     def pivot(self, by: str = "axiom", value: str = "fraction") -> pd.DataFrame:
         """Rankers x axiom groups (``by`` = "axiom", "spec" or "axiom/variant")."""

@@ -1,8 +1,9 @@
 """The ranking measures of Liu et al. (smooth CLIR), through ir_measures with explicit
 relevance levels.
 
-Graded labels: MR (most relevant) documents have grade >= ``mr`` (2 by default), "relevant"
-(MR + SR) documents grade >= ``r`` (1). Reading of the paper's measures (section 5, Table 2):
+Graded labels: MR (most relevant) documents have grade >= ``mr`` (2 by default; the top grade of
+the collection, :func:`relevance_levels`: NFCorpus 3), "relevant" (MR + SR) documents grade >=
+``r`` (1). Reading of the paper's measures (section 5, Table 2):
 
 ============  ==========================  ======================================================
 name          ir_measures                 definition (mean over judged queries)
@@ -45,6 +46,21 @@ def clir_measures(mr: int = 2, r: int = 1) -> dict[str, str]:
         "MRRmr": f"RR(rel={mr})",
         "MRRr": f"RR(rel={r})",
     }
+
+
+def relevance_levels(*qrels: Mapping[str, Mapping[str, int]] | None) -> tuple[int, int]:
+    """``(mr, r)`` from a collection's grades: MR is the top grade that occurs (XQuAD 2,
+    NFCorpus 3), R is 1 (every positive grade: ``rel=1`` keeps the documents of the lowest
+    positive grade and up). Takes one or more qrels (e.g. every split of a collection). Raises
+    ``ValueError`` when no grade above 1 occurs (MR and R would be the same level)."""
+    grades = {int(g) for q in qrels if q for judged in q.values() for g in judged.values()}
+    top = max(grades, default=0)
+    if top < 2:
+        raise ValueError(
+            f"MR / R levels need a graded collection (top grade {top}; MR = the top grade, "
+            "R = grade >= 1 must differ)"
+        )
+    return top, 1
 
 
 def evaluate_clir_per_query(

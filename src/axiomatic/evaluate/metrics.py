@@ -38,6 +38,7 @@ __all__ = [
     "NoMatchingQueriesWarning",
     "evaluate",
     "evaluate_per_query",
+    "is_run_collection",
     "measure_name",
     "parse_measures",
     "per_query_matrix",
@@ -111,6 +112,10 @@ def _split_measure_string(text: str) -> list[str]:
 def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) -> list[MeasureLike]:
     """Parse ``"nDCG@10 RR@10 AP"`` (space/comma separated), a list of names, or Measure objects.
 
+    trec_eval names are accepted as ir_measures reads them (``ndcg_cut_10`` is ``nDCG@10``,
+    ``map`` is ``AP``, ``recip_rank`` is ``RR``, ``P_5`` is ``P@5``); results carry the
+    ir_measures name.
+
     Raises ``ValueError`` naming the unknown measure with close matches, e.g.
     ``unknown measure 'nDGC@10'; did you mean 'nDCG@10'?``.
     """
@@ -136,6 +141,10 @@ def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) ->
         try:
             out.append(im.parse_measure(item))
         except Exception as exc:  # ir_measures raises several types for bad names
+            trec = _trec_eval_measure(item)
+            if trec is not None:
+                out.append(trec)
+                continue
             known = list(dict.fromkeys([*COMMON_MEASURES, *sorted(im.measures.registry.keys())]))
             close = difflib.get_close_matches(item, known, n=3, cutoff=0.5)
             if not close:
@@ -149,6 +158,25 @@ def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) ->
     for measure in out:
         _check_measure(measure)
     return out
+
+
+def _trec_eval_measure(name: str) -> MeasureLike | None:
+    """A trec_eval measure name (``ndcg_cut_10``, ``map``, ``recip_rank``, ``P_5``,
+    ``recall_100``) as the one ir_measures measure it denotes (``nDCG@10``, ``AP``, ``RR``,
+    ``P@5``, ``R@100``), as ir_measures reads trec_eval names; ``None`` when it is not one. A
+    family without its cutoff (``ndcg_cut``: nine cutoffs) is an error naming them."""
+    try:
+        found = list(_ir_measures().parse_trec_measure(name))
+    except Exception:  # not a trec_eval name
+        return None
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise ValueError(
+            f"trec_eval measure {name!r} stands for {len(found)} measures "
+            f"({', '.join(map(str, found[:9]))}); name one, e.g. {name}_10 or {found[1]}"
+        )
+    return None
 
 
 def _is_int(value: Any) -> bool:
@@ -275,13 +303,15 @@ def evaluate_per_query(
         if q in clean_qrels and docs
     }
     if qids and not clean_run:
+        from axiomatic._callable import user_stacklevel
+
         cov = run_coverage(run, qrels)
         warnings.warn(
             f"the run matches none of the {cov['judged']} judged queries (it ranks documents "
             f"for {cov['unjudged']} other queries); every measure is 0. Is it a run of "
             "another dataset or split, or are its query ids written differently?",
             NoMatchingQueriesWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),  # the caller's line, not ours or _callable.py's
         )
     values: dict[tuple[str, str], float] = {}
     if clean_run:
@@ -289,6 +319,19 @@ def evaluate_per_query(
             values[(back[metric.measure], str(metric.query_id))] = float(metric.value)
     rows = [(q, name, values.get((name, q), 0.0)) for name in names for q in qids]
     return pd.DataFrame(rows, columns=["query_id", "measure", "value"])
+
+
+def is_run_collection(runs: Any) -> bool:
+    """Whether ``runs`` is ``{name: run}`` (several named runs) rather than one run
+    ``{query_id: {doc_id: score}}``: its values' values are mappings, not scores."""
+    if not isinstance(runs, Mapping):
+        return False
+    for per_query in runs.values():
+        if not isinstance(per_query, Mapping):
+            return False
+        for inner in per_query.values():  # the first score, or the first run's first query
+            return isinstance(inner, Mapping)
+    return False
 
 
 def evaluate(
@@ -299,8 +342,16 @@ def evaluate(
 ) -> dict[str, float]:
     """Mean of each measure over the judged queries, ``{name: value}`` in the requested order.
 
-    Judged queries that the run lacks count as 0 (see the module docstring).
+    Judged queries that the run lacks count as 0 (see the module docstring). Several named
+    runs (``{"bm25": run1, "ql": run2}``) are compared by ``axiomatic.evaluate(...)``
+    (:func:`axiomatic.evaluate.api.evaluate`), which returns the table of ``axiomatic evaluate``.
     """
+    if is_run_collection(run):
+        raise TypeError(
+            "evaluate got several named runs ({name: run}); compare them with "
+            "axiomatic.evaluate(runs, qrels, measures, baseline=...) or "
+            "axiomatic.evaluate.evaluation_table, which return one row per run and measure"
+        )
     per_q = evaluate_per_query(run, qrels, measures, rel_threshold)
     names = (
         list(dict.fromkeys(per_q["measure"]))

@@ -18,7 +18,14 @@ import pandas as pd
 
 from axiomatic.data.records import Qrels, Run
 
-__all__ = ["PairedTestResult", "compare_runs", "holm", "paired_test"]
+__all__ = [
+    "EVALUATION_COLUMNS",
+    "PairedTestResult",
+    "compare_runs",
+    "evaluation_table",
+    "holm",
+    "paired_test",
+]
 
 TestName = Literal["t", "wilcoxon"]
 
@@ -202,3 +209,91 @@ def compare_runs(
         rows,
         columns=["system", "measure", "value", "diff", "pvalue", "pvalue_holm", "significant"],
     )
+
+
+EVALUATION_COLUMNS = (
+    "ranker",
+    "measure",
+    "value",
+    "diff",
+    "pvalue",
+    "pvalue_holm",
+    "significant",
+    "baseline",
+)
+"""Columns of :func:`evaluation_table` (and of ``axiomatic evaluate --format csv``, which adds
+``path``)."""
+
+
+def evaluation_table(
+    runs: Mapping[str, Run],
+    qrels: Qrels,
+    measures: str | Sequence[str],
+    baseline: str | None = None,
+    test: TestName = "t",
+    rel_threshold: int = 1,
+    alpha: float = 0.05,
+    per_query: Mapping[str, pd.DataFrame] | None = None,
+) -> pd.DataFrame:
+    """The table of ``axiomatic evaluate``: one row per run and measure (runs in the given
+    order), with the mean, ``diff`` to ``baseline`` (a run name; default the first run), the
+    paired ``test``'s p-value and its Holm correction over **every** (run, measure) comparison,
+    ``significant`` (``"up"`` / ``"down"`` when ``pvalue_holm < alpha``, else ``""``) and
+    ``baseline`` (True on the baseline's rows). ``axiomatic.evaluate({name: run}, ...)`` returns
+    it. ``per_query`` (``{name: evaluate_per_query(...)}``) skips the evaluation."""
+    from axiomatic.evaluate.metrics import evaluate_per_query, measure_name, parse_measures
+
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError("evaluation_table needs at least one run: {name: run}")
+    names = [measure_name(m) for m in parse_measures(measures)]
+    order = [str(n) for n in runs]
+    if baseline is None:
+        baseline = order[0]
+    elif baseline not in runs:
+        import difflib
+
+        close = difflib.get_close_matches(str(baseline), order, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"baseline {baseline!r} is not one of the runs ({', '.join(order)}){hint}")
+    if test not in ("t", "wilcoxon"):
+        raise ValueError(f"unknown test {test!r}: expected 't' or 'wilcoxon'")
+    per = dict(per_query) if per_query is not None else {}
+    for name, run in runs.items():
+        if name not in per:
+            per[name] = evaluate_per_query(run, qrels, names, rel_threshold)
+
+    def values(name: str, m: str) -> dict[str, float]:
+        df = per[name]
+        sub = df[df["measure"] == m]
+        return dict(zip(sub["query_id"], sub["value"].astype(float), strict=True))
+
+    pvals: dict[tuple[str, str], float] = {}
+    for name in order:
+        if name == baseline:
+            continue
+        for m in names:
+            pvals[(name, m)] = paired_test(values(name, m), values(baseline, m), test=test).pvalue
+    adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
+    rows = []
+    for name in order:
+        for m in names:
+            v, b = values(name, m), values(baseline, m)
+            mean = sum(v.values()) / max(len(v), 1)
+            base_mean = sum(b.values()) / max(len(b), 1)
+            p_adj = adjusted.get((name, m))
+            sig = ""
+            if p_adj is not None and p_adj < alpha:
+                sig = "up" if mean > base_mean else "down"
+            rows.append(
+                (
+                    name,
+                    m,
+                    mean,
+                    None if name == baseline else mean - base_mean,
+                    pvals.get((name, m)),
+                    p_adj,
+                    sig,
+                    name == baseline,
+                )
+            )
+    return pd.DataFrame(rows, columns=list(EVALUATION_COLUMNS))

@@ -16,14 +16,16 @@ different candidates). Triple axioms (``TFC2``) have no pairwise preference and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from axiomatic.axioms import Axiom, QueryContext, list_axioms, parse_axioms
 from axiomatic.data.records import Dataset, Run
+
+T = TypeVar("T")
 
 #: catalogue axioms never used as explanation features (see the module docstring)
 EXCLUDED = {
@@ -80,6 +82,14 @@ def top_ranking(run: Mapping[str, float], dataset: Dataset, depth: int) -> list[
     return have[:depth]
 
 
+def _each(items: Iterable[T], after: Callable[[], object] | None) -> Iterator[T]:
+    """``items``, calling ``after`` once the loop body of each item has run."""
+    for item in items:
+        yield item
+        if after is not None:
+            after()
+
+
 def pair_table(
     dataset: Dataset,
     run: Run,
@@ -89,6 +99,7 @@ def pair_table(
     seed: int = 0,
     random_target: bool = False,
     max_pairs: int | None = None,
+    on_query: Callable[[], object] | None = None,
 ) -> pd.DataFrame:
     """One row per (query, unordered pair of top-``depth`` documents with different scores).
 
@@ -102,11 +113,13 @@ def pair_table(
 
     ``random_target``: the same pairs, but the target comes from a seeded random permutation of
     each query's top list instead of the ranker (the random-ranking baseline).
+
+    ``on_query``: called after each query (progress reporting).
     """
     names = feature_names(axioms)
     rng = np.random.default_rng(seed)
     parts: list[pd.DataFrame] = []
-    for query in dataset.iter_queries():
+    for query in _each(dataset.iter_queries(), on_query):
         ranked = top_ranking(run.get(query.query_id, {}), dataset, depth)
         n = len(ranked)
         if n < 2:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from axiomatic._atomic import atomic_path, atomic_write_text
 from axiomatic.explain.model import Explanation
 
 SUMMARY_COLUMNS = [
@@ -56,8 +57,15 @@ def wide_buckets(table: pd.DataFrame, key: str) -> pd.DataFrame:
     return w.loc[order, list(dict.fromkeys(table["system"]))]
 
 
+def _plain(text: object) -> str:
+    """A name shown literally by matplotlib (``$`` escaped: no mathtext; a system named
+    ``$\\foo{$`` would otherwise fail at drawing time)."""
+    return str(text).replace("$", r"\$")
+
+
 def plot_explanation(expl: Explanation, path: str | Path) -> Path:
-    """Fidelity by rank / score difference per system and the importance heat map."""
+    """Fidelity by rank / score difference per system and the importance heat map (every
+    system and axiom name escaped with :func:`_plain`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -73,25 +81,27 @@ def plot_explanation(expl: Explanation, path: str | Path) -> Path:
         (axes[1], score, "score difference (normalized)"),
     ):
         for system in table.columns:
-            ax.plot(range(len(table)), table[system].to_numpy(), marker="o", label=system)
+            ax.plot(range(len(table)), table[system].to_numpy(), marker="o", label=_plain(system))
         ax.axhline(0.5, color="grey", ls=":", lw=0.8)
         ax.set_xticks(range(len(table)))
-        ax.set_xticklabels(table.index, rotation=30, fontsize=8)
+        ax.set_xticklabels([_plain(b) for b in table.index], rotation=30, fontsize=8)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("fidelity (held-out)")
         ax.set_ylim(0.3, 1.0)
     axes[0].legend(fontsize=7)
     im = axes[2].imshow(imp.to_numpy(dtype=float), aspect="auto", cmap="viridis")
     axes[2].set_yticks(range(len(imp)))
-    axes[2].set_yticklabels(imp.index, fontsize=8)
+    axes[2].set_yticklabels([_plain(a) for a in imp.index], fontsize=8)
     axes[2].set_xticks(range(len(imp.columns)))
-    axes[2].set_xticklabels(imp.columns, rotation=30, fontsize=8, ha="right")
+    axes[2].set_xticklabels([_plain(c) for c in imp.columns], rotation=30, fontsize=8, ha="right")
     axes[2].set_title("axiom importance (mean decrease in impurity)", fontsize=9)
     fig.colorbar(im, ax=axes[2])
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:  # atomic; the format from the final name (the temporary one ends in .tmp)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=110, format=path.suffix.lstrip(".") or "png")
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -145,27 +155,68 @@ def markdown_section(
     return "\n".join(parts) + "\n"
 
 
+FIDELITY_TEXT = (
+    "<b>Fidelity</b> is the share of a system's document pairs whose order a random forest over "
+    "the axioms' preferences predicts correctly, on queries it was not trained on "
+    "(query-grouped cross-validation): how much of the system's ranking the axioms explain. "
+    "<b>Random fidelity</b> is the same pipeline on the same pairs ordered by a seeded random "
+    "ranking instead of the system: it should be near 0.5, and only the margin above it is "
+    "explained by the axioms. <code>fidelity_decided</code> counts only the pairs on which at "
+    "least one axiom has a preference (<code>share_undecided</code>: the pairs with none, where "
+    "the forest can only guess). Importances are the forest's mean decrease in impurity per "
+    "axiom: which axioms the explanation leans on, not whether the system satisfies them."
+)
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """An HTML table in the diagnosis report's style (numbers to 3 decimals)."""
+    fmt = {"float_format": lambda x: f"{x:.3f}", "index": False, "border": 0}
+    return "<div class='scroll'>" + frame.to_html(classes="tbl", **fmt) + "</div>"
+
+
 def html_section(
     expl: Explanation, image: str | None = None, title: str = "Axiomatic explanations"
 ) -> str:
-    """The same content as :func:`markdown_section` as a stand-alone HTML page."""
-    fmt = {"float_format": lambda x: f"{x:.3f}", "index": False, "border": 0}
+    """The same content as :func:`markdown_section` as a stand-alone HTML page, styled as the
+    diagnosis report (``axiomatic/resources/report.css``) and saying what fidelity and random
+    fidelity mean."""
+    from importlib import resources
+
+    css = resources.files("axiomatic.resources").joinpath("report.css").read_text("utf-8")
+    s = expl.settings
+    esc = html.escape
+    setting = (
+        f"Random forest ({s.get('n_estimators')} trees, seed {s.get('seed')}) over the ternary "
+        f"preferences of {len(s.get('axioms', []))} pairwise axioms, "
+        + (
+            f"a seeded sample of at most {s['max_pairs']} pairs per query"
+            if s.get("max_pairs")
+            else "all pairs"
+        )
+        + f" of each system's top-{s.get('depth')} documents; {s.get('folds')} query-grouped "
+        "folds; 95% interval by query bootstrap."
+    )
     body = [
-        f"<h2>{html.escape(title)}</h2>",
-        expl.summary[[c for c in SUMMARY_COLUMNS if c in expl.summary.columns]].to_html(**fmt),
-        "<h3>Fidelity by rank difference</h3>",
-        wide_buckets(expl.by_rank, "rank_diff").reset_index().to_html(**fmt),
-        "<h3>Fidelity by normalized score difference</h3>",
-        wide_buckets(expl.by_score, "score_diff").reset_index().to_html(**fmt),
-        "<h3>Axiom importances</h3>",
-        wide_importances(expl, top=12).reset_index().to_html(**fmt),
+        f"<h1>{esc(title)}</h1>",
+        f"<p class='meta'>{esc(setting)}</p>",
+        f"<div class='note'>{FIDELITY_TEXT}</div>",
+        "<h2>Fidelity per system</h2>",
+        _table(expl.summary[[c for c in SUMMARY_COLUMNS if c in expl.summary.columns]]),
+        "<h2>Fidelity by rank difference</h2>",
+        "<p>Pairs far apart in the ranking are easier to order than neighbours.</p>",
+        _table(wide_buckets(expl.by_rank, "rank_diff").reset_index()),
+        "<h2>Fidelity by normalized score difference</h2>",
+        _table(wide_buckets(expl.by_score, "score_diff").reset_index()),
+        "<h2>Axiom importances</h2>",
+        "<p>Mean decrease in impurity, mean over folds (top 12).</p>",
+        _table(wide_importances(expl, top=12).reset_index()),
     ]
     if image:
-        body.append(f'<img src="{html.escape(image)}" alt="explanations" style="max-width:100%">')
+        body.append(f'<img src="{esc(image)}" alt="explanations">')
     return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>"
-        + html.escape(title)
-        + "</title></head><body>"
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>"
+        + esc(title)
+        + f"</title><style>{css}</style></head><body>"
         + "\n".join(body)
         + "</body></html>\n"
     )
@@ -175,19 +226,19 @@ def write_explanation(
     expl: Explanation, out_dir: str | Path, title: str = "Axiomatic explanations"
 ) -> dict[str, Any]:
     """CSV tables, ``explanations.png``, ``explanations.md`` and ``explanations.html`` in
-    ``out_dir``; returns the written paths by kind."""
+    ``out_dir`` (each written atomically); returns the written paths by kind."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Any] = {}
     for attr in ("summary", "by_rank", "by_score", "importances"):
         p = out / f"explanation_{attr}.csv"
-        getattr(expl, attr).to_csv(p, index=False)
+        atomic_write_text(p, getattr(expl, attr).to_csv(index=False))
         files[attr] = p
     files["plot"] = plot_explanation(expl, out / "explanations.png")
     md = out / "explanations.md"
-    md.write_text(markdown_section(expl, "explanations.png", title), encoding="utf-8")
+    atomic_write_text(md, markdown_section(expl, "explanations.png", title))
     files["markdown"] = md
     page = out / "explanations.html"
-    page.write_text(html_section(expl, "explanations.png", title), encoding="utf-8")
+    atomic_write_text(page, html_section(expl, "explanations.png", title))
     files["html"] = page
     return files

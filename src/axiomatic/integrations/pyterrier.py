@@ -218,6 +218,18 @@ def _frame_dataset(frame: pd.DataFrame, collection: Dataset | None, name: str) -
     )
 
 
+def _result_columns(columns: Sequence[str], added: Sequence[str]) -> list[str]:
+    """``columns`` followed by those of ``added`` it lacks (in that order)."""
+    return [*columns, *(c for c in added if c not in columns)]
+
+
+def _check_input_columns(columns: Sequence[str], required: Sequence[str], who: Any) -> None:
+    """PyTerrier's ``InputValidationError`` when ``columns`` lack one of ``required``."""
+    missing = [c for c in required if c not in columns]
+    if missing:
+        pt.validate.columns(list(columns), includes=list(required), context=who)
+
+
 def _with_scores(frame: pd.DataFrame, scores: np.ndarray) -> pd.DataFrame:
     out = frame.copy()
     out["score"] = scores
@@ -277,10 +289,25 @@ class AxiomaticRanker(pt.Transformer):  # type: ignore[misc,name-defined]
             self._ranker = ranker  # statistics of a fixed collection: build once
         return ranker
 
+    # PyTerrier's inspection protocol (pyterrier.inspect): the columns without running
+    def transform_inputs(self) -> list[list[str]]:
+        """Accepted inputs: a result frame (re-ranking) or a topics frame (first stage)."""
+        return [["qid", "query", "docno"], ["qid", "query"]]
+
+    def transform_outputs(self, input_columns: Sequence[str]) -> list[str]:
+        """The output columns for a frame of ``input_columns``: a result frame gets ``score``
+        and ``rank``; a topics frame (first stage) becomes a result frame with ``text``."""
+        cols = list(input_columns)
+        if "docno" in cols:
+            _check_input_columns(cols, ["qid", "query", "docno"], self)
+            return _result_columns(cols, ["score", "rank"])
+        _check_input_columns(cols, ["qid", "query"], self)
+        return _result_columns(cols, ["docno", "text", "score", "rank"])
+
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         """Score the rows of ``inp`` (``qid``, ``query``, ``docno`` [, ``text``])."""
-        if len(inp) == 0:
-            return _with_scores(inp.assign(score=[]), np.zeros(0))
+        if len(inp) == 0:  # the columns a non-empty frame would get (pt.Experiment checks them)
+            return pd.DataFrame(columns=self.transform_outputs(list(inp.columns)))
         if self.dataset is not None and self._collection is None:
             self._collection = _as_dataset(self.dataset)
         if "docno" not in inp.columns:
@@ -372,6 +399,18 @@ class AxiomaticReRanker(pt.Transformer):  # type: ignore[misc,name-defined]
     def __repr__(self) -> str:
         return f"AxiomaticReRanker({self.axioms!r}, depth={self.depth}, {self.aggregation!r})"
 
+    # PyTerrier's inspection protocol (pyterrier.inspect): the columns without running
+    def transform_inputs(self) -> list[list[str]]:
+        """Accepted input: a result frame with the base ``score``."""
+        return [["qid", "query", "docno", "score"]]
+
+    def transform_outputs(self, input_columns: Sequence[str]) -> list[str]:
+        """The output columns for a result frame of ``input_columns``: the same, with the new
+        ``score`` and ``rank``."""
+        cols = list(input_columns)
+        _check_input_columns(cols, ["qid", "query", "docno", "score"], self)
+        return _result_columns(cols, ["score", "rank"])
+
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         """Re-rank ``inp`` (``qid``, ``query``, ``docno``, ``score`` [, ``text``])."""
         from axiomatic.diagnose.rerank import axiomatic_rerank
@@ -380,7 +419,7 @@ class AxiomaticReRanker(pt.Transformer):  # type: ignore[misc,name-defined]
 
         _require_columns(inp, ["qid", "query", "docno", "score"], repr(self))
         if len(inp) == 0:
-            return inp.copy()
+            return pd.DataFrame(columns=self.transform_outputs(list(inp.columns)))
         collection = _as_dataset(self.dataset)
         frame_ds = _frame_dataset(inp, collection, "AxiomaticReRanker")
         an = parse_analyzer(self.analyzer, language=frame_ds.doc_language)
@@ -474,7 +513,7 @@ def diagnose_frames(
     qrels: pd.DataFrame | None = None,
     axioms: str = DEFAULT_AXIOMS,
     variant: str | None = None,
-    analyzer: str = "thesis",
+    analyzer: str = "default",
     depth: int | None = None,
     max_per_query: int | None = None,
     seed: int = 0,

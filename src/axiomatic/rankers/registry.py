@@ -296,6 +296,7 @@ def _make(
             "expected 'model:PATH' with PATH a directory written by axiomatic.models.save_model "
             "or a local Hugging Face / sentence-transformers folder"
         )
+    path = _model_folder(path, spec)
     if not _is_axiomatic_model(path):
         from axiomatic.models.hf import check_hf_folder, hf_ranker
 
@@ -306,6 +307,36 @@ def _make(
 
 
 _GENERIC_FOLDERS = ("model", "best", "final", "checkpoint")
+
+
+def _model_folder(path: str, spec: str) -> str:
+    """The model folder of ``model:PATH``: ``PATH`` itself when it holds a model
+    (``config.json``), else the one model folder inside a training run folder
+    (``axiomatic train --out models/knrm-ar`` saves ``models/knrm-ar/model``), so that
+    ``model:models/knrm-ar`` works; a folder whose models lie deeper is an error naming the
+    specs that would work."""
+    if not os.path.isdir(path) or os.path.isfile(os.path.join(path, "config.json")):
+        return path
+    inside = [
+        os.path.join(path, sub)
+        for sub in _GENERIC_FOLDERS
+        if os.path.isfile(os.path.join(path, sub, "config.json"))
+    ]
+    if inside:
+        return inside[0]  # "model" first: the final model a training run saves
+    import glob
+
+    nested = sorted(
+        os.path.dirname(f)
+        for pattern in ("*/config.json", "*/*/config.json")
+        for f in glob.glob(os.path.join(glob.escape(path), pattern))
+    )[:5]
+    if not nested:
+        return path  # nothing that looks like a model: the loader says what is wrong
+    raise FileNotFoundError(
+        f"model directory {path!r} (from ranker spec {spec!r}) holds no model (no config.json) "
+        "but has model folders inside; use " + " or ".join(f"'model:{n}'" for n in nested)
+    )
 
 
 def _distinct_model_name(ranker: Any, path: str) -> Any:

@@ -11,24 +11,16 @@ from typing import Any
 from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis
 from axiomatic.report import tables
 
-CSS = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;
-max-width:1200px;color:#222;line-height:1.45;padding:0 1rem}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;
-border-bottom:1px solid #ddd;padding-bottom:.2rem}
-.meta{color:#666;font-size:.9rem}
-table.tbl{border-collapse:collapse;font-size:.85rem;margin:.6rem 0;font-variant-numeric:tabular-nums}
-table.tbl th,table.tbl td{padding:.25rem .55rem;border-bottom:1px solid #eee;text-align:right}
-table.tbl thead th{background:#f5f6f8;border-bottom:2px solid #ccc;position:sticky;top:0}
-table.tbl th.row{text-align:left}
-table.tbl tbody tr:hover{background:#fafbff}
-td.up{color:#0a7a2f;font-weight:600}td.down{color:#b3261e;font-weight:600}
-.note{background:#fff8e1;border-left:4px solid #f2b705;padding:.5rem .8rem;margin:.6rem 0;
-font-size:.9rem}
-img{max-width:100%;border:1px solid #eee;margin:.4rem 0}
-.scroll{overflow-x:auto}
-details summary{cursor:pointer;color:#345}
-"""
+
+def report_css() -> str:
+    """The style sheet of the toolkit's HTML pages (packaged as ``resources/report.css``)."""
+    from importlib import resources
+
+    return resources.files("axiomatic.resources").joinpath("report.css").read_text("utf-8")
+
+
+CSS = report_css()
+"""The page style, shared with the explanations page (``axiomatic/resources/report.css``)."""
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -44,9 +36,13 @@ def render_html(
     notes: Sequence[str] = (),
     baseline: str | None = None,
     max_mcnemar_rows: int = 300,
-    min_n: int = 30,
+    min_n: int = tables.MIN_N,
+    measure: str | None = None,
+    mean_over: Sequence[str] | None = None,
 ) -> str:
-    """The report as one HTML string (no external resources)."""
+    """The report as one HTML string (no external resources). ``measure``: the effectiveness
+    measure of the correlation section (default: nDCG@10 when present), the one of the
+    correlation figure; ``min_n`` / ``mean_over``: as in :func:`~axiomatic.report.writer.write_report`."""
     esc = html.escape
     summ = diagnosis.summary()
     partial = getattr(diagnosis, "partial", None)
@@ -155,42 +151,65 @@ def render_html(
             + esc(tables.view_label(diagnosis.view if diagnosis.views else ""))
             + "</h2><p>Fulfilment among instances "
             "whose relative length difference is at most δ* (Rennings 2019, Figs "
-            "4.5–4.8); instance counts along the top axis.</p>"
+            "4.5–4.8), on a numeric δ* axis (linear to 0.1, logarithmic above) that ends at "
+            "the δ* each axiom was mined at. Along the top: the rankers' instance counts at "
+            "that δ* (lowest–highest: each ranker's own, in its own list); hollow points rest "
+            f"on fewer than {int(min_n)} instances.</p>"
         )
         for key in ("delta_sweep", "delta_diff"):
             if key in images:
                 parts.append(_img(images[key], key))
-    if "correlation" in images:
-        parts.append("<h2>Axiomatic performance vs effectiveness</h2>")
-        parts.append(_img(images["correlation"], "correlation"))
-        if effectiveness is not None:
+    corr_measure = (
+        tables.default_measure(effectiveness, measure) if effectiveness is not None else None
+    )
+    if "correlation" in images or corr_measure is not None:
+        parts.append(
+            "<h2>Axiomatic performance vs effectiveness ("
+            + esc(str(corr_measure or measure or ""))
+            + ")</h2>"
+        )
+        if "correlation" in images:
+            parts.append(_img(images["correlation"], f"correlation with {corr_measure}"))
+        if corr_measure is not None:
             parts.append(
-                "<p>Rank correlations (Spearman ρ, Kendall τ, with p-values) first: with few "
-                "systems, Pearson's r is driven by clusters (e.g. lexical vs neural) and says "
-                "little about the order within them; n = number of systems.</p>"
+                f"<p>Effectiveness measure: <b>{esc(corr_measure)}</b> (in the figure, this "
+                "table and correlation.csv alike; <code>--measure</code> chooses it). A "
+                f"fulfilment fraction over fewer than {int(min_n)} instances is left out "
+                "(hollow grey in the figure; column left_out) and so is its axiom from the mean, "
+                "whose row names the axioms it averages. Rank correlations (Spearman ρ, "
+                "Kendall τ, with p-values) first: with few systems, Pearson's r is driven by "
+                "clusters (e.g. lexical vs neural) and says little about the order within them; "
+                "n = number of systems.</p>"
             )
-            for view, d in tables.view_diagnoses(diagnosis):
-                try:
-                    corr = d.correlation(tables.effectiveness_wide(effectiveness))
-                except (KeyError, ValueError):
-                    continue
-                show = corr[
-                    [
-                        "spec",
-                        "measure",
-                        "n",
-                        "spearman",
-                        "spearman_p",
-                        "kendall",
-                        "kendall_p",
-                        "pearson",
-                        "pearson_p",
-                    ]
-                ].set_index("spec")
-                labels = tables.group_labels(d) | {"mean": "mean over axioms"}
-                show.index = [labels.get(s, s) + tables.view_label(view) for s in show.index]
-                show.index.name = "axiom"
-                parts.append(tables.to_html_table(show))
+            try:
+                corr = tables.correlation_frame(
+                    diagnosis, effectiveness, corr_measure, min_n, mean_over
+                )
+            except (KeyError, ValueError):
+                corr = None
+            if corr is not None and len(corr):
+                cols = [
+                    "n",
+                    "spearman",
+                    "spearman_p",
+                    "kendall",
+                    "kendall_p",
+                    "pearson",
+                    "pearson_p",
+                    "left_out",
+                ]
+                show = corr[cols].copy()
+                show.index = [
+                    str(lab) + tables.view_label(str(v))
+                    for lab, v in zip(
+                        corr["label"],
+                        corr["view"] if "view" in corr else [""] * len(corr),
+                        strict=True,
+                    )
+                ]
+                show.index.name = f"axiom (vs {corr_measure})"
+                show["left_out"] = show["left_out"].replace("", "-")
+                parts.append(f"<div class='scroll'>{tables.to_html_table(show)}</div>")
 
     parts.append(
         "<h2>By relevance of the documents"

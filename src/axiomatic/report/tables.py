@@ -22,6 +22,7 @@ a group of their own, labelled ``[equal]``.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,6 +36,14 @@ UP, DOWN = "▲", "▼"
 THESIS_DELTA = 1.0
 """δ* of Rennings (2019) Tables 4.5 and 4.6: no length limit (section 4.3.1)."""
 VARIANT_ORDER = {"strict": 0, "original": 0, "extended": 1, "relaxed": 2}
+MIN_N = 20
+"""Fewest instances a fulfilment fraction needs to count in a correlation (and the mean over
+axioms), and below which a table shows the count next to it, ``"25.0 (n=4)"``: run files order
+only the few real near-duplicates of LNC2 (n = 1-4), and such a fraction is noise, not a finding.
+Every report states it; ``--min-n`` / ``min_n=`` change it."""
+DEFAULT_MEASURE = "nDCG@10"
+"""The effectiveness measure a report correlates with axiomatic performance unless told
+otherwise (``--measure``): the same one in correlation.csv, correlation.png and the HTML."""
 RANKER = "ranker"
 """The one name of "the thing being evaluated" in every table and CSV (evaluate, rerank,
 diagnose, the report): a ranker spec, a run or a trained model alike."""
@@ -127,6 +136,20 @@ def effectiveness_wide(effectiveness: Any) -> pd.DataFrame:
     return long.pivot_table(
         index=RANKER, columns="measure", values="value", aggfunc="first", sort=False
     )
+
+
+def default_measure(effectiveness: Any, measure: str | None = None) -> str | None:
+    """The measure to correlate with: ``measure`` when given (checked against the table, with
+    suggestions), else :data:`DEFAULT_MEASURE` when the table has it, else its first measure;
+    ``None`` without effectiveness."""
+    from axiomatic.diagnose.diagnosis import effectiveness_series
+
+    wide = effectiveness_wide(effectiveness)
+    if wide.empty:
+        return None
+    if measure is None:
+        measure = DEFAULT_MEASURE if DEFAULT_MEASURE in wide.columns else str(wide.columns[0])
+    return str(effectiveness_series(wide, measure).name)
 
 
 # ----------------------------------------------------------------------------- labels
@@ -411,6 +434,150 @@ def relevance_frame(diagnosis: Diagnosis) -> pd.DataFrame:
     return p.reset_index()
 
 
+CORRELATION_COLUMNS = [
+    "axiom",
+    "variant",
+    "spec",
+    "label",
+    "measure",
+    "min_n",
+    "n",
+    "left_out",
+    "spearman",
+    "spearman_p",
+    "kendall",
+    "kendall_p",
+    "pearson",
+    "pearson_p",
+    "slope",
+    "intercept",
+]
+
+
+def correlation_inputs(
+    diagnosis: Diagnosis,
+    effectiveness: Any,
+    measure: str | None = None,
+    min_n: int = MIN_N,
+    mean_over: Sequence[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, dict[str, str]]:
+    """See :func:`_correlation_inputs` (the same, without the unmasked fractions)."""
+    return _correlation_inputs(diagnosis, effectiveness, measure, min_n, mean_over)[:4]
+
+
+def _correlation_inputs(
+    diagnosis: Diagnosis,
+    effectiveness: Any,
+    measure: str | None = None,
+    min_n: int = MIN_N,
+    mean_over: Sequence[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, dict[str, str], pd.DataFrame]:
+    """What a correlation of axiomatic performance with effectiveness is computed on.
+
+    Returns ``(fractions, counts, effectiveness, labels)``: rankers (references left out, only
+    those with effectiveness) x axiom groups, a fraction over fewer than ``min_n`` instances
+    set to NaN (``counts`` keeps every count); a column ``"mean"`` holds the mean over
+    ``mean_over`` (axiom names, e.g. ``["TFC1", "TFC2", "M-TDC"]``, the headline of
+    docs/diagnosis.md) or, by default, over every directional group that each of these rankers
+    has at least ``min_n`` instances of; ``labels`` maps each column to its display label, the
+    mean's naming the axioms it averages (``"mean over TFC1, TFC2, M-TDC"``); then (private
+    part) the fractions before masking, for the figure's hollow points.
+    """
+    from axiomatic.diagnose.diagnosis import effectiveness_series
+
+    wide = effectiveness_wide(effectiveness)
+    eff = effectiveness_series(wide, default_measure(wide, measure))
+    t = diagnosis.table()  # once: fractions and counts from the same table
+    piv = t.pivot_table(
+        index="ranker", columns="spec", values="fraction", aggfunc="first", sort=False
+    )
+    piv = piv.reindex(index=[r for r in diagnosis.rankers if r in piv.index])
+    counts = t.pivot_table(index="ranker", columns="spec", values="n", aggfunc="first", sort=False)
+    counts = counts.reindex(index=piv.index, columns=piv.columns)
+    keep = [r for r in piv.index if r in eff.index and r not in diagnosis.references]
+    piv, counts = piv.loc[keep].astype(float), counts.loc[keep].fillna(0).astype(int)
+    frac = piv.where(counts >= max(int(min_n), 1))
+    labels = group_labels(diagnosis)
+    directional = [c for c in piv.columns if not str(c).endswith(SYMMETRIC_SUFFIX)]
+    if mean_over is not None:
+        wanted = {str(a).strip().upper() for a in mean_over}
+        groups = {g[2]: g[0] for g in diagnosis.groups()}
+        cols = [c for c in directional if str(groups.get(c, c)).upper() in wanted]
+    else:
+        cols = [c for c in directional if len(keep) and bool((counts[c] >= min_n).all())]
+    out_labels = {c: labels.get(c, c) for c in piv.columns}
+    if len(cols) > 1 or (mean_over is not None and cols):
+        frac["mean"] = frac[cols].mean(axis=1, skipna=mean_over is None)
+        counts["mean"] = counts[cols].min(axis=1)
+        names = list(dict.fromkeys(labels.get(c, c).split(" (")[0] for c in cols))
+        out_labels["mean"] = "mean over " + ", ".join(names)
+    return frac, counts, eff.loc[keep], out_labels, piv
+
+
+def correlation_frame(
+    diagnosis: Diagnosis,
+    effectiveness: Any,
+    measure: str | None = None,
+    min_n: int = MIN_N,
+    mean_over: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Correlation across rankers of fulfilment with one effectiveness ``measure`` (default
+    :data:`DEFAULT_MEASURE`), per axiom group plus the mean (:func:`correlation_inputs`).
+
+    One row per group with the measure, the ``min_n`` applied, ``n`` (systems counted),
+    ``left_out`` (systems whose fraction rests on fewer than ``min_n`` instances, with their
+    count), Spearman, Kendall and Pearson coefficients with p-values and the trend line
+    (columns :data:`CORRELATION_COLUMNS`). With two views, one block per view (column ``view``).
+    """
+    from axiomatic.diagnose import stats
+
+    frames = []
+    for view, d in view_diagnoses(diagnosis):
+        frac, counts, eff, labels = correlation_inputs(d, effectiveness, measure, min_n, mean_over)
+        groups = {g[2]: g for g in d.groups()}
+        y = eff.to_numpy(dtype=np.float64)
+        rows = []
+        for col in frac.columns:
+            axiom, variant, _ = groups.get(col, (col, "", col))
+            low = counts[col] < min_n
+            rows.append(
+                {
+                    "axiom": axiom,
+                    "variant": variant,
+                    "spec": col,
+                    "label": labels.get(col, col),
+                    "measure": str(eff.name),
+                    "min_n": int(min_n),
+                    "left_out": "; ".join(f"{r} (n={int(n)})" for r, n in counts[col][low].items()),
+                }
+                | stats.correlation(frac[col].to_numpy(dtype=np.float64), y)
+            )
+        f = pd.DataFrame(rows, columns=[c for c in CORRELATION_COLUMNS])
+        if view_label(view):
+            f.insert(0, "view", view)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def depth_note(runs: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str | None:
+    """A warning when run files of different depths (documents per query) are compared, e.g.
+    RepLLaMA's top-200 next to top-100 runs: a deeper run has more own-list instances, fewer
+    union-view instances decided by retrieval, and a higher AP. ``None`` when the depths agree."""
+    depth = {
+        name: int(max((len(docs) for docs in run.values()), default=0))
+        for name, run in runs.items()
+        if run
+    }
+    if len(set(depth.values())) < 2:
+        return None
+    shown = ", ".join(f"{name}: {d}" for name, d in depth.items())
+    return (
+        f"the runs have different depths (documents per query; {shown}): own-list instance "
+        "counts, union-view results and depth-sensitive measures (AP, recall) are not "
+        "comparable between them; cut them to one depth to compare like with like"
+    )
+
+
 # ----------------------------------------------------------------------------- renderers
 def rich_table(frame: pd.DataFrame, title: str = "", caption: str = "") -> Any:
     """A ``rich.table.Table`` of a display frame (index shown as the first column)."""
@@ -468,6 +635,74 @@ def to_html_table(frame: pd.DataFrame, index: bool = True, css_class: str = "tbl
         parts.append("</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
+
+
+_TOLERANCE = re.compile(r"^(?:δ\*|\|Δlen\||no length limit)")
+_LABEL = re.compile(r"^(?P<head>[^(\[]*?)(?: \((?P<inner>[^()]*)\))?(?P<rest>(?: \[[^\]]*\])*)$")
+
+
+def compact_columns(columns: Sequence[str]) -> tuple[list[str], str]:
+    """Narrow axiom headers for a terminal: ``"TFC1 (δ*≤1.0) [own list]"`` becomes
+    ``"TFC1\nown list"`` (the view on a second line) and the length tolerance moves to the
+    returned legend line (``"length tolerance: TFC1 δ*≤1.0; LNC2 -"``); a variant stays in the
+    header (``"TFC1 strict"``). Other columns (measures) are kept as they are."""
+    out: list[str] = []
+    tol: dict[str, str] = {}
+    for col in columns:
+        m = _LABEL.match(str(col))
+        if not m or not (m.group("inner") or m.group("rest")):
+            out.append(str(col))
+            continue
+        parts = [x.strip() for x in (m.group("inner") or "").split(",") if x.strip()]
+        keep = [x for x in parts if not _TOLERANCE.match(x)]
+        tols = [x for x in parts if _TOLERANCE.match(x)]
+        name = " ".join([m.group("head").strip(), *keep])
+        views = re.findall(r"\[([^\]]*)\]", m.group("rest") or "")
+        eq = " =" if "equal" in views else ""
+        views = [v for v in views if v != "equal"]
+        out.append(name + eq + ("\n" + " ".join(views) if views else ""))
+        if m.group("inner") is not None or not tols:
+            tol.setdefault(name, ", ".join(tols) or "-")
+    legend = ""
+    if any(v != "-" for v in tol.values()):
+        legend = "length tolerance: " + "; ".join(f"{k} {v}" for k, v in tol.items())
+    return out, legend
+
+
+def _width(console: Any, table: Any) -> tuple[int, int]:
+    from rich.measure import Measurement
+
+    # measured without the console's limit (a table measures at most the width it is given)
+    m = Measurement.get(console, console.options.update_width(100_000), table)
+    return m.minimum, m.maximum
+
+
+def print_fitted(console: Any, frame: pd.DataFrame, title: str = "", caption: str = "") -> None:
+    """Print ``frame`` as a rich table that fits ``console.width`` without cutting a header:
+    at its natural width when that fits, else with :func:`compact_columns` headers and their
+    legend line, and when even that cannot fit and the columns hold two views (``[own list]``,
+    ``[union]``), one table per view."""
+    table = rich_table(frame, title=title, caption=caption)
+    width = int(getattr(console, "width", 80) or 80)
+    if _width(console, table)[1] <= width:
+        console.print(table)
+        return
+    cols, legend = compact_columns([str(c) for c in frame.columns])
+    narrow = frame.set_axis(cols, axis=1)
+    cap = "; ".join(x for x in (caption, legend) if x)
+    table = rich_table(narrow, title=title, caption=cap)
+    views = [v for v in ("own list", "union") if any(c.endswith("\n" + v) for c in cols)]
+    # long ranker names wrap or are cut either way: judge the data columns
+    probe = narrow.set_axis([str(i)[:12] for i in narrow.index], axis=0)
+    if _width(console, rich_table(probe))[0] <= width or len(views) < 2:
+        console.print(table)
+        return
+    for view in views:
+        other = [v for v in views if v != view]
+        pick = [i for i, c in enumerate(cols) if not any(c.endswith("\n" + o) for o in other)]
+        part = narrow.iloc[:, pick]
+        part = part.set_axis([c.removesuffix("\n" + view) for c in part.columns], axis=1)
+        console.print(rich_table(part, title=f"{title} [{view}]", caption=cap))
 
 
 def _analyzer_note(diagnosis: Diagnosis) -> str:
@@ -541,9 +776,13 @@ def print_tables(
     effectiveness: Any = None,
     console: Any = None,
     baseline: str | None = None,
-    min_n: int = 30,
+    min_n: int = MIN_N,
 ) -> None:
     """Print the overview (Table 4.5 layout) and, with several variants, the variant table.
+
+    Each table fits the console (:func:`print_fitted`): too wide for the terminal, the axiom
+    headers lose their length tolerance to a legend line, and with two views of run files each
+    view gets its own table, instead of headers cut to ``(δ*≤0…``.
 
     A diagnosis of an unfinished mining output (:attr:`Diagnosis.partial`) gets a warning line
     and its label on every table title.
@@ -562,23 +801,21 @@ def print_tables(
         )
         console = _PartialConsole(console, partial)
     ov = overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
-    console.print(
-        rich_table(
-            ov,
-            title=f"Axiomatic diagnosis: {diagnosis.dataset_name} ({layout_title(diagnosis)})",
-            caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
-            f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05)"
-            + _analyzer_note(diagnosis),
-        )
+    print_fitted(
+        console,
+        ov,
+        title=f"Axiomatic diagnosis: {diagnosis.dataset_name} ({layout_title(diagnosis)})",
+        caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
+        f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05); (n=…): fewer than "
+        f"{min_n} instances" + _analyzer_note(diagnosis),
     )
     if len({g[1] for g in diagnosis.groups()}) > 1:
-        console.print(
-            rich_table(
-                variant_frame(diagnosis, with_counts=True),
-                title="% fulfilled (instances) per axiom variant ("
-                + layout_title(diagnosis, "4.6")
-                + ")",
-            )
+        print_fitted(
+            console,
+            variant_frame(diagnosis, with_counts=True),
+            title="% fulfilled (instances) per axiom variant ("
+            + layout_title(diagnosis, "4.6")
+            + ")",
         )
     views = view_diagnoses(diagnosis)
     if len(views) > 1:

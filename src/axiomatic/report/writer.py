@@ -69,21 +69,33 @@ def write_report(
     baseline: str | None = None,
     plots: bool = True,
     notes: Sequence[str] = (),
+    min_n: int = tables.MIN_N,
+    mean_over: Sequence[str] | None = None,
 ) -> dict[str, Path]:
     """Write the full report of ``diagnosis`` into ``out_dir`` and return the paths by name.
 
     ``effectiveness``: long table from :func:`axiomatic.report.tables.effectiveness_table`, a wide
     table (index = ranker, one column per measure), a mapping, or ``None``. ``measure`` is the one
-    correlated with axiomatic performance (default: ``AP`` when present, else the first).
+    correlated with axiomatic performance, the same in ``correlation.csv``, ``correlation.png``
+    and the HTML, and named on each (default: nDCG@10 when present, else the first measure).
+    ``min_n``: a fraction over fewer instances is left out of the correlations and the mean over
+    axioms (shown hollow in the figure, its count in the tables); ``mean_over``: the axioms of
+    that mean (default: every directional group each system has ``min_n`` instances of).
+
+    A folder holding an earlier report is cleaned of the files that report wrote (listed in its
+    ``report_manifest.json``; for reports older than the manifest, the file names a report
+    writes) and this report does not write again, so that no stale figure or table stays beside
+    the new ones; other files in the folder are left alone.
 
     Files: ``diagnosis.csv`` (per ranker x axiom), ``by_relevance.csv``, ``mcnemar.csv``,
     ``delta_sweep.csv``, ``overview.csv`` (numeric Table 4.5), ``effectiveness.csv``,
     ``correlation.csv``, ``diagnosis.json`` (everything), ``diagnosis_state/`` (reloadable with
     :meth:`Diagnosis.load`), PNGs (``bars.png``, ``delta_sweep.png``, ``delta_diff.png``,
-    ``correlation.png``) and ``report.html``.
+    ``correlation.png``), ``report.html`` and ``report_manifest.json`` (the files written).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    previous = previous_report_files(out)
     paths: dict[str, Path] = {}
     main_table = _per_view(diagnosis, "table")
     paths["diagnosis_csv"] = _text(out / "diagnosis.csv", main_table.to_csv(index=False))
@@ -126,10 +138,12 @@ def write_report(
     wide = tables.effectiveness_wide(eff_long) if len(eff_long) else None
     if wide is not None:
         paths["effectiveness_csv"] = _text(out / "effectiveness.csv", eff_long.to_csv(index=False))
-        if measure is None:
-            measure = "AP" if "AP" in wide.columns else str(wide.columns[0])
+        measure = tables.default_measure(wide, measure)
         paths["correlation_csv"] = _text(
-            out / "correlation.csv", diagnosis.correlation(wide, measure).to_csv(index=False)
+            out / "correlation.csv",
+            tables.correlation_frame(diagnosis, wide, measure, min_n, mean_over).to_csv(
+                index=False
+            ),
         )
     paths["overview_csv"] = _text(
         out / "overview.csv",
@@ -144,10 +158,10 @@ def write_report(
         paths["bars_png"] = out / "bars.png"
         if sweep is not None and len(sweep):
             images["delta_sweep"] = P.plot_delta_sweep(
-                diagnosis, out / "delta_sweep.png", sweep=sweep
+                diagnosis, out / "delta_sweep.png", sweep=sweep, min_n=min_n
             )
             images["delta_diff"] = P.plot_delta_sweep(
-                diagnosis, out / "delta_diff.png", value="diff_vs_0", sweep=sweep
+                diagnosis, out / "delta_diff.png", value="diff_vs_0", sweep=sweep, min_n=min_n
             )
             paths["delta_sweep_png"] = out / "delta_sweep.png"
             paths["delta_diff_png"] = out / "delta_diff.png"
@@ -160,7 +174,7 @@ def write_report(
         )
         if wide is not None and n_eff >= 2:
             images["correlation"] = P.plot_correlation(
-                diagnosis, wide, measure, out / "correlation.png"
+                diagnosis, wide, measure, out / "correlation.png", min_n=min_n, mean_over=mean_over
             )
             paths["correlation_png"] = out / "correlation.png"
 
@@ -173,8 +187,76 @@ def write_report(
         title=title,
         notes=notes,
         baseline=baseline,
+        min_n=min_n,
+        measure=measure,
+        mean_over=mean_over,
     )
     paths["html"] = _text(out / "report.html", page)
     if getattr(diagnosis, "partial", None):
         _label_partial_csvs(paths, str(diagnosis.partial))
+    paths["manifest"] = _write_manifest(out, paths, previous)
     return paths
+
+
+MANIFEST = "report_manifest.json"
+"""The files a report wrote (relative to its folder); the next report into the folder removes
+those it does not write again."""
+REPORT_FILES = (
+    "diagnosis.csv",
+    "by_relevance.csv",
+    "mcnemar.csv",
+    "delta_sweep.csv",
+    "overview.csv",
+    "effectiveness.csv",
+    "correlation.csv",
+    "diagnosis.json",
+    "bars.png",
+    "delta_sweep.png",
+    "delta_diff.png",
+    "correlation.png",
+    "report.html",
+)
+"""Every file name :func:`write_report` may write at the top of its folder (besides the
+``diagnosis_state/`` folder): what an earlier report without a manifest may have left."""
+
+
+def _files_of(path: Path, root: Path) -> list[str]:
+    if path.is_dir():
+        return sorted(p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file())
+    return [path.relative_to(root).as_posix()] if path.is_file() else []
+
+
+def previous_report_files(out: Path) -> list[str]:
+    """Files of an earlier report in ``out`` (relative paths): those its manifest lists, or,
+    without a manifest, the report file names (:data:`REPORT_FILES`) present there."""
+    import json
+
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        try:
+            listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
+        except (OSError, ValueError, AttributeError):
+            listed = []
+        return [str(f) for f in listed if isinstance(f, str)]
+    return [f for f in REPORT_FILES if (out / f).is_file()]
+
+
+def _write_manifest(out: Path, paths: dict[str, Path], previous: list[str]) -> Path:
+    """Remove the earlier report's files that this one did not write again, then list this
+    report's files in :data:`MANIFEST`. Only plain files inside ``out`` are ever removed."""
+    import json
+
+    written = sorted({f for p in paths.values() for f in _files_of(Path(p), out)})
+    root = out.resolve()
+    for rel in sorted(set(previous) - set(written) - {MANIFEST}):
+        target = (out / rel).resolve()
+        if root not in target.parents or not target.is_file():
+            continue  # never outside the folder, never a folder
+        target.unlink()
+    return _text(
+        out / MANIFEST,
+        json.dumps(
+            {"generator": "axiomatic.report.writer.write_report", "files": written}, indent=1
+        )
+        + "\n",
+    )

@@ -1,0 +1,52 @@
+"""``axiomatic.evaluate(...)``: one run, or several named runs compared as the CLI does.
+
+* ``evaluate(run, qrels, measures)`` is :func:`axiomatic.evaluate.metrics.evaluate`:
+  ``{measure: mean}``;
+* ``evaluate({"bm25": run1, "ql": run2}, qrels, measures, baseline="bm25", test="t")`` is
+  :func:`axiomatic.evaluate.significance.evaluation_table`: the table of ``axiomatic evaluate``
+  (one row per run and measure: mean, difference to the baseline, paired test p-values with
+  Holm's correction over every comparison, significance, baseline flag).
+
+Warnings (a run that matches no judged query) name the caller's line, not ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from axiomatic.data.records import Qrels, Run
+from axiomatic.evaluate.metrics import evaluate as evaluate_run
+from axiomatic.evaluate.metrics import is_run_collection
+from axiomatic.evaluate.significance import evaluation_table
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    run: Run | Mapping[str, Run],
+    qrels: Qrels,
+    measures: str | Iterable[Any],
+    rel_threshold: int = 1,
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+) -> Any:
+    """Mean of each measure for one run (``{name: value}``), or, for several named runs
+    (``{name: run}``), the table of ``axiomatic evaluate`` with paired tests against
+    ``baseline`` (a run name; default the first run) as a DataFrame."""
+    if is_run_collection(run):
+        return evaluation_table(
+            run,  # type: ignore[arg-type]
+            qrels,
+            measures,  # type: ignore[arg-type]
+            baseline=baseline,
+            test=test,  # type: ignore[arg-type]
+            rel_threshold=rel_threshold,
+        )
+    if baseline is not None:
+        raise TypeError(
+            "baseline= compares several runs: pass them as a dict, e.g. "
+            "evaluate({'bm25': run1, 'ql': run2}, qrels, measures, baseline='bm25')"
+        )
+    return evaluate_run(run, qrels, measures, rel_threshold)  # type: ignore[arg-type]
