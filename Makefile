@@ -76,3 +76,14 @@ dist: $(STAMP_DEV)
 
 clean:
 	rm -rf $(VENV) $(LATEST) demo-output dist
+
+# Mutation testing (not in CI): mutmut over the modules that carry the papers' science, each
+# mutant run against only that module's tests (the list is in benchmarks/mutate.py), in work
+# folders under build/mutate/ (the working tree is never mutated). Prints per module: mutants,
+# killed, survived; writes build/mutate/summary.md. A subset / more workers:
+#   make mutate MUTATE_MODULES="models/similarity.py perturb/acrank.py" MUTATE_JOBS=2
+.PHONY: mutate
+MUTATE_MODULES ?=
+MUTATE_JOBS ?= 1
+mutate: $(STAMP_DEV)
+	$(BIN)/python benchmarks/mutate.py $(MUTATE_MODULES) --jobs $(MUTATE_JOBS)

@@ -144,6 +144,17 @@ def preferences(node: Any, leaf_matrix: Callable[[Any], np.ndarray]) -> np.ndarr
 
 
 # ---------------------------------------------------------------------- rendering
+def _number(w: float) -> str:
+    """A weight written exactly: the short ``%g`` form when it reads back to the same float
+    (``0.5``, ``2``), else ``repr`` (the shortest string that does: ``1.0000001``); infinite
+    weights as ``1e999`` (a literal that parses to inf). Rendering and parsing round-trip."""
+    w = float(w)
+    if math.isinf(w):
+        return "1e999" if w > 0 else "-1e999"
+    short = f"{w:g}"
+    return short if float(short) == w else repr(w)
+
+
 def render(node: Any, leaf: Callable[[Any], str]) -> str:
     """The expression as a string that parses back to the same combination (``leaf(axiom)``
     writes a single axiom: its short name or its full spec)."""
@@ -163,7 +174,7 @@ def render(node: Any, leaf: Callable[[Any], str]) -> str:
     if op == "norm":
         return "+" + sub(kids[0], strict=True)
     if op == "scale":
-        return f"{node.weight:g} * {sub(kids[0], strict=True)}"
+        return f"{_number(node.weight)} * {sub(kids[0], strict=True)}"
     if op == "sum":
         out = sub(kids[0])
         for k in kids[1:]:
@@ -241,7 +252,12 @@ def parse_expression(
     build: Callable[[str, Sequence[Any], float], Any],
 ) -> Any:
     """Parse an axiom expression; ``parse_leaf`` parses one axiom string, ``build(op,
-    operands, weight)`` makes a node. Raises ``ValueError`` naming what is not allowed."""
+    operands, weight)`` makes a node. Raises ``ValueError`` naming what is not allowed, and for
+    an expression longer or deeper than the spec bounds of :mod:`axiomatic._keyvalue` (the
+    parse and the walks below recurse once per level)."""
+    from axiomatic._keyvalue import check_spec_size
+
+    check_spec_size(text.strip(), "axiom expression")
     src, names = _protect_names(text.strip())
     try:
         tree = ast.parse(src, mode="eval")

@@ -15,15 +15,16 @@ Parts (``plan.parts``):
 
 Every training run is a unit with its own folder (``runs/<setting>/<language>/<encoder>/<loss>/
 <variant>/seed<k>``) holding the trainer's checkpoint, log and model (loadable as
-``model:DIR/model``); finished units are skipped and interrupted ones resumed, so the command
-can be stopped and restarted at any point. ``report()`` summarizes whatever is finished.
+``model:DIR/model``); finished units are reused and interrupted ones resumed, so the command
+can be stopped and restarted at any point, both only when the unit's record (``unit.json``:
+every setting and the data's fingerprints, :mod:`axiomatic.experiments.units`) equals the
+plan's: a unit of other settings is refused, naming what differs (``--overwrite`` redoes it).
+``report()`` summarizes whatever is finished with the plan's settings.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import platform
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -34,13 +35,30 @@ from typing import Any
 import numpy as np
 
 from axiomatic.data.records import Dataset
-from axiomatic.evaluate.clir_metrics import CLIR_MEASURE_NAMES, evaluate_clir_per_query
+from axiomatic.evaluate.clir_metrics import (
+    CLIR_MEASURE_NAMES,
+    evaluate_clir_per_query,
+    relevance_levels,
+)
 from axiomatic.experiments.common import markdown_table, read_json, write_json
+from axiomatic.experiments.units import (
+    UnitRecord,
+    UnitStore,
+    dataset_fingerprint,
+    machine,
+    note_plan_change,
+)
 from axiomatic.training.smooth import DISPLAY, validate_thresholds
 
 PARTS = ("table2", "table3", "fig3", "fig4", "fig5", "stability", "nfcorpus", "sasaki")
 HIGH_RESOURCE = ("de", "es", "ru", "zh", "fr", "it")
 SIG = "significant (Holm p<0.05; ref+ = reference higher)"
+UNIT_CODE = 1
+"""Version of how a unit is computed (in every unit's record): bump it when a change of the code
+changes a unit's results, so that units of the older code are refused instead of reused."""
+# NR documents per query of the main units (Unit.nr, in the unit's folder name): the paper's 40,
+# the generated CI set's 8 (it has few paragraphs)
+DEFAULT_NR = {"synthetic": 8}
 
 
 @dataclass
@@ -183,15 +201,27 @@ class Unit:
 class LiuSmooth:
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
-    def __init__(self, plan: LiuPlan, out_dir: str | Path, echo: Callable[[str], None] = print):
+    def __init__(
+        self,
+        plan: LiuPlan,
+        out_dir: str | Path,
+        echo: Callable[[str], None] = print,
+        overwrite: bool = False,
+    ):
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
         self._data: dict[tuple[str, str, int], dict[str, Dataset]] = {}
         self._emb: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
+        # trained with other settings is refused (or redone with overwrite), never reused
+        self.store = UnitStore(
+            self.out_dir, overwrite=overwrite, echo=lambda m: self.echo(f"[liu-smooth] {m}")
+        )
 
     # ------------------------------------------------------------------ data
-    def data(self, setting: str, lang: str, nr: int = 40) -> dict[str, Dataset]:
+    def data(self, setting: str, lang: str, nr: int | None = None) -> dict[str, Dataset]:
+        nr = DEFAULT_NR.get(setting, 40) if nr is None else nr
         key = (setting, lang, nr)
         if key in self._data:
             return self._data[key]
@@ -206,7 +236,7 @@ class LiuSmooth:
         elif setting == "synthetic":
             from axiomatic.experiments.clir_data import synthetic_graded_clir
 
-            out = synthetic_graded_clir(n_negatives=nr if nr != 40 else 8, seed=0)
+            out = synthetic_graded_clir(n_negatives=nr, seed=0)
         elif setting == "nfcorpus":
             from axiomatic.experiments.clir_data import nfcorpus_graded
 
@@ -267,27 +297,17 @@ class LiuSmooth:
         return self._emb[key]
 
     # ------------------------------------------------------------------ one run
-    def unit(self, u: Unit, train_scores: bool = False) -> dict[str, Any]:
-        import torch
-
-        from axiomatic.models.clir import SmoothDualEncoder
+    def _train_config(self, u: Unit) -> Any:
+        """The trainer configuration of a unit (one dev evaluation and checkpoint per epoch:
+        needs the unit's training data)."""
         from axiomatic.training.config import TrainConfig
-        from axiomatic.training.trainer import NonFiniteLossError, Trainer, score_dataset
 
         p = self.plan
-        folder = self.out_dir / "runs" / u.path()
-        done = folder / "test_metrics.json"
-        if done.exists() and (not train_scores or (folder / "train_scores.json").exists()):
-            return read_json(done)
-        if p.threads:
-            torch.set_num_threads(p.threads)
-        t0 = time.perf_counter()
         data = self.data(u.setting, u.language, u.nr)
-        vocab, q_emb, d_emb = self.vocab_and_embeddings(u.setting, u.language)
         n_points = sum(len(data["train"].candidate_ids(q)) for q in data["train"].queries)
         per_epoch = max(1, math.ceil(n_points / u.batch_size))
         spec = self._loss_spec(u)
-        cfg = TrainConfig(
+        return TrainConfig(
             dataset=data["train"].name,
             model="clir-dual",
             model_config={"encoder": u.encoder, "eps": u.eps, "embedding_dim": p.embedding_dim},
@@ -305,6 +325,67 @@ class LiuSmooth:
             log_grad_norm=True,
             seed=u.seed,
         )
+
+    def unit_settings(self, u: Unit) -> dict[str, Any]:
+        """Every plan setting that determines a unit's result, without loading data (the
+        folder name holds only some of them; a report compares these)."""
+        p = self.plan
+        out: dict[str, Any] = {
+            "experiment": "liu-smooth",
+            "code": UNIT_CODE,
+            **asdict(u),
+            "loss_spec": self._loss_spec(u),
+            "embedding_dim": p.embedding_dim,
+            "embeddings": p.embeddings,
+            "word2vec_epochs": p.word2vec_epochs if p.embeddings == "word2vec" else None,
+            "shared_embeddings": p.shared_embeddings,
+            "max_query_len": p.max_query_len,
+            "max_doc_len": p.max_doc_len,
+        }
+        out.update(self._data_settings(u.setting))
+        return out
+
+    def _data_settings(self, setting: str) -> dict[str, Any]:
+        p = self.plan
+        if setting == "xquad":
+            return {"query_language": p.query_language, "nr_pool": p.nr_pool}
+        if setting == "nfcorpus":
+            return {
+                "nfcorpus_depth": p.nfcorpus_depth,
+                "nfcorpus_train_queries": p.nfcorpus_train_queries,
+            }
+        return {}
+
+    def _data_inputs(self, setting: str, lang: str, nr: int | None = None) -> dict[str, str]:
+        """Content hashes of a unit's train / dev / test data (and of a Sasaki folder)."""
+        data = self.data(setting, lang, nr)
+        return {f"{s} data": dataset_fingerprint(data[s]) for s in ("train", "dev", "test")}
+
+    def unit_record(self, u: Unit) -> UnitRecord:
+        """The unit's settings, its trainer configuration and the fingerprints of its data."""
+        settings = self.unit_settings(u)
+        settings["train_config"] = self._train_config(u).to_dict()
+        return UnitRecord(settings, self._data_inputs(u.setting, u.language, u.nr))
+
+    def unit(self, u: Unit, train_scores: bool = False) -> dict[str, Any]:
+        import torch
+
+        from axiomatic.models.clir import SmoothDualEncoder
+        from axiomatic.training.trainer import NonFiniteLossError, Trainer, score_dataset
+
+        p = self.plan
+        folder = self.out_dir / "runs" / u.path()
+        done = folder / "test_metrics.json"
+        state = self.store.enter(folder, self.unit_record(u))
+        if state == "done" and (not train_scores or (folder / "train_scores.json").exists()):
+            return read_json(done)
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        t0 = time.perf_counter()
+        data = self.data(u.setting, u.language, u.nr)
+        vocab, q_emb, d_emb = self.vocab_and_embeddings(u.setting, u.language)
+        spec = self._loss_spec(u)
+        cfg = self._train_config(u)
         torch.manual_seed(u.seed)
         model = SmoothDualEncoder(
             vocab,
@@ -326,7 +407,7 @@ class LiuSmooth:
         except NonFiniteLossError as exc:
             out.update({"diverged": True, "message": str(exc)})
         if not out["diverged"]:
-            mr, r = (2, 1)
+            mr, r = relevance_levels(*(d.qrels for d in data.values()))  # top grade = MR
             test_run = score_dataset(model, data["test"])
             dev_run = score_dataset(model, data["dev"])
             per_q = evaluate_clir_per_query(test_run, data["test"].qrels or {}, mr, r)
@@ -356,14 +437,10 @@ class LiuSmooth:
         from axiomatic.training.trainer import score_dataset
 
         p = self.plan
-        f = (
-            self.out_dir
-            / "runs"
-            / p.setting
-            / lang
-            / f"zero_shot_{p.embeddings}_eps{_fmt(p.eps)}.json"
-        )
-        if f.exists():
+        f = self._zero_shot_file(lang)
+        record = UnitRecord(self._zero_shot_settings(lang), self._data_inputs(p.setting, lang))
+        kw: dict[str, Any] = {"done": f.name, "record_name": f.stem + ".unit.json"}
+        if self.store.enter(f.parent, record, owns_folder=False, **kw) == "done":
             return read_json(f)
         if p.threads:
             torch.set_num_threads(p.threads)
@@ -389,6 +466,35 @@ class LiuSmooth:
         }
         write_json(f, out)
         return out
+
+    def _zero_shot_file(self, lang: str) -> Path:
+        p = self.plan
+        return (
+            self.out_dir
+            / "runs"
+            / p.setting
+            / lang
+            / f"zero_shot_{p.embeddings}_eps{_fmt(p.eps)}.json"
+        )
+
+    def _zero_shot_settings(self, lang: str) -> dict[str, Any]:
+        p = self.plan
+        return {
+            "experiment": "liu-smooth",
+            "code": UNIT_CODE,
+            "part": "zero-shot",
+            "setting": p.setting,
+            "language": lang,
+            "seed": 0,
+            "eps": p.eps,
+            "embedding_dim": p.embedding_dim,
+            "embeddings": p.embeddings,
+            "word2vec_epochs": p.word2vec_epochs if p.embeddings == "word2vec" else None,
+            "shared_embeddings": p.shared_embeddings,
+            "max_query_len": p.max_query_len,
+            "max_doc_len": p.max_doc_len,
+            **self._data_settings(p.setting),
+        }
 
     def _loss_spec(self, u: Unit) -> str:
         th = ",".join(_fmt(t) for t in u.thresholds)
@@ -418,6 +524,7 @@ class LiuSmooth:
             "setting": setting,
             "language": lang,
             "thresholds": tuple(validate_thresholds(p.thresholds)),
+            "nr": DEFAULT_NR.get(setting, 40),
             "eps": p.eps,
             "epochs": p.epochs,
             "lr": p.lr,
@@ -513,23 +620,22 @@ class LiuSmooth:
             raise ValueError(
                 f"unknown liu-smooth part(s) {unknown}; expected some of {list(PARTS)}"
             )
+        for msg in self.unreachable().values():  # plan time: before any unit trains
+            import warnings
+
+            warnings.warn(f"liu-smooth plan: {msg}", UserWarning, stacklevel=2)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         from axiomatic.experiments.rosset2019 import _plain
         from axiomatic.training.config import write_toml
 
-        write_toml(
-            {"experiment": "liu-smooth", **_plain(p.to_dict())}, self.out_dir / "config.toml"
-        )
         t0 = time.perf_counter()
         parts = set(p.parts)
-        if "table2" in parts:
-            for lang in p.languages:
-                self.zero_shot(lang)
+        first: list[tuple[Unit, bool]] = []  # (unit, with train scores for Figure 3)
         if "table2" in parts or "fig3" in parts:
             for u in self.table2_units():
                 fig3 = "fig3" in parts and u.language == p.fig3_language and u.seed == p.seeds[0]
                 if "table2" in parts or fig3:
-                    self.unit(u, train_scores=fig3)
+                    first.append((u, fig3))
         todo: list[Unit] = []
         if "table3" in parts:
             todo += self.table3_units()
@@ -543,6 +649,26 @@ class LiuSmooth:
             todo += self.nfcorpus_units()
         if "sasaki" in parts and p.sasaki:
             todo += self.sasaki_units()
+        # every unit is compared with its record before anything runs: a unit computed with
+        # other settings or data is refused here (or cleared with overwrite)
+        zero_langs = list(p.languages) if "table2" in parts else []
+        for lang in zero_langs:
+            self.store.check(
+                self._zero_shot_file(lang).parent,
+                UnitRecord(self._zero_shot_settings(lang), self._data_inputs(p.setting, lang)),
+                done=self._zero_shot_file(lang).name,
+                record_name=self._zero_shot_file(lang).stem + ".unit.json",
+                owns_folder=False,
+            )
+        for u in dict.fromkeys([*(u for u, _ in first), *todo]):
+            self.store.check(self.out_dir / "runs" / u.path(), self.unit_record(u))
+        plan = {"experiment": "liu-smooth", **_plain(p.to_dict())}
+        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
+        write_toml(plan, self.out_dir / "config.toml")
+        for lang in zero_langs:
+            self.zero_shot(lang)
+        for u, fig3 in first:
+            self.unit(u, train_scores=fig3)
         for u in todo:
             self.unit(u)
         wall = time.perf_counter() - t0
@@ -557,12 +683,39 @@ class LiuSmooth:
         write_json(timing_file, timing)
         return self.report()
 
+    def unreachable(self) -> dict[tuple[float, tuple[float, ...]], str]:
+        """``(eps, thresholds)`` of the planned units whose thresholds no score can reach (tanh
+        towers of dimension ``embedding_dim``: every score below p/(sqrt(p)+eps)^2) -> the
+        message naming the bound."""
+        from axiomatic.training.smooth import tanh_threshold_problem
+
+        p = self.plan
+        by_part = {
+            "table2": self.table2_units,
+            "fig3": self.table2_units,
+            "table3": self.table3_units,
+            "fig4": self.fig4_units,
+            "fig5": self.fig5_units,
+            "stability": self.stability_units,
+            "nfcorpus": self.nfcorpus_units,
+        }
+        out: dict[tuple[float, tuple[float, ...]], str] = {}
+        for part in p.parts:
+            for u in by_part[part]() if part in by_part else []:
+                key = (u.eps, tuple(u.thresholds))
+                msg = tanh_threshold_problem(u.thresholds, p.embedding_dim, u.eps)
+                if msg and key not in out:
+                    out[key] = msg
+        return out
+
     # ------------------------------------------------------------------ report
     def _load(self, units: Sequence[Unit]) -> list[dict[str, Any]]:
+        """The results of the finished units computed with this plan's settings (a unit of
+        another plan in the same folder is not reported under this one)."""
         out = []
         for u in units:
             f = self.out_dir / "runs" / u.path() / "test_metrics.json"
-            if f.exists():
+            if f.exists() and self.store.matches(f.parent, self.unit_settings(u)):
                 out.append(read_json(f))
         return out
 
@@ -631,14 +784,11 @@ class LiuSmooth:
             groups.setdefault((u.language, u.loss), []).extend(self._load([u]))
         groups = {k: v for k, v in groups.items() if v}
         for lang in p.languages:
-            f = (
-                self.out_dir
-                / "runs"
-                / p.setting
-                / lang
-                / f"zero_shot_{p.embeddings}_eps{_fmt(p.eps)}.json"
+            f = self._zero_shot_file(lang)
+            current = self.store.matches(
+                f.parent, self._zero_shot_settings(lang), record_name=f.stem + ".unit.json"
             )
-            if f.exists() and any(k[0] == lang for k in groups):
+            if f.exists() and current and any(k[0] == lang for k in groups):
                 groups[(lang, "untrained")] = [read_json(f)]
         groups = dict(
             sorted(
@@ -679,10 +829,13 @@ class LiuSmooth:
             if not cands:
                 continue
             best = max(cands, key=lambda r: r["dev"][p.selection_measure])
+            unreachable = [th for (e2, th) in self.unreachable() if e2 == e]
             fig4.append(
                 {
                     "eps": e,
                     "thresholds (dev)": best["unit"]["thresholds"],
+                    "unreachable thresholds": ", ".join(str(list(t)) for t in unreachable)
+                    or "none",
                     f"dev {p.selection_measure}": best["dev"][p.selection_measure],
                     **best["test"],
                 }
@@ -731,7 +884,7 @@ class LiuSmooth:
         summary["table2_seconds"] = round(
             sum(r.get("seconds_total", 0.0) for r in self._load(self.table2_units())), 1
         )
-        summary["machine"] = _machine()
+        summary["machine"] = machine()
         write_json(self.out_dir / "results.json", summary)
         figs = self._figures(summary)
         self._markdown(summary, figs)
@@ -921,8 +1074,8 @@ class LiuSmooth:
             f"- training: Adam lr {p.lr}, batch {p.batch_size}, {_fmt(p.epochs)} epochs (main runs), "
             f"gradient clipping {'none' if p.grad_clip <= 0 else p.grad_clip}; model selection: best dev "
             "MRRmr@10 checkpoint (evaluated once per epoch); seeds " + ",".join(map(str, p.seeds)),
-            f"- machine: {m['machine']}, {m['cpus']} CPUs, torch threads {p.threads}, "
-            f"torch {m['torch']}, python {m['python']}; CUDA: {m['cuda']}",
+            f"- machine: {m['cpu']}, {m['cpus']} CPUs, torch threads {p.threads}, "
+            f"torch {m['torch']}, python {m['python']}; device: {m['device']}",
             f"- budget: sum of unit wall times {summary['unit_seconds']:.0f} s; Table 2 units "
             f"{summary['table2_seconds']:.0f} s; invocations: "
             + ", ".join(f"{t['wall_seconds']:.0f} s ({t['when']})" for t in timing),
@@ -985,8 +1138,17 @@ class LiuSmooth:
                 "",
                 markdown_table(
                     summary["fig4"],
-                    ["eps", "thresholds (dev)", f"dev {p.selection_measure}", *cols],
+                    [
+                        "eps",
+                        "thresholds (dev)",
+                        "unreachable thresholds",
+                        f"dev {p.selection_measure}",
+                        *cols,
+                    ],
                 ),
+                "",
+                "Unreachable thresholds: grid points whose top grade no score can reach at this "
+                f"eps (tanh towers, p = {p.embedding_dim}: every score < p/(sqrt(p)+eps)^2).",
                 "",
                 "Adjusted p-values (eps = 0 vs the row):",
                 "",
@@ -1061,36 +1223,13 @@ def _smooth(xs: Sequence[float], w: int = 20) -> list[float]:
     return out
 
 
-def _machine() -> dict[str, Any]:
-    import torch
-
-    try:
-        cpu = next(
-            (
-                line.split(":", 1)[1].strip()
-                for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")
-            ),
-            platform.processor() or platform.machine(),
-        )
-    except OSError:
-        cpu = platform.processor() or platform.machine()
-    return {
-        "machine": cpu,
-        "cpus": os.cpu_count(),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none (CPU run)",
-        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-    }
-
-
 def run_liu_smooth(
     out_dir: str | Path, quick: bool = False, echo: Callable[[str], None] = print, **overrides: Any
 ) -> dict[str, Any]:
     """Run (or resume) the experiment; ``overrides`` replace plan fields (e.g. ``seeds=[0, 1]``)."""
     plan = LiuPlan.quick() if quick else LiuPlan.full()
     report_only = overrides.pop("report_only", False)
+    overwrite = bool(overrides.pop("overwrite", False))
     unknown = sorted(set(overrides) - set(LiuPlan.__dataclass_fields__))
     if unknown:
         import difflib
@@ -1108,5 +1247,5 @@ def run_liu_smooth(
     from axiomatic.data.readers.xquad import check_nr_pool
 
     check_nr_pool(plan.nr_pool)  # before any training (the old "all" is a test-set leak)
-    runner = LiuSmooth(plan, out_dir, echo)
+    runner = LiuSmooth(plan, out_dir, echo, overwrite=overwrite)
     return runner.report() if report_only else runner.run()

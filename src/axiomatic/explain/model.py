@@ -17,7 +17,7 @@ random forest over ir_axioms' preferences).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,9 +105,11 @@ def fit_predict(
     folds: int = 5,
     seed: int = 0,
     n_estimators: int = 100,
+    on_fold: Callable[[], object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Held-out predictions (one per row), the fold of each row and the per-fold feature
-    importances ``(k, len(features))`` of a seeded random forest (one thread)."""
+    importances ``(k, len(features))`` of a seeded random forest (one thread); ``on_fold`` is
+    called after each fold (progress reporting)."""
     forest = _sklearn()
     X = pairs[list(features)].to_numpy(dtype=np.float32)
     y = pairs["target"].to_numpy(dtype=np.int64)
@@ -125,6 +127,8 @@ def fit_predict(
         rf.fit(X[train], y[train])
         pred[test] = rf.predict(X[test])
         imps.append(np.nan_to_num(rf.feature_importances_))
+        if on_fold is not None:
+            on_fold()
     return pred, fold, np.asarray(imps)
 
 
@@ -193,12 +197,15 @@ def explain_run(
     n_estimators: int = 100,
     random_baseline: bool = True,
     max_pairs: int | None = None,
+    progress: Callable[[], object] | None = None,
 ) -> Explanation:
     """Explain one run (``{query_id: {doc_id: score}}``) over ``dataset``'s documents.
 
     ``index``: the dataset's :class:`~axiomatic.index.collection.CollectionIndex` (built with the
     default analyzer of the dataset's language when ``None``; pass one to share it between
-    systems or to choose the analyzer).
+    systems or to choose the analyzer). ``progress``: called after each unit of work (a query's
+    pair features, a fold's forest; :func:`work_units` per run), as :func:`explain` does to
+    report progress.
     """
     if depth < 2:
         raise ValueError(f"depth must be >= 2 (got {depth}): a pair needs two documents")
@@ -211,9 +218,11 @@ def explain_run(
 
         index = dataset_index(dataset)
     t0 = time.perf_counter()
-    pairs = pair_table(dataset, run, ax, index, depth=depth, seed=seed, max_pairs=max_pairs)
+    pairs = pair_table(
+        dataset, run, ax, index, depth=depth, seed=seed, max_pairs=max_pairs, on_query=progress
+    )
     t_feat = time.perf_counter() - t0
-    pred, fold, imps = fit_predict(pairs, feats, folds, seed, n_estimators)
+    pred, fold, imps = fit_predict(pairs, feats, folds, seed, n_estimators, on_fold=progress)
     pairs = pairs.assign(pred=pred, fold=fold)
     pairs["correct"] = (pairs["pred"] == pairs["target"]).astype(np.int8)
     qids = pairs["query_id"].to_numpy()
@@ -224,9 +233,17 @@ def explain_run(
     random_fid = None
     if random_baseline:
         rnd = pair_table(
-            dataset, run, ax, index, depth=depth, seed=seed, random_target=True, max_pairs=max_pairs
+            dataset,
+            run,
+            ax,
+            index,
+            depth=depth,
+            seed=seed,
+            random_target=True,
+            max_pairs=max_pairs,
+            on_query=progress,
         )
-        rpred, _, _ = fit_predict(rnd, feats, folds, seed, n_estimators)
+        rpred, _, _ = fit_predict(rnd, feats, folds, seed, n_estimators, on_fold=progress)
         random_fid = float((rpred == rnd["target"].to_numpy()).mean())
     imp_mean = imps.mean(axis=0)
     order = np.argsort(-imp_mean, kind="stable")
@@ -298,13 +315,75 @@ def explain(
     max_pairs: int | None = None,
 ) -> Explanation:
     """Explain each system of ``systems`` (name -> a ``Ranker`` or a run ``{qid: {doc: score}}``)
-    on ``dataset``; a ranker scores the dataset's candidate lists first. One index is shared."""
+    on ``dataset``; a ranker scores the dataset's candidate lists first. One index is shared.
+
+    Progress goes through :mod:`axiomatic._progress` like every long job: a bar on a terminal,
+    else a plain line every ``AXIOMATIC_LOG_EVERY`` seconds (30) counting the units of work
+    (:func:`work_units`) of all systems."""
     if not systems:
         raise ValueError("no system to explain: pass {name: ranker or run}")
     if index is None:
         from axiomatic.index.cache import dataset_index
 
         index = dataset_index(dataset)
+    units = work_units(dataset, folds, random_baseline)
+    with _Ticker(units * len(systems), f"explain {len(systems)} system(s)") as tick:
+        return _explain_all(
+            dataset,
+            systems,
+            axioms,
+            index,
+            depth,
+            folds,
+            seed,
+            n_estimators,
+            random_baseline,
+            max_pairs,
+            tick,
+        )
+
+
+def work_units(dataset: Dataset, folds: int, random_baseline: bool = True) -> int:
+    """Units of progress of one run's explanation: a query's pair features and a fold's forest,
+    twice with the random baseline."""
+    return (len(dataset.queries) + int(folds)) * (2 if random_baseline else 1)
+
+
+class _Ticker:
+    """Push-style progress over :func:`axiomatic._progress.track`: each call counts one unit of
+    work done (the generator is advanced by hand; closing it ends a rich bar cleanly)."""
+
+    def __init__(self, total: int, description: str) -> None:
+        from axiomatic._progress import track
+
+        total = max(int(total), 1)
+        # the first item starts the clock; the total-th call ends the loop (and logs "done")
+        self._it = track(range(total), description, total=total)
+        next(self._it, None)
+
+    def __call__(self) -> None:
+        next(self._it, None)
+
+    def __enter__(self) -> _Ticker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._it.close()
+
+
+def _explain_all(
+    dataset: Dataset,
+    systems: Mapping[str, Any],
+    axioms: Any,
+    index: Any,
+    depth: int,
+    folds: int,
+    seed: int,
+    n_estimators: int,
+    random_baseline: bool,
+    max_pairs: int | None,
+    tick: Callable[[], object],
+) -> Explanation:
     parts = []
     for name, system in systems.items():
         if hasattr(system, "score"):
@@ -331,6 +410,7 @@ def explain(
                 n_estimators=n_estimators,
                 random_baseline=random_baseline,
                 max_pairs=max_pairs,
+                progress=tick,
             )
         )
     return Explanation.concat(parts)

@@ -5,7 +5,10 @@ ids to vectors :math:`f_q(q), f_d(d) \in \mathbb R^{p}`; the score is
 :math:`r_\epsilon(q, d)` (eq. 1, :func:`axiomatic.models.similarity.smooth_cosine`). Encoders:
 
 - ``avg`` (the paper's model, section 3.2): :math:`f(Q) = \tanh(\frac1t \sum_i W^\top q_i)`,
-  average pooling of the word embeddings of the ``t`` tokens, then tanh; no other parameters;
+  average pooling of the word embeddings of the ``t`` *known* tokens, then tanh; no other
+  parameters. Padding and out-of-vocabulary words are left out of the mean (an OOV word has no
+  vector: counting it as a zero would shrink the norm that :math:`r_\epsilon` is sensitive to);
+  a text with no known word is the zero vector (score 0);
 - ``cnn`` (DSSM-CNN / CLSM, Shen et al. 2014): dropout 0.4 on the embeddings, word-3-gram
   convolution with 300 filters, tanh, max pooling over positions, a dense layer to ``p`` + tanh;
 - ``lstm`` (DSSM-LSTM, Palangi et al. 2016): dropout 0.4, a bidirectional LSTM with 64 hidden
@@ -27,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from axiomatic.models.similarity import smooth_cosine
+from axiomatic.models.similarity import smooth_cosine, tanh_score_bound
 from axiomatic.models.vocab import OOV_ID, PAD_ID, Vocabulary
 from axiomatic.models.word import WordRankingModel
 
@@ -175,17 +178,27 @@ class SmoothDualEncoder(WordRankingModel):
         }
 
     # ------------------------------------------------------------------ towers
+    def _mask(self, ids: torch.Tensor) -> torch.Tensor:
+        """The positions a tower reads: the average pools known words only (no padding, no
+        OOV); the CNN / LSTM read every real position (an OOV word is a zero vector there)."""
+        return ids > OOV_ID if self.encoder_kind == "avg" else ids != PAD_ID
+
     def encode_queries(self, query_ids: torch.Tensor) -> torch.Tensor:
         """``(B, p)`` query representations :math:`f_q(q)`."""
-        emb, mask = self.embed(query_ids)
-        return self.query_encoder(emb, mask)
+        emb, _ = self.embed(query_ids)
+        return self.query_encoder(emb, self._mask(query_ids))
 
     def encode_documents(self, doc_ids: torch.Tensor) -> torch.Tensor:
         """``(B, p)`` document representations :math:`f_d(d)`."""
         emb = self.doc_embedding(doc_ids) * (doc_ids > OOV_ID).unsqueeze(-1).to(
             self.doc_embedding.weight.dtype
         )
-        return self.doc_encoder(emb, doc_ids != PAD_ID)
+        return self.doc_encoder(emb, self._mask(doc_ids))
+
+    def score_bound(self) -> float:
+        """Every score is strictly below this (and above its negative): the towers end in tanh,
+        so :func:`~axiomatic.models.similarity.tanh_score_bound` of ``(embedding_dim, eps)``."""
+        return tanh_score_bound(self.embedding_dim, self.eps)
 
     def forward(self, query_ids: torch.Tensor, doc_ids: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
         return smooth_cosine(

@@ -147,12 +147,26 @@ class PairSampler:
         self.state = {k: [int(x) for x in v] for k, v in saved.items()}
 
 
-def negatives_by_query(pairs: Sequence[Pair]) -> dict[str, list[str]]:
-    """For listwise training: each query's documents below the relevance of its positives."""
+def negatives_by_query(pairs: Sequence[Pair], rel_threshold: float) -> dict[str, list[str]]:
+    """Each query's documents *labelled non-relevant* (grade below ``rel_threshold``): the pool
+    the extra negatives of a list are drawn from (listwise softmax, ACRank's InfoNCE: "other
+    documents labelled non-relevant", Bo et al. 2023, sec. 3.2.4).
+
+    Taken from the labels, not from the pairs' order: on graded data the lower side of a pair
+    can be relevant (grade 1 below grade 2), and such a document is never an extra negative. A
+    document with any label at or above ``rel_threshold`` in any pair of the query is left out.
+    """
+    thr = float(rel_threshold)
     out: dict[str, dict[str, None]] = {}
+    relevant: dict[str, set[str]] = {}
     for p in pairs:
-        out.setdefault(p.query_id, {})[p.doc_lo] = None
-    return {q: sorted(v) for q, v in out.items()}
+        rel = relevant.setdefault(p.query_id, set())
+        for doc, label in ((p.doc_hi, p.label_hi), (p.doc_lo, p.label_lo)):
+            if float(label) >= thr:
+                rel.add(doc)
+            else:
+                out.setdefault(p.query_id, {})[doc] = None
+    return {q: sorted(d for d in v if d not in relevant[q]) for q, v in out.items()}
 
 
 def make_list(

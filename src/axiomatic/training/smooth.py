@@ -17,7 +17,8 @@ Losses (all modules, registry :data:`GRADED_LOSSES`, parsed from strings by
 - :class:`SOSL` (Liu et al. eq. 2);
 - :class:`GradedMSE`: squared error to the grade mapped linearly onto ``[-1, 1]``;
 - :class:`ProportionalOdds`: cumulative-logit model of McCullagh (1980) on ``scale * r`` with
-  the same thresholds as cut points;
+  estimated (learned, ordered) cut points starting at ``scale * thresholds``
+  (``po(cuts=fixed)``: the cut points stay there);
 - :class:`ThreePartL2`: the squared 3-part hinge of Nigam et al. (2019): the top grade is pushed
   above ``high``, every other grade ``k`` only below its own upper bound (one-sided, so the
   lower grades may overlap - the behaviour Liu et al.'s Figure 3 shows for it).
@@ -26,6 +27,7 @@ Losses (all modules, registry :data:`GRADED_LOSSES`, parsed from strings by
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +39,7 @@ from axiomatic.models.similarity import (  # noqa: F401 - re-exported (public im
     SmoothCosineSimilarity,
     smooth_cosine,
     smooth_cosine_grad_bound,
+    tanh_score_bound,
 )
 
 PAPER_THRESHOLDS = (0.2, 0.7)  # Liu et al. section 5: theta = (0.2, 0.7) for K = 3
@@ -76,6 +79,57 @@ def validate_thresholds(
                 f"theta_{i + 1} = {th[i]}); e.g. [0.2, 0.7]"
             )
     return th
+
+
+def unreachable_thresholds(
+    thresholds: Sequence[float], bound: float, where: str = ""
+) -> str | None:
+    r"""``None`` when every grade's segment holds reachable scores, else a message naming the
+    bound. ``bound``: every score lies strictly inside ``(-bound, bound)`` (for tanh towers
+    :func:`~axiomatic.models.similarity.tanh_score_bound`, :math:`p/(\sqrt p+\epsilon)^2`). A
+    threshold at or above ``bound`` empties the segments above it (the top grade can never be
+    predicted, SOSL pushes every top-grade score at a wall it cannot reach); one at or below
+    ``-bound`` empties those below it."""
+    th = validate_thresholds(thresholds)
+    b = float(bound)
+    high = [(i + 1, t) for i, t in enumerate(th) if t >= b]
+    low = [(i + 1, t) for i, t in enumerate(th) if t <= -b]
+    if not high and not low:
+        return None
+    parts = []
+    if high:
+        i, t = high[0]
+        parts.append(
+            f"theta_{i} = {t:g} is at or above it, so {_grade_list(range(i, len(th) + 1))}"
+        )
+    if low:
+        i, t = low[-1]
+        parts.append(f"theta_{i} = {t:g} is at or below -{b:.4g}, so {_grade_list(range(i))}")
+    return (
+        f"unreachable thresholds {list(th)}{' ' + where if where else ''}: every score lies "
+        f"strictly inside (-{b:.4g}, {b:.4g}) and " + "; ".join(parts) + ". Lower the "
+        "thresholds, lower eps or raise the embedding dimension"
+    )
+
+
+def _grade_list(grades: Sequence[int]) -> str:
+    g = list(grades)
+    return (
+        ("grade " if len(g) == 1 else "grades ") + ", ".join(map(str, g)) + " can never be reached"
+    )
+
+
+def tanh_threshold_problem(thresholds: Sequence[float], dim: int, eps: float) -> str | None:
+    r""":func:`unreachable_thresholds` for tanh towers of dimension ``dim`` scored by
+    :math:`r_\epsilon`: the bound is :math:`p/(\sqrt p+\epsilon)^2`
+    (:func:`~axiomatic.models.similarity.tanh_score_bound`), named in the message."""
+    bound = tanh_score_bound(dim, eps)
+    return unreachable_thresholds(
+        thresholds,
+        bound,
+        f"with tanh towers of dimension p = {int(dim)} and eps = {float(eps):g} "
+        f"(bound p/(sqrt(p)+eps)^2 = {bound:.4g})",
+    )
 
 
 def _grades(y: torch.Tensor, n_grades: int, r: torch.Tensor) -> torch.Tensor:
@@ -160,30 +214,69 @@ class GradedMSE(GradedLoss):
 class ProportionalOdds(GradedLoss):
     r"""Proportional odds / cumulative logit model (McCullagh 1980) on the score ``r``:
 
-    .. math:: P(Y \le k \mid r) = \sigma(s\,\theta_{k+1} - s\,r),\qquad
+    .. math:: P(Y \le k \mid r) = \sigma(c_{k+1} - s\,r),\qquad
               \ell(r, y) = -\log\big(P(Y \le y) - P(Y \le y - 1)\big)
 
-    with cut points :math:`s\theta_k` (fixed, the same thresholds as SOSL; :math:`\theta_0=-\infty`,
-    :math:`\theta_K=+\infty` for the probabilities) and ``scale`` ``s`` because ``r`` lives in
-    ``[-1, 1]``. Computed in log space:
+    (0-based ``y``; :math:`c_0 = -\infty`, :math:`c_K = +\infty`), with a fixed slope ``scale``
+    ``s`` because ``r`` lives in ``[-1, 1]``. Cut points (``cuts``):
+
+    - ``"learned"`` (default, McCullagh's model): the ``K - 1`` cut points are *estimated*
+      with the ranker - parameters of this module (:meth:`cut_points`), ordered by
+      construction (the first one plus cumulative gaps ``softplus(.) + MIN_GAP``: strictly
+      increasing whatever the optimizer does), initialized at ``s * thresholds``. The trainer's graded strategy adds them to the optimizer and keeps
+      them in its checkpoint;
+    - ``"fixed"``: the cut points stay at ``s * thresholds`` (SOSL's thresholds; no parameter).
+
+    Computed in log space:
     :math:`\log(\sigma(b)-\sigma(a)) = \log\sigma(b) + \log\sigma(-a) + \log(1-e^{a-b})`.
     """
 
     name = "po"
+    CUTS = ("learned", "fixed")
+    MIN_GAP = 1e-3  # learned cut points stay at least this far apart (strictly ordered, finite)
 
-    def __init__(self, thresholds: Sequence[float] = PAPER_THRESHOLDS, scale: float = 10.0) -> None:
+    def __init__(
+        self,
+        thresholds: Sequence[float] = PAPER_THRESHOLDS,
+        scale: float = 10.0,
+        cuts: str = "learned",
+    ) -> None:
         super().__init__(thresholds)
         if not float(scale) > 0:
             raise ValueError(f"proportional odds scale must be > 0 (got {scale})")
+        if cuts not in self.CUTS:
+            raise ValueError(
+                f"proportional odds cuts must be 'learned' (McCullagh's estimated cut points) or "
+                f"'fixed' (s * thresholds) (got {cuts!r})"
+            )
         self.scale = float(scale)
+        self.cuts = str(cuts)
+        init = [self.scale * t for t in self.thresholds]
+        if self.cuts == "learned":
+            f64 = torch.float64  # exact s * thresholds at the start (the model may be float32)
+            gaps = [max(b - a - self.MIN_GAP, 1e-3) for a, b in itertools.pairwise(init)]
+            # softplus^-1(g) = log(expm1(g)): the gaps start at those of s * thresholds
+            self.cut_first = nn.Parameter(torch.tensor([init[0]], dtype=f64))
+            self.cut_gaps = nn.Parameter(torch.log(torch.expm1(torch.tensor(gaps, dtype=f64))))
+
+    def cut_points(
+        self, device: torch.device | None = None, dtype: torch.dtype = torch.float64
+    ) -> torch.Tensor:
+        r"""The ``K - 1`` cut points :math:`c_1 < \dots < c_{K-1}` (on the scale of ``s * r``);
+        differentiable in the parameters when learned."""
+        if self.cuts == "fixed":
+            return torch.tensor(self.thresholds, device=device, dtype=dtype) * self.scale
+        first = self.cut_first.to(device=device, dtype=dtype)
+        gaps = F.softplus(self.cut_gaps.to(device=device, dtype=dtype)) + self.MIN_GAP
+        return torch.cat([first, first + torch.cumsum(gaps, 0)])
 
     def per_example(self, r: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         y = _grades(y, self.n_grades, r)
         K = self.n_grades
-        cuts = torch.tensor(self.thresholds, device=r.device, dtype=r.dtype) * self.scale
+        cuts = self.cut_points(r.device, r.dtype)
         eta = r * self.scale
         big = torch.finfo(r.dtype).max / 4
-        # cut points below / above the grade: theta_y and theta_{y+1} (+-inf at the ends)
+        # cut points below / above the grade: c_y and c_{y+1} (+-inf at the ends)
         pad = torch.cat([cuts.new_tensor([-big]), cuts, cuts.new_tensor([big])])
         a = pad[y] - eta  # lower cut
         b = pad[y + 1] - eta  # upper cut
@@ -194,7 +287,7 @@ class ProportionalOdds(GradedLoss):
         return torch.where(top, -F.logsigmoid(-a), out)
 
     def extra_repr(self) -> str:
-        return f"thresholds={list(self.thresholds)}, scale={self.scale}"
+        return f"thresholds={list(self.thresholds)}, scale={self.scale}, cuts={self.cuts!r}"
 
 
 class ThreePartL2(GradedLoss):
@@ -255,7 +348,8 @@ DISPLAY = {"sosl": "SOSL", "mse": "MSE", "po": "PO", "3partl2": "3PartL2"}
 
 
 def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLoss:
-    """``"sosl(thresholds=0.2,0.7)"``, ``"po(scale=10)"``, ``"3partl2(high=0.9)"``, ``"mse"``
+    """``"sosl(thresholds=0.2,0.7)"``, ``"po(scale=10)"`` (learned cut points; ``"po(cuts=fixed)"``
+    keeps them at ``scale * thresholds``), ``"3partl2(high=0.9)"``, ``"mse"``
     -> a loss module (safe parsing, no ``eval``; unknown names get close-match suggestions)."""
     import re
 
@@ -276,7 +370,9 @@ def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLo
             f"unknown graded loss {call_name!r}; expected one of {', '.join(GRADED_LOSSES)}.{hint}"
         )
     params: dict[str, Any] = dict(call_params)
-    allowed = {"thresholds"} | {"po": {"scale"}, "3partl2": {"high", "uppers"}}.get(name, set())
+    allowed = {"thresholds"} | {"po": {"scale", "cuts"}, "3partl2": {"high", "uppers"}}.get(
+        name, set()
+    )
     for k in params:
         if k not in allowed:
             close = difflib.get_close_matches(k, sorted(allowed), n=1)

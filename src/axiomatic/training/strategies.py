@@ -15,6 +15,7 @@ A strategy must be deterministic given ``(config.seed, step)``: resume relies on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from axiomatic.training.trainer import Trainer
 
 
+_WARNED: set[str] = set()  # unreachable-threshold warnings already given in this process
+
+
 class GradedLossStrategy(LossStrategy):
     """Pointwise graded loss: one (query, document, grade) example per batch item (the
     sampler's items carry the document in ``doc_hi`` and the grade in ``label_hi``)."""
@@ -43,6 +47,52 @@ class GradedLossStrategy(LossStrategy):
     def __init__(self, graded_loss: Any) -> None:
         self.graded_loss = graded_loss
 
+    def _loss_parameters(self) -> list[tuple[str, torch.nn.Parameter]]:
+        named = getattr(self.graded_loss, "named_parameters", None)
+        return [(n, q) for n, q in (named() if named else []) if q.requires_grad]
+
+    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+        """The loss's own parameters (the learned cut points of ``po``) join the optimizer (no
+        weight decay); thresholds no score of the model can reach are warned about (naming
+        the bound) before the first step."""
+        import warnings
+
+        if isinstance(self.graded_loss, torch.nn.Module):
+            self.graded_loss.to(trainer.device)
+        params = [q for _, q in self._loss_parameters()]
+        if params:
+            trainer.optimizer.add_param_group({"params": params, "weight_decay": 0.0})
+        model = trainer.model
+        bound = getattr(model, "score_bound", None)
+        thresholds = getattr(self.graded_loss, "thresholds", None)
+        if callable(bound) and thresholds is not None:
+            from axiomatic.training.smooth import tanh_threshold_problem, unreachable_thresholds
+
+            dim, eps = getattr(model, "embedding_dim", None), getattr(model, "eps", None)
+            if isinstance(dim, int) and isinstance(eps, float):  # tanh towers
+                problem = tanh_threshold_problem(thresholds, dim, eps)
+            else:
+                problem = unreachable_thresholds(thresholds, bound(), f"for {type(model).__name__}")
+            if problem and problem not in _WARNED:  # once per process (a plan runs many)
+                _WARNED.add(problem)
+                warnings.warn(problem, UserWarning, stacklevel=2)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The loss's learned parameters (floats), restored on resume."""
+        return {
+            "loss_parameters": {
+                n: [float(v) for v in q.detach().reshape(-1).tolist()]
+                for n, q in self._loss_parameters()
+            }
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        saved = dict(state.get("loss_parameters") or {})
+        with torch.no_grad():
+            for n, q in self._loss_parameters():
+                if n in saved:
+                    q.copy_(torch.tensor(saved[n], dtype=q.dtype).reshape(q.shape))
+
     def step_loss(
         self, trainer: Trainer, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
@@ -51,7 +101,11 @@ class GradedLossStrategy(LossStrategy):
         scores = self.scores(trainer, qs, ds)
         grades = torch.tensor([int(p.label_hi) for p in batch], device=scores.device)
         base = self.graded_loss(scores, grades)
-        return base, {"base_loss": float(base.detach())}
+        info = {"base_loss": float(base.detach())}
+        cut_points = getattr(self.graded_loss, "cut_points", None)
+        if self._loss_parameters() and callable(cut_points):  # learned PO cut points, logged
+            info.update({f"cut{k + 1}": float(c) for k, c in enumerate(cut_points().tolist())})
+        return base, info
 
 
 class PairwiseLossStrategy(LossStrategy):
@@ -67,7 +121,11 @@ class PairwiseLossStrategy(LossStrategy):
 
     def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
         cfg = trainer.config
-        self.negatives = negatives_by_query(pools["qrels"]) if cfg.loss == "softmax" else {}
+        self.negatives = (
+            negatives_by_query(pools["qrels"], trainer.train_data.rel_threshold)
+            if cfg.loss == "softmax"
+            else {}
+        )
         self.ar = cfg.ar
         self.ar_loss = (
             AxiomaticRegularizationLoss(

@@ -1,0 +1,255 @@
+"""Mutation testing of the modules that carry the papers' science (``make mutate``; not in CI).
+
+Each module is mutated by mutmut (3.x) and each mutant is run against only the tests relevant
+to that module (:data:`MODULES`), which keeps a campaign feasible on two cores. Every module
+gets its own work folder ``build/mutate/<name>/``: links to ``src/`` and ``tests/`` and a
+generated ``pyproject.toml`` holding the module's ``[tool.mutmut]`` section and the project's
+pytest settings. mutmut copies what it mutates into ``<work>/mutants/``, so the working tree is
+never modified (others may edit or test it meanwhile). Per module it prints mutants, killed,
+survived (and timeouts, mutants no selected test reaches, other outcomes) and writes
+``build/mutate/summary.md`` / ``summary.json``, the survivors listed by name (``mutmut show
+NAME`` inside the work folder prints the diff of one).
+
+Usage::
+
+    python benchmarks/mutate.py                       # every module of MODULES
+    python benchmarks/mutate.py models/similarity.py  # some of them
+    python benchmarks/mutate.py --jobs 2 --resume     # 2 workers; keep earlier results
+
+(``make mutate`` runs the first form; ``make mutate MUTATE_MODULES="models/similarity.py"
+MUTATE_JOBS=2`` the others.) Exit status 0 whatever the score: the table is the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PKG = "src/axiomatic"
+OUT = REPO / "build" / "mutate"
+
+#: module (under src/axiomatic) -> the tests that exercise it (pytest arguments: files, node
+#: ids, ``-k`` expressions); mutmut then runs, per mutant, those of them that reach its function
+MODULES: dict[str, list[str]] = {
+    "training/contrastive.py": [
+        "tests/training/test_acrank.py",
+        "tests/training/test_issue22_negatives.py",
+    ],
+    "training/smooth.py": [
+        "tests/clir/test_smooth.py",
+        "tests/clir/test_issue22_smooth_science.py",
+    ],
+    "training/samplers.py": [
+        "tests/training/test_issue22_samplers.py",
+        "tests/training/test_issue22_negatives.py",
+        "tests/training/test_trainer.py",
+    ],
+    "perturb/acrank.py": [
+        "tests/training/test_acrank.py",
+        "tests/perturb/test_issue22_edit_rate.py",
+        "-k",  # the augmentation's own tests, not the training runs that use it
+        "not training_runs and not hinge_variant and not strategy_builds",
+    ],
+    "models/acrank.py": [
+        "tests/models/test_acrank_model.py",
+        "tests/models/test_issue22_acrank_signal.py",
+    ],
+    "models/similarity.py": [
+        "tests/clir/test_smooth.py",
+        "tests/clir/test_issue22_smooth_science.py",
+    ],
+    "models/clir.py": [
+        "tests/clir/test_clir_model.py",
+        "tests/clir/test_issue22_smooth_science.py",
+    ],
+    "data/readers/xquad.py": [
+        "tests/data/test_issue22_xquad_split.py",
+        "tests/clir/test_xquad_no_leak.py",
+        "tests/data/test_data_readers.py",
+    ],
+    "ares/sampling.py": ["tests/ares/test_ares_sampling.py"],
+    "ares/predictor.py": ["tests/ares/test_ares_predictor.py"],
+    "ares/pretrain.py": ["tests/ares/test_ares_pretrain.py"],
+    "axioms/query_pairs.py": ["tests/axioms/test_query_pairs.py"],
+    "explain/model.py": [
+        "tests/explain/test_explain.py",
+        "tests/explain/test_issue22_folds.py",
+    ],
+}
+
+#: mutmut's exit-code reading (mutmut.stats.status_by_exit_code), folded into our columns
+KILLED = {1, 3, 37}  # a failing test (3: pytest internal error), or the type checker
+SURVIVED = {0}
+TIMEOUT = {36, -24, 24, 152, 255}
+NO_TESTS = {5, 33}
+
+
+def _toml_value(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {v!r} as TOML")
+
+
+def _section(name: str, values: dict[str, object]) -> str:
+    lines = [f"[{name}]"]
+    lines += [f"{k} = {_toml_value(v)}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def slug(module: str) -> str:
+    return module.removesuffix(".py").replace("/", ".")
+
+
+def prepare(module: str, tests: list[str], fresh: bool) -> Path:
+    """The module's work folder (links to src/ and tests/, its pyproject.toml)."""
+    work = OUT / slug(module)
+    if fresh and (work / "mutants").exists():
+        shutil.rmtree(work / "mutants")
+    work.mkdir(parents=True, exist_ok=True)
+    for name in ("src", "tests"):
+        link = work / name
+        if not link.is_symlink():
+            if link.exists():
+                shutil.rmtree(link)
+            link.symlink_to(REPO / name, target_is_directory=True)
+    pytest_cfg = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    ini = dict(pytest_cfg.get("tool", {}).get("pytest", {}).get("ini_options", {}))
+    ini.pop("testpaths", None)
+    mutmut = {
+        "source_paths": ["src"],
+        "only_mutate": [f"src/axiomatic/{module}"],
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-x"],
+        "pytest_add_cli_args_test_selection": list(tests),
+        "process_isolation": "forkserver",  # torch is not fork-safe after it ran tests
+        "use_git_change_detection": False,
+        "timeout_multiplier": 10.0,
+    }
+    text = (
+        f"# generated by benchmarks/mutate.py for src/axiomatic/{module}; not the project's\n\n"
+        + _section("tool.mutmut", mutmut)
+        + "\n"
+        + _section("tool.pytest.ini_options", ini)
+    )
+    (work / "pyproject.toml").write_text(text, encoding="utf-8")
+    return work
+
+
+def counts(work: Path, module: str) -> dict[str, object]:
+    """Mutants, killed, survived, ... of the module's last run, from mutmut's ``.meta``."""
+    meta = work / "mutants" / PKG / (module + ".meta")
+    if not meta.exists():
+        return {"mutants": 0, "error": f"no results ({meta} missing)"}
+    codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8")).get(
+        "exit_code_by_key", {}
+    )
+    out: dict[str, object] = {"mutants": len(codes)}
+    out["killed"] = sum(1 for c in codes.values() if c in KILLED)
+    out["survived"] = sum(1 for c in codes.values() if c in SURVIVED)
+    out["timeout"] = sum(1 for c in codes.values() if c in TIMEOUT)
+    out["no_tests"] = sum(1 for c in codes.values() if c in NO_TESTS)
+    out["not_checked"] = sum(1 for c in codes.values() if c is None)
+    known = KILLED | SURVIVED | TIMEOUT | NO_TESTS | {None}
+    out["other"] = sum(1 for c in codes.values() if c not in known)
+    # killed share of all mutants: a mutant no selected test reaches counts as not killed
+    caught = sum(1 for c in codes.values() if c in KILLED | TIMEOUT)
+    out["score"] = round(100 * caught / len(codes), 1) if codes else None
+    out["survivors"] = sorted(k for k, c in codes.items() if c in SURVIVED)
+    out["untested"] = sorted(k for k, c in codes.items() if c in NO_TESTS)
+    return out
+
+
+def run_module(module: str, jobs: int, fresh: bool) -> dict[str, object]:
+    tests = MODULES[module]
+    files = [t.split("::")[0] for t in tests if t.startswith("tests/")]
+    missing = [t for t in files if not (REPO / t).exists()]
+    if missing:
+        raise SystemExit(f"{module}: test files missing: {missing}")
+    work = prepare(module, tests, fresh)
+    mutmut = shutil.which("mutmut", path=str(Path(sys.executable).parent)) or "mutmut"
+    env = dict(os.environ, AXIOMATIC_NO_PROGRESS="1")
+    t0 = time.perf_counter()
+    log = work / "mutmut.log"
+    with log.open("w", encoding="utf-8") as fh:
+        proc = subprocess.run(
+            [mutmut, "run", "--max-children", str(jobs)],
+            cwd=work,
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    res = {"module": module, "tests": tests, **counts(work, module)}
+    res["seconds"] = round(time.perf_counter() - t0, 1)
+    if proc.returncode != 0:
+        res["error"] = f"mutmut exited {proc.returncode} (see {log.relative_to(REPO)})"
+    return res
+
+
+def table(rows: list[dict[str, object]]) -> str:
+    head = "| module | mutants | killed | survived | timeout | no tests | score % | seconds |"
+    lines = [head, "|" + "---|" * 8]
+    for r in rows:
+        cells = [
+            f"`{r['module']}`",
+            *(str(r.get(k, "-")) for k in ("mutants", "killed", "survived", "timeout", "no_tests")),
+            str(r.get("score") if r.get("score") is not None else "-"),
+            str(r.get("seconds", "-")),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("modules", nargs="*", help=f"modules under {PKG}/ (default: all)")
+    ap.add_argument("--jobs", type=int, default=1, help="mutmut workers (default 1)")
+    ap.add_argument("--resume", action="store_true", help="keep the results of earlier runs")
+    args = ap.parse_args(argv)
+    chosen = args.modules or list(MODULES)
+    unknown = [m for m in chosen if m not in MODULES]
+    if unknown:
+        ap.error(f"unknown module(s) {unknown}; expected some of {list(MODULES)}")
+    OUT.mkdir(parents=True, exist_ok=True)
+    summary_file = OUT / "summary.json"
+    done = json.loads(summary_file.read_text()) if summary_file.exists() else {}
+    for module in chosen:
+        print(f"[mutate] {module}: pytest {' '.join(MODULES[module])}", flush=True)
+        res = run_module(module, args.jobs, fresh=not args.resume)
+        done[module] = res
+        print(
+            f"[mutate] {module}: {res.get('mutants')} mutants, {res.get('killed')} killed, "
+            f"{res.get('survived')} survived ({res.get('seconds')} s)"
+            + (f"; {res['error']}" if res.get("error") else ""),
+            flush=True,
+        )
+        summary_file.write_text(json.dumps(done, indent=1), encoding="utf-8")
+    rows = [done[m] for m in MODULES if m in done]
+    text = table(rows)
+    survivors = [
+        f"- `{r['module']}`: " + ", ".join(f"`{s}`" for s in r.get("survivors", []))  # type: ignore[union-attr]
+        for r in rows
+        if r.get("survivors")
+    ]
+    md = text + ("\n\nSurvivors:\n\n" + "\n".join(survivors) if survivors else "") + "\n"
+    (OUT / "summary.md").write_text(md, encoding="utf-8")
+    print()
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
