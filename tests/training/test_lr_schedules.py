@@ -93,3 +93,20 @@ def test_trainer_applies_the_schedule_at_every_step(tmp_path) -> None:
         [0.01 * sched.factor(s, 10) for s in range(1, 11)]
     )
     assert log[0]["lr"] == 0.0 and log[2]["lr"] == pytest.approx(0.01)
+
+
+def test_liu_cnn_and_lstm_towers_decay_their_learning_rate(tmp_path) -> None:
+    """Liu et al.: DSSM-CNN / DSSM-LSTM start at lr 0.001 with exponential decay 0.95; the
+    average towers keep a fixed lr."""
+    from axiomatic.experiments.liu_smooth import LiuPlan, LiuSmooth
+
+    runner = LiuSmooth(LiuPlan.quick(), tmp_path, echo=lambda m: None)
+    by_encoder = {
+        u.encoder: runner._train_config(u).lr_schedule
+        for u in (runner._base("synthetic", "de", encoder=e) for e in ("avg", "cnn", "lstm"))
+    }
+    assert by_encoder == {
+        "avg": "constant",
+        "cnn": "exponential(gamma=0.95)",
+        "lstm": "exponential(gamma=0.95)",
+    }

@@ -314,6 +314,9 @@ class LiuSmooth:
             loss="graded",
             graded_loss=spec,
             lr=u.lr,
+            # the paper's DSSM-CNN / DSSM-LSTM: initial lr 0.001, exponential decay 0.95 (read
+            # as per epoch); the average towers train at a fixed lr
+            lr_schedule="exponential(gamma=0.95)" if u.encoder in ("cnn", "lstm") else "constant",
             batch_size=u.batch_size,
             epochs=u.epochs,
             eval_every=per_epoch,
