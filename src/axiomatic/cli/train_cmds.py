@@ -12,6 +12,23 @@ from axiomatic.cli.app import app
 from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail, suggest
 
 EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth", "acrank2023", "ares2022")
+# TrainConfig's defaults, shown in `train --help` (the options default to None so that a --config
+# file's values apply; tests/cli/test_train_help.py keeps these equal to TrainConfig's)
+TRAIN_DEFAULTS = {
+    "dataset": "demo",
+    "model": "knrm",
+    "loss": "hinge",
+    "seed": 0,
+    "steps": 1000,
+    "batch_size": 32,
+    "lr": 0.001,
+}
+
+
+def _default(key: str) -> str:
+    return f" (default: {TRAIN_DEFAULTS[key]}, or the --config file's)"
+
+
 THREADS_HELP = (
     "Torch CPU threads (default: the idle cores, at most 4, from the load average; a busy "
     "machine trains several times faster with fewer threads)."
@@ -26,7 +43,7 @@ def train(
             "--dataset",
             "-d",
             help="Catalog name (e.g. scifact/train), irds:<id>, or a dataset descriptor "
-            "FILE.toml with qrels (`axiomatic datasets init FILE.toml`).",
+            "FILE.toml with qrels (`axiomatic datasets init FILE.toml`)." + _default("dataset"),
         ),
     ] = None,
     model: Annotated[
@@ -35,13 +52,15 @@ def train(
             "--model",
             "-m",
             help="Model name: knrm, conv-knrm, duet, cross-encoder, ...; `axiomatic models` "
-            "lists the model zoo (what, citation, defaults).",
+            "lists the model zoo (what, citation, defaults)." + _default("model"),
         ),
     ] = None,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")
     ] = Path("models/run"),
-    loss: Annotated[str | None, typer.Option(help="hinge | mse | softmax.")] = None,
+    loss: Annotated[
+        str | None, typer.Option(help="hinge | mse | softmax." + _default("loss"))
+    ] = None,
     regularizer: Annotated[
         str | None,
         typer.Option(
@@ -58,15 +77,20 @@ def train(
         Path | None,
         typer.Option("--config", "-c", help="TOML file (a \\[train] table or top-level keys)."),
     ] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
-    steps: Annotated[int | None, typer.Option(min=1, help="Training steps (batches).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed." + _default("seed"))] = None,
+    steps: Annotated[
+        int | None, typer.Option(min=1, help="Training steps (batches)." + _default("steps"))
+    ] = None,
     epochs: Annotated[
         float | None, typer.Option(min=0.0, help="Epochs over the pairs (overrides --steps).")
     ] = None,
     batch_size: Annotated[
-        int | None, typer.Option("--batch-size", min=1, help="Pairs per batch.")
+        int | None,
+        typer.Option("--batch-size", min=1, help="Pairs per batch." + _default("batch_size")),
     ] = None,
-    lr: Annotated[float | None, typer.Option(min=0.0, help="Learning rate.")] = None,
+    lr: Annotated[
+        float | None, typer.Option(min=0.0, help="Learning rate." + _default("lr"))
+    ] = None,
     threads: Annotated[int | None, typer.Option(min=1, help=THREADS_HELP)] = None,
     resume: Annotated[
         bool,
