@@ -55,6 +55,7 @@ MODULES: dict[str, list[str]] = {
     "perturb/acrank.py": [
         "tests/training/test_acrank.py",
         "tests/perturb/test_issue22_edit_rate.py",
+        "tests/perturb/test_issue22_acrank_augmenter.py",
         "-k",  # the augmentation's own tests, not the training runs that use it
         "not training_runs and not hinge_variant and not strategy_builds",
     ],

@@ -148,6 +148,15 @@ def test_split_dev_sizes_membership_and_names() -> None:
         same, none = split_dev(ds, n_dev)
         assert none is None and same is ds
     assert split_dev(_queries(12, 4), 5)[1] is None  # 4 usable // 5 == 0
+    big = _queries(60, 60)
+    default = set(split_dev(big, 100)[1].queries)
+    assert default == set(split_dev(big, 100, seed=0)[1].queries)
+    assert default != set(split_dev(big, 100, seed=1)[1].queries)
+    # the halves are named train / dev whatever the source split was
+    unsplit = _queries(12, 10)
+    unsplit.split = None
+    a, b = split_dev(unsplit, 2)
+    assert (a.split, b.split if b is not None else None) == ("train", "dev")
 
 
 # ---------------------------------------------------------------------- BM25 candidates
@@ -166,6 +175,16 @@ def test_with_bm25_candidates_is_the_bm25_top_depth() -> None:
     assert out.candidate_ids("q") == want and len(want) == 100 and want[0] == "d003"
     shallow = with_bm25_candidates(ds, depth=5, index=index)
     assert shallow.candidate_ids("q") == want[:5]
+    # a given index is the one used (here one where only d005 and d117 mention apple)
+    other = Dataset(
+        "full",
+        ds.queries,
+        {d: Document(d, "apple" if d in ("d005", "d117") else "pear") for d in docs},
+        ds.qrels,
+        None,
+    )
+    given = with_bm25_candidates(ds, depth=5, index=dataset_index(other))
+    assert sorted(given.candidate_ids("q")) == ["d005", "d117"]
     assert set(out.queries) == set(ds.queries)
     # a re-ranking dataset keeps its candidate lists
     reranking = _graded()

@@ -60,7 +60,9 @@ def canonical_rule(rule: str) -> str:
             "perturb(...); ACRank's rules are TFC-A / TFC-D / TFC-A&D)"
         )
     else:
-        close = difflib.get_close_matches(key, [*ACRANK_RULES, "none"], n=2, cutoff=0.5)
+        # compared upper-cased, like the key ("NONEE" is close to "none")
+        names = {name.upper(): name for name in (*ACRANK_RULES, "none")}
+        close = [names[c] for c in difflib.get_close_matches(key, list(names), n=2, cutoff=0.5)]
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     raise ValueError(
         f"unknown ACRank rule {rule!r}; expected one of {', '.join(ACRANK_RULES)} or none{hint}"
