@@ -368,7 +368,9 @@ class _Ticker:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._it.close()
+        close = getattr(self._it, "close", None)  # a generator: ends the progress line
+        if close is not None:
+            close()
 
 
 def _explain_all(

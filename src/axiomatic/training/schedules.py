@@ -39,7 +39,7 @@ class LRSchedule:
             return float(self.gamma ** (s // every))
         if self.kind == "linear":
             total = max(int(total_steps), 1)
-            warm = int(math.floor(self.warmup * total))
+            warm = math.floor(self.warmup * total)
             if s < warm:
                 return s / max(warm, 1)
             return max(0.0, (total - s) / max(total - warm, 1))
