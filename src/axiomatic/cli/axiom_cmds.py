@@ -721,6 +721,30 @@ def _warn_depths(rankers: dict[str, Any]) -> None:
         err_console.print(f"warning: {note}", markup=False, style="yellow")
 
 
+def _warn_rerank_depths(base_run: Any, train_run: Any, depth: int) -> None:
+    """Warn when the base run is shallower than --depth, or when the run the weights are
+    learned on (--train-run) has another depth than the run they re-rank (e.g. RepLLaMA's
+    top-200 next to a top-100 run): the learned weights then describe another candidate pool."""
+    from axiomatic.report.tables import depth_note
+
+    runs = {"--base": base_run}
+    if train_run is not None:
+        runs["--train-run"] = train_run
+    notes = []
+    shallow = max((len(docs) for docs in base_run.values()), default=0)
+    if 0 < shallow < depth:
+        notes.append(
+            f"the base run has at most {shallow} documents per query, fewer than --depth {depth}: "
+            "the re-ranked lists are that deep"
+        )
+    cut = {n: {q: dict(list(d.items())[:depth]) for q, d in r.items()} for n, r in runs.items()}
+    note = depth_note(cut)
+    if note:
+        notes.append(note)
+    for n in notes:
+        err_console.print(f"warning: {n}", markup=False, style="yellow")
+
+
 def _first_stage_of_instances(
     ds: Any,
     instances: Path,
@@ -1078,6 +1102,7 @@ def rerank(
             except (KeyError, ValueError) as exc:
                 raise fail(str(exc.args[0] if exc.args else exc)) from None
             console.print(f"learned combination (reusable as --axioms): {combo.name}", markup=False)
+    _warn_rerank_depths(base_run, extra.get("train_run"), depth)
     try:
         new_run = axiomatic_rerank(
             ds,
