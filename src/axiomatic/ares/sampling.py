@@ -21,7 +21,9 @@ Our choices where the paper is silent (stated, not hidden):
 
 * **support of the softmax**: eq. 6 sums over the whole vocabulary ``V``; taken literally every
   word outside ``D`` has ``gamma_w ~ 0`` hence weight ``exp(0) = 1``, while a word of ``D`` has
-  at most ``exp(gamma) ~ 1.3`` on MS MARCO passages: with |V| ~ 10^5 more than 99.9 % of the
+  at most ``exp(gamma) ~ 1.3`` on MS MARCO passages (the extreme; with ``mu = 1000`` most
+  document words are within a few percent of 1, i.e. the distribution is near uniform over
+  ``D``): with |V| ~ 10^5 more than 99.9 % of the
   mass would fall on words the document does not contain, and the Q-RANK/REP/PROX axioms would
   be undefined for almost every query. We normalise over the terms of ``D`` (the reading that
   gives queries "representative of the document"); PROP samples from the document vocabulary too.
