@@ -20,6 +20,14 @@ def test_rosset2019_quick_runs_and_resumes(tmp_path) -> None:
     results = json.loads((out / "results.json").read_text())
     ar = [r for r in results["rows"] if r["variant"].startswith("ar-all")]
     assert ar and "MRR@10 p" in ar[0] and 0.0 <= ar[0]["MRR@10 p"] <= 1.0
+    # one significance policy (issue 25): Holm over the AR variants of the table compared with
+    # the same base model on one measure, stated under the table
+    family = (
+        "paired t-test vs base; Holm over the 1 AR variant compared on each measure, "
+        "per dataset, size and model"
+    )
+    assert f"p (Holm-adjusted): {family}." in summary
+    assert ar[0]["MRR@10 p"] == ar[0]["MRR@10 p raw"]  # a family of one: Holm leaves p
     assert (out / "fig1_demo_train.png").exists() and (out / "config.toml").exists()
     done = sorted(out.glob("runs/*/*/*/*/seed*/test_metrics.json"))
     assert len(done) == 4
@@ -42,6 +50,12 @@ def test_rennings_augment_quick(tmp_path) -> None:
         "perturb",
     ]
     assert all("TFC1 fulfilled" in r for r in rows)
+    family = (
+        "paired Wilcoxon signed-rank test vs regular; Holm over the 4 schemes compared on "
+        "each measure, per model and seed"
+    )
+    assert family in (out / "summary.md").read_text()
+    assert all(r["AP p"] >= r["AP p raw"] for r in rows[1:] if r["AP p"] is not None)
     pools = {
         s: json.loads((out / "runs" / "knrm" / s / "seed0" / "metrics.json").read_text())["pools"]
         for s in ("regular", "paired", "multi-graded")

@@ -136,3 +136,37 @@ def test_write_report_without_effectiveness(tmp_path, setup):
     diag, _ = setup
     paths = write_report(diag, None, tmp_path / "r2", plots=False)
     assert "correlation_png" not in paths and paths["html"].is_file()
+
+
+def test_report_tables_state_the_significance_family(tmp_path, setup):
+    """Issue 25: the overview's caption (terminal) and the HTML name the test and the Holm family
+    of the effectiveness marks that :func:`effectiveness_table` used."""
+    from rich.console import Console
+
+    from axiomatic.report.html import render_html
+
+    diag, _ = setup
+    ds = toy_dataset(np.random.default_rng(0))
+    runs = {}
+    for r in (LenRanker("tf", 1.0, 0.0), LenRanker("tf-len", 1.0, -0.3), LenRanker("len", 0, 1)):
+        runs[r.name] = {
+            q: dict(
+                zip(
+                    ds.documents,
+                    map(float, r.score(query, list(ds.documents.values()))),
+                    strict=True,
+                )
+            )
+            for q, query in ds.queries.items()
+        }
+    eff = tables.effectiveness_table(runs, ds.qrels, ["AP", "nDCG@10"], baseline="tf")
+    family = "paired t-test vs tf; Holm over the 2 systems compared on each measure"
+    assert eff.attrs["family"] == family
+    con = Console(record=True, width=400)
+    tables.print_tables(diag, eff, console=con)
+    assert f"measures: {family}" in " ".join(con.export_text().split())  # caption wraps
+    assert f"effectiveness: {family}" in render_html(diag, eff, {})
+    # a table without tests (means only) states no family
+    con = Console(record=True, width=400)
+    tables.print_tables(diag, tables.effectiveness_wide(eff), console=con)
+    assert "measures: paired" not in con.export_text()

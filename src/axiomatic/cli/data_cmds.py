@@ -314,7 +314,14 @@ def evaluate_cmd(
             "default: the first run or ranker).",
         ),
     ] = None,
-    test: Annotated[str, typer.Option(help="Paired test: t or wilcoxon (Holm-corrected).")] = "t",
+    test: Annotated[
+        str,
+        typer.Option(
+            help="Paired test against the baseline: t or wilcoxon; Holm-corrected over the "
+            "runs compared with the baseline on each measure (adding measures never changes "
+            "a p-value)."
+        ),
+    ] = "t",
     per_query: Annotated[
         Path | None, typer.Option(help="Write per-query values to this CSV.")
     ] = None,
@@ -424,6 +431,7 @@ def evaluate_cmd(
         raise fail(str(exc)) from None
     import math
 
+    family = str(table_df.attrs["family"])
     rows: list[dict[str, Any]] = []
     for rec in table_df.to_dict("records"):
         rec = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in rec.items()}
@@ -444,7 +452,8 @@ def evaluate_cmd(
             "dataset": str(ds.name),
             "judged_queries": len(ds.qrels),
             "baseline": base_name,
-            "test": f"paired {test}-test, Holm-corrected over every (ranker, measure)",
+            "test": test,
+            "family": family,
             "notes": header_notes,
             "results": rows,
         }
@@ -452,7 +461,13 @@ def evaluate_cmd(
     else:
         title = f"{ds.name} ({len(ds.qrels)} judged queries"
         title += "".join(f"; {note}" for note in header_notes) + ")"
-        table = Table(title=escape(title))
+        caption = None
+        if len(named) > 1:
+            caption = (
+                f"▲/▼: significant vs baseline (Holm-corrected p < 0.05); p = Holm-corrected "
+                f"p-value; {family}"
+            )
+        table = Table(title=escape(title), caption=None if caption is None else escape(caption))
         table.add_column("ranker", style="bold")
         for m in names:
             table.add_column(m, justify="right")
@@ -467,11 +482,6 @@ def evaluate_cmd(
                 cells.append(f"{row['value']:.4f}{mark}" + ("" if p is None else f" (p={p:.3g})"))
             table.add_row(*cells)
         console.print(table)
-        if len(named) > 1:
-            console.print(
-                f"▲/▼: significant vs baseline (paired {test}-test, Holm-corrected p < 0.05; "
-                "p = Holm-corrected p-value)"
-            )
         renamed = [item for item in named if item.name not in (Path(item.source).name, item.source)]
         if renamed:
             console.print(

@@ -5,7 +5,8 @@
 * ``evaluate({"bm25": run1, "ql": run2}, qrels, measures, baseline="bm25", test="t")`` is
   :func:`axiomatic.evaluate.significance.evaluation_table`: the table of ``axiomatic evaluate``
   (one row per run and measure: mean, difference to the baseline, paired test p-values with
-  Holm's correction over every comparison, significance, baseline flag).
+  Holm's correction over the runs compared with the baseline on each measure, significance,
+  baseline flag; ``attrs["family"]`` states the test and family for a caption).
 
 Warnings (a run that matches no judged query) name the caller's line, not ours.
 """
@@ -34,7 +35,9 @@ def evaluate(
 ) -> Any:
     """Mean of each measure for one run (``{name: value}``), or, for several named runs
     (``{name: run}``), the table of ``axiomatic evaluate`` with paired tests against
-    ``baseline`` (a run name; default the first run) as a DataFrame."""
+    ``baseline`` (a run name; default the first run) as a DataFrame: Holm over the runs compared
+    with the baseline on each measure (:func:`~axiomatic.evaluate.significance.compare_to_baseline`),
+    described in ``table.attrs["family"]``."""
     if is_run_collection(run):
         return evaluation_table(
             run,  # type: ignore[arg-type]

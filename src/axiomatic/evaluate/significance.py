@@ -3,15 +3,24 @@
 Two systems are compared on the same queries: :func:`paired_test` aligns per-query values (by
 query id when given mappings/Series), then runs the paired t-test (``scipy.stats.ttest_rel``) or
 the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``). :func:`holm` adjusts a family of
-p-values (Holm, 1979, *A simple sequentially rejective multiple test procedure*), and
-:func:`compare_runs` does both for several systems against a baseline.
+p-values (Holm, 1979, *A simple sequentially rejective multiple test procedure*).
+
+**The one significance policy** of every table that compares systems on a measure (``axiomatic
+evaluate``, ``axiomatic.evaluate({...})``, the diagnosis report, every paper experiment):
+:func:`compare_to_baseline` tests each system against a named baseline on per-query values
+(paired t-test by default, Wilcoxon where a paper used it) and corrects with Holm over a family
+that the table chooses and states. The default family is *the systems compared with the
+baseline on one measure*, so asking for more measures never changes a p-value; every table
+prints :attr:`BaselineComparison.family` (e.g. ``"paired t-test vs BM25; Holm over the 3
+systems compared on each measure"``) in its caption. :func:`compare_runs` and
+:func:`evaluation_table` are that helper applied to runs and qrels.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -19,15 +28,26 @@ import pandas as pd
 from axiomatic.data.records import Qrels, Run
 
 __all__ = [
+    "COMPARISON_COLUMNS",
     "EVALUATION_COLUMNS",
+    "BaselineComparison",
+    "Comparison",
     "PairedTestResult",
     "compare_runs",
+    "compare_to_baseline",
+    "describe_family",
     "evaluation_table",
     "holm",
     "paired_test",
 ]
 
 TestName = Literal["t", "wilcoxon"]
+FamilyName = Literal["measure", "table"]
+PerQuery: TypeAlias = Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series
+"""Per-query values of one system on one measure: keyed by query id (dict / Series, aligned by
+id) or an array in an agreed query order."""
+FAMILIES: tuple[str, ...] = ("measure", "table")
+TEST_PHRASES = {"t": "paired t-test", "wilcoxon": "paired Wilcoxon signed-rank test"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +103,15 @@ def _align(
     return xa, xb
 
 
+def _check_test(test: str) -> None:
+    if test not in TEST_PHRASES:
+        import difflib
+
+        close = difflib.get_close_matches(str(test), list(TEST_PHRASES), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown test {test!r}: expected 't' or 'wilcoxon'{hint}")
+
+
 def paired_test(
     a: Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series,
     b: Sequence[float] | np.ndarray | Mapping[str, float] | pd.Series,
@@ -96,12 +125,7 @@ def paired_test(
     """
     from scipy import stats
 
-    if test not in ("t", "wilcoxon"):
-        import difflib
-
-        close = difflib.get_close_matches(str(test), ["t", "wilcoxon"], n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown test {test!r}: expected 't' or 'wilcoxon'{hint}")
+    _check_test(test)
     xa, xb = _align(a, b)
     n = len(xa)
     if n < 2:
@@ -138,7 +162,7 @@ def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
 
     NaN p-values (a test that could not be run, e.g. no instances both rankers scored) are
     skipped: they stay NaN and do not count towards ``m``. Any other value outside ``[0, 1]`` is
-    an error. Used by :func:`compare_runs`, the ``compare`` command and the McNemar tests of
+    an error. Used by :func:`compare_to_baseline` and the McNemar tests of
     :mod:`axiomatic.diagnose` (re-exported as ``axiomatic.diagnose.stats.holm``).
     """
     p = np.asarray(pvalues, dtype=np.float64).ravel()
@@ -162,6 +186,233 @@ def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
     return out
 
 
+COMPARISON_COLUMNS = (
+    "system",
+    "measure",
+    "mean",
+    "baseline_mean",
+    "diff",
+    "p",
+    "p_holm",
+    "n",
+    "family",
+)
+"""Columns of :meth:`BaselineComparison.frame` (the fields of :class:`Comparison`)."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One system against the baseline on one measure.
+
+    ``mean`` / ``baseline_mean``: means over the ``n`` paired queries; ``diff = mean(system -
+    baseline)``; ``p``: the paired test's two-sided p-value; ``p_holm``: Holm-adjusted over the
+    family that ``family`` describes.
+    """
+
+    system: str
+    measure: str
+    mean: float
+    baseline_mean: float
+    diff: float
+    p: float
+    p_holm: float
+    n: int
+    family: str
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """Whether the Holm-adjusted p-value is below ``alpha``."""
+        return self.p_holm < alpha
+
+    def direction(self, alpha: float = 0.05) -> str:
+        """``"up"`` (significantly above the baseline), ``"down"`` (below) or ``""``."""
+        if not self.significant(alpha):
+            return ""
+        return "up" if self.diff > 0 else "down"
+
+
+@dataclass(frozen=True)
+class BaselineComparison:
+    """What :func:`compare_to_baseline` returns: the rows (system-major, in the order the
+    systems and measures were given) and the one-line ``family`` description for the table's
+    caption."""
+
+    baseline: str
+    test: str
+    family: str
+    rows: tuple[Comparison, ...]
+
+    def __iter__(self) -> Iterator[Comparison]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def get(self, system: str, measure: str) -> Comparison:
+        """The row of ``system`` on ``measure``."""
+        for r in self.rows:
+            if r.system == system and r.measure == measure:
+                return r
+        raise KeyError(
+            f"no comparison of {system!r} on {measure!r}; compared: "
+            f"{sorted({r.system for r in self.rows})} on {sorted({r.measure for r in self.rows})}"
+        )
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (columns :data:`COMPARISON_COLUMNS`); ``attrs`` hold
+        ``baseline``, ``test`` and ``family``."""
+        df = pd.DataFrame(
+            [tuple(getattr(r, c) for c in COMPARISON_COLUMNS) for r in self.rows],
+            columns=list(COMPARISON_COLUMNS),
+        )
+        df.attrs.update(baseline=self.baseline, test=self.test, family=self.family)
+        return df
+
+
+def _singular(noun: str) -> str:
+    if noun.endswith("sses"):  # losses -> loss
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def describe_family(
+    test: str,
+    baseline: str,
+    n_systems: int,
+    family: str = "measure",
+    n_measures: int = 1,
+    noun: str = "systems",
+    scope: str = "",
+) -> str:
+    """The one-line description of a comparison family, for a table's caption.
+
+    ``describe_family("t", "BM25", 3)`` is ``"paired t-test vs BM25; Holm over the 3 systems
+    compared on each measure"``; ``family="table"`` says ``"Holm over all 6 comparisons (3
+    systems x 2 measures)"``; ``scope`` (e.g. ``"per language"``) is appended after a comma.
+    """
+    head = f"{TEST_PHRASES.get(test, test)} vs {baseline}"
+    what = noun if n_systems != 1 else _singular(noun)
+    if n_systems == 0:
+        body = "nothing compared"
+    elif family == "measure":
+        body = f"Holm over the {n_systems} {what} compared on each measure"
+    else:
+        total = n_systems * n_measures
+        body = (
+            f"Holm over all {total} comparison{'s' if total != 1 else ''} "
+            f"({n_systems} {what} x {n_measures} measure{'s' if n_measures != 1 else ''})"
+        )
+    return f"{head}; {body}" + (f", {scope}" if scope else "")
+
+
+def compare_to_baseline(
+    values: Mapping[str, Mapping[str, PerQuery]],
+    baseline: str,
+    *,
+    test: TestName = "t",
+    family: FamilyName = "measure",
+    baseline_values: Mapping[str, Mapping[str, PerQuery]] | None = None,
+    noun: str = "systems",
+    scope: str = "",
+) -> BaselineComparison:
+    """Paired test of each system against ``baseline`` on every measure, Holm-corrected over a
+    stated family: the project's one comparison helper (see the module docstring).
+
+    ``values``: ``{system: {measure: per-query values}}`` (:data:`PerQuery`: keyed by query id
+    or arrays in one query order). Every system other than ``baseline`` is compared, in the
+    given order, on the baseline's measures (each system must have them all).
+
+    ``family``: the set of tests one Holm correction runs over, chosen per table and stated in
+    its caption (:attr:`BaselineComparison.family`):
+
+    * ``"measure"`` (default, the policy): the systems compared with the baseline on one
+      measure; asking for more measures never changes a p-value;
+    * ``"table"``: every (system, measure) test of the call together.
+
+    ``baseline_values``: per system, the baseline's values that system is paired with, when
+    they differ by system (e.g. the baseline's ensemble over the seeds both finished, or the
+    baseline trained on the same number of queries); then ``baseline`` is only the name in the
+    description and need not be a key of ``values``. ``noun`` names the systems in the
+    description (``"losses"``, ``"rankers"``), ``scope`` says where the family repeats
+    (``"per language"``) when a table holds several baselines.
+
+    ``test="t"``: paired t-test (:func:`paired_test`); ``"wilcoxon"``: signed-rank test.
+    Raises ``ValueError`` when a pair cannot be tested (fewer than 2 queries, different query
+    sets, NaN values).
+    """
+    _check_test(test)
+    if family not in FAMILIES:
+        import difflib
+
+        close = difflib.get_close_matches(str(family), FAMILIES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(
+            f"unknown family {family!r}: expected 'measure' (Holm over the systems compared "
+            f"on each measure) or 'table' (over every test of the table){hint}"
+        )
+    if baseline_values is None:
+        if baseline not in values:
+            import difflib
+
+            close = difflib.get_close_matches(str(baseline), [str(k) for k in values], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise KeyError(f"baseline {baseline!r} is not among the systems {list(values)}{hint}")
+        measures = list(values[baseline])
+        systems = [s for s in values if s != baseline]
+        pair_with = {s: values[baseline] for s in systems}
+    else:
+        systems = [s for s in values if s != baseline]
+        missing = [s for s in systems if s not in baseline_values]
+        if missing:
+            raise KeyError(f"baseline_values has no baseline values for {missing}")
+        pair_with = {s: baseline_values[s] for s in systems}
+        measures = list(dict.fromkeys(m for s in systems for m in values[s]))
+    for s in systems:
+        for side, table in (("system", values[s]), ("baseline", pair_with[s])):
+            lacking = [m for m in measures if m not in table]
+            if lacking:
+                raise ValueError(
+                    f"{s!r} has no {side} values for measure(s) {lacking}: every system is "
+                    f"compared on the same measures ({measures})"
+                )
+    results = {
+        (s, m): paired_test(values[s][m], pair_with[s][m], test=test)
+        for s in systems
+        for m in measures
+    }
+    keys = list(results)
+    adjusted: dict[tuple[str, str], float] = {}
+    if family == "table":
+        adjusted = dict(zip(keys, holm([results[k].pvalue for k in keys]), strict=True))
+    else:
+        for m in measures:
+            ks = [(s, m) for s in systems]
+            adjusted.update(zip(ks, holm([results[k].pvalue for k in ks]), strict=True))
+    desc = describe_family(test, str(baseline), len(systems), family, len(measures), noun, scope)
+    rows = tuple(
+        Comparison(
+            system=s,
+            measure=m,
+            mean=results[(s, m)].mean_a,
+            baseline_mean=results[(s, m)].mean_b,
+            diff=results[(s, m)].mean_diff,
+            p=results[(s, m)].pvalue,
+            p_holm=float(adjusted[(s, m)]),
+            n=results[(s, m)].n,
+            family=desc,
+        )
+        for s, m in keys
+    )
+    return BaselineComparison(baseline=str(baseline), test=test, family=desc, rows=rows)
+
+
+def _per_query_values(df: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """``{measure: {query_id: value}}`` of an :func:`evaluate_per_query` table."""
+    out: dict[str, dict[str, float]] = {}
+    for m, sub in df.groupby("measure", sort=False):
+        out[str(m)] = dict(zip(sub["query_id"], sub["value"].astype(float), strict=True))
+    return out
+
+
 def compare_runs(
     runs: Mapping[str, Run],
     qrels: Qrels,
@@ -171,11 +422,12 @@ def compare_runs(
     test: TestName = "t",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Mean of each measure per system, and paired tests of each system against ``baseline``.
+    """Mean of each measure per system, and paired tests of each system against ``baseline``
+    (:func:`compare_to_baseline`: Holm over the systems compared on each measure).
 
-    Holm's correction is applied per measure across the compared systems. Columns: ``system``,
-    ``measure``, ``value``, ``diff`` (vs baseline), ``pvalue``, ``pvalue_holm``, ``significant``
-    (``pvalue_holm < alpha``); the baseline row has NaN p-values.
+    Columns: ``system``, ``measure``, ``value``, ``diff`` (vs baseline), ``pvalue``,
+    ``pvalue_holm``, ``significant`` (``pvalue_holm < alpha``); the baseline row has NaN
+    p-values. ``attrs["family"]`` is the caption line naming the test and the Holm family.
     """
     from axiomatic.evaluate.metrics import evaluate_per_query
 
@@ -186,29 +438,26 @@ def compare_runs(
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise KeyError(f"baseline {baseline!r} is not among the runs {sorted(runs)}{hint}")
     per = {
-        name: evaluate_per_query(run, qrels, measures, rel_threshold) for name, run in runs.items()
+        name: _per_query_values(evaluate_per_query(run, qrels, measures, rel_threshold))
+        for name, run in runs.items()
     }
+    cmp = compare_to_baseline(per, baseline, test=test)
     rows = []
-    base = per[baseline]
-    for measure in dict.fromkeys(base["measure"]):
-        b = base[base["measure"] == measure].set_index("query_id")["value"]
-        others = [s for s in runs if s != baseline]
-        results = {}
-        for s in others:
-            t = per[s]
-            a = t[t["measure"] == measure].set_index("query_id")["value"]
-            results[s] = paired_test(a, b, test=test)
-        adj = holm([results[s].pvalue for s in others]) if others else np.empty(0)
-        rows.append((baseline, measure, float(b.mean()), 0.0, np.nan, np.nan, False))
-        for s, padj in zip(others, adj, strict=True):
-            r = results[s]
-            rows.append(
-                (s, measure, r.mean_a, r.mean_diff, r.pvalue, float(padj), bool(padj < alpha))
-            )
-    return pd.DataFrame(
+    for measure, b in per[baseline].items():
+        rows.append(
+            (baseline, measure, float(np.mean(list(b.values()))), 0.0, np.nan, np.nan, False)
+        )
+        for s in runs:
+            if s == baseline:
+                continue
+            r = cmp.get(s, measure)
+            rows.append((s, measure, r.mean, r.diff, r.p, r.p_holm, r.significant(alpha)))
+    df = pd.DataFrame(
         rows,
         columns=["system", "measure", "value", "diff", "pvalue", "pvalue_holm", "significant"],
     )
+    df.attrs.update(baseline=baseline, test=test, family=cmp.family)
+    return df
 
 
 EVALUATION_COLUMNS = (
@@ -237,10 +486,13 @@ def evaluation_table(
 ) -> pd.DataFrame:
     """The table of ``axiomatic evaluate``: one row per run and measure (runs in the given
     order), with the mean, ``diff`` to ``baseline`` (a run name; default the first run), the
-    paired ``test``'s p-value and its Holm correction over **every** (run, measure) comparison,
-    ``significant`` (``"up"`` / ``"down"`` when ``pvalue_holm < alpha``, else ``""``) and
-    ``baseline`` (True on the baseline's rows). ``axiomatic.evaluate({name: run}, ...)`` returns
-    it. ``per_query`` (``{name: evaluate_per_query(...)}``) skips the evaluation."""
+    paired ``test``'s p-value and its Holm correction over the runs compared with the baseline
+    on that measure (:func:`compare_to_baseline`: the p-values do not depend on how many
+    measures are asked for), ``significant`` (``"up"`` / ``"down"`` when ``pvalue_holm <
+    alpha``, else ``""``) and ``baseline`` (True on the baseline's rows). ``attrs["family"]``
+    is the caption line naming the test and the family. ``axiomatic.evaluate({name: run},
+    ...)`` returns it. ``per_query`` (``{name: evaluate_per_query(...)}``) skips the
+    evaluation."""
     from axiomatic.evaluate.metrics import evaluate_per_query, measure_name, parse_measures
 
     if not isinstance(runs, Mapping) or not runs:
@@ -261,39 +513,19 @@ def evaluation_table(
     for name, run in runs.items():
         if name not in per:
             per[name] = evaluate_per_query(run, qrels, names, rel_threshold)
-
-    def values(name: str, m: str) -> dict[str, float]:
-        df = per[name]
-        sub = df[df["measure"] == m]
-        return dict(zip(sub["query_id"], sub["value"].astype(float), strict=True))
-
-    pvals: dict[tuple[str, str], float] = {}
-    for name in order:
-        if name == baseline:
-            continue
-        for m in names:
-            pvals[(name, m)] = paired_test(values(name, m), values(baseline, m), test=test).pvalue
-    adjusted = dict(zip(pvals, holm(list(pvals.values())), strict=True)) if pvals else {}
-    rows = []
+    values = {name: _per_query_values(per[name]) for name in order}
+    values = {name: {m: v.get(m, {}) for m in names} for name, v in values.items()}
+    cmp = compare_to_baseline(values, baseline, test=test, noun="rankers")
+    rows: list[tuple[Any, ...]] = []
     for name in order:
         for m in names:
-            v, b = values(name, m), values(baseline, m)
+            v = values[name][m]
             mean = sum(v.values()) / max(len(v), 1)
-            base_mean = sum(b.values()) / max(len(b), 1)
-            p_adj = adjusted.get((name, m))
-            sig = ""
-            if p_adj is not None and p_adj < alpha:
-                sig = "up" if mean > base_mean else "down"
-            rows.append(
-                (
-                    name,
-                    m,
-                    mean,
-                    None if name == baseline else mean - base_mean,
-                    pvals.get((name, m)),
-                    p_adj,
-                    sig,
-                    name == baseline,
-                )
-            )
-    return pd.DataFrame(rows, columns=list(EVALUATION_COLUMNS))
+            if name == baseline:
+                rows.append((name, m, mean, None, None, None, "", True))
+                continue
+            r = cmp.get(name, m)
+            rows.append((name, m, mean, r.diff, r.p, r.p_holm, r.direction(alpha), False))
+    df = pd.DataFrame(rows, columns=list(EVALUATION_COLUMNS))
+    df.attrs.update(baseline=baseline, test=test, family=cmp.family)
+    return df

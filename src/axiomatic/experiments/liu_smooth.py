@@ -749,26 +749,39 @@ class LiuSmooth:
         rows: list[dict[str, Any]],
         groups: dict[Any, list[dict[str, Any]]],
         ref_of: Callable[[Any], Any],
-    ) -> None:
+        ref_name: str,
+        noun: str,
+        scope: str = "",
+    ) -> str:
         """Paired t-test of each row against its reference row (per-query values averaged over
-        seeds), Holm-adjusted over every (row, measure) test of the table."""
-        from axiomatic.evaluate.significance import holm, paired_test
+        seeds), Holm over the rows compared with the same reference on one measure
+        (:func:`~axiomatic.evaluate.significance.compare_to_baseline`); returns the caption line
+        naming the family ("" when nothing was compared). ``p X`` holds the adjusted p-value,
+        ``_d X`` the reference's mean minus the row's."""
+        from axiomatic.evaluate.significance import compare_to_baseline
 
-        tests: list[tuple[int, str, float, float]] = []
-        for i, (key, res) in enumerate(groups.items()):
+        index = {key: i for i, key in enumerate(groups)}
+        by_ref: dict[Any, dict[str, dict[str, dict[str, float]]]] = {}
+        for key, res in groups.items():
             ref = ref_of(key)
             if ref is None or ref == key or ref not in groups:
                 continue
-            a, b = self._seed_mean(groups[ref]), self._seed_mean(res)
+            b = self._seed_mean(groups[ref])
+            a = self._seed_mean(res)
             if not a or not b:
                 continue
-            for m in CLIR_MEASURE_NAMES:
-                t = paired_test(a[m], b[m], test="t")
-                tests.append((i, m, t.pvalue, t.mean_diff))
-        adj: Sequence[float] = holm([t[2] for t in tests]).tolist() if tests else []
-        for (i, m, _p, diff), q in zip(tests, adj, strict=True):
-            rows[i][f"p {m}"] = float(q)
-            rows[i][f"_d {m}"] = float(diff)
+            # rows are named by their index: a reference name is never all digits
+            by_ref.setdefault(ref, {ref_name: b})[str(index[key])] = a
+        families: list[str] = []
+        for comparison in (
+            compare_to_baseline(vals, ref_name, test="t", noun=noun, scope=scope)
+            for vals in by_ref.values()
+        ):
+            families.append(comparison.family)
+            for c in comparison:
+                i = int(c.system)
+                rows[i][f"p {c.measure}"] = float(c.p_holm)
+                rows[i][f"_d {c.measure}"] = -float(c.diff)
         for r in rows:
             sig = [
                 ("ref+ " if r[f"_d {m}"] > 0 else "ref- ") + m
@@ -777,10 +790,14 @@ class LiuSmooth:
             ]
             if any(f"p {m}" in r for m in CLIR_MEASURE_NAMES):
                 r[SIG] = ", ".join(sig) or "none"
+        return " | ".join(dict.fromkeys(families))
 
     def report(self) -> dict[str, Any]:
         p = self.plan
         summary: dict[str, Any] = {"plan": p.to_dict()}
+        # per table: the caption line of its p-values (test, reference, Holm family)
+        families: dict[str, str] = {}
+        summary["significance"] = families
         # Table 2
         groups: dict[Any, list[dict[str, Any]]] = {}
         for u in self.table2_units():
@@ -808,7 +825,9 @@ class LiuSmooth:
             )
             for k, v in groups.items()
         ]
-        self._compare(rows, groups, lambda k: (k[0], "sosl"))
+        families["table2"] = self._compare(
+            rows, groups, lambda k: (k[0], "sosl"), "SOSL", "rows", "per language"
+        )
         summary["table2"] = rows
         # Table 3
         groups = {}
@@ -819,7 +838,9 @@ class LiuSmooth:
             self._row({"language": k[0], "resource": _resource(k[0]), "encoder": k[1]}, v)
             for k, v in groups.items()
         ]
-        self._compare(rows, groups, lambda k: (k[0], "avg"))
+        families["table3"] = self._compare(
+            rows, groups, lambda k: (k[0], "avg"), "average pooling", "encoders", "per language"
+        )
         summary["table3"] = rows
         # Figure 4: thresholds chosen on dev per eps
         fig4 = []
@@ -853,7 +874,9 @@ class LiuSmooth:
                         [u for u in self.fig4_units() if u.eps == e and u.thresholds == th]
                     )
             base_eps = 0.0 if 0.0 in groups4 else None
-            self._compare(fig4, groups4, lambda k: base_eps)
+            families["fig4"] = self._compare(
+                fig4, groups4, lambda k: base_eps, "eps = 0", "eps values"
+            )
         summary["fig4"] = fig4
         # Figure 5
         summary["fig5"] = [
@@ -873,7 +896,7 @@ class LiuSmooth:
                 groups.setdefault(u.loss, []).extend(self._load([u]))
             groups = {k: v for k, v in groups.items() if v}
             rows = [self._row({"loss": DISPLAY.get(k, k)}, v) for k, v in groups.items()]
-            self._compare(rows, groups, lambda k: "sosl")
+            families[part] = self._compare(rows, groups, lambda k: "sosl", "SOSL", "losses")
             summary[part] = rows
         timing_file = self.out_dir / "timing.json"
         summary["timing"] = read_json(timing_file) if timing_file.exists() else {}
@@ -1067,6 +1090,10 @@ class LiuSmooth:
         timing = summary.get("timing", {}).get("invocations", [])
         cols = list(CLIR_MEASURE_NAMES)
         pcols = [f"p {c}" for c in cols]
+
+        def fam(part: str) -> str:
+            return summary.get("significance", {}).get(part) or "nothing compared"
+
         text = [
             "# Smooth cross-lingual retrieval (Liu et al.) - reproduction",
             "",
@@ -1083,8 +1110,9 @@ class LiuSmooth:
             f"{summary['table2_seconds']:.0f} s; invocations: "
             + ", ".join(f"{t['wall_seconds']:.0f} s ({t['when']})" for t in timing),
             "- significance: paired t-test over test queries (per-query values averaged over seeds) "
-            "against the reference row (SOSL / average pooling / eps = 0), Holm-adjusted over all "
-            "tests of the table; `p X` columns hold the adjusted p-values",
+            "against the reference row (SOSL / average pooling / eps = 0), Holm-adjusted over the "
+            "rows compared with that reference on one measure (each table states its family); "
+            "`p X` columns hold the adjusted p-values",
             "- measures: Pmr@1 = P(rel=2)@1, Pmr@5 = Success(rel=2)@5, Pr@5 = P(rel=1)@5, NDCG@5, "
             "MAP = AP(rel=1), MRRmr = RR(rel=2), MRRr = RR(rel=1) (ir_measures; "
             "see `axiomatic.evaluate.clir_metrics`)",
@@ -1100,7 +1128,7 @@ class LiuSmooth:
                     summary["table2"], ["language", "resource", "loss", "seeds", "diverged", *cols]
                 ),
                 "",
-                "Adjusted p-values (SOSL vs the row):",
+                f"Adjusted p-values ({fam('table2')}):",
                 "",
                 markdown_table(
                     [r for r in summary["table2"] if "p NDCG@5" in r],
@@ -1120,7 +1148,7 @@ class LiuSmooth:
                     ["language", "resource", "encoder", "seeds", "diverged", *cols],
                 ),
                 "",
-                "Adjusted p-values (average pooling vs the row):",
+                f"Adjusted p-values ({fam('table3')}):",
                 "",
                 markdown_table(
                     [r for r in summary["table3"] if "p NDCG@5" in r],
@@ -1153,7 +1181,7 @@ class LiuSmooth:
                 "Unreachable thresholds: grid points whose top grade no score can reach at this "
                 f"eps (tanh towers, p = {p.embedding_dim}: every score < p/(sqrt(p)+eps)^2).",
                 "",
-                "Adjusted p-values (eps = 0 vs the row):",
+                f"Adjusted p-values ({fam('fig4')}):",
                 "",
                 markdown_table([r for r in summary["fig4"] if "p NDCG@5" in r], ["eps", *pcols]),
                 "",
@@ -1197,7 +1225,7 @@ class LiuSmooth:
                     "",
                     markdown_table(summary[part], ["loss", "seeds", "diverged", *cols]),
                     "",
-                    "Adjusted p-values (SOSL vs the row):",
+                    f"Adjusted p-values ({fam(part)}):",
                     "",
                     markdown_table([r for r in summary[part] if "p NDCG@5" in r], ["loss", *pcols]),
                 ]

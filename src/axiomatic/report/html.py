@@ -79,8 +79,10 @@ def render_html(
     parts.append(
         "<p>Effectiveness measures, then the fraction of fulfilled diagnostic instances per axiom "
         f"(%). {tables.UP}/{tables.DOWN}: significantly better/worse than the baseline "
-        f"<b>{esc(str(base))}</b> (effectiveness: paired t-test; axioms: McNemar; Holm-corrected, "
-        f"p &lt; 0.05); (n=…): fewer than {min_n} instances. "
+        f"<b>{esc(str(base))}</b> (Holm-corrected p &lt; 0.05; "
+        + (f"effectiveness: {esc(str(ov.attrs['family']))}; " if ov.attrs.get("family") else "")
+        + "axioms: McNemar, Holm over the ranker pairs of each axiom); "
+        f"(n=…): fewer than {min_n} instances. "
         f"{esc(tables.layout_title(diagnosis)[:1].upper() + tables.layout_title(diagnosis)[1:])}; "
         "each axiom column names its δ* "
         "(maximum relative length difference of the documents of an instance)."

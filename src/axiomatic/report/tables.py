@@ -1,7 +1,8 @@
 """Result tables of a diagnosis: the layouts of Rennings (2019) Tables 4.5 and 4.6.
 
 * :func:`overview_frame` - rows = rankers; columns = effectiveness measures (marked when a paired
-  t-test with Holm correction finds them better ``▲`` / worse ``▼`` than the baseline ranker),
+  t-test with Holm correction over the rankers compared on that measure finds them better ``▲``
+  / worse ``▼`` than the baseline ranker: :func:`effectiveness_family` states it),
   then the fraction of fulfilled instances per axiom (%; marked ``▲``/``▼`` when McNemar's test
   with Holm correction finds the ranker different from the baseline on that axiom).
 * :func:`variant_frame` - rows = rankers; columns = axiom x variant (strict / extended /
@@ -68,11 +69,13 @@ def effectiveness_table(
     test: Any = "t",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Mean effectiveness per ranker and paired tests against ``baseline`` (Holm per measure).
+    """Mean effectiveness per ranker and paired tests against ``baseline`` (Holm over the rankers
+    compared on each measure).
 
     Long format with columns :data:`EFFECTIVENESS_COLUMNS` (``ranker`` is the ranker name); the
-    baseline (default: the first run) has NaN p-values. Uses
-    :func:`axiomatic.evaluate.significance.compare_runs`.
+    baseline (default: the first run) has NaN p-values; ``attrs["family"]`` is the caption line
+    naming the test and the family. Uses :func:`axiomatic.evaluate.significance.compare_runs`
+    (the project's one significance policy, :func:`~axiomatic.evaluate.significance.compare_to_baseline`).
     """
     from axiomatic.evaluate.significance import compare_runs
 
@@ -82,9 +85,23 @@ def effectiveness_table(
     df = compare_runs(
         runs, qrels, measures, base, rel_threshold=rel_threshold, test=test, alpha=alpha
     )
+    attrs = dict(df.attrs)
     df = df.rename(columns={"system": RANKER})
-    df.attrs["baseline"] = base
+    df.attrs.update(attrs, baseline=base)
     return df
+
+
+def effectiveness_family(effectiveness: Any) -> str:
+    """The caption line of an effectiveness table's significance marks: the family its
+    :func:`effectiveness_table` stated (``attrs["family"]``), or, for a table without it (an
+    older saved one), the policy in general words; ``""`` when the table has no tests."""
+    eff = normalize_effectiveness(effectiveness)
+    if not len(eff) or eff["pvalue_holm"].isna().all():
+        return ""  # means only (e.g. a wide table, which may still carry the long one's attrs)
+    family = eff.attrs.get("family")
+    if family:
+        return str(family)
+    return "paired t-test vs the baseline; Holm over the rankers compared on each measure"
 
 
 def normalize_effectiveness(effectiveness: Any) -> pd.DataFrame:
@@ -345,6 +362,7 @@ def overview_frame(
             col.append(_pct(frac) + mark + small)
         out[label + view_label(view)] = col
     out.attrs["baseline"] = baseline
+    out.attrs["family"] = effectiveness_family(eff)
     return out
 
 
@@ -806,8 +824,10 @@ def print_tables(
         ov,
         title=f"Axiomatic diagnosis: {diagnosis.dataset_name} ({layout_title(diagnosis)})",
         caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
-        f"better/worse than {ov.attrs.get('baseline')} (Holm, p<0.05); (n=…): fewer than "
-        f"{min_n} instances" + _analyzer_note(diagnosis),
+        f"better/worse than {ov.attrs.get('baseline')} (Holm-corrected p<0.05; "
+        + (f"measures: {ov.attrs['family']}; " if ov.attrs.get("family") else "")
+        + "axioms: McNemar, Holm over the ranker pairs of each axiom); "
+        f"(n=…): fewer than {min_n} instances" + _analyzer_note(diagnosis),
     )
     if len({g[1] for g in diagnosis.groups()}) > 1:
         print_fitted(
