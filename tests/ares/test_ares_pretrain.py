@@ -317,10 +317,15 @@ def test_a_predictor_trained_on_an_inverted_axiom_never_orders_a_pair_against_th
         F = preference_features(p.ctx, qp, qn)
         against_all = ((F <= 0).all(axis=1) & (F < 0).any(axis=1)).sum()
         rank_only_against = ((F[:, 0] < 0) & (np.delete(F, 0, axis=1) == 0).all(axis=1)).sum()
+        # a pair that only Q-RANK decides, in Q-RANK's direction
+        rank_only = np.zeros((1, X.shape[1]))
+        rank_only[0, 0] = 1.0
         if monotone:
             assert len(qp) > 0 and against_all == 0 and rank_only_against == 0
+            assert m.predict_proba(rank_only)[0] >= 0.5
         else:
-            assert against_all > 0
+            # the control: trained without the constraint, the predictor learns RANK backwards
+            assert m.predict_proba(rank_only)[0] < 0.5
 
 
 def test_training_step_masks_15_percent_of_the_tokens(small_ares_net, monkeypatch) -> None:

@@ -28,7 +28,9 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert per_1k == pytest.approx(1000 * t["seconds"] / t["steps"], abs=0.1) and per_1k > 0
     assert f"({per_1k} s per 1,000 steps" in md
     # few-shot significance: ARES vs the un-pre-trained cross-encoder at the same n
-    assert set(results["few_shot_tests"]) == {"ARES_simple|2"}
+    assert set(results["few_shot_tests"]) == {"ARES_simple|2", "family"}
+    assert "Holm over the 1 pre-trained point compared on each measure" in results["few_shot_tests"]["family"]
+    assert md.count("Significance: paired t-test vs") >= 3  # zero-shot, few-shot, ablation
     assert 0.0 <= results["few_shot_tests"]["ARES_simple|2"]["RR@10"]["p_holm"] <= 1.0
     assert "p vs cross-encoder, same n (RR@10, Holm)" in md
     assert (out / "img" / "ares_fig3_few_shot.png").stat().st_size > 0
@@ -44,6 +46,19 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert list(abl["means"]) == ["rep", "simple"] and "rep" in abl["tests"]["RR@10"]
     assert (out / "pretrain" / "rep" / "encoder" / "config.json").exists()
     assert "Ablation of ARES variants (Table 7)" in md
+    # issue 21: the quick run trains a real predictor (not AUC 0.5 with zero importances)
+    for r in results["predictor"]["settings"].values():
+        assert r["auc_mean"] != 0.5 and max(r["importance"].values()) > 0
+        assert 0.0 <= r["auc_length_only"] <= 1.0
+    coll = results["predictor"]["collections"]["demo"]
+    assert coll["mu"] > 0 and coll["contrast"] > 1.0 and 0 <= coll["real_first"] <= 1
+    assert "AUC length alone" in md and "real: rank 1" in md
+    # the per-variant agreement table: ARES_rep teaches REP in REP's direction, always
+    rows = {(r["variant"], r["axiom"]): r for r in abl["agreement"]}
+    for ax in ("Q-REP-QL", "Q-REP-TFIDF"):
+        assert rows[("rep", ax)]["decisive"] > 0 and rows[("rep", ax)]["agree_pct"] == 100.0
+    assert rows[("rep", "LENGTH")]["decisive"] == 0  # one length per document
+    assert "Which way the pre-training pairs point" in md
     # the few-shot curve is only for few_shot_variants: the ablation variant gets none
     assert not any(r["model"] == "ARES_rep" for r in results["few_shot"].values())
 

@@ -5,12 +5,42 @@
 * ``L_Rel = max(0, margin - s(q+, d) + s(q-, d))`` (eq. 11, margin 1): for each document two
   random pairs of its pseudo queries, ordered by the preference predictor (``q+`` is the query
   the predictor prefers);
-* ``L_MLM = -sum log p(x_hat | x without m(x))`` (eq. 12) on the ``[CLS] q+ [SEP] d [SEP]``
-  input with BERT masking: 15 % of the real (non-special, non-padding) tokens, of which 80 %
-  become ``[MASK]``, 10 % a random token, 10 % stay (Devlin et al. 2019). all-MiniLM-L6-v2 is
-  a sentence-embedding checkpoint without an MLM head, so :class:`AresCrossEncoder` adds a BERT
-  LM head (dense + GELU + LayerNorm + decoder tied to the input embeddings + bias), newly
-  initialized (normal std 0.02, as BERT's initializer).
+* ``L_MLM = -sum log p(x_hat | x without m(x))`` (eq. 12) on masked inputs (``masking``,
+  below). all-MiniLM-L6-v2 is a sentence-embedding checkpoint without an MLM head, so
+  :class:`AresCrossEncoder` adds a BERT LM head (dense + GELU + LayerNorm + decoder tied to the
+  input embeddings + bias), newly initialized (normal std 0.02, as BERT's initializer).
+
+Scoring head (``head``; :func:`pretrain_ares`, :func:`build_model` and
+:class:`AresCrossEncoder` default to ``"mlp"``). The paper: "P(q|d) can be obtained by
+calculating MLP(h_[CLS]), where h_[CLS] is the pooled output of transformer", and the authors'
+code scores ``Linear(Dropout(pooled_output))`` with BERT's pooler (dense + tanh on the
+last-layer ``[CLS]``): ``head="mlp"`` is that, its pooler starting from the checkpoint's
+(all-MiniLM-L6-v2 has one). ``"linear"`` is the toolkit's plain cross-encoder head (a linear
+layer on the last-layer ``[CLS]``, :class:`~axiomatic.models.transformer.CrossEncoder`'s
+default), and what ARES pre-training used before the option existed. The paper's head is the
+default because the rest of the setup follows the paper; the exported encoder keeps its head,
+so fine-tuning and re-ranking score with the head that was pre-trained.
+
+Masking (``masking``; default ``"input"``):
+
+* ``"input"``, the paper's text (sec. 5.1.4: "the masking strategy of BERT (randomly selecting
+  15% words in the input sequence ...)"): BERT's token masking of the ``[CLS] q+ [SEP] d [SEP]``
+  input, each real (non-special, non-padding) token a target with probability 15 %, of which
+  80 % become ``[MASK]``, 10 % a random token, 10 % stay (Devlin et al. 2019);
+* ``"document-wwm"``, the authors' released code (``pretrain/dataloader.py``,
+  ``create_masked_lm_predictions(..., whole_word_mask=True)``): only the document's tokens are
+  candidates (the second segment, specials and padding excluded), whole words (a token and its
+  ``##`` pieces) are masked together, ``max(1, round(15 % of the document's words))`` words per
+  input, each of their tokens replaced 80/10/10 as above (decided per token, as there), and
+  both inputs, (q+, d) and (q-, d), are masked, each with its own draw, their MLM losses
+  averaged over all their targets (:func:`mask_whole_words`).
+
+``"input"`` is the default because the paper's text is the specification this package
+reproduces (and it is the masking of the pre-training runs made before the option existed);
+``"document-wwm"`` is there to match the released code. Two further differences of the released code are not reproduced in
+either mode: it scores the hinge on the *masked* inputs (one pass for both losses; here the
+hinge sees the unmasked inputs), and it puts the two scores of a pair through a softmax before
+the margin loss.
 
 The loop is the project's :class:`~axiomatic.training.trainer.Trainer` (checkpoints, exact
 resume, dev selection, logs) with :class:`AresLossStrategy` as its loss strategy. The trainer
@@ -50,7 +80,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from axiomatic.models.transformer import CrossEncoder
+from axiomatic.models.transformer import CrossEncoder, check_head
 from axiomatic.training.strategies import LossStrategy
 
 if TYPE_CHECKING:
@@ -175,18 +205,24 @@ class MLMHead(nn.Module):
 class AresCrossEncoder(CrossEncoder):
     """The MiniLM cross-encoder plus an MLM head for pre-training (eq. 12).
 
-    Scoring is the plain cross-encoder's; :meth:`export` gives that plain
-    :class:`~axiomatic.models.transformer.CrossEncoder` (the head dropped) for re-ranking and
-    fine-tuning. ``model_type`` is not a registered ranker on purpose: the trainer then keeps
-    the state dict (``model.pt``) instead of a ``model/`` folder a plain loader would misread.
+    Scoring is the plain cross-encoder's, with its ``head`` (default ``"mlp"``, the paper's
+    ``MLP(h_[CLS])``: see the module docstring); :meth:`export` gives that plain
+    :class:`~axiomatic.models.transformer.CrossEncoder` (the MLM head dropped) for re-ranking
+    and fine-tuning. ``model_type`` is not a registered ranker on purpose: the trainer then
+    keeps the state dict (``model.pt``) instead of a ``model/`` folder a plain loader would
+    misread.
     """
 
     model_type = "ares-cross-encoder"
 
     def __init__(
-        self, max_length: int = 128, dropout: float = 0.1, pretrained: bool = True
+        self,
+        max_length: int = 128,
+        dropout: float = 0.1,
+        pretrained: bool = True,
+        head: str = "mlp",
     ) -> None:
-        super().__init__(max_length=max_length, dropout=dropout, pretrained=pretrained)
+        super().__init__(max_length=max_length, dropout=dropout, pretrained=pretrained, head=head)
         emb = self.encoder.get_input_embeddings()
         eps = float(getattr(self.encoder.config, "layer_norm_eps", 1e-12))
         self.mlm_head = MLMHead(self.hidden_size, emb, eps)
@@ -338,12 +374,31 @@ class AresCrossEncoder(CrossEncoder):
         return y[valid]
 
     def export(self) -> CrossEncoder:
-        """A plain cross-encoder with this model's encoder and scoring head."""
-        plain = CrossEncoder(max_length=self.max_length, pretrained=False)
+        """A plain cross-encoder with this model's encoder and scoring head (same ``head``,
+        same weights, same dropout rate)."""
+        plain = CrossEncoder(
+            max_length=self.max_length,
+            dropout=float(self.dropout.p),
+            pretrained=False,
+            head=self.head_type,
+        )
         state = {k: v for k, v in self.state_dict().items() if not k.startswith("mlm_head.")}
         plain.load_state_dict(state, strict=True)
         plain.eval()
         return plain
+
+
+MASKINGS = ("input", "document-wwm")
+"""MLM masking modes of :class:`AresLossStrategy` (see the module docstring)."""
+
+
+def check_masking(masking: str) -> str:
+    """``masking`` if it is one of :data:`MASKINGS`, else a ``ValueError`` naming them."""
+    if masking not in MASKINGS:
+        raise ValueError(
+            f"unknown ARES masking {masking!r}; expected one of {', '.join(map(repr, MASKINGS))}"
+        )
+    return masking
 
 
 def mask_tokens(
@@ -357,10 +412,63 @@ def mask_tokens(
     """BERT masking: ``prob`` of the non-special tokens are targets; 80 % of them become
     ``mask_id``, 10 % a random token, 10 % stay. Returns ``(masked_ids, labels)`` with
     ``labels = -100`` where there is no target."""
+    p = torch.rand(input_ids.shape, generator=generator)
+    target = (p < prob) & ~special
+    return _replace_targets(input_ids, target, mask_id, vocab_size, generator)
+
+
+def mask_whole_words(
+    input_ids: torch.Tensor,
+    candidates: torch.Tensor,
+    continuation: torch.Tensor,
+    mask_id: int,
+    vocab_size: int,
+    generator: torch.Generator,
+    prob: float = 0.15,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Whole-word masking over the ``candidates`` (``(B, L)`` bool) of each row, as the ARES
+    authors' ``create_masked_lm_predictions`` (from Google's BERT code).
+
+    A word is a candidate token plus the candidate ``'##'`` pieces (``continuation``, ``(B,
+    L)`` bool) right after it. Each row with ``n`` words gets ``max(1, round(prob * n))``
+    words drawn uniformly without replacement (none when ``n = 0``); every token of a drawn
+    word is a target, and each target token then independently becomes ``mask_id`` (80 %),
+    a random token (10 %) or stays (10 %), the decision taken per token as in the authors'
+    code. Returns ``(masked_ids, labels)`` with ``labels = -100`` where there is no target.
+
+    Unlike the authors' code, the count is of words, not a budget of tokens that skips a word
+    whose pieces would overrun it, and there is no ``max_predictions_per_seq`` cap (60 there;
+    it binds only on documents of more than ~400 words).
+    """
+    B, L = input_ids.shape
+    cand = candidates.to(torch.bool)
+    prev = F.pad(cand[:, :-1], (1, 0), value=False)
+    start = cand & ~(continuation.to(torch.bool) & prev)
+    keys = torch.rand((B, L), generator=generator, dtype=torch.float64)
+    keys = torch.where(start, keys, torch.full_like(keys, 2.0))
+    rank = torch.argsort(torch.argsort(keys, dim=1), dim=1)
+    n_words = start.sum(1)
+    k = torch.clamp(torch.round(prob * n_words.double()), min=1).long()
+    chosen = start & (rank < k[:, None])
+    # every token belongs to the word of the last start at or before it
+    pos = torch.arange(L).expand(B, L)
+    word_start = torch.cummax(torch.where(start, pos, torch.full_like(pos, -1)), dim=1).values
+    target = cand & chosen.gather(1, word_start.clamp(min=0))
+    return _replace_targets(input_ids, target, mask_id, vocab_size, generator)
+
+
+def _replace_targets(
+    input_ids: torch.Tensor,
+    target: torch.Tensor,
+    mask_id: int,
+    vocab_size: int,
+    generator: torch.Generator,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT's replacement of the ``target`` tokens, decided per token: 80 % ``mask_id``,
+    10 % a random token, 10 % unchanged; ``labels`` are the original ids at the targets,
+    ``-100`` elsewhere."""
     ids = input_ids.clone()
     labels = input_ids.clone()
-    p = torch.rand(ids.shape, generator=generator)
-    target = (p < prob) & ~special
     labels[~target] = -100
     r = torch.rand(ids.shape, generator=generator)
     to_mask = target & (r < 0.8)
@@ -373,7 +481,13 @@ def mask_tokens(
 
 # ------------------------------------------------------------------------------ strategy
 class AresLossStrategy(LossStrategy):
-    """Eq. 10: pairwise hinge on (q+, q-, d) plus MLM on the masked (q+, d) input.
+    """Eq. 10: pairwise hinge on (q+, q-, d) plus MLM on masked inputs.
+
+    ``masking`` (see the module docstring): ``"input"`` (default, the paper's text) masks the
+    (q+, d) input with BERT's token masking over all its real tokens (:func:`mask_tokens`);
+    ``"document-wwm"`` (the authors' released code) masks both the (q+, d) and the (q-, d)
+    inputs, each independently, with whole-word masking over the document's tokens only
+    (:func:`mask_whole_words`). The hinge scores the unmasked inputs in both modes.
 
     Batch items are :class:`~axiomatic.training.samplers.Pair` of the ARES dataset (see the
     module docstring): ``query_id`` names the document entry, ``doc_hi``/``doc_lo`` the
@@ -382,13 +496,28 @@ class AresLossStrategy(LossStrategy):
 
     name = "ares"
 
-    def __init__(self, mlm_weight: float = 1.0, mask_prob: float = 0.15) -> None:
+    def __init__(
+        self, mlm_weight: float = 1.0, mask_prob: float = 0.15, masking: str = "input"
+    ) -> None:
         if mlm_weight < 0:
             raise ValueError(f"mlm_weight must be >= 0 (got {mlm_weight})")
         if not 0 < mask_prob < 1:
             raise ValueError(f"mask_prob must lie in (0, 1) (got {mask_prob})")
         self.mlm_weight = float(mlm_weight)
         self.mask_prob = float(mask_prob)
+        self.masking = check_masking(masking)
+        self._continuation: tuple[Any, torch.Tensor] | None = None
+
+    def continuation(self, tokenizer: Any) -> torch.Tensor:
+        """``(len(tokenizer),)`` bool: which token ids are word-piece continuations (``'##'``
+        prefix), computed once per tokenizer."""
+        cached = self._continuation
+        if cached is None or cached[0] is not tokenizer:
+            tokens = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+            flags = [isinstance(t, str) and t.startswith("##") for t in tokens]
+            cached = (tokenizer, torch.tensor(flags, dtype=torch.bool))
+            self._continuation = cached
+        return cached[1]
 
     def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
         if not isinstance(trainer.model, AresCrossEncoder) and self.mlm_weight > 0:
@@ -412,24 +541,28 @@ class AresLossStrategy(LossStrategy):
             rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
             return rel, {"rel_loss": float(rel.detach())}
         model: Any = trainer.model
-        # one tokenization: the MLM input (q+, d) is the hinge batch's first B rows, cut to
-        # their own longest row (what tokenizing them alone with padding=True gives)
+        # one tokenization: the MLM input (q+, d) is the hinge batch's first B rows (both
+        # inputs, all 2B rows, for document-wwm), cut to their own longest row (what
+        # tokenizing them alone with padding=True gives)
         enc = model.encode_batch(q_hi + q_lo, docs + docs)
-        am = enc["attention_mask"][:B]
+        rows = B if self.masking == "input" else 2 * B
+        am = enc["attention_mask"][:rows]
         Lm = int(am.sum(1).max())
-        ids = enc["input_ids"][:B, :Lm]
+        ids = enc["input_ids"][:rows, :Lm]
         special_ids = torch.tensor(model.tokenizer.all_special_ids, dtype=ids.dtype)
         # = tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True), vectorized
         special = torch.isin(ids, special_ids) | (am[:, :Lm] == 0)
         gen = torch.Generator().manual_seed(int(cfg.seed) * 1_000_003 + int(step))
-        ids, labels = mask_tokens(
-            ids,
-            special,
-            int(model.tokenizer.mask_token_id),
-            int(model.encoder.config.vocab_size),
-            gen,
-            self.mask_prob,
-        )
+        mask_id = int(model.tokenizer.mask_token_id)
+        vocab_size = int(model.encoder.config.vocab_size)
+        if self.masking == "input":
+            ids, labels = mask_tokens(ids, special, mask_id, vocab_size, gen, self.mask_prob)
+        else:  # document-wwm: the second segment's (the document's) real tokens only
+            document = ~special & (enc["token_type_ids"][:rows, :Lm] == 1)
+            cont = self.continuation(model.tokenizer)[ids]
+            ids, labels = mask_whole_words(
+                ids, document, cont, mask_id, vocab_size, gen, self.mask_prob
+            )
         dev = trainer.device
         scores, mlm = model.scores_and_mlm_loss(
             {k: v.to(dev) for k, v in enc.items()}, ids.to(dev), labels.to(dev)
@@ -540,12 +673,16 @@ def ares_dataset(
     )
 
 
-def build_model(max_length: int = 128, pretrained: bool = True, seed: int = 0) -> Any:
-    """A fresh :class:`AresCrossEncoder`; the new heads are initialized from ``seed`` (the
-    caller's torch RNG is left untouched), so a re-run starts from the same weights."""
+def build_model(
+    max_length: int = 128, pretrained: bool = True, seed: int = 0, head: str = "mlp"
+) -> Any:
+    """A fresh :class:`AresCrossEncoder` with the scoring ``head`` (``"mlp"``, the paper's
+    ``MLP(h_[CLS])``, or ``"linear"``; see the module docstring); the new heads are
+    initialized from ``seed`` (the caller's torch RNG is left untouched), so a re-run starts
+    from the same weights."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))
-        return AresCrossEncoder(max_length=max_length, pretrained=pretrained)
+        return AresCrossEncoder(max_length=max_length, pretrained=pretrained, head=head)
 
 
 # ------------------------------------------------------------------------------ orchestration
@@ -585,10 +722,21 @@ def pretrain_ares(
     seed: int = 0,
     pairs_per_doc: int = 2,
     model: Any = None,
+    *,
+    head: str = "mlp",
+    masking: str = "input",
 ) -> dict[str, Any]:
     """Stage 4 end to end: predictor -> ordered pairs (Parquet) -> trainer (resumable) ->
     plain cross-encoder exported to ``out_dir/encoder``. Every stage is skipped when its
-    output exists, so a killed run resumes where it stopped."""
+    output exists, so a killed run resumes where it stopped.
+
+    ``head`` is the cross-encoder's scoring head (``"mlp"``: the paper's ``MLP(h_[CLS])``,
+    BERT's pooler + linear layer; ``"linear"``: a linear layer on ``h_[CLS]``), ``masking``
+    the MLM masking (``"input"``: BERT's over the (q+, d) input, the paper's text;
+    ``"document-wwm"``: whole words of the document, on both inputs, the authors' code); see
+    the module docstring. Both are recorded in ``unit.json`` (a folder pre-trained with
+    another head or masking is refused, not resumed) and in ``pretrain.json``. A ``model``
+    passed in must have the scoring ``head`` asked for."""
     import json
     from pathlib import Path
 
@@ -602,6 +750,13 @@ def pretrain_ares(
     from axiomatic.training.trainer import Trainer
 
     v = check_variant(variant)
+    check_head(head)
+    check_masking(masking)
+    if model is not None and getattr(model, "head_type", None) != head:
+        raise ValueError(
+            f"the model passed in has the {getattr(model, 'head_type', None)!r} scoring head, "
+            f"not head={head!r}: pass the head it was built with"
+        )
     setting, feats = VARIANTS[v]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -632,10 +787,15 @@ def pretrain_ares(
         "lr": float(lr),
         "max_length": int(max_length),
         "mlm_weight": float(mlm_weight),
+        "head": head,
+        "masking": masking,
     }
     unit = out / "unit.json"
     if written:
         old_record = json.loads(unit.read_text(encoding="utf-8")) if unit.is_file() else None
+        if old_record is not None:
+            # written before the options existed: the linear head and BERT's input masking
+            old_record = {"head": "linear", "masking": "input", **old_record}
         if old_record != record:
             if old_record is None:
                 why = "no record of the settings it was made with"
@@ -721,10 +881,10 @@ def pretrain_ares(
         candidate_depth=2,
         seed=seed,
     )
-    net = model if model is not None else build_model(max_length, seed=seed)
+    net = model if model is not None else build_model(max_length, seed=seed, head=head)
     trainer = Trainer(
         net, cfg, out / "train", train, dev=dev,
-        loss_strategy=AresLossStrategy(mlm_weight=mlm_weight),
+        loss_strategy=AresLossStrategy(mlm_weight=mlm_weight, masking=masking),
     )  # fmt: skip
     result = trainer.fit(resume=True)
     enc_dir = out / "encoder"
@@ -733,6 +893,8 @@ def pretrain_ares(
         "variant": v,
         "setting": setting,
         "features": list(feats) if feats else "all",
+        "head": head,
+        "masking": masking,
         "n_pairs": int(sum(len(x[0]) for x in parts)),
         "versions": versions,
         "train": result.to_dict(),

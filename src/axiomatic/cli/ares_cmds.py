@@ -30,6 +30,16 @@ def pretrain(
     lr: Annotated[float, typer.Option(min=0.0, help="AdamW learning rate.")] = 2e-5,
     max_length: Annotated[int, typer.Option(min=8, max=512, help="Word pieces.")] = 128,
     mlm_weight: Annotated[float, typer.Option(min=0.0, help="Weight of the MLM loss.")] = 1.0,
+    head: Annotated[
+        str, typer.Option(help="Scoring head: mlp (the paper's MLP(h_CLS)) | linear.")
+    ] = "mlp",
+    masking: Annotated[
+        str,
+        typer.Option(
+            help="MLM masking: input (the paper's text: 15 % of the input's tokens) | "
+            "document-wwm (the authors' code: whole words of the document, both inputs)."
+        ),
+    ] = "input",
     dev: Annotated[
         str, typer.Option(help="Training split whose first --dev-queries select the checkpoint.")
     ] = "msmarco-dev-top20/train",
@@ -70,6 +80,7 @@ def pretrain(
         summary = pretrain_ares(
             prepared, out / v, v, dev=dev_ds, steps=steps, batch_size=batch_size, lr=lr,
             max_length=max_length, eval_every=eval_every, mlm_weight=mlm_weight, seed=seed,
+            head=head, masking=masking,
         )  # fmt: skip
     except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None

@@ -97,6 +97,10 @@ class AresPlan:
     eval_every: int = 100
     checkpoint_every: int = 50
     mlm_weight: float = 1.0
+    head: str = "mlp"
+    """scoring head of ARES and of its un-pre-trained baseline: the paper's MLP(h_CLS)"""
+    masking: str = "input"
+    """MLM masking (``axiomatic.ares.pretrain``): "input" (the paper's text) or "document-wwm" """
     dev_dataset: str = "msmarco-dev-top20/train"
     dev_queries: int = 50
     eval_sets: list[str] = field(
@@ -173,8 +177,8 @@ def run_predictor_stage(
     store: UnitStore | None = None,
 ) -> dict[str, Any]:
     """AUC per setting (pooled over the collections) and per collection, importances."""
-    from axiomatic.ares.pipeline import setting_features
-    from axiomatic.ares.predictor import evaluate_setting
+    from axiomatic.ares.pipeline import length_control, rank_first_shares, setting_features
+    from axiomatic.ares.predictor import evaluate_setting, roc_auc
     from axiomatic.axioms.query_pairs import parse_query_pair_axioms
 
     path = out / "predictor.json"
@@ -185,29 +189,43 @@ def run_predictor_stage(
             settings=list(plan.settings),
             auc_seeds=list(plan.auc_seeds),
             seed=plan.seed,
+            report=2,  # 2: per-collection length control, RANK-first shares, contrast
         ),
         _prepared_inputs(prepared),
     )
     if _file_unit(store or UnitStore(out), path, record):
         return dict(read_json(path))
     names = [a.name for a in parse_query_pair_axioms("all")]
-    results: dict[str, Any] = {"features": names, "settings": {}}
+    results: dict[str, Any] = {"features": names, "settings": {}, "collections": {}}
+    for p in prepared:
+        results["collections"][p.collection.name] = {
+            "documents": len(p.collection.documents),
+            "real_queries": len(p.real_doc),
+            "mu": p.pseudo.params.get("mu"),
+            "contrast": p.pseudo.params.get("contrast"),
+            **rank_first_shares(p),
+        }
     for s in plan.settings:
         Xs, ys, per = [], [], {}
+        lens = []
         for p in prepared:
             X, y, info = setting_features(p, s, seed=plan.seed)
             Xs.append(X)
             ys.append(y)
+            lens.append(length_control(p, s, seed=plan.seed))
             per[p.collection.name] = info
         X, y = np.concatenate(Xs), np.concatenate(ys)
         r = evaluate_setting(s, X, y, names, seeds=plan.auc_seeds).to_dict()
         r["per_collection"] = per
-        if len(prepared) > 1:
-            r["auc_per_collection"] = {}
-            for p, Xc, yc in zip(prepared, Xs, ys, strict=True):
-                if len(yc) >= 20:
-                    rc = evaluate_setting(s, Xc, yc, names, seeds=plan.auc_seeds)
-                    r["auc_per_collection"][p.collection.name] = [rc.auc_mean, rc.auc_sd]
+        r["auc_length_only"] = roc_auc(y, np.concatenate(lens))
+        # trained and reported per collection, each next to its length-only control
+        r["auc_per_collection"] = {}
+        r["auc_length_only_per_collection"] = {}
+        for p, Xc, yc, lc in zip(prepared, Xs, ys, lens, strict=True):
+            r["auc_length_only_per_collection"][p.collection.name] = roc_auc(yc, lc)
+            if len(yc) >= 20:
+                rc = evaluate_setting(s, Xc, yc, names, seeds=plan.auc_seeds)
+                r["auc_per_collection"][p.collection.name] = [rc.auc_mean, rc.auc_sd]
         results["settings"][s] = r
         echo(f"setting {s}: AUC {r['auc_mean']:.4f} +- {r['auc_sd']:.4f} ({r['n_pairs']} pairs)")
     write_json(path, results)
@@ -259,7 +277,7 @@ def _pretrain(plan: AresPlan, out: Path, prepared: Sequence[Any], v: str, dev: A
         prepared, out / "pretrain" / v, v, dev=dev, steps=plan.steps,
         batch_size=plan.batch_size, lr=plan.lr, max_length=plan.max_length,
         eval_every=plan.eval_every, checkpoint_every=plan.checkpoint_every,
-        mlm_weight=plan.mlm_weight, seed=plan.seed,
+        mlm_weight=plan.mlm_weight, seed=plan.seed, head=plan.head, masking=plan.masking,
     )  # fmt: skip
 
 
@@ -297,6 +315,7 @@ def run_zero_shot(
             eval_depth=plan.eval_depth,
             max_length=plan.max_length,
             seed=plan.seed,
+            head=plan.head,
             variants=sorted(pretrain),
         ),
         {
@@ -318,7 +337,7 @@ def run_zero_shot(
 
     models: dict[str, Callable[[], Any]] = {
         "MiniLM cross-encoder (no pre-training)": lambda: _seeded(
-            lambda: CrossEncoder(max_length=plan.max_length), plan.seed
+            lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed
         ),
         "MiniLM bi-encoder (zero-shot)": lambda: BiEncoder(max_length=plan.max_length),
     }
@@ -355,20 +374,21 @@ def run_zero_shot(
 
 
 def _tests_against(per: dict[str, Any], ref: str) -> dict[str, Any]:
-    """Paired t-test of ``per[ref]`` against every other system, per measure, Holm-corrected
-    over the others: ``{measure: {system: {"p", "p_holm"}}}``. A query missing from a
-    system's values counts 0 (it returned nothing for it)."""
-    from axiomatic.evaluate.significance import holm, paired_test
+    """Paired t-test of every system against ``per[ref]``, per measure, Holm over the systems
+    compared on that measure (the project's one policy, :func:`~axiomatic.evaluate.
+    significance.compare_to_baseline`): ``{measure: {system: {"p", "p_holm"}}, "family":
+    caption}``. A query missing from a system's values counts 0 (it returned nothing)."""
+    from axiomatic.evaluate.significance import compare_to_baseline
 
-    others = [m for m in per if m != ref]
-    tests: dict[str, Any] = {}
-    for meas in MEASURES:
-        a = per[ref][meas]
-        ps = [paired_test(a, {q: per[m][meas].get(q, 0.0) for q in a}).pvalue for m in others]
-        adj: Any = holm(ps) if ps else []
-        tests[meas] = {
-            m: {"p": float(p), "p_holm": float(q)} for m, p, q in zip(others, ps, adj, strict=True)
-        }
+    vals = {s: {m: {q: per[s][m].get(q, 0.0) for q in per[ref][m]} for m in MEASURES} for s in per}
+    if len(vals) < 2:
+        return {}
+    cmp = compare_to_baseline(vals, ref, test="t")
+    tests: dict[str, Any] = {
+        m: {c.system: {"p": c.p, "p_holm": c.p_holm} for c in cmp.rows if c.measure == m}
+        for m in MEASURES
+    }
+    tests["family"] = cmp.family
     return tests
 
 
@@ -393,10 +413,10 @@ def run_few_shot(
     subsets = nested_subsets(judged, plan.few_shot_sizes, plan.seed)
     starts: dict[str, Callable[[], Any]] = {
         "MiniLM cross-encoder": lambda: _seeded(
-            lambda: CrossEncoder(max_length=plan.max_length), plan.seed
+            lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed
         )
     }
-    start_inputs = {"MiniLM cross-encoder": f"MiniLM, seed {plan.seed}"}
+    start_inputs = {"MiniLM cross-encoder": f"MiniLM, seed {plan.seed}, head {plan.head}"}
     for v, s in pretrain.items():
         if v in plan.few_shot_variants:
             starts[f"ARES_{v}"] = (lambda enc: lambda: load_model(enc))(str(s["encoder"]))
@@ -489,7 +509,7 @@ def few_shot_tests(
     cross-encoder at the same number of training queries, Holm-corrected over all points of a
     measure: ``{"model|n": {measure: {"p", "p_holm"}}}``. Each point's test run is read from
     its folder (re-scored from its saved model when an older run did not keep it)."""
-    from axiomatic.evaluate.significance import holm, paired_test
+    from axiomatic.evaluate.significance import compare_to_baseline
     from axiomatic.experiments.common import load_split
 
     if not few:
@@ -511,10 +531,16 @@ def few_shot_tests(
         if few[k]["model"] != base and f"{base}|{size[k]}" in per
     ]
     tests: dict[str, Any] = {k: {} for k, _ in pairs}
-    for meas in MEASURES:
-        ps = [paired_test(per[k][meas], per[b][meas]).pvalue for k, b in pairs]
-        for (k, _), p, q in zip(pairs, ps, holm(ps) if ps else [], strict=True):
-            tests[k][meas] = {"p": float(p), "p_holm": float(q)}
+    if pairs:
+        cmp = compare_to_baseline(
+            {k: per[k] for k, _ in pairs},
+            "the MiniLM cross-encoder at the same n",
+            baseline_values={k: per[b] for k, b in pairs},
+            noun="pre-trained points",
+        )
+        for c in cmp.rows:
+            tests[c.system][c.measure] = {"p": c.p, "p_holm": c.p_holm}
+        tests["family"] = cmp.family
     write_json(out / "few_shot_tests.json", tests)
     return tests
 
@@ -555,6 +581,17 @@ def run_ablation(
         per[v] = per_query(run, ds, MEASURES)
     means = {v: mean_values(per[v]) for v in variants}
     tests = _tests_against(per, "simple") if "simple" in per else {}
+    from axiomatic.ares.pairs import read_pairs, variant_agreement
+
+    # which way each variant's pre-training pairs point, axiom by axiom (issue 21 s1)
+    agreement = variant_agreement(
+        prepared,
+        {
+            v: read_pairs(out / "pretrain" / v / "pairs.parquet", len(prepared))
+            for v in variants
+            if (out / "pretrain" / v / "pairs.parquet").is_file()
+        },
+    )
     result = {
         "set": plan.ablation_set,
         "n_queries": len(ds.queries),
@@ -562,6 +599,7 @@ def run_ablation(
         "means": means,
         "tests": tests,
         "pretrain": train,
+        "agreement": agreement,
     }
     write_json(out / "ablation" / "ablation.json", result)
     return result
@@ -573,9 +611,11 @@ def _ablation_lines(abl: dict[str, Any]) -> list[str]:
         "",
         f"{abl['n_queries']} queries, BM25 top {abl['depth']} re-ranked zero-shot; every "
         "variant pre-trained with the same budget (steps, batch, length, seed) as above. "
-        "ARES_rep / ARES_rank: one group of axioms; strict: positive query satisfies all "
-        "axioms; hard / simple: predictor of setting IV / I. p: paired t-test against "
-        "ARES_simple, Holm-corrected.",
+        "ARES_rep / ARES_rank: pairs ordered by their axioms directly, in the axioms' "
+        "direction (REP: the better length-normalized REP scores, a pair on which Q-REP-QL and "
+        "Q-REP-TFIDF disagree dropped; RANK: the better BM25 rank); strict: no axiom "
+        "disagrees and at least 3 are decisive (our reading); hard / simple: the monotone "
+        "predictor of setting IV / I. p: paired t-test against ARES_simple, Holm-corrected.",
         "",
     ]
     rows = []
@@ -591,6 +631,23 @@ def _ablation_lines(abl: dict[str, Any]) -> list[str]:
         rows.append(row)
     if rows:
         lines += [markdown_table(rows, list(rows[0])), ""]
+    if abl["tests"].get("family"):
+        lines += [f"Significance: {abl['tests']['family']}.", ""]
+    if abl.get("agreement"):
+        from axiomatic.ares.pairs import agreement_markdown
+
+        lines += [
+            "### Which way the pre-training pairs point",
+            "",
+            "For each variant's ordered pairs (q+, q-) of one document and each axiom: the share "
+            "of the axiom's decisive pairs in which q+ is the query the axiom prefers (cell: "
+            "agreement % (decisive pairs)). 100 % = the variant teaches the axiom, ~50 % = it "
+            "ignores it, < 50 % = it teaches it backwards. LENGTH (prefer the longer query) has "
+            "no decisive pair: a document's pseudo queries share one length (section 4.1).",
+            "",
+            agreement_markdown(abl["agreement"]),
+            "",
+        ]
     return lines
 
 
@@ -621,7 +678,7 @@ def run_diagnosis(
     def models() -> dict[str, Any]:
         if not cache:
             cache["MiniLM cross-encoder (no pre-training)"] = _seeded(
-                lambda: CrossEncoder(max_length=plan.max_length), plan.seed
+                lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed
             )
             for v, s in pretrain.items():
                 cache[f"ARES_{v}"] = load_model(str(s["encoder"]))
@@ -644,6 +701,7 @@ def run_diagnosis(
             depth=plan.diagnose_depth, axioms=plan.diagnose_axioms,
             analyzer=plan.diagnose_analyzer, agreement_pairs=plan.agreement_pairs,
             agreement_axioms=list(ROSSET_AXIOMS), max_length=plan.max_length, seed=plan.seed,
+            head=plan.head,
         ),
         {**encoders, "data": dataset_fingerprint(test, plan.diagnose_depth)},
     )  # fmt: skip
@@ -669,7 +727,7 @@ def run_diagnosis(
     qp_record = UnitRecord(
         _settings(
             "query-pair fulfilment", docs=plan.query_pair_docs, seed=plan.seed + 1,
-            max_length=plan.max_length,
+            max_length=plan.max_length, head=plan.head,
             collection=prepared[0].collection.name if prepared else None,
         ),
         {
@@ -740,6 +798,18 @@ def _seeded(make: Callable[[], Any], seed: int) -> Any:
         return make()
 
 
+def _collection_row(c: str, v: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "collection": c,
+        "documents": v["documents"],
+        "real queries": v["real_queries"],
+        "real: rank 1": f"{100 * v['real_first']:.1f} %",
+        "pseudo: rank 1": f"{100 * v['pseudo_first']:.1f} %",
+        "mu": round(float(v["mu"]), 1),
+        "contrast": round(float(v["contrast"]), 3),
+    }
+
+
 def render_markdown(
     plan: AresPlan, predictor: dict[str, Any], pretrain: dict[str, Any], zero: dict[str, Any],
     meta: dict[str, Any], bench: dict[str, Any] | None = None, few: dict[str, Any] | None = None,
@@ -786,6 +856,49 @@ def render_markdown(
         rows.append(row)
     cols = list(rows[0]) if rows else []
     lines += [markdown_table(rows, cols), ""]
+    colls = predictor.get("collections") or {}
+    if colls:
+        lines += [
+            "### Per collection, with a query-length control",
+            "",
+            "The predictor trained and scored on each collection alone (same protocol), next to "
+            "the AUC of query length alone (|q_real| - |q_pseudo| in analysed terms, no "
+            "training): where the two are close, length, not the axioms, separates real from "
+            "pseudo queries. Pseudo queries have Poisson(3) lengths, real ones their own.",
+            "",
+        ]
+        lrows = []
+        for s, r in predictor["settings"].items():
+            for c in colls:
+                auc = r.get("auc_per_collection", {}).get(c)
+                lo = r.get("auc_length_only_per_collection", {}).get(c)
+                lrows.append({
+                    "setting": s, "collection": c,
+                    "pairs": r["per_collection"].get(c, {}).get("n_pairs"),
+                    "AUC predictor": f"{auc[0]:.4f} +- {auc[1]:.4f}" if auc else "",
+                    "AUC length alone": f"{lo:.4f}" if lo is not None else "",
+                })  # fmt: skip
+        lines += [markdown_table(lrows, list(lrows[0])), ""]
+        lines += [
+            "The corpus for Q-RANK and the sampler, per collection: share of real and of pseudo "
+            "queries whose own document BM25 ranks first in the collection, and the contrast of "
+            "the sampling distribution (median over documents of max/min term probability, "
+            "eq. 6; 1 = uniform) at the Dirichlet mu used (the mean document length).",
+            "",
+            markdown_table(
+                [_collection_row(c, v) for c, v in colls.items()],
+                [
+                    "collection",
+                    "documents",
+                    "real queries",
+                    "real: rank 1",
+                    "pseudo: rank 1",
+                    "mu",
+                    "contrast",
+                ],
+            ),
+            "",
+        ]
     lines += [
         "![axiom importance](img/ares_fig2_importance.png)",
         "",
@@ -807,7 +920,7 @@ def render_markdown(
             f"- ARES_{v}: predictor setting {s['setting']}, features {s['features']}, "
             f"{s['n_pairs']} ordered pseudo-query pairs; {t['steps']} steps of batch "
             f"{plan.batch_size}, max length {plan.max_length}, lr {plan.lr}, MLM weight "
-            f"{plan.mlm_weight}; best zero-shot dev MRR@10 {t['best_dev']} at step "
+            f"{plan.mlm_weight}, {plan.head} head, masking {plan.masking}; best zero-shot dev MRR@10 {t['best_dev']} at step "
             f"{t['best_step']} ({plan.dev_queries} queries of {plan.dev_dataset}); "
             f"{t['seconds']:.0f} s ({per_1k_steps(t)} s per 1,000 steps, dev evaluations "
             "included)."
@@ -824,6 +937,8 @@ def render_markdown(
                 row[f"p vs {r['tests_vs']} ({meas}, Holm)"] = f"{t['p_holm']:.3g}" if t else ""
             rows.append(row)
         lines += [markdown_table(rows, list(rows[0])), ""]
+        if r["tests"].get("family"):
+            lines += [f"Significance: {r['tests']['family']}.", ""]
     if few:
         lines += [
             f"## Few-shot fine-tuning (Figure 3): {plan.few_shot_train} -> {plan.few_shot_test}",
@@ -844,6 +959,8 @@ def render_markdown(
             for k, r in sorted(few.items(), key=lambda kr: (kr[1]["model"], kr[1]["n_queries"]))
         ]  # fmt: skip
         lines += [markdown_table(rows, ["model", "training queries", *MEASURES, pcol]), ""]
+        if tests.get("family"):
+            lines += [f"Significance: {tests['family']}.", ""]
     if ablation:
         lines += _ablation_lines(ablation)
     if diagnosis:
@@ -866,7 +983,15 @@ def render_markdown(
         "- Predictor data: ~1.3k real queries (the paper: > 150k cases per setting); LightGBM "
         "instead of XGBoost (same model family, gain importance).",
         "- Eq. 6 is normalized over the document's own terms (the literal sum over V puts almost "
-        "all mass on words outside the document); mu = 1000; STM thresholds 0.02/0.35 are ours.",
+        "all mass on words outside the document); mu = the collection's mean document length "
+        "(the paper gives none; see `axiomatic.ares.sampling`); STM thresholds 0.02/0.35 are "
+        "ours.",
+        "- Corpus for Q-RANK: the paper ranks in the full 8.8M-passage MS MARCO corpus; "
+        "msmarco-20k holds the training positives, the test queries' and TREC DL 2019/2021 "
+        "candidates, and none of the training queries' own BM25 lists (which made real queries "
+        "meet their strongest competitors while pseudo queries met none, and the predictor "
+        "learn RANK backwards). In a 20k corpus both ranks are optimistic; the table above "
+        "gives the shares.",
         "",
     ]
     return "\n".join(lines)

@@ -58,6 +58,30 @@ def load_encoder(path: str | Path | None = None, pretrained: bool = True) -> Any
         return AutoModel.from_config(config, add_pooling_layer=False)
 
 
+def load_pooler(path: str | Path | None = None) -> tuple[Any, Any] | None:
+    """``(weight, bias)`` of the checkpoint's BERT pooler (``pooler.dense``, the hidden ->
+    hidden layer before the tanh), or ``None`` when its ``model.safetensors`` has none.
+
+    The packaged all-MiniLM-L6-v2 has one, but it looks untrained: its weights are Gaussian
+    (std 0.009, kurtosis 3.0, singular values as of a random matrix) and its bias is all zero.
+    sentence-transformers scores by mean pooling and never runs it.
+    :func:`load_encoder` drops the pooler; :class:`~axiomatic.models.transformer.CrossEncoder`
+    with ``head="mlp"`` reads it through this function.
+    """
+    weights = Path(_resolve(path)) / "model.safetensors"
+    if not weights.is_file():
+        return None
+    from safetensors import safe_open
+
+    with safe_open(str(weights), framework="pt") as f:
+        keys = set(f.keys())
+        for prefix in ("", "bert."):
+            w, b = f"{prefix}pooler.dense.weight", f"{prefix}pooler.dense.bias"
+            if w in keys and b in keys:
+                return f.get_tensor(w), f.get_tensor(b)
+    return None
+
+
 @contextmanager
 def _quiet_transformers() -> Iterator[None]:
     """Silence the load report and progress bar (the unused pooler is dropped on purpose)."""

@@ -1,8 +1,9 @@
 """Transformer rankers on the packaged all-MiniLM-L6-v2 (6 layers, 384-d, offline).
 
 * :class:`CrossEncoder`: ``[CLS] q [SEP] d [SEP]`` through the MiniLM encoder, a linear head on the
-  last-layer ``[CLS]`` vector (Nogueira & Cho, 2019, with MiniLM instead of BERT-large). The head
-  is new, so it needs training before it ranks well.
+  last-layer ``[CLS]`` vector (Nogueira & Cho, 2019, with MiniLM instead of BERT-large), or with
+  ``head="mlp"`` BERT's pooler (dense + tanh) before it. The head is new, so it needs training
+  before it ranks well.
 * :class:`BiEncoder`: query and document encoded separately, mean pooling over tokens, cosine
   similarity (Reimers & Gurevych, 2019). With the pretrained weights this *is* the
   sentence-transformers model all-MiniLM-L6-v2, so it ranks zero-shot.
@@ -19,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from axiomatic.models.base import NeuralRankingModel, bf16_supported
-from axiomatic.models.minilm import load_encoder, load_tokenizer
+from axiomatic.models.minilm import load_encoder, load_pooler, load_tokenizer
 
 # optimizer steps taken in this process (one global hook, registered with the first model)
 _optimizer_steps = [0]
@@ -132,8 +133,36 @@ class _MiniLMModel(NeuralRankingModel):
         return super().train(mode)
 
 
+HEADS = ("linear", "mlp")
+"""Scoring heads of :class:`CrossEncoder` (its ``head`` option)."""
+
+
+def check_head(head: str) -> str:
+    """``head`` if it is one of :data:`HEADS`, else a ``ValueError`` naming them."""
+    if head not in HEADS:
+        raise ValueError(
+            f"unknown cross-encoder head {head!r}; expected one of {', '.join(map(repr, HEADS))}"
+        )
+    return head
+
+
 class CrossEncoder(_MiniLMModel):
     """MiniLM cross-encoder: ``s(q, d) = w^T h_[CLS]([CLS] q [SEP] d [SEP]) + b``.
+
+    ``head`` chooses what scores the last-layer ``[CLS]`` vector ``h``:
+
+    * ``"linear"`` (the default): ``w^T dropout(h) + b``;
+    * ``"mlp"``: ``w^T dropout(tanh(W_p h + b_p)) + b``, BERT's pooler followed by its
+      sequence-classification layer (``BertForSequenceClassification``; the "MLP(h_[CLS]) of
+      the pooled output" of Chen et al. 2022). With ``pretrained`` the pooler ``(W_p, b_p)``
+      starts from the checkpoint's pooler (the packaged all-MiniLM-L6-v2 has one, though an
+      apparently untrained one: see :func:`~axiomatic.models.minilm.load_pooler`); a
+      checkpoint without one, or ``pretrained=False``, initializes it as BERT does (normal
+      std 0.02, zero bias).
+
+    ``w, b`` are new (normal std 0.02, zero bias) in both cases, drawn before the pooler, so a
+    seed gives the same ``w, b`` for both heads. The head is saved in :attr:`config`; a saved
+    model without it (written before the option existed) loads with the linear head.
 
     Pairs longer than ``max_length`` word pieces are truncated, longest segment first.
     Batch keys: ``input_ids``, ``attention_mask``, ``token_type_ids`` (each ``(B, L)``).
@@ -147,13 +176,27 @@ class CrossEncoder(_MiniLMModel):
         dropout: float = 0.1,
         pretrained: bool = True,
         tokenizer_path: str | Path | None = None,
+        head: str = "linear",
     ) -> None:
+        check_head(head)
         super().__init__(max_length, pretrained, tokenizer_path)
+        self.head_type = head
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(self.hidden_size, 1)
         nn.init.normal_(self.head.weight, std=0.02)
         nn.init.zeros_(self.head.bias)
-        self.config = {"max_length": self.max_length, "dropout": dropout}
+        self.pooler: nn.Linear | None = None
+        if head == "mlp":
+            self.pooler = nn.Linear(self.hidden_size, self.hidden_size)
+            found = load_pooler() if pretrained else None
+            with torch.no_grad():
+                if found is not None:
+                    self.pooler.weight.copy_(found[0])
+                    self.pooler.bias.copy_(found[1])
+                else:
+                    nn.init.normal_(self.pooler.weight, std=0.02)
+                    nn.init.zeros_(self.pooler.bias)
+        self.config = {"max_length": self.max_length, "dropout": dropout, "head": head}
 
     def encode_batch(
         self, queries: Sequence[str], documents: Sequence[str]
@@ -184,12 +227,16 @@ class CrossEncoder(_MiniLMModel):
         )
 
     def score_cls(self, cls: torch.Tensor) -> torch.Tensor:
-        """Scores ``(B,)`` from last-layer ``[CLS]`` vectors ``(B, hidden)`` (dropout + head);
-        a method of its own so subclasses that run the encoder themselves score alike."""
+        """Scores ``(B,)`` from last-layer ``[CLS]`` vectors ``(B, hidden)`` (the pooler of the
+        ``"mlp"`` head, dropout, linear layer); a method of its own so subclasses that run the
+        encoder themselves score alike."""
         # the head runs in float32 even under autocast: bf16 scores would be rounded to ~3
         # significant digits and create ties (a tie violates a strict axiom preference)
         with torch.autocast(device_type=cls.device.type, enabled=False):
-            return self.head(self.dropout(cls.to(self.head.weight.dtype))).squeeze(-1)
+            h = cls.to(self.head.weight.dtype)
+            if self.pooler is not None:
+                h = torch.tanh(self.pooler(h))
+            return self.head(self.dropout(h)).squeeze(-1)
 
 
 def mean_pool(tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,106 @@
+"""Issue 21 s1(c) and s3: the msmarco-20k corpus for RANK is not built around the training
+queries, and the Dirichlet mu of the contrastive sampler is the mean document length."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from axiomatic.ares.pipeline import Prepared, load_collection, prepare, rank_first_shares
+from axiomatic.ares.sampling import (
+    contrastive_distribution,
+    distribution_contrast,
+    resolve_mu,
+    sample_pseudo_queries,
+)
+from axiomatic.data.records import Document
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.text.analyzer import Analyzer
+from shared_data import require_collection
+
+TEXTS = {
+    "a": "solar panels convert sunlight into electricity; solar farms need sunny land and panels",
+    "b": "the river flooded the valley after heavy rain and the farmers lost their harvest",
+    "c": "bees pollinate flowers, orchards depend on bees, honey is made by bees in hives",
+    "d": "glaciers retreat",
+}
+
+
+def _index() -> CollectionIndex:
+    return CollectionIndex.build([Document(k, v) for k, v in TEXTS.items()], Analyzer())
+
+
+def test_mu_defaults_to_the_mean_length_of_the_non_empty_documents() -> None:
+    idx = _index()
+    dl = np.asarray(idx.doc_len, dtype=float)
+    assert resolve_mu(idx) == pytest.approx(dl[dl > 0].mean())
+    assert resolve_mu(idx, 7.5) == 7.5
+    with pytest.raises(ValueError, match="avgdl"):
+        resolve_mu(idx, "mean")
+    # the default distribution is the one at mu = avgdl, not at 1000
+    default = contrastive_distribution(idx)
+    np.testing.assert_allclose(
+        default.data, contrastive_distribution(idx, float(dl[dl > 0].mean())).data
+    )
+    assert not np.allclose(default.data, contrastive_distribution(idx, 1000.0).data)
+    pq = sample_pseudo_queries(idx, seed=0)
+    assert pq.params["mu"] == pytest.approx(dl[dl > 0].mean())
+
+
+def test_distribution_contrast_is_the_median_max_over_min_ratio() -> None:
+    idx = _index()
+    P = contrastive_distribution(idx, 0.0)
+    ratios = []
+    for r in range(P.shape[0]):
+        row = P[r].data
+        if len(row) >= 2:
+            ratios.append(row.max() / row.min())
+    assert distribution_contrast(P) == pytest.approx(float(np.median(ratios)))
+    # less smoothing, more contrast (the reason mu = 1000 was wrong for passages)
+    assert (
+        distribution_contrast(contrastive_distribution(idx, 0.0))
+        > distribution_contrast(contrastive_distribution(idx, "avgdl"))
+        > distribution_contrast(contrastive_distribution(idx, 1000.0))
+    )
+    assert sample_pseudo_queries(idx, seed=0).params["contrast"] == pytest.approx(
+        distribution_contrast(contrastive_distribution(idx))
+    )
+
+
+def test_rank_first_shares_counts_rank_one_for_real_and_pseudo_queries() -> None:
+    from axiomatic.ares.pipeline import AresCollection
+
+    docs = {k: Document(k, v) for k, v in TEXTS.items()}
+    coll = AresCollection("t", docs, [("q1", "solar panels", "a"), ("q2", "river valley", "b")])
+    p: Prepared = prepare(coll, axioms="Q-RANK", n_queries=2)
+    rank = p.ctx.scores("Q-RANK")
+    got = rank_first_shares(p)
+    assert got["real_first"] == pytest.approx(np.mean(rank[p.n_pseudo :] == 1))
+    assert got["pseudo_first"] == pytest.approx(np.mean(rank[: p.n_pseudo] == 1))
+    # each real query names its own document's words only: ranked first
+    assert got["real_first"] == 1.0 and got["n_real"] == 2
+
+
+def test_msmarco_20k_does_not_contain_the_training_queries_candidate_lists() -> None:
+    require_collection("msmarco-passage-dev-bm25top20-graded")
+    require_collection("msmarco-passage-trecdl")
+    from axiomatic.data.catalog import load_dataset
+
+    coll = load_collection("msmarco-20k")
+    assert len(coll.documents) == 20000
+    train = load_dataset("msmarco-dev-top20/train")
+    test = load_dataset("msmarco-dev-top20/test")
+    dl = set(load_dataset("trec-dl-2019/union").documents) | set(
+        load_dataset("trec-dl-2021/union").documents
+    )
+    test_cands = {d for q in test.queries for d in test.candidate_ids(q)}
+    positives = {d for _q, _t, d in coll.positives}
+    assert len(positives) == 368 and len(coll.positives) == 368
+    for q in train.queries:
+        for d in train.candidate_ids(q):
+            if d in coll.documents:
+                # a training candidate is there only as a positive or as someone else's candidate
+                assert d in positives or d in test_cands or d in dl, (q, d)
+    non_pos = {d for q in train.queries for d in train.candidate_ids(q)} - positives
+    # most of a training query's competitors are gone (the version-1 corpus kept all 7,527)
+    assert len(non_pos & set(coll.documents)) < 200
