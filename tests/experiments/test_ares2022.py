@@ -29,7 +29,10 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert f"({per_1k} s per 1,000 steps" in md
     # few-shot significance: ARES vs the un-pre-trained cross-encoder at the same n
     assert set(results["few_shot_tests"]) == {"ARES_simple|2", "family"}
-    assert "Holm over the 1 pre-trained point compared on each measure" in results["few_shot_tests"]["family"]
+    assert (
+        "Holm over the 1 pre-trained point compared on each measure"
+        in results["few_shot_tests"]["family"]
+    )
     assert md.count("Significance: paired t-test vs") >= 3  # zero-shot, few-shot, ablation
     assert 0.0 <= results["few_shot_tests"]["ARES_simple|2"]["RR@10"]["p_holm"] <= 1.0
     assert "p vs cross-encoder, same n (RR@10, Holm)" in md
