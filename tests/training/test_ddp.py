@@ -23,7 +23,7 @@ import pytest
 import torch
 from ddp_worker import STEPS, run
 
-from axiomatic.training.distributed import DistributedContext, rank_seed
+from axiomatic.training.distributed import DistributedContext, launched, rank_seed
 from axiomatic.training.strategy_base import step_key
 
 WORKER = Path(__file__).with_name("ddp_worker.py")
@@ -119,3 +119,21 @@ def test_a_single_process_is_unchanged() -> None:
     Stub.dist = DistributedContext(rank=1, world_size=2)
     assert step_key(Stub(), 5, 17) == [3, 5, 17, 1]
     assert rank_seed(7, Stub.dist) != rank_seed(7, DistributedContext(rank=0, world_size=2))
+
+
+def test_a_torchrun_launch_is_seen_and_experiment_refuses_it(monkeypatch, tmp_path) -> None:
+    """torchrun's variables (``WORLD_SIZE`` > 1 and ``RANK``) mark a launch; ``axiomatic
+    experiment`` writes its plan folder from every process, so it refuses one."""
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+
+    monkeypatch.delenv("RANK", raising=False)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert not launched()  # no rank: not a launch
+    monkeypatch.setenv("RANK", "0")
+    assert launched()
+    res = CliRunner().invoke(app, ["experiment", "rosset2019", "--quick", "-o", str(tmp_path)])
+    assert res.exit_code != 0 and "runs in one process" in res.output
+    monkeypatch.setenv("WORLD_SIZE", "1")  # torchrun --nproc_per_node 1: one process
+    assert not launched()
