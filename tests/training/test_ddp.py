@@ -28,7 +28,8 @@ from axiomatic.training.strategy_base import step_key
 
 WORKER = Path(__file__).with_name("ddp_worker.py")
 RTOL = 1e-5
-"""Relative tolerance on losses, dev metrics and weights (float32; measured: <= 2e-7)."""
+"""Relative tolerance on losses, dev metrics and weights (float32; measured on the losses:
+3.6e-7)."""
 
 
 def _torchrun(out: Path, rec: Path) -> subprocess.CompletedProcess[str]:
