@@ -437,9 +437,10 @@ class Trainer:
         restore = getattr(self.strategy, "load_state_dict", None)
         if restore is not None:
             restore(state.get("strategy") or {})
-        torch.set_rng_state(state["torch_rng"])
+        # the checkpoint is loaded onto the training device; random states are CPU tensors
+        torch.set_rng_state(state["torch_rng"].cpu())
         if state.get("cuda_rng") is not None and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(state["cuda_rng"])
+            torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda_rng"]])
         if self.dist.active:
             self._restore_rank_rng(state.get("rank_rng"), int(state["step"]))
         self.best_dev = state["best_dev"]
