@@ -19,8 +19,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: rows of the layer map, bottom to top ("" is the top-level facade ``axiomatic/__init__``)
 LAYERS: list[set[str]] = [
-    # utilities that import nothing of the package (the report primitives: atomic saving)
-    {"_atomic", "_callable", "_keyvalue", "_progress", "_report", "resources"},
+    # utilities that import nothing of the package (but _report -> _atomic: SAME_ROW)
+    {"_atomic", "_callable", "_keyvalue", "_progress", "_report", "_suggest", "resources"},
     {"data", "evaluate"},  # records, readers, catalog | ir_measures, significance
     {"text", "index"},  # analyzers | collection statistics
     {"rankers", "models"},  # lexical / run-file rankers | neural models (the neural rankers)
