@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._report import markdown_table, new_figure, save_figure
 from axiomatic.data.records import Dataset
 from axiomatic.experiments.common import (
     load_split,
-    markdown_table,
     mean_values,
     per_query,
     read_json,
@@ -818,18 +818,11 @@ class ACRank2023:
         return summary
 
     def _figures(self, summary: dict[str, Any]) -> list[Path]:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:  # pragma: no cover - matplotlib is a dependency
-            return []
         out: list[Path] = []
         rows = [r for r in summary["rows"] if r["table"] == "main"]
         for setting, ts in sorted({(r["setting"], r["test"]) for r in rows}):
             sel = [r for r in rows if r["setting"] == setting and r["test"] == ts]
-            fig, ax = plt.subplots(figsize=(7, 3.4))
+            fig, ax = new_figure(figsize=(7, 3.4))
             x = np.arange(len(sel))
             for i, m in enumerate(("NDCG@1", "NDCG@10", "MAP")):
                 ax.bar(x + (i - 1) * 0.27, [r[m] for r in sel], width=0.27, label=m)
@@ -838,8 +831,7 @@ class ACRank2023:
             ax.legend(fontsize=7)
             fig.tight_layout()
             path = self.out_dir / f"acrank_main_{setting}_{_slug(ts)}.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
+            save_figure(fig, path)
             out.append(path)
         if summary["p_sweep"]:
             for setting in sorted({r["setting"] for r in summary["p_sweep"]}):
@@ -847,7 +839,7 @@ class ACRank2023:
                     (r for r in summary["p_sweep"] if r["setting"] == setting),
                     key=lambda r: r["p"],
                 )
-                fig, ax = plt.subplots(figsize=(4.5, 3.2))
+                fig, ax = new_figure(figsize=(4.5, 3.2))
                 for m in ("NDCG@1", "NDCG@10", "MAP"):
                     ax.plot([r["p"] for r in pts], [r[m] for r in pts], marker="o", label=m)
                 ax.set_xlabel(f"p ({pts[0]['rule']})")
@@ -855,15 +847,14 @@ class ACRank2023:
                 ax.legend(fontsize=7)
                 fig.tight_layout()
                 path = self.out_dir / f"acrank_p_{setting}.png"
-                fig.savefig(path, dpi=110)
-                plt.close(fig)
+                save_figure(fig, path)
                 out.append(path)
         for setting, diag in summary["diagnosis"].items():
             ful = diag.get("fulfilment") or {}
             agr = diag.get("agreement") or {}
             if not ful and not agr:
                 continue
-            fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.2))
+            fig, (a1, a2) = new_figure(1, 2, figsize=(9, 3.2))
             for ax, data, title in ((a1, ful, "mined axioms"), (a2, agr, "perturbation agreement")):
                 names = list(data)
                 cols = sorted({c for v in data.values() for c in v})
@@ -878,8 +869,7 @@ class ACRank2023:
             fig.suptitle(f"Diagnosis of trained models: {setting}", fontsize=9)
             fig.tight_layout()
             path = self.out_dir / f"acrank_diagnosis_{setting}.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
+            save_figure(fig, path)
             out.append(path)
         return out
 

@@ -234,14 +234,11 @@ def run_predictor_stage(
 
 def plot_importances(results: dict[str, Any], path: Path) -> Path:
     """Figure 2: gain importance per axiom (normalized by the largest), one bar per setting."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from axiomatic._report import new_figure, save_figure
 
     names = results["features"]
     settings = list(results["settings"])
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = new_figure(figsize=(9, 3.6))
     w = 0.8 / max(len(settings), 1)
     x = np.arange(len(names))
     for k, s in enumerate(settings):
@@ -254,8 +251,7 @@ def plot_importances(results: dict[str, Any], path: Path) -> Path:
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 
@@ -762,14 +758,11 @@ def run_diagnosis(
 
 def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Path) -> Path | None:
     """Figure 3: test MRR@10 against the number of training queries (0 = zero-shot)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from axiomatic._report import new_figure, save_figure
 
     if not few:
         return None
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = new_figure(figsize=(6, 3.6))
     zmeans = zero.get(test, {}).get("means", {})
     for m in sorted({r["model"] for r in few.values()}):
         pts = sorted((r["n_queries"], r["means"]["RR@10"]) for r in few.values() if r["model"] == m)
@@ -785,8 +778,7 @@ def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Pa
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 

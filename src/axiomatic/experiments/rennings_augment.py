@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from axiomatic._report import markdown_table
 from axiomatic.experiments.common import (
     load_split,
-    markdown_table,
     mean_values,
     per_query,
     read_json,
