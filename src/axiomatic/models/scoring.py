@@ -147,10 +147,10 @@ def _score_pairs(
         qs.extend([text] * len(ids))
         ds.extend(docs[d].text for d in ids)
     step = batch_size * _BATCHES_PER_CALL
+    # bf16 is passed only when asked for: None is every model's default
+    options: dict[str, Any] = {"batch_size": batch_size, **({} if bf16 is None else {"bf16": bf16})}
     parts = [
-        model.score_pairs(qs[i : i + step], ds[i : i + step], batch_size=batch_size, bf16=bf16)
-        .numpy()
-        .astype(np.float64)
+        model.score_pairs(qs[i : i + step], ds[i : i + step], **options).numpy().astype(np.float64)
         for i in track(range(0, len(qs), step), description=f"scoring with {label}")
     ]
     flat = np.concatenate(parts) if parts else np.zeros(0)
