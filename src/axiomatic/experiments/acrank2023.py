@@ -419,7 +419,8 @@ class ACRank2023:
     def _train_unit(self, sp: SettingPlan, unit: Unit, seed: int) -> dict[str, Any]:
         import torch
 
-        from axiomatic.training.trainer import Trainer, score_dataset
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import Trainer
 
         p = self.plan
         d = self._unit_dir(sp, unit, seed)
@@ -448,7 +449,7 @@ class ACRank2023:
             **result.to_dict(),
         }
         # zero-shot sets are scored later, by _zero_shot_unit, after every setting has trained
-        run = score_dataset(net, data.test, depth=p.test_depth)
+        run = score_candidates(net, data.test, depth=p.test_depth)
         write_json(d / f"run_{_slug(sp.test)}.json", run)
         out["test"] = {sp.test: mean_values(per_query(run, data.test, MEASURES))}
         out["score_seconds"] = round(time.perf_counter() - t0 - train_s, 1)
@@ -517,7 +518,7 @@ class ACRank2023:
                 f"{', '.join(todo)}; delete {d} to retrain it"
             )
         from axiomatic.models import load_model
-        from axiomatic.training.trainer import score_dataset
+        from axiomatic.models.scoring import score_candidates
 
         t0 = time.perf_counter()
         net = load_model(d / "model")
@@ -528,7 +529,7 @@ class ACRank2023:
                 k = depths.get(name) or max((len(v) for v in old.values()), default=0)
                 f.replace(d / f"run_{_slug(name)}_depth{k}.json")
             ds = data.zero_shot[name]
-            run = score_dataset(net, ds, depth=p.zero_shot_depth)
+            run = score_candidates(net, ds, depth=p.zero_shot_depth)
             write_json(f, run)
             out["test"][name] = mean_values(per_query(run, ds, MEASURES))
             depths[name] = p.zero_shot_depth

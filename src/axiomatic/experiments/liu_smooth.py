@@ -375,7 +375,8 @@ class LiuSmooth:
         import torch
 
         from axiomatic.models.clir import SmoothDualEncoder
-        from axiomatic.training.trainer import NonFiniteLossError, Trainer, score_dataset
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import NonFiniteLossError, Trainer
 
         p = self.plan
         folder = self.out_dir / "runs" / u.path()
@@ -412,8 +413,8 @@ class LiuSmooth:
             out.update({"diverged": True, "message": str(exc)})
         if not out["diverged"]:
             mr, r = relevance_levels(*(d.qrels for d in data.values()))  # top grade = MR
-            test_run = score_dataset(model, data["test"])
-            dev_run = score_dataset(model, data["dev"])
+            test_run = score_candidates(model, data["test"])
+            dev_run = score_candidates(model, data["dev"])
             per_q = evaluate_clir_per_query(test_run, data["test"].qrels or {}, mr, r)
             out["test_per_query"] = per_q
             out["test"] = {k: float(np.mean(list(v.values()))) for k, v in per_q.items()}
@@ -438,7 +439,7 @@ class LiuSmooth:
         import torch
 
         from axiomatic.models.clir import SmoothDualEncoder
-        from axiomatic.training.trainer import score_dataset
+        from axiomatic.models.scoring import score_candidates
 
         p = self.plan
         f = self._zero_shot_file(lang)
@@ -461,7 +462,7 @@ class LiuSmooth:
             embeddings=q_emb,
             doc_embeddings=d_emb,
         )
-        run = score_dataset(model, data["test"])
+        run = score_candidates(model, data["test"])
         per_q = evaluate_clir_per_query(run, data["test"].qrels or {})
         out = {
             "unit": {"language": lang, "seed": 0},

@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from axiomatic._atomic import atomic_write_text
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.scoring import score_candidates
 from axiomatic.training.augmenters import visible_tokens
 from axiomatic.training.checkpoint import (
     atomic_torch_save,
@@ -64,7 +64,6 @@ __all__ = [
     "Trainer",
     "default_threads",
     "mrr_at_k",
-    "score_dataset",
     "set_training_threads",
     "visible_tokens",
 ]
@@ -131,33 +130,6 @@ class TrainResult:
 
 
 # ---------------------------------------------------------------------- evaluation helpers
-def score_dataset(
-    model: NeuralRankingModel,
-    dataset: Dataset,
-    depth: int | None = None,
-    batch_size: int = 128,
-    documents: Mapping[str, Document] | None = None,
-) -> Run:
-    """Score each query's first ``depth`` candidates with ``model`` (no grad) -> run."""
-    docs = documents if documents is not None else dataset.documents
-    qs: list[str] = []
-    ds: list[str] = []
-    keys: list[tuple[str, str]] = []
-    for qid, query in dataset.queries.items():
-        ids = dataset.candidate_ids(qid)
-        if depth is not None:
-            ids = ids[:depth]
-        for d in ids:
-            qs.append(query.text)
-            ds.append(docs[d].text)
-            keys.append((qid, d))
-    scores = model.score_pairs(qs, ds, batch_size=batch_size).numpy() if qs else np.zeros(0)
-    run: Run = {q: {} for q in dataset.queries}
-    for (q, d), s in zip(keys, scores, strict=True):
-        run[q][d] = float(s)
-    return run
-
-
 def mrr_at_k(run: Run, qrels: Mapping[str, Mapping[str, int]], k: int = 10, rel: int = 1) -> float:
     """``RR@k`` as :func:`axiomatic.evaluate.evaluate` reports it (ir_measures), so that early
     stopping optimizes the number that is reported.
@@ -467,7 +439,7 @@ class Trainer:
     def evaluate_dev(self) -> float | None:
         if self.dev_data is None or not self.dev_data.queries:
             return None
-        run = score_dataset(self.model, self.dev_data, depth=self.config.dev_depth)
+        run = score_candidates(self.model, self.dev_data, depth=self.config.dev_depth)
         return mrr_at_k(run, self.dev_data.qrels or {}, 10, self.dev_data.rel_threshold)
 
     # ------------------------------------------------------------------ fit
