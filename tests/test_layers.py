@@ -19,7 +19,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: rows of the layer map, bottom to top ("" is the top-level facade ``axiomatic/__init__``)
 LAYERS: list[set[str]] = [
-    {"_atomic", "_callable", "_keyvalue", "_progress", "resources"},  # import nothing
+    # utilities that import nothing of the package (but _report -> _atomic: SAME_ROW)
+    {"_atomic", "_callable", "_keyvalue", "_progress", "_report", "_suggest", "resources"},
     {"data", "evaluate"},  # records, readers, catalog | ir_measures, significance
     {"text", "index"},  # analyzers | collection statistics
     {"rankers", "models"},  # lexical / run-file rankers | neural models (the neural rankers)
@@ -31,6 +32,7 @@ LAYERS: list[set[str]] = [
 ]
 #: allowed imports between packages of one row (importer, imported)
 SAME_ROW = {
+    ("_report", "_atomic"),  # figures and tables are saved atomically
     ("evaluate", "data"),
     ("index", "text"),
     ("rankers", "models"),

@@ -62,10 +62,9 @@ def __getattr__(name: str) -> Any:
     try:
         module, attr = _API[name]
     except KeyError:
-        import difflib
+        from axiomatic._suggest import suggest
 
-        close = difflib.get_close_matches(name, list(_API), n=2, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        hint = suggest(name, _API, n=2, cutoff=0.6)
         raise AttributeError(f"module 'axiomatic' has no attribute {name!r}{hint}") from None
     if module == "axiomatic":  # a callable subpackage: importing it binds the name
         return import_module(f"axiomatic.{name}")

@@ -104,3 +104,55 @@ def test_msmarco_20k_does_not_contain_the_training_queries_candidate_lists() -> 
     non_pos = {d for q in train.queries for d in train.candidate_ids(q)} - positives
     # most of a training query's competitors are gone (the version-1 corpus kept all 7,527)
     assert len(non_pos & set(coll.documents)) < 200
+
+
+def test_sampler_defaults_record_and_report_are_the_papers_and_exact(tmp_path) -> None:
+    """Mutation survivors of ares/sampling.py (issue 22's campaign): the defaults are the
+    paper's (10 queries, lambda 3, lengths capped at 10), the parameter record names every
+    setting under its own key, the report counts what it says, and a Parquet round trip keeps
+    queries, texts, record and report."""
+    import inspect
+
+    sig = inspect.signature(sample_pseudo_queries).parameters
+    assert {k: sig[k].default for k in ("n_queries", "lam", "mu", "max_length", "max_rounds",
+                                        "seed")} == {
+        "n_queries": 10, "lam": 3.0, "mu": "avgdl", "max_length": 10, "max_rounds": 5, "seed": 0,
+    }  # fmt: skip
+    idx = CollectionIndex.build(
+        [Document(k, v) for k, v in {**TEXTS, "e": "", "f": "lonely"}.items()], Analyzer()
+    )
+    pq = sample_pseudo_queries(idx, n_queries=4, seed=2)
+    mu = resolve_mu(idx)
+    assert pq.params == {
+        "n_queries": 4, "lambda": 3.0, "mu": mu,
+        "contrast": distribution_contrast(contrastive_distribution(idx, mu)), "max_length": 10,
+        "max_rounds": 5, "length": "per document", "seed": 2, "version": 3,
+        "analyzer": idx.analyzer.config_hash, "n_docs": 6, "n_terms": idx.n_terms,
+    }  # fmt: skip
+    counts = np.bincount(pq.doc, minlength=idx.n_docs)
+    distinct = np.diff(idx.tf.indptr)
+    assert pq.report.n_docs == 6 and pq.report.n_queries == len(pq) == counts.sum()
+    assert pq.report.n_empty_docs == int((distinct == 0).sum()) == 1
+    assert pq.report.n_one_term_docs == int((distinct == 1).sum()) == 1
+    assert pq.report.n_short_docs == int(((distinct > 0) & (counts < 4)).sum())
+    assert pq.report.n_per_doc == 4
+    # every non-empty document has min(4, possible) distinct queries of one length
+    for r in np.flatnonzero(distinct > 0):
+        rows = np.flatnonzero(pq.doc == r)
+        sets = {tuple(pq.terms(k)) for k in rows}
+        assert len(sets) == len(rows) and len({len(s) for s in sets}) == 1
+        assert len(rows) == min(4, len(rows)) and (len(rows) == 4 or distinct[r] <= 3)
+    # queries of one document are contiguous, in index row order
+    assert (np.diff(pq.doc) >= 0).all()
+    path = pq.write_parquet(tmp_path / "pq.parquet")
+    back = type(pq).read_parquet(path)
+    assert back.params == pq.params and back.report == pq.report
+    np.testing.assert_array_equal(back.doc, pq.doc)
+    np.testing.assert_array_equal(back.offsets, pq.offsets)
+    np.testing.assert_array_equal(back.term_ids, pq.term_ids)
+    assert (
+        back.texts(idx)
+        == pq.texts(idx)
+        == [" ".join(idx.terms[t] for t in pq.terms(k)) for k in range(len(pq))]
+    )
+    assert pq.texts(idx, {idx.terms[pq.terms(0)[0]]: "SURFACE"})[0].split()[0] == "SURFACE"

@@ -64,7 +64,7 @@ def test_graded_points_cover_candidates(data) -> None:
 def test_trainer_graded_loss_learns_resumes_and_loads_as_ranker(data, tmp_path) -> None:
     from axiomatic.experiments.common import per_query
     from axiomatic.models.ranker import load_ranker
-    from axiomatic.training.trainer import score_dataset
+    from axiomatic.models.scoring import score_candidates
 
     cfg = TrainConfig(
         dataset="synthetic",
@@ -88,7 +88,7 @@ def test_trainer_graded_loss_learns_resumes_and_loads_as_ranker(data, tmp_path) 
             raise KeyboardInterrupt
 
     m = _model(data)
-    before = per_query(score_dataset(m, data["test"]), data["test"], ["RR@10"])
+    before = per_query(score_candidates(m, data["test"]), data["test"], ["RR@10"])
     with pytest.raises(KeyboardInterrupt):
         Trainer(m, cfg, tmp_path / "run", data["train"], data["dev"], callback=kill).fit()
     m2 = _model(data)
@@ -97,7 +97,7 @@ def test_trainer_graded_loss_learns_resumes_and_loads_as_ranker(data, tmp_path) 
     log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == list(range(1, 61))
     assert all(r["grad_norm"] > 0 for r in log)
-    after = per_query(score_dataset(m2, data["test"]), data["test"], ["RR@10"])
+    after = per_query(score_candidates(m2, data["test"]), data["test"], ["RR@10"])
     mean = lambda v: sum(v["RR@10"].values()) / len(v["RR@10"])  # noqa: E731
     assert mean(after) > mean(before)
     ranker = load_ranker(tmp_path / "run" / "model")

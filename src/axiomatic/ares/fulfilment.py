@@ -64,7 +64,7 @@ def query_pair_fulfilment(
 
     from axiomatic.axioms.query_pairs import parse_query_pair_axioms, preference_features
     from axiomatic.data.records import Dataset, Document, Query
-    from axiomatic.training.trainer import score_dataset
+    from axiomatic.models.scoring import score_candidates
 
     d, i, j = sample_query_pairs(prepared, n_docs, seed)
     axioms = parse_query_pair_axioms("all")
@@ -100,7 +100,7 @@ def query_pair_fulfilment(
     for mname, model in models.items():
         model.eval()
         with torch.inference_mode():
-            run = score_dataset(model, ds, batch_size=batch_size)
+            run = score_candidates(model, ds, batch_size=batch_size)
         si = np.array([run[f"pq{a}"][x] for a, x in zip(i.tolist(), doc_ids, strict=True)])
         sj = np.array([run[f"pq{b}"][x] for b, x in zip(j.tolist(), doc_ids, strict=True)])
         pref = np.sign(si - sj).astype(np.int8)

@@ -81,6 +81,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from axiomatic.models.transformer import CrossEncoder, check_head
+from axiomatic.training.distributed import rank_seed
 from axiomatic.training.strategies import LossStrategy
 
 if TYPE_CHECKING:
@@ -552,7 +553,9 @@ class AresLossStrategy(LossStrategy):
         special_ids = torch.tensor(model.tokenizer.all_special_ids, dtype=ids.dtype)
         # = tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True), vectorized
         special = torch.isin(ids, special_ids) | (am[:, :Lm] == 0)
-        gen = torch.Generator().manual_seed(int(cfg.seed) * 1_000_003 + int(step))
+        # the step's masks (each rank's own under torchrun: its slice gets other draws)
+        seed = rank_seed(int(cfg.seed) * 1_000_003 + int(step), getattr(trainer, "dist", None))
+        gen = torch.Generator().manual_seed(seed)
         mask_id = int(model.tokenizer.mask_token_id)
         vocab_size = int(model.encoder.config.vocab_size)
         if self.masking == "input":
@@ -747,6 +750,7 @@ def pretrain_ares(
     from axiomatic.ares.predictor import PreferencePredictor
     from axiomatic.models.io import save_model
     from axiomatic.training.config import TrainConfig
+    from axiomatic.training.distributed import distributed_context
     from axiomatic.training.trainer import Trainer
 
     v = check_variant(variant)
@@ -759,103 +763,114 @@ def pretrain_ares(
         )
     setting, feats = VARIANTS[v]
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    # the cached stages index pseudo queries and follow the ordering rules of one version:
-    # a folder of another version is refused, not resumed with pairs of the old rules
-    versions = pair_versions()
-    stamp = out / "versions.json"
-    written = [f for f in ("pretrain.json", "predictor.txt", "pairs.parquet") if (out / f).exists()]
-    if written:
-        old = json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else None
-        if old != versions:
-            raise ValueError(
-                f"{out} holds {', '.join(written)} written under other ARES versions "
-                f"({old or 'unversioned'}; now {versions}): its pseudo queries or pair order "
-                "are not the current ones. Remove the folder to pre-train this variant again"
-            )
-    else:
-        atomic_write_text(stamp, json.dumps(versions))
-    # everything else that decides the predictor, the pairs (row indices into *these* pseudo
-    # queries) and the trained model: a folder made for another sample or other settings is
-    # refused with the differing fields named, never resumed (issue 23)
-    record = {
-        "samples": [_sample_fingerprint(p) for p in prepared],
-        "variant": v,
-        "seed": int(seed),
-        "pairs_per_doc": int(pairs_per_doc),
-        "batch_size": int(batch_size),
-        "lr": float(lr),
-        "max_length": int(max_length),
-        "mlm_weight": float(mlm_weight),
-        "head": head,
-        "masking": masking,
-    }
-    unit = out / "unit.json"
-    if written:
-        old_record = json.loads(unit.read_text(encoding="utf-8")) if unit.is_file() else None
-        if old_record is not None:
-            # written before the options existed: the linear head and BERT's input masking
-            old_record = {"head": "linear", "masking": "input", **old_record}
-        if old_record != record:
-            if old_record is None:
-                why = "no record of the settings it was made with"
-            else:
-                diff = [
-                    f"{k} {old_record.get(k)!r} -> {record.get(k)!r}"
-                    for k in record
-                    if old_record.get(k) != record.get(k)
-                ]
-                why = "made with other settings: " + "; ".join(diff)
-            raise ValueError(
-                f"{out} holds {', '.join(written)} {why}. Remove the folder (or use another "
-                "output folder) to pre-train with these settings"
-            )
-    else:
-        atomic_write_text(unit, json.dumps(record, indent=1))
-    done = out / "pretrain.json"
-    if done.is_file() and (out / "encoder" / "config.json").is_file():
-        previous = json.loads(done.read_text(encoding="utf-8"))
-        if previous.get("train", {}).get("steps") == steps:
-            return dict(previous)  # the finished stage (its timings are the original run's)
-    predictor = None
-    if setting is not None:
-        pfile = out / "predictor.txt"
-        if pfile.exists():
-            predictor = PreferencePredictor.load(pfile)
-        else:
-            predictor = train_predictor(prepared, setting, feats, seed)
-            predictor.save(pfile)
-    pair_file = out / "pairs.parquet"
-    parts = []
-    if pair_file.exists():
-        t = pq.read_table(pair_file)
-        for k in range(len(prepared)):
-            sel = t.filter(pa.compute.equal(t["collection"], k))
-            parts.append(tuple(sel[c].to_numpy() for c in ("doc", "q_pos", "q_neg")))
-    else:
-        cols: dict[str, list[np.ndarray]] = {"collection": [], "doc": [], "q_pos": [], "q_neg": []}
-        for k, p in enumerate(prepared):
-            d, a, b = ares_pairs(p, v, predictor, pairs_per_doc, seed)
-            parts.append((d, a, b))
-            cols["collection"].append(np.full(len(d), k))
-            cols["doc"].append(d)
-            cols["q_pos"].append(a)
-            cols["q_neg"].append(b)
-        if not sum(len(x) for x in cols["doc"]):
-            if setting is None:
+    # the cached stages (folder stamps, predictor, pairs) are written by rank 0 alone under
+    # torchrun: the other ranks run them after it and read its files
+    ctx = distributed_context()
+    with ctx.main_first():
+        out.mkdir(parents=True, exist_ok=True)
+        # the cached stages index pseudo queries and follow the ordering rules of one version:
+        # a folder of another version is refused, not resumed with pairs of the old rules
+        versions = pair_versions()
+        stamp = out / "versions.json"
+        written = [
+            f for f in ("pretrain.json", "predictor.txt", "pairs.parquet") if (out / f).exists()
+        ]
+        if written:
+            old = json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else None
+            if old != versions:
                 raise ValueError(
-                    f"ARES_{v}: no pseudo-query pair is decided by the axioms "
-                    f"{', '.join(feats) if feats else '(all nine)'} without a disagreement"
+                    f"{out} holds {', '.join(written)} written under other ARES versions "
+                    f"({old or 'unversioned'}; now {versions}): its pseudo queries or pair order "
+                    "are not the current ones. Remove the folder to pre-train this variant again"
                 )
-            raise ValueError(
-                f"ARES_{v}: the predictor of setting {setting} orders none of the pseudo-query "
-                "pairs. The monotone predictor is flat (0.5 for every pair) when no axiom tells "
-                "the real queries from the pseudo ones in its own direction on these "
-                "collections (see the predictor's per-axiom AUC); it may not learn an axiom "
-                "backwards"
-            )
-        with atomic_path(pair_file) as tmp:
-            pq.write_table(pa.table({c: np.concatenate(x) for c, x in cols.items()}), tmp)
+        else:
+            atomic_write_text(stamp, json.dumps(versions))
+        # everything else that decides the predictor, the pairs (row indices into *these* pseudo
+        # queries) and the trained model: a folder made for another sample or other settings is
+        # refused with the differing fields named, never resumed (issue 23)
+        record = {
+            "samples": [_sample_fingerprint(p) for p in prepared],
+            "variant": v,
+            "seed": int(seed),
+            "pairs_per_doc": int(pairs_per_doc),
+            "batch_size": int(batch_size),
+            "lr": float(lr),
+            "max_length": int(max_length),
+            "mlm_weight": float(mlm_weight),
+            "head": head,
+            "masking": masking,
+        }
+        unit = out / "unit.json"
+        if written:
+            old_record = json.loads(unit.read_text(encoding="utf-8")) if unit.is_file() else None
+            if old_record is not None:
+                # written before the options existed: the linear head and BERT's input masking
+                old_record = {"head": "linear", "masking": "input", **old_record}
+            if old_record != record:
+                if old_record is None:
+                    why = "no record of the settings it was made with"
+                else:
+                    diff = [
+                        f"{k} {old_record.get(k)!r} -> {record.get(k)!r}"
+                        for k in record
+                        if old_record.get(k) != record.get(k)
+                    ]
+                    why = "made with other settings: " + "; ".join(diff)
+                raise ValueError(
+                    f"{out} holds {', '.join(written)} {why}. Remove the folder (or use another "
+                    "output folder) to pre-train with these settings"
+                )
+        else:
+            atomic_write_text(unit, json.dumps(record, indent=1))
+        done = out / "pretrain.json"
+        if done.is_file() and (out / "encoder" / "config.json").is_file():
+            previous = json.loads(done.read_text(encoding="utf-8"))
+            if previous.get("train", {}).get("steps") == steps:
+                return dict(previous)  # the finished stage (its timings are the original run's)
+        predictor = None
+        if setting is not None:
+            pfile = out / "predictor.txt"
+            if pfile.exists():
+                predictor = PreferencePredictor.load(pfile)
+            else:
+                predictor = train_predictor(prepared, setting, feats, seed)
+                predictor.save(pfile)
+        pair_file = out / "pairs.parquet"
+        parts = []
+        if pair_file.exists():
+            t = pq.read_table(pair_file)
+            for k in range(len(prepared)):
+                sel = t.filter(pa.compute.equal(t["collection"], k))
+                parts.append(tuple(sel[c].to_numpy() for c in ("doc", "q_pos", "q_neg")))
+        else:
+            cols: dict[str, list[np.ndarray]] = {
+                "collection": [],
+                "doc": [],
+                "q_pos": [],
+                "q_neg": [],
+            }
+            for k, p in enumerate(prepared):
+                d, a, b = ares_pairs(p, v, predictor, pairs_per_doc, seed)
+                parts.append((d, a, b))
+                cols["collection"].append(np.full(len(d), k))
+                cols["doc"].append(d)
+                cols["q_pos"].append(a)
+                cols["q_neg"].append(b)
+            if not sum(len(x) for x in cols["doc"]):
+                if setting is None:
+                    raise ValueError(
+                        f"ARES_{v}: no pseudo-query pair is decided by the axioms "
+                        f"{', '.join(feats) if feats else '(all nine)'} without a disagreement"
+                    )
+                raise ValueError(
+                    f"ARES_{v}: the predictor of setting {setting} orders none of the pseudo-query "
+                    "pairs. The monotone predictor is flat (0.5 for every pair) when no axiom tells "
+                    "the real queries from the pseudo ones in its own direction on these "
+                    "collections (see the predictor's per-axiom AUC); it may not learn an axiom "
+                    "backwards"
+                )
+            with atomic_path(pair_file) as tmp:
+                pq.write_table(pa.table({c: np.concatenate(x) for c, x in cols.items()}), tmp)
     # one training dataset over all collections (entry ids are unique per collection)
     datasets = []
     for k, (p, (d, a, b)) in enumerate(zip(prepared, parts, strict=True)):
@@ -888,7 +903,8 @@ def pretrain_ares(
     )  # fmt: skip
     result = trainer.fit(resume=True)
     enc_dir = out / "encoder"
-    save_model(net.export(), enc_dir)
+    if ctx.is_main:
+        save_model(net.export(), enc_dir)
     summary = {
         "variant": v,
         "setting": setting,
@@ -901,7 +917,9 @@ def pretrain_ares(
         "encoder": str(enc_dir),
         "seconds_per_1k_steps": per_1k_steps(result.to_dict()),
     }
-    atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
+    if ctx.is_main:
+        atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
+    ctx.barrier()
     return summary
 
 

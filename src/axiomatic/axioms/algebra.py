@@ -43,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from axiomatic.axioms.catalogue import PairAxiomDef, did_you_mean, get_definition, list_axioms
+from axiomatic._suggest import suggest
+from axiomatic.axioms.catalogue import PairAxiomDef, get_definition, list_axioms
 
 __all__ = [
     "OPERATORS",
@@ -218,7 +219,7 @@ def _protect_names(text: str) -> tuple[str, dict[str, str]]:
         elif not all(_is_name(p) for p in word.split("-")):
             raise ValueError(
                 f"unknown axiom {word!r}"
-                + did_you_mean(word, [r["name"] for r in list_axioms()])
+                + suggest(word, [r["name"] for r in list_axioms()], loose=True)
                 + "; a subtraction of axioms is written with spaces: 'A - B'"
             )
     out.append(text[last:])

@@ -16,7 +16,6 @@ implements them and the cited papers otherwise; ``ours`` says where the definiti
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from axiomatic._suggest import suggest
 from axiomatic.axioms.context import QueryContext
 
 # ---------------------------------------------------------------------- citations (one place)
@@ -146,16 +146,6 @@ def _canon(name: str) -> str:
     return name.upper().replace("-", "").replace("_", "").replace(" ", "")
 
 
-def did_you_mean(word: str, choices: Iterable[Any]) -> str:
-    """`` (did you mean 'X'?)`` for close matches of ``word`` (ignoring case, ``-``, ``_``)."""
-    choices = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(word), choices, n=3, cutoff=0.5)
-    if not close:
-        canon = {_canon(c): c for c in choices}
-        close = [canon[c] for c in difflib.get_close_matches(_canon(str(word)), canon, n=3)]
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-
-
 class Catalogue:
     """An explicit store of definitions, looked up case-, ``-`` and ``_``-insensitively."""
 
@@ -198,7 +188,7 @@ class Catalogue:
                 return d
         raise ValueError(
             f"unknown axiom {name!r}; known axioms: {', '.join(self.entries)}"
-            + did_you_mean(name, self.entries)
+            + suggest(name, self.entries, loose=True)
         )
 
     def __iter__(self):  # type: ignore[no-untyped-def]

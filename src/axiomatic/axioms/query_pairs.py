@@ -45,7 +45,6 @@ document row as in :meth:`BM25Ranker.retrieve`.
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -54,6 +53,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from axiomatic._suggest import suggest
 from axiomatic.index.collection import CollectionIndex
 
 __all__ = [
@@ -149,14 +149,6 @@ def _definitions_by_canon() -> dict[str, QueryPairAxiomDef]:
     return {_canon(d.name): d for d in query_pair_definitions()}
 
 
-def _did_you_mean(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(str(word), list(choices), n=3, cutoff=0.5)
-    if not close:
-        canon = {_canon(c): c for c in choices}
-        close = [canon[c] for c in difflib.get_close_matches(_canon(str(word)), canon, n=3)]
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-
-
 @dataclass(frozen=True)
 class QueryPairAxiom:
     """A query-centric axiom with its parameters (immutable; build with :meth:`create` or
@@ -172,13 +164,13 @@ class QueryPairAxiom:
             names = [x.name for x in query_pair_definitions()]
             raise ValueError(
                 f"unknown query-pair axiom {name!r}; known: {', '.join(names)}"
-                + _did_you_mean(str(name), names)
+                + suggest(name, names, loose=True)
             )
         for key in params:
             if key not in d.params:
                 raise ValueError(
                     f"unknown parameter {key!r} for query-pair axiom {d.name}; it takes "
-                    f"{sorted(d.params) or 'no parameters'}" + _did_you_mean(key, list(d.params))
+                    f"{sorted(d.params) or 'no parameters'}" + suggest(key, d.params, loose=True)
                 )
         full = {}
         for key, default in d.params.items():

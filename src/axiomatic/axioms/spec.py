@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from axiomatic._keyvalue import parse_call, split_top_level
+from axiomatic._suggest import suggest
 from axiomatic.axioms.catalogue import (
     LENGTH_PARAMS,
     VARIANTS,
     AxiomDef,
-    did_you_mean,
     get_definition,
     list_axioms,
 )
@@ -75,14 +75,15 @@ class Axiom:
         if variant not in d.variants:
             raise ValueError(
                 f"{d.name} has no variant {variant!r}; expected one of {list(d.variants)}"
-                + did_you_mean(variant, d.variants)
+                + suggest(variant, d.variants, loose=True)
             )
         allowed = {k for k in d.param_names() if not k.startswith("_")} - {"variant"}
         for key in params:
             if key not in allowed:
                 raise ValueError(
                     f"unknown parameter {key!r} for axiom {d.name}; it takes "
-                    f"{sorted(allowed) or 'no parameters'}" + did_you_mean(key, allowed)
+                    f"{sorted(allowed) or 'no parameters'}"
+                    + suggest(key, sorted(allowed), loose=True)
                 )
         full: dict[str, Any] = {}
         if d.length:
@@ -215,7 +216,7 @@ def parse_axiom(text: str | Axiom, default_variant: str | None = None) -> Axiom:
     if default_variant is not None and default_variant not in VARIANTS:
         raise ValueError(
             f"unknown default variant {default_variant!r}; expected one of {list(VARIANTS)}"
-            + did_you_mean(str(default_variant), VARIANTS)
+            + suggest(default_variant, VARIANTS, loose=True)
         )
     name, kwargs = parse_call(text, what="axiom", example=_EXAMPLE)
     variant = kwargs.pop("variant", None)

@@ -65,18 +65,26 @@ def pretrain(
     from axiomatic.ares.pipeline import load_collection, prepare
     from axiomatic.ares.pretrain import check_variant, per_1k_steps, pretrain_ares
     from axiomatic.experiments.ares2022 import dev_subset
+    from axiomatic.training.distributed import distributed_context
 
     torch.set_num_threads(threads)
+    try:  # under torchrun: join the other processes (docs/training.md)
+        ctx = distributed_context()
+        ctx.check_batch_size(batch_size)
+    except (RuntimeError, ValueError) as exc:
+        raise fail(str(exc)) from None
     try:
         v = check_variant(variant)
         names = [c.strip() for c in collections.split(",") if c.strip()]
-        prepared = [
-            prepare(load_collection(c, data_root), cache_dir=out / "cache", seed=seed)
-            for c in names
-        ]
+        with ctx.main_first():  # rank 0 builds the caches, the other ranks then read them
+            prepared = [
+                prepare(load_collection(c, data_root), cache_dir=out / "cache", seed=seed)
+                for c in names
+            ]
+            dev_ds = dev_subset(dev, dev_queries, data_root)
         for p in prepared:
-            console.print(f"{p.collection.name}: {p.pseudo.report.describe()}", markup=False)
-        dev_ds = dev_subset(dev, dev_queries, data_root)
+            if ctx.is_main:
+                console.print(f"{p.collection.name}: {p.pseudo.report.describe()}", markup=False)
         summary = pretrain_ares(
             prepared, out / v, v, dev=dev_ds, steps=steps, batch_size=batch_size, lr=lr,
             max_length=max_length, eval_every=eval_every, mlm_weight=mlm_weight, seed=seed,
@@ -84,6 +92,8 @@ def pretrain(
         )  # fmt: skip
     except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
+    if not ctx.is_main:
+        return
     console.print(
         f"ARES_{v}: {summary['n_pairs']} pairs; best dev MRR@10 {summary['train']['best_dev']}; "
         f"{summary['train'].get('seconds', 0):.0f} s "

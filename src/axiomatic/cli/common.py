@@ -12,6 +12,8 @@ import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
+from axiomatic._report import markdown_table
+
 PIPE_WIDTH = 10_000
 """Line width when output is not a terminal: wide enough that nothing wraps."""
 
@@ -78,20 +80,18 @@ def table_markdown(table: Any) -> str:
     """A rich ``Table`` as a GitHub-flavoured Markdown table (title in bold above, caption
     below); right-justified columns stay right-aligned."""
     columns = list(table.columns)
-
-    def cell(value: Any) -> str:
-        return _plain(value).replace("|", "\\|")
-
     lines = []
     title = _plain(table.title)
     if title:
         lines += [f"**{title}**", ""]
-    lines.append("| " + " | ".join(cell(c.header) for c in columns) + " |")
+    rows = zip(*([_plain(v) for v in c.cells] for c in columns), strict=True)
     lines.append(
-        "| " + " | ".join("---:" if c.justify == "right" else "---" for c in columns) + " |"
+        markdown_table(
+            rows,
+            [_plain(c.header) for c in columns],
+            align=["right" if c.justify == "right" else "" for c in columns],
+        )
     )
-    for row in zip(*(list(c.cells) for c in columns), strict=True):
-        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
     caption = _plain(table.caption)
     if caption:
         lines += ["", caption]

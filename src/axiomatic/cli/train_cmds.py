@@ -137,18 +137,27 @@ def train(
         cfg = TrainConfig.from_dict(values)
     except (ValueError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
+    from axiomatic.training.distributed import distributed_context
     from axiomatic.training.run import train_model
     from axiomatic.training.trainer import NonFiniteLossError, set_training_threads
 
+    try:  # under torchrun: join the other processes (docs/training.md)
+        ctx = distributed_context()
+        ctx.check_batch_size(cfg.batch_size)
+    except (RuntimeError, ValueError) as exc:
+        raise fail(str(exc)) from None
     n_threads = set_training_threads(threads)
-    console.print(
-        f"training [bold]{escape(cfg.model)}[/] on [bold]{escape(cfg.dataset)}[/] "
-        + escape(
-            f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}, analyzer "
-            f"{cfg.analyzer}, {n_threads} thread{'s' if n_threads > 1 else ''}) -> {out}"
-        ),
-        highlight=False,
-    )
+    parallel = f", {ctx.world_size} processes ({ctx.backend})" if ctx.active else ""
+    if ctx.is_main:
+        console.print(
+            f"training [bold]{escape(cfg.model)}[/] on [bold]{escape(cfg.dataset)}[/] "
+            + escape(
+                f"(loss {cfg.loss}, regularizer {cfg.regularizer or 'none'}, analyzer "
+                f"{cfg.analyzer}, {n_threads} thread{'s' if n_threads > 1 else ''}"
+                f"{parallel}) -> {out}"
+            ),
+            highlight=False,
+        )
     try:
         result = train_model(cfg, out, data_root=data_root, resume=resume)
     except NonFiniteLossError as exc:
@@ -156,12 +165,13 @@ def train(
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     best = "n/a" if result.best_dev is None else f"{result.best_dev:.4f} (step {result.best_step})"
-    console.print(
-        f"done: {result.steps} steps in {result.seconds:.0f}s; best dev MRR@10 {best}; "
-        f"model and logs in {out}",
-        markup=False,
-        highlight=False,
-    )
+    if ctx.is_main:
+        console.print(
+            f"done: {result.steps} steps in {result.seconds:.0f}s; best dev MRR@10 {best}; "
+            f"model and logs in {out}",
+            markup=False,
+            highlight=False,
+        )
 
 
 @app.command()
@@ -228,6 +238,14 @@ def experiment(
         raise fail(
             f"unknown experiment {name!r}; expected one of {', '.join(EXPERIMENTS)}."
             + suggest(key, EXPERIMENTS)
+        )
+    from axiomatic.training.distributed import launched
+
+    if launched():
+        raise fail(
+            "`axiomatic experiment` runs in one process: its plan writes its folder from "
+            "every process torchrun starts. Launch `axiomatic train` (or `pretrain ares`) "
+            "under torchrun instead, one training run at a time"
         )
     out = out or Path("outputs") / (key + ("-quick" if quick else ""))
     check_output_dir(out)

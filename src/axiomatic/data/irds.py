@@ -110,12 +110,11 @@ def load_irds(dataset_id: str, name: str | None = None) -> Dataset:
     try:
         ds = irds.load(dataset_id)
     except KeyError:
-        import difflib
+        from axiomatic._suggest import suggest
 
-        close = difflib.get_close_matches(dataset_id, list(irds.registry), n=5, cutoff=0.6)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        hint = suggest(dataset_id, irds.registry, n=5, cutoff=0.6)
         raise UnknownDatasetError(
-            f"ir_datasets has no dataset {dataset_id!r}.{hint} See https://ir-datasets.com/."
+            f"ir_datasets has no dataset {dataset_id!r}{hint}; see https://ir-datasets.com/."
         ) from None
     try:
         with _no_downloads():

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._suggest import suggest
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.spec import Axiom, parse_axioms
 from axiomatic.data.records import Dataset, Run
@@ -196,12 +197,9 @@ def axiomatic_rerank(
     re-ranked documents first, the rest in base order).
     """
     if aggregation not in AGGREGATIONS:
-        import difflib
-
-        close = difflib.get_close_matches(aggregation, AGGREGATIONS, n=1)
         raise ValueError(
             f"unknown aggregation {aggregation!r}; expected one of {list(AGGREGATIONS)}"
-            + (f" (did you mean {close[0]!r}?)" if close else "")
+            + suggest(aggregation, AGGREGATIONS, n=1, cutoff=0.6)
         )
     if depth < 1:
         raise ValueError(f"depth must be >= 1 (got {depth})")

@@ -23,7 +23,6 @@ ir_measures provider.
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from axiomatic._suggest import suggest
 from axiomatic.data.records import Qrels, Run
 
 __all__ = [
@@ -117,7 +117,7 @@ def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) ->
     ir_measures name.
 
     Raises ``ValueError`` naming the unknown measure with close matches, e.g.
-    ``unknown measure 'nDGC@10'; did you mean 'nDCG@10'?``.
+    ``unknown measure 'nDGC@10' (did you mean 'nDCG@10'?) ...``.
     """
     im = _ir_measures()
     if isinstance(measures, str):
@@ -146,11 +146,8 @@ def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) ->
                 out.append(trec)
                 continue
             known = list(dict.fromkeys([*COMMON_MEASURES, *sorted(im.measures.registry.keys())]))
-            close = difflib.get_close_matches(item, known, n=3, cutoff=0.5)
-            if not close:
-                base = item.split("@")[0].split("(")[0]
-                close = difflib.get_close_matches(base, known, n=3, cutoff=0.5)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            # the name without its cutoff or parameters when the whole is close to nothing
+            hint = suggest(item, known) or suggest(item.split("@")[0].split("(")[0], known)
             raise ValueError(
                 f"unknown measure {item!r}{hint} (expected ir_measures syntax such as "
                 f"'nDCG@10', 'RR@10', 'AP', 'P@5', 'R@100', 'AP(rel=2)'; error: {exc})"
@@ -367,7 +364,6 @@ def per_query_matrix(per_query: pd.DataFrame, measure: str) -> pd.Series:
     sel = per_query[per_query["measure"] == measure]
     if sel.empty:
         known = sorted(set(per_query["measure"]))
-        close = difflib.get_close_matches(measure, known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"measure {measure!r} is not in the table (has {known}){hint}")
+        hint = suggest(measure, known, n=1, cutoff=0.6)
+        raise KeyError(f"measure {measure!r} is not in the table{hint} (has {known})")
     return sel.set_index("query_id")["value"].sort_index()

@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import pandas as pd
 
+from axiomatic._suggest import suggest
 from axiomatic.data.records import Qrels, Run
 
 __all__ = [
@@ -105,11 +106,8 @@ def _align(
 
 def _check_test(test: str) -> None:
     if test not in TEST_PHRASES:
-        import difflib
-
-        close = difflib.get_close_matches(str(test), list(TEST_PHRASES), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown test {test!r}: expected 't' or 'wilcoxon'{hint}")
+        hint = suggest(test, TEST_PHRASES, n=1, cutoff=0.6)
+        raise ValueError(f"unknown test {test!r}{hint}: expected 't' or 'wilcoxon'")
 
 
 def paired_test(
@@ -341,20 +339,14 @@ def compare_to_baseline(
     """
     _check_test(test)
     if family not in FAMILIES:
-        import difflib
-
-        close = difflib.get_close_matches(str(family), FAMILIES, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ValueError(
-            f"unknown family {family!r}: expected 'measure' (Holm over the systems compared "
-            f"on each measure) or 'table' (over every test of the table){hint}"
+            f"unknown family {family!r}{suggest(family, FAMILIES, n=1, cutoff=0.6)}: expected "
+            "'measure' (Holm over the systems compared on each measure) or 'table' (over every "
+            "test of the table)"
         )
     if baseline_values is None:
         if baseline not in values:
-            import difflib
-
-            close = difflib.get_close_matches(str(baseline), [str(k) for k in values], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = suggest(baseline, values, n=1, cutoff=0.6)
             raise KeyError(f"baseline {baseline!r} is not among the systems {list(values)}{hint}")
         measures = list(values[baseline])
         systems = [s for s in values if s != baseline]
@@ -432,10 +424,7 @@ def compare_runs(
     from axiomatic.evaluate.metrics import evaluate_per_query
 
     if baseline not in runs:
-        import difflib
-
-        close = difflib.get_close_matches(baseline, list(runs), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = suggest(baseline, runs, n=1, cutoff=0.6)
         raise KeyError(f"baseline {baseline!r} is not among the runs {sorted(runs)}{hint}")
     per = {
         name: _per_query_values(evaluate_per_query(run, qrels, measures, rel_threshold))
@@ -502,10 +491,7 @@ def evaluation_table(
     if baseline is None:
         baseline = order[0]
     elif baseline not in runs:
-        import difflib
-
-        close = difflib.get_close_matches(str(baseline), order, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = suggest(baseline, order, n=1, cutoff=0.6)
         raise KeyError(f"baseline {baseline!r} is not one of the runs ({', '.join(order)}){hint}")
     if test not in ("t", "wilcoxon"):
         raise ValueError(f"unknown test {test!r}: expected 't' or 'wilcoxon'")

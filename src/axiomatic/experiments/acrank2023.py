@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._report import markdown_table, new_figure, save_figure
 from axiomatic.data.records import Dataset
 from axiomatic.experiments.common import (
     load_split,
-    markdown_table,
     mean_values,
     per_query,
     read_json,
@@ -419,7 +419,8 @@ class ACRank2023:
     def _train_unit(self, sp: SettingPlan, unit: Unit, seed: int) -> dict[str, Any]:
         import torch
 
-        from axiomatic.training.trainer import Trainer, score_dataset
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import Trainer
 
         p = self.plan
         d = self._unit_dir(sp, unit, seed)
@@ -448,7 +449,7 @@ class ACRank2023:
             **result.to_dict(),
         }
         # zero-shot sets are scored later, by _zero_shot_unit, after every setting has trained
-        run = score_dataset(net, data.test, depth=p.test_depth)
+        run = score_candidates(net, data.test, depth=p.test_depth)
         write_json(d / f"run_{_slug(sp.test)}.json", run)
         out["test"] = {sp.test: mean_values(per_query(run, data.test, MEASURES))}
         out["score_seconds"] = round(time.perf_counter() - t0 - train_s, 1)
@@ -517,7 +518,7 @@ class ACRank2023:
                 f"{', '.join(todo)}; delete {d} to retrain it"
             )
         from axiomatic.models import load_model
-        from axiomatic.training.trainer import score_dataset
+        from axiomatic.models.scoring import score_candidates
 
         t0 = time.perf_counter()
         net = load_model(d / "model")
@@ -528,7 +529,7 @@ class ACRank2023:
                 k = depths.get(name) or max((len(v) for v in old.values()), default=0)
                 f.replace(d / f"run_{_slug(name)}_depth{k}.json")
             ds = data.zero_shot[name]
-            run = score_dataset(net, ds, depth=p.zero_shot_depth)
+            run = score_candidates(net, ds, depth=p.zero_shot_depth)
             write_json(f, run)
             out["test"][name] = mean_values(per_query(run, ds, MEASURES))
             depths[name] = p.zero_shot_depth
@@ -818,18 +819,11 @@ class ACRank2023:
         return summary
 
     def _figures(self, summary: dict[str, Any]) -> list[Path]:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:  # pragma: no cover - matplotlib is a dependency
-            return []
         out: list[Path] = []
         rows = [r for r in summary["rows"] if r["table"] == "main"]
         for setting, ts in sorted({(r["setting"], r["test"]) for r in rows}):
             sel = [r for r in rows if r["setting"] == setting and r["test"] == ts]
-            fig, ax = plt.subplots(figsize=(7, 3.4))
+            fig, ax = new_figure(figsize=(7, 3.4))
             x = np.arange(len(sel))
             for i, m in enumerate(("NDCG@1", "NDCG@10", "MAP")):
                 ax.bar(x + (i - 1) * 0.27, [r[m] for r in sel], width=0.27, label=m)
@@ -838,8 +832,7 @@ class ACRank2023:
             ax.legend(fontsize=7)
             fig.tight_layout()
             path = self.out_dir / f"acrank_main_{setting}_{_slug(ts)}.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
+            save_figure(fig, path)
             out.append(path)
         if summary["p_sweep"]:
             for setting in sorted({r["setting"] for r in summary["p_sweep"]}):
@@ -847,7 +840,7 @@ class ACRank2023:
                     (r for r in summary["p_sweep"] if r["setting"] == setting),
                     key=lambda r: r["p"],
                 )
-                fig, ax = plt.subplots(figsize=(4.5, 3.2))
+                fig, ax = new_figure(figsize=(4.5, 3.2))
                 for m in ("NDCG@1", "NDCG@10", "MAP"):
                     ax.plot([r["p"] for r in pts], [r[m] for r in pts], marker="o", label=m)
                 ax.set_xlabel(f"p ({pts[0]['rule']})")
@@ -855,15 +848,14 @@ class ACRank2023:
                 ax.legend(fontsize=7)
                 fig.tight_layout()
                 path = self.out_dir / f"acrank_p_{setting}.png"
-                fig.savefig(path, dpi=110)
-                plt.close(fig)
+                save_figure(fig, path)
                 out.append(path)
         for setting, diag in summary["diagnosis"].items():
             ful = diag.get("fulfilment") or {}
             agr = diag.get("agreement") or {}
             if not ful and not agr:
                 continue
-            fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.2))
+            fig, (a1, a2) = new_figure(1, 2, figsize=(9, 3.2))
             for ax, data, title in ((a1, ful, "mined axioms"), (a2, agr, "perturbation agreement")):
                 names = list(data)
                 cols = sorted({c for v in data.values() for c in v})
@@ -878,8 +870,7 @@ class ACRank2023:
             fig.suptitle(f"Diagnosis of trained models: {setting}", fontsize=9)
             fig.tight_layout()
             path = self.out_dir / f"acrank_diagnosis_{setting}.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
+            save_figure(fig, path)
             out.append(path)
         return out
 

@@ -234,14 +234,11 @@ def run_predictor_stage(
 
 def plot_importances(results: dict[str, Any], path: Path) -> Path:
     """Figure 2: gain importance per axiom (normalized by the largest), one bar per setting."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from axiomatic._report import new_figure, save_figure
 
     names = results["features"]
     settings = list(results["settings"])
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = new_figure(figsize=(9, 3.6))
     w = 0.8 / max(len(settings), 1)
     x = np.arange(len(names))
     for k, s in enumerate(settings):
@@ -254,8 +251,7 @@ def plot_importances(results: dict[str, Any], path: Path) -> Path:
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 
@@ -303,8 +299,8 @@ def run_zero_shot(
     """Zero-shot re-ranking of each eval set's BM25 top-``eval_depth`` candidates."""
     from axiomatic.experiments.common import load_split, mean_values
     from axiomatic.models.io import load_model
+    from axiomatic.models.scoring import score_candidates
     from axiomatic.models.transformer import BiEncoder, CrossEncoder
-    from axiomatic.training.trainer import score_dataset
 
     path = out / "zero_shot.json"
     sets = {name: load_split(name, data_root, plan.eval_depth) for name in plan.eval_sets}
@@ -356,7 +352,7 @@ def run_zero_shot(
             model = make()
             model.eval()
             with torch.inference_mode():
-                runs[mname] = score_dataset(model, ds, depth=plan.eval_depth)
+                runs[mname] = score_candidates(model, ds, depth=plan.eval_depth)
             echo(f"{name}: scored with {mname} in {time.perf_counter() - t:.0f} s")
         per = {m: per_query(r, ds, MEASURES) for m, r in runs.items()}
         table = {m: mean_values(v) for m, v in per.items()}
@@ -401,9 +397,10 @@ def run_few_shot(
     BM25 top-``eval_depth``. Each run is cached in its own folder (resumable)."""
     from axiomatic.experiments.common import load_split, mean_values, nested_subsets
     from axiomatic.models.io import load_model
+    from axiomatic.models.scoring import score_candidates
     from axiomatic.models.transformer import CrossEncoder
     from axiomatic.training.config import TrainConfig
-    from axiomatic.training.trainer import Trainer, score_dataset
+    from axiomatic.training.trainer import Trainer
 
     path = out / "few_shot.json"
     results: dict[str, Any] = dict(read_json(path)) if path.exists() else {}
@@ -456,7 +453,7 @@ def run_few_shot(
             model = make()
             t = time.perf_counter()
             Trainer(model, cfg, folder, sub).fit()
-            run = score_dataset(model, test, depth=plan.eval_depth)
+            run = score_candidates(model, test, depth=plan.eval_depth)
             write_json(folder / "run_test.json", run)
             results[key] = {
                 "model": mname,
@@ -485,13 +482,13 @@ def _cached_run(
     import torch
 
     from axiomatic.models.io import load_model
-    from axiomatic.training.trainer import score_dataset
+    from axiomatic.models.scoring import score_candidates
 
     t = time.perf_counter()
     model = load_model(str(encoder))
     model.eval()
     with torch.inference_mode():
-        run = score_dataset(model, ds, depth=depth)
+        run = score_candidates(model, ds, depth=depth)
     write_json(run_file, run)
     echo(f"{label} scored in {time.perf_counter() - t:.0f} s")
     return run
@@ -762,14 +759,11 @@ def run_diagnosis(
 
 def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Path) -> Path | None:
     """Figure 3: test MRR@10 against the number of training queries (0 = zero-shot)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from axiomatic._report import new_figure, save_figure
 
     if not few:
         return None
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = new_figure(figsize=(6, 3.6))
     zmeans = zero.get(test, {}).get("means", {})
     for m in sorted({r["model"] for r in few.values()}):
         pts = sorted((r["n_queries"], r["means"]["RR@10"]) for r in few.values() if r["model"] == m)
@@ -785,8 +779,7 @@ def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Pa
     ax.legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from axiomatic._atomic import atomic_write_text
+from axiomatic._report import markdown_table as markdown_table  # the old import path
 from axiomatic.data.records import Dataset, Run
 
 
@@ -68,15 +69,3 @@ def per_query(run: Run, dataset: Dataset, measures: Sequence[str]) -> dict[str, 
 
 def mean_values(values: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     return {m: float(np.mean(list(v.values()))) if v else 0.0 for m, v in values.items()}
-
-
-def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    def fmt(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.4f}"
-        return "" if v is None else str(v)
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for r in rows:
-        lines.append("| " + " | ".join(fmt(r.get(c)) for c in columns) + " |")
-    return "\n".join(lines)

@@ -34,13 +34,14 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._report import markdown_table, new_figure, save_figure
 from axiomatic.data.records import Dataset
 from axiomatic.evaluate.clir_metrics import (
     CLIR_MEASURE_NAMES,
     evaluate_clir_per_query,
     relevance_levels,
 )
-from axiomatic.experiments.common import markdown_table, read_json, write_json
+from axiomatic.experiments.common import read_json, write_json
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -374,7 +375,8 @@ class LiuSmooth:
         import torch
 
         from axiomatic.models.clir import SmoothDualEncoder
-        from axiomatic.training.trainer import NonFiniteLossError, Trainer, score_dataset
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import NonFiniteLossError, Trainer
 
         p = self.plan
         folder = self.out_dir / "runs" / u.path()
@@ -411,8 +413,8 @@ class LiuSmooth:
             out.update({"diverged": True, "message": str(exc)})
         if not out["diverged"]:
             mr, r = relevance_levels(*(d.qrels for d in data.values()))  # top grade = MR
-            test_run = score_dataset(model, data["test"])
-            dev_run = score_dataset(model, data["dev"])
+            test_run = score_candidates(model, data["test"])
+            dev_run = score_candidates(model, data["dev"])
             per_q = evaluate_clir_per_query(test_run, data["test"].qrels or {}, mr, r)
             out["test_per_query"] = per_q
             out["test"] = {k: float(np.mean(list(v.values()))) for k, v in per_q.items()}
@@ -437,7 +439,7 @@ class LiuSmooth:
         import torch
 
         from axiomatic.models.clir import SmoothDualEncoder
-        from axiomatic.training.trainer import score_dataset
+        from axiomatic.models.scoring import score_candidates
 
         p = self.plan
         f = self._zero_shot_file(lang)
@@ -460,7 +462,7 @@ class LiuSmooth:
             embeddings=q_emb,
             doc_embeddings=d_emb,
         )
-        run = score_dataset(model, data["test"])
+        run = score_candidates(model, data["test"])
         per_q = evaluate_clir_per_query(run, data["test"].qrels or {})
         out = {
             "unit": {"language": lang, "seed": 0},
@@ -955,10 +957,7 @@ class LiuSmooth:
 
     # ------------------------------------------------------------------ figures
     def _figures(self, summary: dict[str, Any]) -> dict[str, str]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # the default colour cycle (rcParams: no pyplot, no backend switch)
 
         from axiomatic.training.trainer import _read_log
 
@@ -974,7 +973,7 @@ class LiuSmooth:
             n = len(have)
             cols = min(2, n)
             rows_ = math.ceil(n / cols)
-            fig, axes = plt.subplots(rows_, cols, figsize=(4.2 * cols, 3.0 * rows_), squeeze=False)
+            fig, axes = new_figure(rows_, cols, figsize=(4.2 * cols, 3.0 * rows_), squeeze=False)
             names = {0: "NR", 1: "SR", 2: "MR"}
             for ax, (u, f) in zip(axes.ravel(), have, strict=False):
                 d = read_json(f)
@@ -1001,9 +1000,8 @@ class LiuSmooth:
             )
             fig.tight_layout()
             figs["fig3"] = self._save(fig, "liu_fig3_density.png")
-            plt.close(fig)
         if summary["fig4"]:
-            fig, ax = plt.subplots(figsize=(5, 3.4))
+            fig, ax = new_figure(figsize=(5, 3.4))
             xs = [r["eps"] for r in summary["fig4"]]
             for m in ("Pmr@1", "NDCG@5", "MAP", "MRRmr"):
                 ax.plot(xs, [r[m] for r in summary["fig4"]], marker="o", label=m)
@@ -1013,9 +1011,8 @@ class LiuSmooth:
             ax.legend(fontsize=7)
             fig.tight_layout()
             figs["fig4"] = self._save(fig, "liu_fig4_eps.png")
-            plt.close(fig)
         if summary["fig5"]:
-            fig, ax = plt.subplots(figsize=(5, 3.4))
+            fig, ax = new_figure(figsize=(5, 3.4))
             pts = sorted(summary["fig5"], key=lambda r: r["NR per query"])
             for m in ("Pmr@1", "NDCG@5", "MAP", "MRRmr"):
                 ax.plot([r["NR per query"] for r in pts], [r[m] for r in pts], marker="o", label=m)
@@ -1024,7 +1021,6 @@ class LiuSmooth:
             ax.legend(fontsize=7)
             fig.tight_layout()
             figs["fig5"] = self._save(fig, "liu_fig5_nr.png")
-            plt.close(fig)
         # stability curves
         configs = [(e, c) for e in p.stability_eps for c in p.stability_clip]
         logs_by: dict[tuple[float, float], list[list[dict[str, Any]]]] = {}
@@ -1035,8 +1031,8 @@ class LiuSmooth:
                     if f.exists():
                         logs_by.setdefault((e, c), []).append(_read_log(f))
         if logs_by:
-            fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
-            colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+            fig, (a1, a2) = new_figure(1, 2, figsize=(9, 3.4))
+            colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
             for i, ((e, c), logs) in enumerate(sorted(logs_by.items())):
                 label = f"eps={_fmt(e)}, clip={'none' if c <= 0 else _fmt(c)}"
                 for j, log in enumerate(logs):
@@ -1068,12 +1064,10 @@ class LiuSmooth:
             )
             fig.tight_layout()
             figs["stability"] = self._save(fig, "liu_stability.png")
-            plt.close(fig)
         return figs
 
     def _save(self, fig: Any, name: str) -> str:
-        path = self.out_dir / name
-        fig.savefig(path, dpi=110)
+        save_figure(fig, self.out_dir / name)
         return name
 
     def _markdown(self, summary: dict[str, Any], figs: dict[str, str]) -> None:

@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from axiomatic._report import markdown_table
 from axiomatic.experiments.common import (
     load_split,
-    markdown_table,
     mean_values,
     per_query,
     read_json,
@@ -167,9 +167,10 @@ class RenningsAugment:
         from axiomatic.diagnose.mining import read_instances
         from axiomatic.evaluate.significance import compare_to_baseline
         from axiomatic.models import NeuralRanker, build_model
+        from axiomatic.models.scoring import score_candidates
         from axiomatic.training.config import TrainConfig, write_toml
         from axiomatic.training.samplers import split_dev
-        from axiomatic.training.trainer import Trainer, score_dataset
+        from axiomatic.training.trainer import Trainer
 
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -252,7 +253,7 @@ class RenningsAugment:
             if run_file.exists():
                 run = read_json(run_file)
             else:
-                run = score_dataset(net, test, depth=p.depth)
+                run = score_candidates(net, test, depth=p.depth)
                 write_json(run_file, run)
             pq = per_query(run, test, MEASURES)
             runs[(model, scheme, seed)] = pq

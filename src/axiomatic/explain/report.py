@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from axiomatic._atomic import atomic_path, atomic_write_text
+from axiomatic._atomic import atomic_write_text
+from axiomatic._report import markdown_frame, new_figure, plain_text, save_figure
 from axiomatic.explain.model import Explanation
 
 SUMMARY_COLUMNS = [
@@ -26,19 +27,8 @@ SUMMARY_COLUMNS = [
 ]
 
 
-def _md(df: pd.DataFrame, floats: str = "{:.3f}") -> str:
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, row in df.iterrows():
-        cells = []
-        for c in cols:
-            v = row[c]
-            if isinstance(v, float):
-                cells.append("" if pd.isna(v) else floats.format(v))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+def _md(frame: pd.DataFrame) -> str:
+    return markdown_frame(frame, floats="{:.3f}")
 
 
 def wide_importances(expl: Explanation, top: int | None = None) -> pd.DataFrame:
@@ -57,52 +47,41 @@ def wide_buckets(table: pd.DataFrame, key: str) -> pd.DataFrame:
     return w.loc[order, list(dict.fromkeys(table["system"]))]
 
 
-def _plain(text: object) -> str:
-    """A name shown literally by matplotlib (``$`` escaped: no mathtext; a system named
-    ``$\\foo{$`` would otherwise fail at drawing time)."""
-    return str(text).replace("$", r"\$")
-
-
 def plot_explanation(expl: Explanation, path: str | Path) -> Path:
     """Fidelity by rank / score difference per system and the importance heat map (every
-    system and axiom name escaped with :func:`_plain`)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    system and axiom name escaped with :func:`~axiomatic._report.plain_text`), written
+    atomically in the format the file name ends with."""
     path = Path(path)
     rank = wide_buckets(expl.by_rank, "rank_diff")
     score = wide_buckets(expl.by_score, "score_diff")
     imp = wide_importances(expl, top=12)
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = new_figure(1, 3, figsize=(15, 4.2))
     for ax, table, xlabel in (
         (axes[0], rank, "rank difference"),
         (axes[1], score, "score difference (normalized)"),
     ):
         for system in table.columns:
-            ax.plot(range(len(table)), table[system].to_numpy(), marker="o", label=_plain(system))
+            ax.plot(
+                range(len(table)), table[system].to_numpy(), marker="o", label=plain_text(system)
+            )
         ax.axhline(0.5, color="grey", ls=":", lw=0.8)
         ax.set_xticks(range(len(table)))
-        ax.set_xticklabels([_plain(b) for b in table.index], rotation=30, fontsize=8)
+        ax.set_xticklabels([plain_text(b) for b in table.index], rotation=30, fontsize=8)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("fidelity (held-out)")
         ax.set_ylim(0.3, 1.0)
     axes[0].legend(fontsize=7)
     im = axes[2].imshow(imp.to_numpy(dtype=float), aspect="auto", cmap="viridis")
     axes[2].set_yticks(range(len(imp)))
-    axes[2].set_yticklabels([_plain(a) for a in imp.index], fontsize=8)
+    axes[2].set_yticklabels([plain_text(a) for a in imp.index], fontsize=8)
     axes[2].set_xticks(range(len(imp.columns)))
-    axes[2].set_xticklabels([_plain(c) for c in imp.columns], rotation=30, fontsize=8, ha="right")
+    axes[2].set_xticklabels(
+        [plain_text(c) for c in imp.columns], rotation=30, fontsize=8, ha="right"
+    )
     axes[2].set_title("axiom importance (mean decrease in impurity)", fontsize=9)
     fig.colorbar(im, ax=axes[2])
     fig.tight_layout()
-    try:  # atomic; the format from the final name (the temporary one ends in .tmp)
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=110, format=path.suffix.lstrip(".") or "png")
-    finally:
-        plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def markdown_section(

@@ -45,6 +45,8 @@ _EXPORTS = {
     "load_ranker": "axiomatic.models.ranker",
     "minilm_bi_encoder_ranker": "axiomatic.models.ranker",
     "default_device": "axiomatic.models.ranker",
+    "score_candidates": "axiomatic.models.scoring",
+    "SCORE_BATCH_SIZE": "axiomatic.models.scoring",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -24,6 +24,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from axiomatic._suggest import suggest
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.models.knrm import kernel_mus, kernel_pooling
 from axiomatic.models.transformer import CrossEncoder, _MiniLMModel
@@ -93,13 +94,10 @@ class ACRankModel(_MiniLMModel):
     ) -> None:
         NeuralRankingModel.__init__(self)
         if signal not in SIGNALS:
-            import difflib
-
-            close = difflib.get_close_matches(str(signal), SIGNALS, n=1)
             raise ValueError(
-                f"unknown ACRank signal {signal!r}; expected 'kernel' (E(): cosine matrix + "
-                "kernel pooling) or 'cls' ([CLS] + MLP, the w/L() ablation)"
-                + (f"; did you mean {close[0]!r}?" if close else "")
+                f"unknown ACRank signal {signal!r}{suggest(signal, SIGNALS, n=1, cutoff=0.6)}; "
+                "expected 'kernel' (E(): cosine matrix + kernel pooling) or 'cls' ([CLS] + MLP, "
+                "the w/L() ablation)"
             )
         if not 8 <= int(max_length) <= 512:
             raise ValueError(

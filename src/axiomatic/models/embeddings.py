@@ -148,10 +148,9 @@ def make_embeddings(
         return train_word2vec(texts, vocab, dim=dim, seed=seed, **word2vec_options)
     if source == "minilm":
         return minilm_embeddings(vocab, dim)
-    import difflib
+    from axiomatic._suggest import suggest
 
-    close = difflib.get_close_matches(str(source), EMBEDDING_SOURCES, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
     raise ValueError(
-        f"unknown embedding source {source!r}; expected one of {EMBEDDING_SOURCES}.{hint}"
+        f"unknown embedding source {source!r}{suggest(source, EMBEDDING_SOURCES, n=1, cutoff=0.6)}"
+        f"; expected one of {EMBEDDING_SOURCES}"
     )

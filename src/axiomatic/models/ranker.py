@@ -11,6 +11,7 @@ import torch
 from axiomatic.data.records import Document, Query
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.models.io import load_model
+from axiomatic.models.scoring import SCORE_BATCH_SIZE
 
 
 def default_device() -> torch.device:
@@ -23,13 +24,18 @@ class NeuralRanker:
 
     ``bf16=None`` uses bf16 autocast when the model supports it and the device is fast at it
     (the MiniLM models on AVX512-BF16/AMX CPUs and recent GPUs).
+
+    :func:`~axiomatic.rankers.base.rerank` scores a whole dataset with this ranker through
+    :func:`~axiomatic.models.scoring.score_candidates` (``batch_size`` and ``bf16`` passed on),
+    the function experiments score with: same model and batch size, same scores, bit for bit.
+    :meth:`score` scores one query's list (diagnosis, PyTerrier).
     """
 
     def __init__(
         self,
         model: NeuralRankingModel,
         name: str | None = None,
-        batch_size: int = 64,
+        batch_size: int = SCORE_BATCH_SIZE,
         bf16: bool | None = None,
     ) -> None:
         if not isinstance(model, NeuralRankingModel):
@@ -68,7 +74,7 @@ class NeuralRanker:
 def load_ranker(
     path: str | Path,
     name: str | None = None,
-    batch_size: int = 64,
+    batch_size: int = SCORE_BATCH_SIZE,
     device: str | torch.device | None = None,
     bf16: bool | None = None,
 ) -> NeuralRanker:
@@ -87,7 +93,7 @@ def load_ranker(
 
 def minilm_bi_encoder_ranker(
     max_length: int = 256,
-    batch_size: int = 64,
+    batch_size: int = SCORE_BATCH_SIZE,
     device: str | torch.device | None = None,
     bf16: bool | None = None,
 ) -> NeuralRanker:

@@ -347,4 +347,11 @@ class BiEncoder(_MiniLMModel):
         :meth:`score_pairs`)."""
         q = self.embed_texts([query], batch_size, bf16, as_query=True)
         d = self.embed_texts(documents, batch_size, bf16)
-        return self.scale * (d @ q[0])
+        return self.score_embedded(q[0], d)
+
+    def score_embedded(self, query: torch.Tensor, documents: torch.Tensor) -> torch.Tensor:
+        """Scores ``(N,)`` of document vectors ``(N, hidden)`` for one query vector
+        ``(hidden,)``, both from :meth:`embed_texts` (unit length): ``scale * cos``, the value
+        of :meth:`forward` (see :mod:`axiomatic.models.scoring`, which encodes each distinct
+        text of a dataset once and scores through this)."""
+        return self.scale * (documents @ query)

@@ -9,12 +9,13 @@ statistics (Rennings 2019, section 4.1.1).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from axiomatic._progress import track
 from axiomatic.data.records import Dataset, Document, Query, Run
+from axiomatic.models.scoring import SCORE_BATCH_SIZE, nan_score_error, score_candidates
 
 
 @runtime_checkable
@@ -66,8 +67,26 @@ def ranker_can_score_unseen(ranker: object) -> bool:
 def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
     """Score every query's candidate list (the first ``depth`` candidates) with ``ranker``.
 
+    A ranker that wraps a neural model (a ``model`` attribute that is a
+    :class:`~axiomatic.models.base.NeuralRankingModel`, as
+    :class:`~axiomatic.models.ranker.NeuralRanker` has) is scored by
+    :func:`axiomatic.models.scoring.score_candidates` with the ranker's ``batch_size`` and
+    ``bf16``: batched across queries, each distinct text encoded once by a bi-encoder, and the
+    same scores, bit for bit, as an experiment table computes for that model. Other rankers
+    score query by query.
+
     A NaN score is an error (naming the query and documents), never a silently misordered run.
     """
+    model = _neural_model(ranker)
+    if model is not None:
+        return score_candidates(
+            model,
+            dataset,
+            depth,
+            batch_size=getattr(ranker, "batch_size", SCORE_BATCH_SIZE),
+            bf16=getattr(ranker, "bf16", None),
+            name=ranker.name,
+        )
     run: Run = {}
     for query in track(list(dataset.iter_queries()), description=f"ranking with {ranker.name}"):
         ids = dataset.candidate_ids(query.query_id)
@@ -78,13 +97,25 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
             continue
         docs = [dataset.documents[d] for d in ids]
         scores = np.asarray(ranker.score(query, docs), dtype=np.float64)
-        if np.isnan(scores).any():
-            bad = [d for d, s in zip(ids, scores, strict=True) if np.isnan(s)]
-            raise ValueError(
-                f"ranker {ranker.name!r} returned NaN for {len(bad)} of {len(ids)} candidates of "
-                f"query {query.query_id!r} (e.g. {bad[:3]}); a run would order them arbitrarily. "
-                "A run-file ranker returns NaN for documents its run lacks: rank them below the "
-                "run's lowest score with missing='min' (spec run:PATH,missing=min)."
-            )
+        error = nan_score_error(ranker.name, query.query_id, ids, scores, _RUN_FILE_NAN_HINT)
+        if error is not None:
+            raise error
         run[query.query_id] = {d: float(s) for d, s in zip(ids, scores, strict=True)}
     return run
+
+
+_RUN_FILE_NAN_HINT = (
+    "A run-file ranker returns NaN for documents its run lacks: rank them below the run's "
+    "lowest score with missing='min' (spec run:PATH,missing=min)."
+)
+
+
+def _neural_model(ranker: object) -> Any:
+    """The neural model ``ranker`` scores with, or ``None`` (torch is imported only for a
+    ranker that has a ``model``)."""
+    model = getattr(ranker, "model", None)
+    if model is None:
+        return None
+    from axiomatic.models.base import NeuralRankingModel
+
+    return model if isinstance(model, NeuralRankingModel) else None

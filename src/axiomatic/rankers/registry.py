@@ -15,7 +15,6 @@ suggestions. Lexical rankers share the dataset's cached index
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import os
 import re
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.rankers.base import Ranker
@@ -139,11 +139,6 @@ def list_rankers() -> list[RankerInfo]:
     return out
 
 
-def _suggest(name: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(name, choices, n=2, cutoff=0.5)
-    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-
-
 def _parse_params(text: str, spec: str) -> dict[str, Any]:
     """``k1=0.9,b=0.4`` -> ``{"k1": 0.9, "b": 0.4}`` (the ``ast``-based shared parser)."""
     from axiomatic._keyvalue import parse_keyvalues
@@ -170,8 +165,8 @@ def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
     kind = _ALIASES.get(kind, kind)
     if kind not in _DESCRIPTIONS:
         raise RankerSpecError(
-            f"unknown ranker {kind!r} in spec {spec!r}{_suggest(kind, list(_DESCRIPTIONS))} "
-            f"(known: {', '.join(_DESCRIPTIONS)})"
+            f"unknown ranker {kind!r} in spec {spec!r}{suggest(kind, _DESCRIPTIONS, n=2)}; "
+            f"known: {', '.join(_DESCRIPTIONS)}"
         )
     if kind in _PATH_KINDS:
         path = rest
@@ -198,8 +193,8 @@ def _coerce(
         if key not in defaults:
             raise RankerSpecError(
                 f"unknown parameter {key!r} for ranker {kind!r} in spec {spec!r}"
-                f"{_suggest(key, list(defaults))} (parameters: "
-                f"{', '.join(f'{k}={v!r}' for k, v in defaults.items())})"
+                f"{suggest(key, defaults, n=2)}; parameters: "
+                f"{', '.join(f'{k}={v!r}' for k, v in defaults.items())}"
             )
         default = defaults[key]
         if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):

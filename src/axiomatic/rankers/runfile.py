@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from axiomatic._suggest import suggest
 from axiomatic.data.records import Document, Query, Run
 
 __all__ = ["ArtificialDocumentError", "RunFileRanker"]
@@ -99,10 +100,7 @@ class RunFileRanker:
 
     def _check(self) -> None:
         if self.missing not in MISSING_POLICIES:
-            import difflib
-
-            close = difflib.get_close_matches(str(self.missing), list(MISSING_POLICIES), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = suggest(self.missing, MISSING_POLICIES, n=1, cutoff=0.6)
             raise ValueError(
                 f"missing must be 'nan', 'error' or 'min' (got {self.missing!r}){hint}"
             )

@@ -19,7 +19,6 @@ reaches a title, label, tick or legend: matplotlib reads ``$...$`` as mathtext, 
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from pathlib import Path
@@ -29,24 +28,20 @@ import numpy as np
 import pandas as pd
 
 from axiomatic._atomic import atomic_write_bytes
+from axiomatic._report import FIGURE_DPI, figure_bytes, new_figure
+from axiomatic._report import plain_text as plain_text  # its old home: report.plots
 from axiomatic.diagnose.diagnosis import Diagnosis
 
-DPI = 110
-
-
-def plain_text(text: object) -> str:
-    """``text`` for a matplotlib label, shown literally: every ``$`` escaped, so that no name
-    is parsed as mathtext (an unbalanced or unknown ``$\\foo{$`` raises at drawing time)."""
-    return str(text).replace("$", r"\$")
+DPI = FIGURE_DPI
 
 
 def _figure(n_panels: int, panel_w: float = 4.2, panel_h: float = 3.2, max_cols: int = 3) -> Any:
-    from matplotlib.figure import Figure
-
     cols = max(1, min(max_cols, n_panels))
     rows = max(1, math.ceil(n_panels / cols))
-    fig = Figure(figsize=(panel_w * cols, panel_h * rows + 0.6), dpi=DPI)
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    fig, axes = new_figure(
+        rows, cols, figsize=(panel_w * cols, panel_h * rows + 0.6), dpi=DPI, squeeze=False
+    )
+    axes = axes.ravel()
     for ax in axes[n_panels:]:
         ax.set_visible(False)
     return fig, axes[:n_panels]
@@ -72,9 +67,7 @@ def _finish(fig: Any, path: str | os.PathLike[str] | None, diagnosis: Any = None
     if view:  # a diagnosis with two views: say which one the figure shows
         fig.suptitle(plain_text(f"{view} view"), fontsize=9)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    data = buf.getvalue()
+    data = figure_bytes(fig, "png", DPI)
     if path is not None:
         atomic_write_bytes(Path(path), data)
     return data
@@ -243,9 +236,7 @@ def _legend_layout(
         band = legend.get_window_extent(renderer).height / fig.dpi + 0.05
         fig.set_figheight(fig.get_figheight() + band)
     fig.tight_layout(rect=(0, band / fig.get_figheight(), 1, 1))  # suptitle room kept by it
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    data = buf.getvalue()
+    data = figure_bytes(fig, "png", DPI)
     if path is not None:
         atomic_write_bytes(Path(path), data)
     return data
@@ -388,8 +379,6 @@ def plot_axiom_bars(diagnosis: Diagnosis, path: str | os.PathLike[str] | None = 
     readable, rankers are offset within each row, and many axioms are split over side-by-side
     panels (:data:`AXES_PER_PANEL` rows each, at most 3 across) instead of one strip thousands
     of pixels wide."""
-    from matplotlib.figure import Figure
-
     t = diagnosis.table()
     labels = _labels(diagnosis)
     specs = list(labels)
@@ -399,8 +388,14 @@ def plot_axiom_bars(diagnosis: Diagnosis, path: str | os.PathLike[str] | None = 
     grid_rows = math.ceil(n_panels / cols)
     per = math.ceil(len(specs) / n_panels) if specs else 1
     row_h = 0.16 + 0.05 * min(len(rankers), 8)
-    fig = Figure(figsize=(4.4 * cols, grid_rows * (0.9 + row_h * per) + 0.1), dpi=DPI)
-    axes = fig.subplots(grid_rows, cols, squeeze=False).ravel()
+    fig, axes = new_figure(
+        grid_rows,
+        cols,
+        figsize=(4.4 * cols, grid_rows * (0.9 + row_h * per) + 0.1),
+        dpi=DPI,
+        squeeze=False,
+    )
+    axes = axes.ravel()
     for ax in axes[n_panels:]:
         ax.set_visible(False)
     colors = _colors(rankers, diagnosis.references)

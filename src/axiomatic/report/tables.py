@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from axiomatic._report import markdown_frame
 from axiomatic.data.records import Qrels, Run
 from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis
 
@@ -621,17 +622,11 @@ def rich_table(frame: pd.DataFrame, title: str = "", caption: str = "") -> Any:
 
 
 def to_markdown(frame: pd.DataFrame, index: bool = True) -> str:
-    """GitHub-flavoured markdown table (no extra dependency)."""
+    """GitHub-flavoured markdown table of a display frame: the index (unless a plain range) as
+    the first column, the others right-aligned (:func:`axiomatic._report.markdown_frame`)."""
     has_index = index and not isinstance(frame.index, pd.RangeIndex)
-    head = ([str(frame.index.name or "")] if has_index else []) + [str(c) for c in frame.columns]
-    rows = []
-    for idx, row in frame.iterrows():
-        cells = ([str(idx)] if has_index else []) + [
-            _fmt(v) if isinstance(v, float) else str(v) for v in row.tolist()
-        ]
-        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    align = ["---"] * (1 if has_index else 0) + ["---:"] * len(frame.columns)
-    return "\n".join(["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |", *rows])
+    align = [""] * int(has_index) + ["right"] * len(frame.columns)
+    return markdown_frame(frame, index=has_index, floats=_fmt, missing="-", align=align)
 
 
 def to_html_table(frame: pd.DataFrame, index: bool = True, css_class: str = "tbl") -> str:

@@ -6,7 +6,6 @@ every cached artifact is keyed by :attr:`Analyzer.config_hash`.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -16,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
+
+from axiomatic._suggest import suggest
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\w+"
 ANALYZER_VERSION = 1
@@ -359,11 +360,6 @@ _SPEC_KEYS = ("language", "lowercase", "stopwords", "stemmer", "token_pattern")
 _SPEC_EXAMPLE = "stopwords=false,stemmer=porter"
 
 
-def _spec_suggest(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.5)
-    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-
-
 def _check_spec_value(key: str, value: Any, spec: str) -> Any:
     where = f"analyzer spec {spec!r}"
     if key == "lowercase" and not isinstance(value, bool):
@@ -384,8 +380,8 @@ def _check_spec_value(key: str, value: Any, spec: str) -> Any:
         if value is not None:
             raise AnalyzerSpecError(
                 f"{where}: unknown stemmer {value!r}"
-                f"{_spec_suggest(str(value), ['snowball', 'porter', 'none'])} "
-                "(expected snowball, porter or none)"
+                f"{suggest(value, ['snowball', 'porter', 'none'], n=2)}; "
+                "expected snowball, porter or none"
             )
     if key == "language" and not (isinstance(value, str) and value):
         raise AnalyzerSpecError(f"{where}: language must be an ISO code such as en (got {value!r})")
@@ -432,8 +428,8 @@ def parse_analyzer(spec: str | Analyzer | None, language: str | None = None) -> 
         if preset not in ANALYZER_PRESETS:
             raise AnalyzerSpecError(
                 f"unknown analyzer {head.strip()!r} in spec {spec!r}"
-                f"{_spec_suggest(preset, ANALYZER_PRESETS)} (presets: "
-                f"{', '.join(ANALYZER_PRESETS)}; or key=value pairs such as {_SPEC_EXAMPLE!r})"
+                f"{suggest(preset, ANALYZER_PRESETS, n=2)}; presets: "
+                f"{', '.join(ANALYZER_PRESETS)}, or key=value pairs such as {_SPEC_EXAMPLE!r}"
             )
     from axiomatic._keyvalue import parse_keyvalues
 
@@ -445,7 +441,7 @@ def parse_analyzer(spec: str | Analyzer | None, language: str | None = None) -> 
         if key not in _SPEC_KEYS:
             raise AnalyzerSpecError(
                 f"unknown analyzer setting {key!r} in spec {spec!r}"
-                f"{_spec_suggest(key, _SPEC_KEYS)} (settings: {', '.join(_SPEC_KEYS)})"
+                f"{suggest(key, _SPEC_KEYS, n=2)}; settings: {', '.join(_SPEC_KEYS)}"
             )
         settings[key] = _check_spec_value(key, value, spec)
     try:

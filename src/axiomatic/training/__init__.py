@@ -30,7 +30,6 @@ _EXPORTS = {
     "Trainer": "axiomatic.training.trainer",
     "TrainResult": "axiomatic.training.trainer",
     "NonFiniteLossError": "axiomatic.training.trainer",
-    "score_dataset": "axiomatic.training.trainer",
     "train_model": "axiomatic.training.run",
     "build_model_for": "axiomatic.training.run",
     "perturbation_agreement": "axiomatic.training.analysis",

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from axiomatic._suggest import suggest
+
 LOSSES = ("hinge", "mse", "softmax", "graded", "contrastive")
 OPTIMIZERS = ("adam", "adamw")
 
@@ -133,10 +135,10 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
 
         kw["normalize"] = str(kw["normalize"]).strip().lower()
         if kw["normalize"] not in AR_NORMALIZATIONS:
-            close = difflib.get_close_matches(kw["normalize"], AR_NORMALIZATIONS, n=1)
             raise ValueError(
                 f"regularizer normalize must be one of {', '.join(AR_NORMALIZATIONS)} "
-                f"(got {kw['normalize']!r})" + (f"; did you mean {close[0]!r}?" if close else "")
+                f"(got {kw['normalize']!r})"
+                + suggest(kw["normalize"], AR_NORMALIZATIONS, n=1, cutoff=0.6)
             )
     if "axioms" in kw:
         kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
@@ -187,18 +189,15 @@ class ACRankAugmentSpec:
 
 def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
     """Validate the parameters of an ``acrank(...)`` call (clear errors for bad values)."""
-    import difflib
-
     from axiomatic.perturb.acrank import canonical_rule, check_probability
 
     allowed = ("rule", "p", "loss", "negatives")
     kw: dict[str, Any] = {}
     for k, v in call.params.items():
         if k not in allowed:
-            close = difflib.get_close_matches(k, allowed, n=1)
             raise ValueError(
-                f"unknown acrank parameter {k!r} in {str(call)!r}; expected "
-                f"{', '.join(allowed)}" + (f". Did you mean {close[0]!r}?" if close else "")
+                f"unknown acrank parameter {k!r} in {str(call)!r}"
+                f"{suggest(k, allowed, n=1, cutoff=0.6)}; expected {', '.join(allowed)}"
             )
         kw[k] = v
     if "rule" in kw:
@@ -211,11 +210,10 @@ def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
     if "loss" in kw:
         loss = str(kw["loss"]).strip().lower()
         if loss not in ACRANK_LOSSES:
-            close = difflib.get_close_matches(loss, ACRANK_LOSSES, n=1)
             raise ValueError(
-                f"unknown acrank loss {kw['loss']!r}; expected infonce (ACRank's contrastive "
-                "L()) or hinge (baseline loss, edits as extra pairs = AP)"
-                + (f"; did you mean {close[0]!r}?" if close else "")
+                f"unknown acrank loss {kw['loss']!r}{suggest(loss, ACRANK_LOSSES, n=1, cutoff=0.6)}"
+                "; expected infonce (ACRank's contrastive L()) or hinge (baseline loss, edits as "
+                "extra pairs = AP)"
             )
         kw["loss"] = loss
     if "negatives" in kw:

@@ -43,7 +43,7 @@ from axiomatic.training.config import (  # re-exported: defined with the other a
 )
 from axiomatic.training.losses import pairwise_hinge
 from axiomatic.training.samplers import Pair, negatives_by_query
-from axiomatic.training.strategy_base import LossStrategy
+from axiomatic.training.strategy_base import LossStrategy, step_key
 
 if TYPE_CHECKING:
     from axiomatic.training.config import TrainConfig
@@ -69,6 +69,9 @@ class ACRankLossStrategy(LossStrategy):
     (AP / BERT rows), KNRM."""
 
     name = "acrank"
+    count_keys = frozenset(
+        {"aug_plus", "aug_minus", "aug_all_stopword_queries", "aug_no_query_term"}
+    )
 
     def __init__(self, spec: ACRankAugmentSpec, margin: float = 1.0) -> None:
         self.spec = spec
@@ -111,8 +114,7 @@ class ACRankLossStrategy(LossStrategy):
     def step_loss(
         self, trainer: Trainer, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
-        cfg = trainer.config
-        rng = np.random.default_rng([cfg.seed, step, 23])
+        rng = np.random.default_rng(step_key(trainer, step, 23))
         before = self.augmenter.stats.to_dict()
         all_q: list[str] = []
         all_d: list[str] = []

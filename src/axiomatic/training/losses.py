@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from axiomatic._suggest import suggest
+
 
 def pairwise_hinge(s_pos: torch.Tensor, s_neg: torch.Tensor, margin: float = 1.0) -> torch.Tensor:
     r"""Pairwise hinge loss (Herbrich et al. 2000; Rosset et al. 2019, eq. 2).
@@ -93,10 +95,7 @@ class AxiomaticRegularizationLoss:
 
     def __post_init__(self) -> None:
         if self.normalize not in AR_NORMALIZATIONS:
-            import difflib
-
-            close = difflib.get_close_matches(str(self.normalize), AR_NORMALIZATIONS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = suggest(self.normalize, AR_NORMALIZATIONS, n=1, cutoff=0.6)
             raise ValueError(
                 f"normalize must be one of {', '.join(AR_NORMALIZATIONS)} "
                 f"(got {self.normalize!r}){hint}"

@@ -28,24 +28,30 @@ def train_model(
     """Train ``cfg.model`` on catalog dataset ``cfg.dataset`` into ``out_dir``.
 
     Full-retrieval datasets get BM25 top-``candidate_depth`` candidates; ``dev_queries``
-    training queries (seeded) are held out for model selection.
+    training queries (seeded) are held out for model selection. Under torchrun every rank
+    calls this (:mod:`axiomatic.training.distributed`); the ranks' model replicas start from
+    rank 0's weights.
     """
     from axiomatic.data.catalog import load_dataset
     from axiomatic.index.cache import dataset_index
     from axiomatic.text.analyzer import parse_analyzer
+    from axiomatic.training.distributed import distributed_context
     from axiomatic.training.samplers import split_dev, with_bm25_candidates
 
-    full = load_dataset(cfg.dataset, data_root=data_root)
-    index = None
-    if full.candidates is None:  # BM25 candidates with the configured analyzer
-        lang = full.doc_language or full.language
-        index = dataset_index(full, analyzer=parse_analyzer(cfg.analyzer, language=lang))
-    dataset = with_bm25_candidates(full, cfg.candidate_depth, index=index)
-    if not dataset.qrels:
-        raise ValueError(
-            f"dataset {cfg.dataset!r} has no relevance judgments; training needs qrels "
-            "(pick a train split, e.g. scifact/train or msmarco-dev-top20/train)"
-        )
+    # under torchrun rank 0 loads first (downloads, caches the index), the others then read
+    with distributed_context().main_first():
+        full = load_dataset(cfg.dataset, data_root=data_root)
+        index = None
+        if full.candidates is None:  # BM25 candidates with the configured analyzer
+            lang = full.doc_language or full.language
+            index = dataset_index(full, analyzer=parse_analyzer(cfg.analyzer, language=lang))
+        dataset = with_bm25_candidates(full, cfg.candidate_depth, index=index)
+        if not dataset.qrels:
+            raise ValueError(
+                f"dataset {cfg.dataset!r} has no relevance judgments; training needs qrels "
+                "(pick a train split, e.g. scifact/train or msmarco-dev-top20/train)"
+            )
+        # word models may train and cache embeddings
+        model = build_model_for(cfg, [d.text for d in dataset.documents.values()])
     train, dev = split_dev(dataset, cfg.dev_queries, seed=cfg.seed)
-    model = build_model_for(cfg, [d.text for d in dataset.documents.values()])
     return Trainer(model, cfg, out_dir, train, dev).fit(resume=resume)

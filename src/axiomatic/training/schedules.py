@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from axiomatic._suggest import suggest
+
 SCHEDULES = ("constant", "exponential", "linear")
 
 
@@ -56,8 +58,6 @@ class LRSchedule:
 def parse_lr_schedule(spec: str | None) -> LRSchedule:
     """``"constant"``, ``"exponential(gamma=0.95)"``, ``"linear(warmup=0.1)"`` ->
     :class:`LRSchedule`; ``ValueError`` naming what is wrong."""
-    import difflib
-
     from axiomatic._keyvalue import parse_call
 
     if spec is None or not str(spec).strip():
@@ -67,10 +67,9 @@ def parse_lr_schedule(spec: str | None) -> LRSchedule:
     )
     name = name.lower()
     if name not in SCHEDULES:
-        close = difflib.get_close_matches(name, SCHEDULES, n=1)
         raise ValueError(
             f"unknown learning-rate schedule {name!r}; expected one of {', '.join(SCHEDULES)}"
-            + (f" (did you mean {close[0]!r}?)" if close else "")
+            + suggest(name, SCHEDULES, n=1, cutoff=0.6)
         )
     allowed = {"constant": (), "exponential": ("gamma", "every"), "linear": ("warmup",)}[name]
     for k in params:

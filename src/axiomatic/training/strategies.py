@@ -29,7 +29,7 @@ from axiomatic.training.losses import (
     pointwise_mse,
 )
 from axiomatic.training.samplers import Pair, make_list, negatives_by_query
-from axiomatic.training.strategy_base import LossStrategy
+from axiomatic.training.strategy_base import LossStrategy, step_key
 
 if TYPE_CHECKING:
     from axiomatic.training.trainer import Trainer
@@ -118,6 +118,7 @@ class PairwiseLossStrategy(LossStrategy):
     """
 
     name = "pairwise"
+    count_keys = frozenset({"ap_pairs", "perturbed"})
 
     def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
         cfg = trainer.config
@@ -166,7 +167,7 @@ class PairwiseLossStrategy(LossStrategy):
         self, trainer: Trainer, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
         cfg = trainer.config
-        rng = np.random.default_rng([cfg.seed, step, 17])
+        rng = np.random.default_rng(step_key(trainer, step, 17))
         queries = [trainer.train_data.queries[p.query_id].text for p in batch]
         B = len(batch)
         all_q: list[str] = []

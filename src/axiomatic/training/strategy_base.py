@@ -17,12 +17,29 @@ if TYPE_CHECKING:
     from axiomatic.training.trainer import Trainer
 
 
+def step_key(trainer: Any, step: int, salt: int) -> list[int]:
+    """The seed of a step's random draws, for ``np.random.default_rng``: ``[seed, step,
+    salt]`` in a single process (so they need no saved state: resume relies on it), with the
+    rank appended under torchrun, where each rank's slice of the batch draws its own
+    (:mod:`axiomatic.training.distributed`)."""
+    key = [int(trainer.config.seed), int(step), int(salt)]
+    ctx = getattr(trainer, "dist", None)
+    if ctx is not None and ctx.active:
+        key.append(int(ctx.rank))
+    return key
+
+
 class LossStrategy:
     """Base class. ``setup`` runs once before training (pools are the sampler's pools, the
     ``"qrels"`` pool first); ``step_loss`` returns ``(loss, info)`` where ``info`` holds the
-    numbers to log for the step (floats)."""
+    numbers to log for the step (floats).
+
+    The loss must be a mean over the batch's items: under torchrun each rank computes it on
+    its slice and the trainer averages the gradients. ``count_keys`` names the ``info`` values
+    that are counts (summed over the ranks in the log; the others are averaged)."""
 
     name = "base"
+    count_keys: frozenset[str] = frozenset()
 
     def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
         """Prepare what the steps need (negatives, perturbers, loss objects)."""

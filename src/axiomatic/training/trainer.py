@@ -10,6 +10,10 @@ Output directory layout (everything a run needs to be inspected or resumed)::
     model/          the final (best) model, via axiomatic.models.save_model when available
     metrics.json    written last: marks the run as finished
     summary.md      a short human-readable summary
+
+Under ``torchrun`` (several processes, :mod:`axiomatic.training.distributed`) every rank
+trains on its slice of the same global batch with averaged gradients, and rank 0 alone
+evaluates and writes these files.
 """
 
 from __future__ import annotations
@@ -25,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from axiomatic._atomic import atomic_write_text
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.scoring import score_candidates
 from axiomatic.training.augmenters import visible_tokens
 from axiomatic.training.checkpoint import (
     atomic_torch_save,
@@ -40,6 +44,12 @@ from axiomatic.training.checkpoint import (
     write_json,
 )
 from axiomatic.training.config import DiagnosticAugmentSpec, TrainConfig, write_toml
+from axiomatic.training.distributed import (
+    DistributedContext,
+    distributed_context,
+    local_world_size,
+    rank_seed,
+)
 from axiomatic.training.samplers import Pair, PairSampler, qrels_pairs
 from axiomatic.training.strategies import LossStrategy, default_strategy
 
@@ -54,7 +64,6 @@ __all__ = [
     "Trainer",
     "default_threads",
     "mrr_at_k",
-    "score_dataset",
     "set_training_threads",
     "visible_tokens",
 ]
@@ -69,7 +78,8 @@ MAX_DEFAULT_THREADS = 4
 
 def default_threads() -> int:
     """Intra-op threads for CPU training when none are asked for: the idle cores (cores minus
-    the 1-minute load average), at least 1 and at most :data:`MAX_DEFAULT_THREADS`.
+    the 1-minute load average), at least 1 and at most :data:`MAX_DEFAULT_THREADS`; under
+    torchrun that share divided by the processes on this machine.
 
     Why: torch's default (one thread per core) oversubscribes a busy machine; measured under
     load, 1,500 steps took 138 s with the default threads and 16 s with one thread, and small
@@ -80,7 +90,7 @@ def default_threads() -> int:
         idle = cores - os.getloadavg()[0]
     except (OSError, AttributeError):  # no load average (Windows)
         idle = cores
-    return max(1, min(MAX_DEFAULT_THREADS, cores, int(idle + 0.5)))
+    return max(1, min(MAX_DEFAULT_THREADS, cores, int(idle + 0.5)) // local_world_size())
 
 
 def set_training_threads(threads: int | None = None) -> int:
@@ -120,33 +130,6 @@ class TrainResult:
 
 
 # ---------------------------------------------------------------------- evaluation helpers
-def score_dataset(
-    model: NeuralRankingModel,
-    dataset: Dataset,
-    depth: int | None = None,
-    batch_size: int = 128,
-    documents: Mapping[str, Document] | None = None,
-) -> Run:
-    """Score each query's first ``depth`` candidates with ``model`` (no grad) -> run."""
-    docs = documents if documents is not None else dataset.documents
-    qs: list[str] = []
-    ds: list[str] = []
-    keys: list[tuple[str, str]] = []
-    for qid, query in dataset.queries.items():
-        ids = dataset.candidate_ids(qid)
-        if depth is not None:
-            ids = ids[:depth]
-        for d in ids:
-            qs.append(query.text)
-            ds.append(docs[d].text)
-            keys.append((qid, d))
-    scores = model.score_pairs(qs, ds, batch_size=batch_size).numpy() if qs else np.zeros(0)
-    run: Run = {q: {} for q in dataset.queries}
-    for (q, d), s in zip(keys, scores, strict=True):
-        run[q][d] = float(s)
-    return run
-
-
 def mrr_at_k(run: Run, qrels: Mapping[str, Mapping[str, int]], k: int = 10, rel: int = 1) -> float:
     """``RR@k`` as :func:`axiomatic.evaluate.evaluate` reports it (ir_measures), so that early
     stopping optimizes the number that is reported.
@@ -217,8 +200,10 @@ class Trainer:
     def _setup(self) -> None:
         cfg = self.config
         self.__dict__.pop("_data_fingerprint", None)  # of this setup's pools and model
+        self.dist: DistributedContext = distributed_context()
+        self.dist.check_batch_size(cfg.batch_size)
         torch.manual_seed(cfg.seed)
-        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = self.dist.device
         self.model.to(self.device)
         if cfg.loss == "graded":  # pointwise (query, document, grade) examples
             from axiomatic.training.smooth import graded_points
@@ -250,6 +235,11 @@ class Trainer:
             self.optimizer = torch.optim.Adam(params, lr=cfg.lr, weight_decay=decay)
         self.strategy = self.loss_strategy or default_strategy(self)
         self.strategy.setup(self, pools)
+        if self.dist.active:
+            # one replica: rank 0's weights (and a strategy's own parameters) on every rank,
+            # then a random stream of its own per rank (dropout on different slices)
+            self.dist.broadcast_tensors(self._replicated_tensors())
+            torch.manual_seed(rank_seed(cfg.seed, self.dist))
         self.total_steps = cfg.steps
         main = self.sampler.counts["qrels"]
         self.steps_per_epoch = max(1, math.ceil(len(pools["qrels"]) / max(main, 1)))
@@ -258,6 +248,31 @@ class Trainer:
         from axiomatic.training.schedules import parse_lr_schedule
 
         self.lr_schedule = parse_lr_schedule(cfg.lr_schedule)
+
+    def _trained_parameters(self) -> list[torch.Tensor]:
+        """Every parameter the optimizer updates (the model's and a strategy's own)."""
+        return [p for group in self.optimizer.param_groups for p in group["params"]]
+
+    def _replicated_tensors(self) -> list[torch.Tensor]:
+        """What every rank must hold alike: the model's parameters and buffers and the
+        optimizer's other parameters (each once)."""
+        seen: set[int] = set()
+        out: list[torch.Tensor] = []
+        for t in itertools.chain(
+            self.model.parameters(), self.model.buffers(), self._trained_parameters()
+        ):
+            if id(t) not in seen:
+                seen.add(id(t))
+                out.append(t)
+        return out
+
+    def _rng_state(self) -> dict[str, Any]:
+        """This rank's torch random state (CPU, and its GPU's when on CUDA)."""
+        on_cuda = self.device.type == "cuda"
+        return {
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state(self.device) if on_cuda else None,
+        }
 
     def _text(self, doc_id: str) -> str:
         if self.extra_documents is not None and doc_id in self.extra_documents:
@@ -283,6 +298,11 @@ class Trainer:
         return self.out_dir / "checkpoint.pt"
 
     def _save_checkpoint(self, step: int, finished: bool = False) -> None:
+        """Called on every rank (under torchrun the ranks' random states are gathered);
+        written by rank 0 only."""
+        ranks = self.dist.gather(self._rng_state()) if self.dist.active else None
+        if not self.dist.is_main:
+            return
         state = {
             "step": step,
             "model": self.model.state_dict(),
@@ -300,6 +320,8 @@ class Trainer:
             # counters of the loss strategy (duck-typed strategies may lack the method)
             "strategy": getattr(self.strategy, "state_dict", dict)(),
         }
+        if ranks is not None:
+            state["rank_rng"] = ranks
         _atomic_torch_save(state, self._checkpoint_path())
 
     def data_fingerprint(self) -> dict[str, str | None]:
@@ -387,9 +409,12 @@ class Trainer:
         restore = getattr(self.strategy, "load_state_dict", None)
         if restore is not None:
             restore(state.get("strategy") or {})
-        torch.set_rng_state(state["torch_rng"])
+        # the checkpoint is loaded onto the training device; random states are CPU tensors
+        torch.set_rng_state(state["torch_rng"].cpu())
         if state.get("cuda_rng") is not None and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(state["cuda_rng"])
+            torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda_rng"]])
+        if self.dist.active:
+            self._restore_rank_rng(state.get("rank_rng"), int(state["step"]))
         self.best_dev = state["best_dev"]
         self.best_step = state["best_step"]
         self.bad_evals = state["bad_evals"]
@@ -397,21 +422,39 @@ class Trainer:
         self._finished = state.get("finished", False)
         return int(state["step"])
 
+    def _restore_rank_rng(self, saved: Any, step: int) -> None:
+        """This rank's random state from the checkpoint when it was written by as many ranks;
+        otherwise (another world size, or a single-process checkpoint) a fresh stream seeded
+        from (seed, step, rank): the weights, optimizer and batches resume exactly, only the
+        dropout draws differ from an uninterrupted run."""
+        if isinstance(saved, list) and len(saved) == self.dist.world_size:
+            mine = saved[self.dist.rank]
+            torch.set_rng_state(mine["torch"].cpu())
+            if mine.get("cuda") is not None and self.device.type == "cuda":
+                torch.cuda.set_rng_state(mine["cuda"].cpu(), self.device)
+        else:
+            torch.manual_seed(rank_seed(self.config.seed * 1_000_003 + step, self.dist))
+
     # ------------------------------------------------------------------ dev
     def evaluate_dev(self) -> float | None:
         if self.dev_data is None or not self.dev_data.queries:
             return None
-        run = score_dataset(self.model, self.dev_data, depth=self.config.dev_depth)
+        run = score_candidates(self.model, self.dev_data, depth=self.config.dev_depth)
         return mrr_at_k(run, self.dev_data.qrels or {}, 10, self.dev_data.rel_threshold)
 
     # ------------------------------------------------------------------ fit
     def fit(self, resume: bool = True) -> TrainResult:
-        """Train (or resume) until ``steps``/``epochs`` or early stopping; returns a summary."""
+        """Train (or resume) until ``steps``/``epochs`` or early stopping; returns a summary.
+
+        Under torchrun every rank calls this (it returns the same summary on each); rank 0
+        alone evaluates and writes the output folder, ``callback`` runs on every rank."""
         cfg = self.config
         t0 = time.perf_counter()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._setup()
-        write_toml(cfg.to_dict(), self.out_dir / "config.toml")
+        dist = self.dist
+        if dist.is_main:
+            write_toml(cfg.to_dict(), self.out_dir / "config.toml")
         self.best_dev = None
         self.best_step = None
         self.bad_evals = 0
@@ -419,27 +462,42 @@ class Trainer:
         self._finished = False
         log_path = self.out_dir / "log.jsonl"
         step = 0
-        if resume and self._checkpoint_path().exists():
+        # rank 0 decides (the ranks must agree; it alone writes the checkpoint)
+        if dist.broadcast(resume and self._checkpoint_path().exists()):
             step = self._load_checkpoint()
-            _truncate_log(log_path, step)
-        elif log_path.exists():
+            if dist.is_main:
+                _truncate_log(log_path, step)
+        elif dist.is_main and log_path.exists():
             log_path.unlink()
+        dist.barrier()  # the log is truncated before the other ranks read it
         history = _read_log(log_path)
         if not self._finished:
             self.model.train()
             from axiomatic._progress import track
 
             steps = range(step + 1, self.total_steps + 1)
-            with open(log_path, "a", encoding="utf-8") as log:
-                for step in track(
-                    steps,
-                    description=f"training {cfg.model}",
-                    total=len(steps),
-                    status=lambda: history[-1] if history else None,  # loss, dev metric
+            counted: frozenset[str] = getattr(self.strategy, "count_keys", frozenset())
+            log_file = (
+                open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed by the with)
+                if dist.is_main
+                else contextlib.nullcontext(None)
+            )
+            with log_file as log:
+                for step in (
+                    track(
+                        steps,
+                        description=f"training {cfg.model}",
+                        total=len(steps),
+                        status=lambda: history[-1] if history else None,  # loss, dev metric
+                    )
+                    if dist.is_main
+                    else steps
                 ):
-                    batch = self.sampler.next_batch()
-                    loss, info = self._step_loss(batch, step)
-                    if not torch.isfinite(loss):
+                    batch = self.sampler.next_batch()  # the global batch, the same on every rank
+                    loss, info = self._step_loss(dist.shard(batch), step)
+                    # the global batch's loss: every rank sees the same number (and stops alike)
+                    loss_value, info = dist.reduce_step(float(loss.detach()), info, counted)
+                    if not math.isfinite(loss_value):
                         qids = sorted({p.query_id for p in batch})
                         ckpt = self._checkpoint_path()
                         where = (
@@ -449,13 +507,14 @@ class Trainer:
                             f"{cfg.checkpoint_every})"
                         )
                         raise NonFiniteLossError(
-                            f"loss became {float(loss.detach())} at step {step} (batch of "
+                            f"loss became {loss_value} at step {step} (batch of "
                             f"{len(batch)} pairs, queries {qids[:8]}); {where}. Lower the "
                             f"learning rate (lr={cfg.lr}) or set grad_clip, then "
                             + ("resume." if ckpt.exists() else "train again.")
                         )
                     self.optimizer.zero_grad(set_to_none=True)
                     loss.backward()
+                    dist.average_gradients(self._trained_parameters())
                     grad_norm = None
                     if cfg.grad_clip:
                         grad_norm = torch.nn.utils.clip_grad_norm_(
@@ -474,7 +533,7 @@ class Trainer:
                     record: dict[str, Any] = {
                         "step": step,
                         "epoch": round(self.sampler.epochs_done, 4),
-                        "loss": float(loss.detach()),
+                        "loss": loss_value,
                         **info,
                     }
                     if self.lr_schedule.kind != "constant":
@@ -482,33 +541,38 @@ class Trainer:
                     if cfg.log_grad_norm and grad_norm is not None:
                         record["grad_norm"] = float(grad_norm)
                     if step % cfg.eval_every == 0 or step == self.total_steps:
-                        dev = self.evaluate_dev()
+                        dev = dist.broadcast(self.evaluate_dev() if dist.is_main else None)
                         self.model.train()
                         if dev is not None:
                             record["dev_mrr@10"] = dev
                             if self.best_dev is None or dev > self.best_dev:
                                 self.best_dev, self.best_step, self.bad_evals = dev, step, 0
-                                _atomic_torch_save(
-                                    self.model.state_dict(), self.out_dir / "best.pt"
-                                )
+                                if dist.is_main:
+                                    _atomic_torch_save(
+                                        self.model.state_dict(), self.out_dir / "best.pt"
+                                    )
                             else:
                                 self.bad_evals += 1
-                    log.write(json.dumps(record) + "\n")
+                    if log is not None:
+                        log.write(json.dumps(record) + "\n")
                     history.append(record)
                     stop = cfg.patience > 0 and self.bad_evals >= cfg.patience
                     if step % cfg.checkpoint_every == 0 or step == self.total_steps or stop:
-                        log.flush()
+                        if log is not None:
+                            log.flush()
                         self.stopped_early = stop and step < self.total_steps
                         self._save_checkpoint(step, finished=stop or step == self.total_steps)
                     if self.callback is not None:
                         self.callback(step, record)
                     if stop:
                         break
+        dist.barrier()  # best.pt is written
         if self.best_step is not None and (self.out_dir / "best.pt").exists():
             best = torch.load(self.out_dir / "best.pt", map_location=self.device, weights_only=True)
             self.model.load_state_dict(best)
         self.model.eval()
-        self._save_final_model()
+        if dist.is_main:
+            self._save_final_model()
         last = history[-1]["step"] if history else step
         result = TrainResult(
             self.out_dir,
@@ -520,8 +584,10 @@ class Trainer:
             history,
             {k: len(v) for k, v in self.sampler.pools.items()},
         )
-        _write_json(self.out_dir / "metrics.json", result.to_dict())
-        _write_summary(self.out_dir / "summary.md", cfg, result)
+        if dist.is_main:
+            _write_json(self.out_dir / "metrics.json", result.to_dict())
+            _write_summary(self.out_dir / "summary.md", cfg, result)
+        dist.barrier()  # the run's files are complete when fit returns on any rank
         return result
 
     def _save_final_model(self) -> None:

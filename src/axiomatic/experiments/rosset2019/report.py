@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from axiomatic._report import markdown_table, new_figure, save_figure
 from axiomatic.data.records import Dataset, Run
 from axiomatic.experiments.common import (
     ensemble,
-    markdown_table,
     mean_values,
     per_query,
     read_json,
@@ -136,16 +136,9 @@ class RossetReport:
     def _figures(
         self, rows: list[dict[str, Any]], groups: dict[tuple[str, int, str, str], list[Path]]
     ) -> None:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:  # pragma: no cover - matplotlib is a dependency
-            return
         main = [r for r in rows if _table_of(r["variant"]) == "main"]
         for ds in sorted({r["dataset"] for r in main}):
-            fig, ax = plt.subplots(figsize=(5, 3.5))
+            fig, ax = new_figure(figsize=(5, 3.5))
             for model in sorted({r["model"] for r in main}):
                 for kind in ("base", "ar"):
                     pts = sorted(
@@ -168,8 +161,7 @@ class RossetReport:
             ax.set_title(f"Fig. 1 analogue: {ds}")
             ax.legend(fontsize=7)
             fig.tight_layout()
-            fig.savefig(self.out_dir / f"fig1_{_slug(ds)}.png", dpi=120)
-            plt.close(fig)
+            save_figure(fig, self.out_dir / f"fig1_{_slug(ds)}.png", dpi=120)
         # Fig. 2: training curves of seed 0 at the largest size run for each model
         for (ds, size, model, variant), dirs in groups.items():
             if variant != "base":
@@ -180,7 +172,7 @@ class RossetReport:
             )
             if ar_key is None or size != max(k[1] for k in groups if k[0] == ds):
                 continue
-            fig, (a1, a2) = plt.subplots(1, 2, figsize=(8, 3.2))
+            fig, (a1, a2) = new_figure(1, 2, figsize=(8, 3.2))
             for label, d in (("base", dirs[0]), ("AR", groups[ar_key][0])):
                 log = _read_log(d / "log.jsonl")
                 steps = [r["step"] for r in log]
@@ -196,8 +188,7 @@ class RossetReport:
             a2.legend()
             fig.suptitle(f"Fig. 2 analogue: {model}, {ds}, {size} queries")
             fig.tight_layout()
-            fig.savefig(self.out_dir / f"fig2_{_slug(ds)}_{model}.png", dpi=120)
-            plt.close(fig)
+            save_figure(fig, self.out_dir / f"fig2_{_slug(ds)}_{model}.png", dpi=120)
 
     def _markdown(self, summary: dict[str, Any]) -> None:
         rows = summary["rows"]

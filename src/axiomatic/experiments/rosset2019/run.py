@@ -191,7 +191,8 @@ class Rosset2019(RossetReport):
         import torch
 
         from axiomatic.models import build_model
-        from axiomatic.training.trainer import Trainer, score_dataset
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import Trainer
 
         p = self.plan
         unit = self._unit_dir(dp, size, model, variant, seed)
@@ -220,7 +221,7 @@ class Rosset2019(RossetReport):
             **result.to_dict(),
         }
         if score_test:
-            run = score_dataset(net, data.test, depth=p.test_depth)
+            run = score_candidates(net, data.test, depth=p.test_depth)
             write_json(unit / "test_run.json", run)
             out["test"] = mean_values(per_query(run, data.test, MEASURES))
             out["seconds_total"] = round(time.perf_counter() - t0, 1)
