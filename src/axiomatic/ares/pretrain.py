@@ -65,8 +65,8 @@ Q-REP-QL/Q-REP-TFIDF resp. Q-RANK decide, in the axioms' own direction, i.e. the
 length-normalized as the paper's, resp. the query under which BM25 ranks the document higher;
 a pair on which the two REP axioms disagree is dropped). The paper defines ARES_REP/ARES_RANK as
 "leveraging only the REP and RANK axioms"; a predictor trained on those features learns
-whatever separates real from pseudo queries, which on our corpora is Q-RANK *backwards*, so the
-variants order by the axioms themselves. :func:`axiomatic.ares.pairs.axiom_agreement` reports
+whatever separates real from pseudo queries (on the first msmarco-20k corpus: Q-RANK
+*backwards*; now mostly Q-STM-1), so the variants order by the axioms themselves. :func:`axiomatic.ares.pairs.axiom_agreement` reports
 how the pairs of every variant agree with each axiom.
 """
 
