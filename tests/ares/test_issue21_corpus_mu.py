@@ -156,3 +156,38 @@ def test_sampler_defaults_record_and_report_are_the_papers_and_exact(tmp_path) -
         == [" ".join(idx.terms[t] for t in pq.terms(k)) for k in range(len(pq))]
     )
     assert pq.texts(idx, {idx.terms[pq.terms(0)[0]]: "SURFACE"})[0].split()[0] == "SURFACE"
+
+
+def test_predictor_probabilities_are_antisymmetric_bounded_and_survive_a_round_trip(
+    tmp_path,
+) -> None:
+    """Mutation survivors of ares/predictor.py: p(M) + p(-M) = 1 exactly, p in [0, 1] with the
+    trees' own probability as the reference (0.5 + (f(M) - f(-M)) / 2), a saved and loaded
+    predictor gives the same p (its adapter's two columns sum to 1), bad shapes are an error,
+    and importances of a predictor without a split are zeros (not NaN)."""
+    from axiomatic.ares.predictor import PreferencePredictor
+
+    rng = np.random.default_rng(0)
+    X = rng.choice([-1.0, 0.0, 1.0], size=(400, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 0.7, 400) > 0).astype(int)
+    m = PreferencePredictor(n_estimators=30).fit(X, y)
+    p = m.predict_proba(X)
+    f = m.model.predict_proba(np.concatenate((X, -X)))[:, 1]
+    np.testing.assert_allclose(p, 0.5 + 0.5 * (f[:400] - f[400:]), atol=1e-12)
+    np.testing.assert_allclose(p + m.predict_proba(-X), 1.0, atol=1e-12)
+    assert p.min() >= 0.0 and p.max() <= 1.0 and p.max() > 0.6
+    assert m.predict_proba(np.zeros((1, 4)))[0] == 0.5
+    back = PreferencePredictor.load(m.save(tmp_path / "p.txt"))
+    np.testing.assert_allclose(back.predict_proba(X), p, atol=1e-9)
+    cols = back.model.predict_proba(X)
+    np.testing.assert_allclose(cols.sum(axis=1), 1.0)
+    np.testing.assert_allclose(cols[:, 1], m.model.predict_proba(X)[:, 1], atol=1e-9)
+    with pytest.raises(ValueError, match="n x n_features"):
+        PreferencePredictor().fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="n x n_features"):
+        PreferencePredictor().fit(X, y[:-1])
+    flat = PreferencePredictor(n_estimators=5, min_child_samples=1000).fit(X, y)
+    imp = flat.importances()
+    assert np.isfinite(imp).all()
+    imp2 = m.importances()
+    assert imp2.max() == 1.0 and np.isfinite(imp2).all()
