@@ -155,7 +155,7 @@ def test_irds_local_files(tmp_path: Path) -> None:
 
 
 def test_irds_unknown_id() -> None:
-    with pytest.raises(UnknownDatasetError, match="Did you mean: vaswani"):
+    with pytest.raises(UnknownDatasetError, match="did you mean 'vaswani'"):
         load_dataset("irds:vaswanii")
 
 
