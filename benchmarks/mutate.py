@@ -80,7 +80,11 @@ MODULES: dict[str, list[str]] = {
         "tests/ares/test_ares_sampling.py",
         "tests/ares/test_issue21_corpus_mu.py",
     ],
-    "ares/predictor.py": ["tests/ares/test_ares_predictor.py", "tests/ares/test_ares_pretrain.py"],
+    "ares/predictor.py": [
+        "tests/ares/test_ares_predictor.py",
+        "tests/ares/test_ares_pretrain.py",
+        "tests/ares/test_issue21_corpus_mu.py",
+    ],
     "ares/pairs.py": ["tests/ares/test_ares_pretrain.py", "tests/experiments/test_ares2022.py"],
     "ares/pretrain.py": ["tests/ares/test_ares_pretrain.py"],
     "axioms/query_pairs.py": ["tests/axioms/test_query_pairs.py"],
