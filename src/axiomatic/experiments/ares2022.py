@@ -177,9 +177,9 @@ def run_predictor_stage(
     store: UnitStore | None = None,
 ) -> dict[str, Any]:
     """AUC per setting (pooled over the collections) and per collection, importances."""
-    from axiomatic.ares.pipeline import length_control, rank_first_shares, setting_features
+    from axiomatic.ares.pipeline import rank_first_shares, setting_pairs
     from axiomatic.ares.predictor import evaluate_setting, roc_auc
-    from axiomatic.axioms.query_pairs import parse_query_pair_axioms
+    from axiomatic.axioms.query_pairs import parse_query_pair_axioms, preference_features
 
     path = out / "predictor.json"
     record = UnitRecord(
@@ -209,11 +209,12 @@ def run_predictor_stage(
         Xs, ys, per = [], [], {}
         lens = []
         for p in prepared:
-            X, y, info = setting_features(p, s, seed=plan.seed)
-            Xs.append(X)
+            # one draw of the setting's pairs: its features and its length-only control
+            i, j, y = setting_pairs(p, s, seed=plan.seed)
+            Xs.append(preference_features(p.ctx, i, j))
             ys.append(y)
-            lens.append(length_control(p, s, seed=plan.seed))
-            per[p.collection.name] = info
+            lens.append((p.ctx.q_len[i] - p.ctx.q_len[j]).astype(np.float64))
+            per[p.collection.name] = {"n_positives": len(p.real_doc), "n_pairs": len(y)}
         X, y = np.concatenate(Xs), np.concatenate(ys)
         r = evaluate_setting(s, X, y, names, seeds=plan.auc_seeds).to_dict()
         r["per_collection"] = per
