@@ -34,7 +34,9 @@ Our choices where the paper is silent (stated, not hidden):
   paper names. The measured contrast (median over documents of the largest over the smallest
   term probability, :func:`distribution_contrast`, recorded in ``params["contrast"]``):
   msmarco-20k 1.93 / 1.36 / 1.025 and SciFact 1.66 / 1.26 / 1.063 for ``mu`` = 0 / avgdl /
-  1000. ``mu = 0`` (the most contrast) would drop eq. 3's smoothing altogether;
+  1000 (``distribution_contrast(contrastive_distribution(index, mu))`` on the index of
+  :func:`axiomatic.ares.pipeline.load_collection`'s corpus; the avgdl value is also in
+  ``docs/ares.md``). ``mu = 0`` (the most contrast) would drop eq. 3's smoothing altogether;
 * lengths above ``max_length`` (10; ``P(l > 10) = 3e-4`` for lambda = 3) or above the number of
   distinct terms of ``D`` are clipped (a document's length is clipped once, so its queries stay
   of equal length); a short document may then have fewer than ``n_queries`` distinct sets of
