@@ -343,7 +343,7 @@ def _counts_table(diag) -> pd.DataFrame:
 def _retrieval_decided(diag) -> pd.DataFrame:
     """Per run and axiom: union-view instances, and the share of them that involve a document
     the run did not retrieve (fulfilled or violated by construction in the union view)."""
-    from axiomatic.diagnose.diagnosis import VIEW_OWN, VIEW_UNION
+    from axiomatic.diagnose.relations import VIEW_OWN, VIEW_UNION
     from axiomatic.report.tables import group_labels
 
     if VIEW_UNION not in diag.views:

@@ -66,7 +66,7 @@ def test_the_api_warns_when_ranker_and_instances_analyze_text_differently(tmp_pa
     import warnings
 
     import axiomatic as ax
-    from axiomatic.diagnose.engine import AnalyzerMismatchWarning
+    from axiomatic.diagnose.diagnosis import AnalyzerMismatchWarning
 
     ds = ax.load_dataset("demo")
     ax.mine(ds, "TFC1", tmp_path / "inst", analyzer="thesis", progress=False)

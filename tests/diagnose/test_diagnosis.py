@@ -9,16 +9,15 @@ import pandas as pd
 import pytest
 
 from axiomatic.data.records import Dataset, Document, Query
-from axiomatic.diagnose.diagnosis import (
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.oracle import QrelsOracle
+from axiomatic.diagnose.relations import (
     REL_TYPES,
     SKIP_ARTIFICIAL,
     SKIP_NO_SCORE,
-    Diagnosis,
-    QrelsOracle,
-    diagnose,
     evaluate_relations,
-    instance_frame,
 )
+from axiomatic.diagnose.result import Diagnosis, instance_frame
 
 
 class CountRanker:
@@ -285,7 +284,7 @@ def test_delta_sweep_leaves_out_artificial_rows(dataset, instances, artificial):
 
 
 def test_missing_below_ranks_unretrieved_lower(dataset, instances, artificial):
-    from axiomatic.diagnose.diagnosis import SKIP_UNRETRIEVED
+    from axiomatic.diagnose.relations import SKIP_UNRETRIEVED
     from axiomatic.rankers.runfile import RunFileRanker
 
     run = {"q1": {"d1": 3.0, "d3": 1.0, "d4": 0.5}, "q2": {"d3": 2.0}}

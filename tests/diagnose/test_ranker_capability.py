@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from axiomatic.data.records import Dataset, Document, Query
-from axiomatic.diagnose.diagnosis import SKIP_ARTIFICIAL, SKIP_NO_SCORE, diagnose, instance_frame
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.relations import SKIP_ARTIFICIAL, SKIP_NO_SCORE
+from axiomatic.diagnose.result import instance_frame
 from axiomatic.rankers.runfile import RunFileRanker
 
 DOCS = {

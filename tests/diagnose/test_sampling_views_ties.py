@@ -14,17 +14,17 @@ from axiomatic.axioms import parse_axiom
 from axiomatic.axioms.context import QueryContext
 from axiomatic.data.demo import demo_dataset
 from axiomatic.data.records import Dataset, Document, Query
-from axiomatic.diagnose.diagnosis import (
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.mining import mine, mine_query, read_instances
+from axiomatic.diagnose.relations import (
     FULFILLED,
     SYMMETRIC_SUFFIX,
     VIEW_OWN,
     VIEW_UNION,
     VIOLATED,
-    Diagnosis,
-    diagnose,
     evaluate_relations,
 )
-from axiomatic.diagnose.mining import mine, mine_query, read_instances
+from axiomatic.diagnose.result import Diagnosis
 from axiomatic.index.cache import dataset_index
 
 

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from toy_report import LenRanker, instance_row, toy_dataset
 
-from axiomatic.diagnose.diagnosis import diagnose, instance_frame
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.result import instance_frame
 from axiomatic.report import plots
 
 BAD = "$\\foo{$"  # an unknown mathtext command in an unbalanced group

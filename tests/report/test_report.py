@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from toy_report import LenRanker, instance_row, toy_dataset
 
-from axiomatic.diagnose.diagnosis import Diagnosis, diagnose, instance_frame
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.result import Diagnosis, instance_frame
 from axiomatic.report import tables
 
 

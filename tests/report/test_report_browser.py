@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 from toy_report import LenRanker, instance_row, toy_dataset
 
-from axiomatic.diagnose.diagnosis import diagnose, instance_frame
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.result import instance_frame
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER = next((b for b in map(shutil.which, BROWSERS) if b), None)

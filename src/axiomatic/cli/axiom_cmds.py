@@ -573,7 +573,7 @@ def diagnose(
 
     if not ranker and not run:
         raise fail("nothing to diagnose: give at least one --ranker SPEC or --run FILE")
-    from axiomatic.diagnose.diagnosis import MISSING_POLICIES
+    from axiomatic.diagnose.relations import MISSING_POLICIES
 
     if missing not in MISSING_POLICIES:
         from axiomatic.cli.common import suggest
@@ -650,7 +650,7 @@ def diagnose(
     )
     import warnings
 
-    from axiomatic.diagnose.engine import AnalyzerMismatchWarning
+    from axiomatic.diagnose.diagnosis import AnalyzerMismatchWarning
 
     try:
         with warnings.catch_warnings():  # said above, with the --analyzer to pass

@@ -116,7 +116,7 @@ def _print_demo_tables(diagnosis, effectiveness, names: list[str]) -> None:
         t.add_row(str(name), *(f"{v:.3f}" for v in eff.loc[name]))
     console.print(t)
 
-    from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX
+    from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
 
     tab = diagnosis.table()
     # one row per axiom: its directional instances (equality groups are in the report)

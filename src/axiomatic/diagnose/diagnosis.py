@@ -36,76 +36,368 @@ Any other ranker is asked for every document, and its errors propagate.
 Reference: M. Rennings, *Axiomatic Thinking in Neural IR: An Axiomatic Approach to Diagnosing
 Deep IR Models* (MSc thesis, TU Delft, 2019); Rennings, Moraes, Hauff, ECIR 2019.
 
-The module is the public face of four seams: :mod:`~axiomatic.diagnose.relations` (constants and
-how one instance is judged), :mod:`~axiomatic.diagnose.oracle` (the qrels oracle),
-:mod:`~axiomatic.diagnose.result` (:class:`Diagnosis` and its I/O),
-:mod:`~axiomatic.diagnose.analyses` (McNemar, delta* sweep, correlation) and
-:mod:`~axiomatic.diagnose.engine` (:func:`diagnose`); every name stays importable from here.
+This module is the engine (:func:`diagnose`: score each query's documents once per ranker, judge
+every instance with array operations, count skips); each other name has one home:
+:mod:`~axiomatic.diagnose.relations` (constants and how one instance is judged),
+:mod:`~axiomatic.diagnose.oracle` (the qrels oracle), :mod:`~axiomatic.diagnose.result`
+(:class:`~axiomatic.diagnose.result.Diagnosis`, :func:`~axiomatic.diagnose.result.instance_frame`
+and their I/O) and :mod:`~axiomatic.diagnose.analyses` (McNemar, delta* sweep, correlation).
 """
 
 from __future__ import annotations
 
-from axiomatic.diagnose.analyses import effectiveness_series
-from axiomatic.diagnose.engine import (
-    _artificial_inputs,
-    _artificial_labels,
-    _checked,
-    _score_query,
-    _validate,
-    diagnose,
-)
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from axiomatic._progress import track
+from axiomatic.data.records import Dataset, Document, Qrels, Query
 from axiomatic.diagnose.oracle import QrelsOracle
 from axiomatic.diagnose.relations import (
     DEFAULT_TIE_TOLERANCE,
-    FULFILLED,
-    GROUP_KEYS,
     MISSING_POLICIES,
-    REL_TYPES,
-    RELATIONS,
     REQUIRED_COLUMNS,
     SKIP_ARTIFICIAL,
     SKIP_NO_SCORE,
     SKIP_UNRETRIEVED,
     SKIPPED,
-    SWEEP_EXCLUDED,
-    SYMMETRIC_SUFFIX,
     VIEW_OF_POLICY,
-    VIEW_OWN,
-    VIEW_UNION,
-    VIOLATED,
     evaluate_relations,
 )
-from axiomatic.diagnose.result import Diagnosis, _json_default, _records, instance_frame
+from axiomatic.diagnose.result import Diagnosis
+from axiomatic.rankers.base import Ranker, ranker_can_score_unseen
 
-__all__ = [
-    "DEFAULT_TIE_TOLERANCE",
-    "FULFILLED",
-    "GROUP_KEYS",
-    "MISSING_POLICIES",
-    "RELATIONS",
-    "REL_TYPES",
-    "REQUIRED_COLUMNS",
-    "SKIPPED",
-    "SKIP_ARTIFICIAL",
-    "SKIP_NO_SCORE",
-    "SKIP_UNRETRIEVED",
-    "SWEEP_EXCLUDED",
-    "SYMMETRIC_SUFFIX",
-    "VIEW_OF_POLICY",
-    "VIEW_OWN",
-    "VIEW_UNION",
-    "VIOLATED",
-    "Diagnosis",
-    "QrelsOracle",
-    "_artificial_inputs",
-    "_artificial_labels",
-    "_checked",
-    "_json_default",
-    "_records",
-    "_score_query",
-    "_validate",
-    "diagnose",
-    "effectiveness_series",
-    "evaluate_relations",
-    "instance_frame",
-]
+__all__ = ["AnalyzerMismatchWarning", "diagnose"]
+
+
+def _checked(ranker: Ranker, query: Query, docs: Sequence[Document]) -> np.ndarray:
+    s = np.asarray(ranker.score(query, docs), dtype=np.float64)
+    if s.shape != (len(docs),):
+        raise ValueError(
+            f"ranker {ranker.name!r} returned {s.shape} scores for {len(docs)} documents; "
+            "Ranker.score must return one float per document"
+        )
+    return s
+
+
+def _score_query(
+    ranker: Ranker,
+    query: Query,
+    docs: list[Document],
+    artificial: np.ndarray,
+    can_score_unseen: bool,
+) -> tuple[np.ndarray, bool]:
+    """Scores of ``docs`` (NaN where not scorable) and whether artificial docs were left out.
+
+    The ranker's declaration decides (:func:`axiomatic.rankers.base.ranker_can_score_unseen`),
+    never its exceptions: a ranker that declares it can score unseen documents gets every
+    document and whatever it raises propagates (a model failing on long LNC2 duplicates is an
+    error, not a skip). A ranker that declares it cannot (a run file) is not asked for
+    artificial documents, and returns NaN for the real documents it does not have.
+    """
+    if can_score_unseen:
+        return _checked(ranker, query, docs), False
+    scores = np.full(len(docs), np.nan)
+    idx = np.flatnonzero(~artificial)
+    if idx.size:
+        scores[idx] = _checked(ranker, query, [docs[i] for i in idx])
+    return scores, bool(artificial.any())
+
+
+def _artificial_inputs(
+    artificial_docs: Mapping[str, Document] | pd.DataFrame | None,
+) -> tuple[dict[str, Document], dict[str, str]]:
+    if artificial_docs is None:
+        return {}, {}
+    if isinstance(artificial_docs, pd.DataFrame):
+        for c in ("doc_id", "text"):
+            if c not in artificial_docs:
+                raise ValueError(
+                    f"artificial_docs DataFrame lacks column {c!r} (expected doc_id, text, "
+                    "source_doc_id as in artificial_docs.parquet)"
+                )
+        docs = {
+            str(d): Document(str(d), str(t))
+            for d, t in zip(artificial_docs["doc_id"], artificial_docs["text"], strict=True)
+        }
+        sources = {}
+        if "source_doc_id" in artificial_docs:
+            sources = {
+                str(d): str(s)
+                for d, s in zip(
+                    artificial_docs["doc_id"], artificial_docs["source_doc_id"], strict=True
+                )
+                if s is not None and not (isinstance(s, float) and np.isnan(s))
+            }
+        return docs, sources
+    return dict(artificial_docs), {}
+
+
+def _artificial_labels(instances: pd.DataFrame, art_docs: Mapping[str, Document]) -> Qrels:
+    """Labels the miner recorded for artificial documents (``rel_*`` of their instance rows)."""
+    extra: Qrels = {}
+    if not art_docs:
+        return extra
+    for dcol, rcol in (("doc_a", "rel_a"), ("doc_b", "rel_b"), ("doc_c", "rel_c")):
+        if dcol not in instances or rcol not in instances:
+            continue
+        docs = instances[dcol]
+        rels = pd.to_numeric(instances[rcol], errors="coerce")
+        mask = (
+            np.fromiter((d in art_docs for d in docs), dtype=bool, count=len(docs))
+            & rels.notna().to_numpy()
+        )
+        for q, d, r in zip(instances["query_id"][mask], docs[mask], rels[mask], strict=True):
+            extra.setdefault(str(q), {})[str(d)] = int(r)
+    return extra
+
+
+def _validate(instances: pd.DataFrame) -> None:
+    missing = [c for c in REQUIRED_COLUMNS if c not in instances.columns]
+    if missing:
+        raise ValueError(
+            f"instance table lacks columns {missing}; expected the schema of "
+            "axiomatic.diagnose.mining (query_id, axiom, variant, spec, doc_a, doc_b, doc_c, "
+            "relation, len_*, rel_*, split, artificial); read it with mining.read_instances"
+        )
+
+
+class AnalyzerMismatchWarning(UserWarning):
+    """A lexical ranker analyzes text otherwise than the instances were mined (e.g. instances
+    of the ``thesis`` analyzer, which keeps stopwords, and the ``default`` BM25): the instances
+    then speak of terms the ranker does not see, and its fulfilment is not comparable."""
+
+
+def _warn_analyzer_mismatch(
+    instances: pd.DataFrame, named: Sequence[tuple[str, Ranker]], dataset: Dataset
+) -> None:
+    """Warn once per diagnosis when a lexical ranker's analyzer differs from the one recorded
+    with the instances (``instances.attrs["analyzer"]``, set by ``read_instances``)."""
+    mined = instances.attrs.get("analyzer")
+    if not isinstance(mined, str):
+        return
+    from axiomatic.index.collection import CollectionIndex
+    from axiomatic.text.analyzer import AnalyzerSpecError, parse_analyzer
+
+    try:
+        mined_an = parse_analyzer(mined, language=dataset.doc_language)
+    except AnalyzerSpecError:
+        return
+    indexes = [(name, getattr(r, "index", None)) for name, r in named]
+    other = [
+        (name, index.analyzer)
+        for name, index in indexes
+        if isinstance(index, CollectionIndex) and index.analyzer != mined_an
+    ]
+    if other:
+        import warnings
+
+        from axiomatic._callable import user_stacklevel
+
+        an = other[0][1]
+        warnings.warn(
+            f"ranker {', '.join(n for n, _ in other)} analyzes text with "
+            f"'{an.preset or an.spec}' but the instances were mined with "
+            f"'{mined_an.preset or mined_an.spec}': they see different terms, so fulfilment is "
+            "not comparable; build the ranker with the instances' analyzer "
+            f"(make_ranker(spec, ds, analyzer=parse_analyzer({mined_an.preset or mined!r}))) or "
+            "mine with the ranker's",
+            AnalyzerMismatchWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
+def diagnose(
+    instances: pd.DataFrame,
+    rankers: Ranker | Sequence[Ranker] | Mapping[str, Ranker],
+    dataset: Dataset,
+    artificial_docs: Mapping[str, Document] | pd.DataFrame | None = None,
+    *,
+    oracle: bool = False,
+    artificial_sources: Mapping[str, str] | None = None,
+    rel_threshold: int | None = None,
+    tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
+    confidence: float = 0.95,
+    missing: str = "both",
+) -> Diagnosis:
+    """Diagnose ``rankers`` on diagnostic ``instances`` mined from ``dataset``.
+
+    Parameters
+    ----------
+    instances: instance table (schema of :mod:`axiomatic.diagnose.mining`).
+    rankers: one ranker, a sequence (named by ``.name``) or a mapping name -> ranker.
+    dataset: gives the query texts and the documents (``dataset.documents``).
+    artificial_docs: documents that are not in the dataset (LNC2 duplicates): a mapping
+        ``doc_id -> Document`` or the ``artificial_docs.parquet`` table (then its
+        ``source_doc_id`` column lets the oracle label them).
+    oracle: add :class:`QrelsOracle` (named ``"oracle"``) as a reference ranker.
+    rel_threshold: minimum relevant grade for the relevance breakdown (default:
+        ``dataset.rel_threshold``).
+    tie_tolerance: relative tie tolerance: ``|s_a - s_b| <= tie_tolerance * max(1, |s_a|,
+        |s_b|)`` is a tie (default :data:`DEFAULT_TIE_TOLERANCE` = 1e-9, which absorbs
+        floating-point noise only; 0 compares exactly).
+    missing: a real document a ranker cannot score (absent from a run file): ``"skip"`` skips
+        its instances (the *own-list* view: only how the run ordered what it retrieved);
+        ``"below"`` ranks it below every scored document (the *union* view: a run ranks what it
+        did not retrieve lower, so retrieval and ordering are mixed), so only pairs of two
+        unscored documents and triples with one are skipped; ``"both"`` (default) gives the
+        own-list view as ``outcomes`` and the union view in ``views["union"]`` when some ranker
+        missed a document (otherwise both views are the same and only one is kept).
+        Artificial documents are always skipped for run files.
+
+    Instances flagged ``symmetric`` (or with relation ``=``) expect equal scores: only a tie
+    fulfils them, and they are grouped apart (:data:`SYMMETRIC_SUFFIX`).
+
+    Each query's distinct documents are scored once per ranker; all instances are then
+    evaluated with array operations (:func:`evaluate_relations`).
+    """
+    _validate(instances)
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing must be one of {MISSING_POLICIES} (got {missing!r})")
+    if isinstance(rankers, Mapping):
+        named = [(str(k), v) for k, v in rankers.items()]
+    elif isinstance(rankers, Sequence):
+        named = [(r.name, r) for r in rankers]
+    else:
+        named = [(rankers.name, rankers)]
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(
+            f"ranker names must be unique (duplicates: {dup}); pass a mapping "
+            "{name: ranker} to name them"
+        )
+    _warn_analyzer_mismatch(instances, named, dataset)
+    art_docs, sources = _artificial_inputs(artificial_docs)
+    if artificial_sources:
+        sources.update(artificial_sources)
+    references: list[str] = []
+    if oracle:
+        if not dataset.qrels:
+            raise ValueError(
+                f"oracle=True needs relevance judgments, dataset {dataset.name!r} has none"
+            )
+        if "oracle" in names:
+            raise ValueError("a ranker is already named 'oracle'; rename it or pass oracle=False")
+        named.append(
+            (
+                "oracle",
+                QrelsOracle(
+                    dataset.qrels,
+                    name="oracle",
+                    sources=sources,
+                    extra=_artificial_labels(instances, art_docs),
+                ),
+            )
+        )
+        references.append("oracle")
+
+    inst = instances.reset_index(drop=True)
+    n = len(inst)
+    qid = inst["query_id"].astype(str).to_numpy()
+    cols = [inst["doc_a"], inst["doc_b"]]
+    has_c = np.zeros(n, dtype=bool)
+    if "doc_c" in inst:
+        has_c = inst["doc_c"].notna().to_numpy()
+        cols.append(inst["doc_c"])
+    # One slot per distinct (query, document): scored once per ranker.
+    q_all = np.concatenate([qid] * len(cols))
+    d_all = np.concatenate([c.astype(object).to_numpy() for c in cols])
+    present = np.concatenate(
+        [np.ones(n, bool), np.ones(n, bool)] + ([has_c] if len(cols) > 2 else [])
+    )
+    codes = np.full(q_all.size, -1, dtype=np.int64)
+    mi = pd.MultiIndex.from_arrays([q_all[present], d_all[present].astype(str)])
+    codes[present], uniq = pd.factorize(mi, sort=False)
+    ia, ib = codes[:n], codes[n : 2 * n]
+    ic = codes[2 * n : 3 * n] if len(cols) > 2 else np.full(n, -1)
+    slot_q = uniq.get_level_values(0).to_numpy()
+    slot_d = uniq.get_level_values(1).to_numpy()
+    slot_art = np.fromiter((d in art_docs for d in slot_d), dtype=bool, count=slot_d.size)
+
+    # Resolve queries and documents once.
+    order = np.argsort(slot_q, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, slot_q[order][1:] != slot_q[order][:-1], True])
+    per_query: list[tuple[Query, np.ndarray, list[Document]]] = []
+    for s, e in itertools.pairwise(bounds):
+        slots = order[s:e]
+        q = str(slot_q[slots[0]])
+        if q not in dataset.queries:
+            raise KeyError(
+                f"instance query {q!r} is not in dataset {dataset.name!r}; diagnose instances "
+                "with the dataset they were mined from"
+            )
+        docs = []
+        for d in slot_d[slots]:
+            doc = art_docs.get(d)
+            if doc is None:
+                try:
+                    doc = dataset.documents[d]
+                except KeyError:
+                    raise KeyError(
+                        f"document {d!r} of query {q!r} is neither in dataset {dataset.name!r} nor "
+                        "among the artificial documents; pass artificial_docs from "
+                        "mining.read_instances"
+                    ) from None
+            docs.append(doc)
+        per_query.append((dataset.queries[q], slots, docs))
+
+    relation = inst["relation"].astype(str).to_numpy()
+    if "symmetric" in inst:
+        # preconditions hold both ways: S(a) >= S(b) and S(b) >= S(a), i.e. a tie
+        sym = inst["symmetric"].fillna(False).to_numpy(dtype=bool)
+        relation = np.where(sym & (relation == ">="), "=", relation).astype(object)
+    policies = ["skip", "below"] if missing == "both" else [missing]
+    by_policy: dict[str, dict[str, np.ndarray]] = {p: {} for p in policies}
+    skips_by: dict[str, dict[str, dict[str, int]]] = {p: {} for p in policies}
+    any_missing = False
+    for name, ranker in named:
+        scores = np.full(slot_d.size, np.nan)
+        unseen_ok = ranker_can_score_unseen(ranker)
+        dropped_art = False
+        for query, slots, docs in track(
+            per_query, description=f"diagnosing {name}", total=len(per_query)
+        ):
+            q_scores, dropped = _score_query(ranker, query, docs, slot_art[slots], unseen_ok)
+            scores[slots] = q_scores
+            dropped_art |= dropped
+        unscored = np.isnan(scores) & ~slot_art
+        any_missing |= bool(unscored.any())
+        inst_art = slot_art[ia] | slot_art[ib] | ((ic >= 0) & slot_art[np.maximum(ic, 0)])
+        for policy in policies:
+            s_pol = np.where(unscored, -np.inf, scores) if policy == "below" else scores
+            sc = np.where(ic >= 0, s_pol[np.maximum(ic, 0)], np.nan)
+            out = evaluate_relations(relation, s_pol[ia], s_pol[ib], sc, tie_tolerance)
+            skipped = out == SKIPPED
+            reasons: dict[str, int] = {}
+            if dropped_art and (skipped & inst_art).any():
+                reasons[SKIP_ARTIFICIAL] = int((skipped & inst_art).sum())
+            other = skipped & ~(inst_art if dropped_art else np.zeros(n, bool))
+            if other.any():
+                why = SKIP_UNRETRIEVED if policy == "below" else SKIP_NO_SCORE
+                reasons[why] = int(other.sum())
+            by_policy[policy][name] = out
+            skips_by[policy][name] = reasons
+
+    if missing == "both" and not any_missing:
+        policies = ["skip"]  # every ranker scored every document: the two views coincide
+    main = policies[0]
+    rt = dataset.rel_threshold if rel_threshold is None else int(rel_threshold)
+    return Diagnosis(
+        instances=inst,
+        outcomes=pd.DataFrame(by_policy[main]),
+        rankers=[n for n, _ in named],
+        skips=skips_by[main],
+        references=references,
+        rel_threshold=rt,
+        dataset_name=dataset.name,
+        confidence=confidence,
+        metadata={"tie_tolerance": tie_tolerance, "missing": missing}
+        # read_instances(allow_partial=True) labels an unfinished mining output
+        | ({"partial": str(instances.attrs["partial"])} if instances.attrs.get("partial") else {}),
+        view=VIEW_OF_POLICY[main] if any_missing else "",
+        views={VIEW_OF_POLICY[p]: pd.DataFrame(by_policy[p]) for p in policies[1:]},
+        view_skips={VIEW_OF_POLICY[p]: skips_by[p] for p in policies[1:]},
+    )

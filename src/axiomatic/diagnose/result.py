@@ -260,7 +260,7 @@ class Diagnosis:
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """The summary and all tables as JSON; written atomically to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=2, default=_json_default)
+        text = json.dumps(self.to_dict(), indent=2, default=json_default)
         if path is not None:
             atomic_write_text(Path(path), text)
         return text
@@ -290,7 +290,7 @@ class Diagnosis:
             "views": list(self.views),
             "view_skips": self.view_skips,
         }
-        atomic_write_text(d / "diagnosis.json", json.dumps(meta, indent=2, default=_json_default))
+        atomic_write_text(d / "diagnosis.json", json.dumps(meta, indent=2, default=json_default))
         return d
 
     @classmethod
@@ -389,7 +389,8 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return json.loads(df.to_json(orient="records"))
 
 
-def _json_default(o: Any) -> Any:
+def json_default(o: Any) -> Any:
+    """``json.dumps(..., default=json_default)``: numpy scalars and arrays, paths (NaN as null)."""
     if isinstance(o, np.integer):
         return int(o)
     if isinstance(o, np.floating):

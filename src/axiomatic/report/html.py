@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis
+from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
+from axiomatic.diagnose.result import Diagnosis
 from axiomatic.report import tables
 
 

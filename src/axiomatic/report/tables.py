@@ -32,7 +32,8 @@ import pandas as pd
 
 from axiomatic._report import markdown_frame
 from axiomatic.data.records import Qrels, Run
-from axiomatic.diagnose.diagnosis import SYMMETRIC_SUFFIX, Diagnosis
+from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
+from axiomatic.diagnose.result import Diagnosis
 
 UP, DOWN = "▲", "▼"
 THESIS_DELTA = 1.0
@@ -160,7 +161,7 @@ def default_measure(effectiveness: Any, measure: str | None = None) -> str | Non
     """The measure to correlate with: ``measure`` when given (checked against the table, with
     suggestions), else :data:`DEFAULT_MEASURE` when the table has it, else its first measure;
     ``None`` without effectiveness."""
-    from axiomatic.diagnose.diagnosis import effectiveness_series
+    from axiomatic.diagnose.analyses import effectiveness_series
 
     wide = effectiveness_wide(effectiveness)
     if wide.empty:
@@ -438,7 +439,7 @@ def variant_frame(diagnosis: Diagnosis, with_counts: bool = False) -> pd.DataFra
 
 def relevance_frame(diagnosis: Diagnosis) -> pd.DataFrame:
     """Fulfilment (%) with instance counts per ranker x axiom group x relevance-pair type."""
-    from axiomatic.diagnose.diagnosis import REL_TYPES
+    from axiomatic.diagnose.relations import REL_TYPES
 
     br = diagnosis.by_relevance()
     labels = group_labels(diagnosis)
@@ -502,7 +503,7 @@ def _correlation_inputs(
     mean's naming the axioms it averages (``"mean over TFC1, TFC2, M-TDC"``); then (private
     part) the fractions before masking, for the figure's hollow points.
     """
-    from axiomatic.diagnose.diagnosis import effectiveness_series
+    from axiomatic.diagnose.analyses import effectiveness_series
 
     wide = effectiveness_wide(effectiveness)
     eff = effectiveness_series(wide, default_measure(wide, measure))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from axiomatic._atomic import atomic_write_bytes
-from axiomatic.diagnose.diagnosis import Diagnosis
+from axiomatic.diagnose.result import Diagnosis
 from axiomatic.report import tables
 
 
@@ -113,7 +113,7 @@ def write_report(
         )
     import json
 
-    from axiomatic.diagnose.diagnosis import _json_default
+    from axiomatic.diagnose.result import json_default
 
     data = diagnosis.to_dict()
     main = [r for r in json.loads(main_table.to_json(orient="records"))]
@@ -131,7 +131,7 @@ def write_report(
         "4.5": tables.layout_title(diagnosis),
         "4.6": tables.layout_title(diagnosis, "4.6"),
     }
-    paths["json"] = _text(out / "diagnosis.json", json.dumps(data, indent=2, default=_json_default))
+    paths["json"] = _text(out / "diagnosis.json", json.dumps(data, indent=2, default=json_default))
     paths["state"] = diagnosis.save(out / "diagnosis_state")
 
     eff_long = tables.normalize_effectiveness(effectiveness)
