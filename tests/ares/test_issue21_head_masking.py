@@ -26,7 +26,7 @@ from axiomatic.ares.pretrain import (
 )
 from axiomatic.models import build_model as build_ranker
 from axiomatic.models import load_model, save_model
-from axiomatic.models.minilm import minilm_path
+from axiomatic.models.hf_loader import minilm_path
 from axiomatic.models.transformer import CrossEncoder
 
 QUERIES = ["what do cats eat", "capital of france", "solar power"]

@@ -22,7 +22,7 @@ def _invoke(args: list[str]):
 
 
 def _minilm() -> Path:
-    from axiomatic.models.minilm import minilm_path
+    from axiomatic.models.hf_loader import minilm_path
 
     return minilm_path()
 

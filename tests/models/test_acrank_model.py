@@ -17,7 +17,7 @@ def tiny_bert(tmp_path_factory):
     """A 2-layer, 32-d BERT with MiniLM's word pieces (random weights): fast, offline."""
     from transformers import BertConfig, BertModel
 
-    from axiomatic.models.minilm import load_tokenizer
+    from axiomatic.models.hf_loader import load_tokenizer
 
     path = tmp_path_factory.mktemp("tiny-bert")
     torch.manual_seed(0)
@@ -83,9 +83,9 @@ def test_cls_ablation_and_round_trip_as_a_ranker(tiny_bert, tmp_path):
 
 
 def test_bad_encoder_paths_and_options_explain_themselves(tmp_path):
-    with pytest.raises(ValueError, match="not a folder"):
+    with pytest.raises(FileNotFoundError, match=r"ACRank encoder '.*missing' does not exist"):
         check_bert_path(tmp_path / "missing")
-    with pytest.raises(ValueError, match=r"no config\.json"):
+    with pytest.raises(ValueError, match=r"holds no config\.json"):
         check_bert_path(tmp_path)
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
     with pytest.raises(ValueError, match="BERT-style"):

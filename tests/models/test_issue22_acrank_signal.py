@@ -16,7 +16,7 @@ from axiomatic.models import build_model
 def tiny_bert(tmp_path_factory):
     from transformers import BertConfig, BertModel
 
-    from axiomatic.models.minilm import load_tokenizer
+    from axiomatic.models.hf_loader import load_tokenizer
 
     path = tmp_path_factory.mktemp("tiny-bert-e")
     torch.manual_seed(0)

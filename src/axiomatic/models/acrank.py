@@ -35,21 +35,13 @@ BERT_STYLE = ("bert", "electra", "ernie", "megatron-bert", "nezha")
 
 
 def check_bert_path(path: str | Path) -> Path:
-    """``path`` must be a local Hugging Face folder of a BERT-style encoder (config.json with a
-    ``model_type`` in :data:`BERT_STYLE`, and a tokenizer); raises ``ValueError`` otherwise."""
-    p = Path(path).expanduser()
+    """``path`` must name a local Hugging Face folder of a BERT-style encoder (config.json with
+    a ``model_type`` in :data:`BERT_STYLE`, and a tokenizer; ``hf:DIR`` allowed); the folder,
+    or a one-line error (:func:`~axiomatic.models.hf_loader.resolve_source`)."""
+    from axiomatic.models.hf_loader import resolve_source
+
+    p = resolve_source(path, "ACRank encoder")
     cfg = p / "config.json"
-    if not p.is_dir():
-        raise ValueError(
-            f"encoder path {str(path)!r} is not a folder; give a local Hugging Face BERT-style "
-            "model folder (config.json, tokenizer, weights) or leave it out for the packaged "
-            "MiniLM"
-        )
-    if not cfg.is_file():
-        raise ValueError(
-            f"{p} has no config.json: not a Hugging Face model folder (expected config.json, "
-            "tokenizer files and model.safetensors / pytorch_model.bin)"
-        )
     try:
         model_type = str(json.loads(cfg.read_text(encoding="utf-8")).get("model_type", ""))
     except (json.JSONDecodeError, AttributeError) as exc:
@@ -107,7 +99,7 @@ class ACRankModel(_MiniLMModel):
         self.max_length = int(max_length)
         self.signal = signal
         self.encoder = _load_encoder(encoder_path, encoder_config, pretrained)
-        from axiomatic.models.minilm import load_tokenizer
+        from axiomatic.models.hf_loader import load_tokenizer
 
         if tokenizer_path is None and encoder_path is not None:
             tokenizer_path = encoder_path
@@ -172,17 +164,10 @@ class ACRankModel(_MiniLMModel):
 
 
 def _load_encoder(path: str | None, config: dict[str, Any] | None, pretrained: bool) -> Any:
-    from axiomatic.models.minilm import _quiet_transformers, load_encoder
+    from axiomatic.models.hf_loader import encoder_from_config, load_encoder
 
     if config is not None and not pretrained:
-        from transformers import AutoConfig, AutoModel
-
-        cfg = dict(config)
-        model_type = cfg.pop("model_type", "bert")
-        with _quiet_transformers():
-            return AutoModel.from_config(
-                AutoConfig.for_model(model_type, **cfg), add_pooling_layer=False
-            )
+        return encoder_from_config(config)
     if path is not None:
         check_bert_path(path)
     return load_encoder(path, pretrained=pretrained)

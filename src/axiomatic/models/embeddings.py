@@ -97,7 +97,7 @@ def minilm_embeddings(vocab: Vocabulary, dim: int | None = None) -> np.ndarray:
     """
     import torch
 
-    from axiomatic.models.minilm import MINILM_DIM, load_encoder, load_tokenizer
+    from axiomatic.models.hf_loader import MINILM_DIM, load_encoder, load_tokenizer
 
     tok = load_tokenizer()
     encoder = load_encoder()

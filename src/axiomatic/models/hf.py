@@ -6,15 +6,15 @@ bi-encoder folder (``modules.json``, ``1_Pooling/config.json``) scores by the co
 product, as its config says) of pooled token vectors; a cross-encoder folder (a
 ``*ForSequenceClassification`` checkpoint) scores ``[CLS] q [SEP] d [SEP]`` by its logit.
 
-Nothing is downloaded: every load passes ``local_files_only=True`` with the hub offline, and a
-folder that is missing or is not a model folder is an error naming what was expected. The
-constructors only check the folder; weights load on the first :meth:`score` call.
+Nothing is downloaded: folders are resolved and loaded by the one Hugging Face loader
+(:mod:`axiomatic.models.hf_loader`, offline), so a folder that is missing or is not a model
+folder is an error naming what was expected. The constructors only check the folder; weights
+load on the first :meth:`score` call.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from axiomatic.data.records import Document, Query
+from axiomatic.models.hf_loader import load_hf_model, load_tokenizer, resolve_source
 
 HFKind = Literal["bi-encoder", "cross-encoder"]
 
@@ -36,27 +37,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def check_hf_folder(path: str | Path, spec: str = "") -> Path:
-    """``path`` as a folder holding a Hugging Face ``config.json``, or a clear error."""
-    folder = Path(path).expanduser()
-    where = f" (from ranker spec {spec!r})" if spec else ""
-    if not folder.exists():
-        raise FileNotFoundError(
-            f"model folder {str(folder)!r}{where} does not exist; expected a local Hugging Face "
-            "or sentence-transformers folder (config.json, weights, tokenizer). Nothing is "
-            "downloaded: save the model first, e.g. SentenceTransformer(name).save(PATH)"
-        )
-    if not folder.is_dir():
-        raise ValueError(f"{folder}{where} is a file; expected a model folder")
-    if not (folder / "config.json").is_file():
-        present = ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
-        raise ValueError(
-            f"{folder}{where} holds no config.json (found: {present}); expected a Hugging Face "
-            "or sentence-transformers model folder"
-        )
-    return folder
-
-
 def detect_hf_kind(path: str | Path) -> HFKind:
     """``"cross-encoder"`` for a sequence-classification checkpoint, else ``"bi-encoder"``.
 
@@ -64,16 +44,11 @@ def detect_hf_kind(path: str | Path) -> HFKind:
     are bi-encoders unless they are saved CrossEncoders (their config names a
     ``*ForSequenceClassification`` architecture).
     """
-    folder = check_hf_folder(path)
+    folder = resolve_source(path)
     archs = _read_json(folder / "config.json").get("architectures") or []
     if any(str(a).endswith("ForSequenceClassification") for a in archs):
         return "cross-encoder"
     return "bi-encoder"
-
-
-def _offline() -> None:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def _device(device: Any) -> Any:
@@ -95,7 +70,7 @@ class _HFRanker:
         max_length: int = 256,
         device: Any = None,
     ) -> None:
-        self.path = check_hf_folder(path)
+        self.path = resolve_source(path)
         self.name = name or self.path.name
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
@@ -106,31 +81,9 @@ class _HFRanker:
 
     def _tokenizer_and_model(self, auto_class: str) -> tuple[Any, Any, Any]:
         if self._loaded is None:
-            _offline()
-            import transformers
-
-            from axiomatic.models.minilm import _quiet_transformers
-
             dev = _device(self.device)
-            import pickle
-
-            with _quiet_transformers():
-                tok = transformers.AutoTokenizer.from_pretrained(
-                    str(self.path), local_files_only=True
-                )
-                try:
-                    model = getattr(transformers, auto_class).from_pretrained(
-                        str(self.path), local_files_only=True
-                    )
-                except pickle.UnpicklingError:
-                    # a model folder is untrusted input: torch's safe loader (weights_only)
-                    # refused a pickled weights file that would run code or hold other objects
-                    raise ValueError(
-                        f"model folder {self.path}: its weights file is a pickle that holds "
-                        "more than tensors (code or other objects), which axiomatic refuses to "
-                        "load; use a folder with model.safetensors (e.g. save it with "
-                        "save_pretrained(..., safe_serialization=True) where you trust it)"
-                    ) from None
+            tok = load_tokenizer(self.path)
+            model = load_hf_model(self.path, auto_class, "model")
             self._loaded = (tok, model.to(dev).eval(), dev)
         return self._loaded  # type: ignore[no-any-return]
 

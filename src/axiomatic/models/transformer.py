@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from axiomatic.models.base import NeuralRankingModel, bf16_supported
-from axiomatic.models.minilm import load_encoder, load_pooler, load_tokenizer
+from axiomatic.models.hf_loader import load_encoder, load_pooler, load_tokenizer
 
 # optimizer steps taken in this process (one global hook, registered with the first model)
 _optimizer_steps = [0]
@@ -156,7 +156,7 @@ class CrossEncoder(_MiniLMModel):
       sequence-classification layer (``BertForSequenceClassification``; the "MLP(h_[CLS]) of
       the pooled output" of Chen et al. 2022). With ``pretrained`` the pooler ``(W_p, b_p)``
       starts from the checkpoint's pooler (the packaged all-MiniLM-L6-v2 has one, though an
-      apparently untrained one: see :func:`~axiomatic.models.minilm.load_pooler`); a
+      apparently untrained one: see :func:`~axiomatic.models.hf_loader.load_pooler`); a
       checkpoint without one, or ``pretrained=False``, initializes it as BERT does (normal
       std 0.02, zero bias).
 

@@ -250,9 +250,10 @@ def _make(
 
         return minilm_bi_encoder_ranker()
     if kind in ("st", "cross-encoder", "hf"):
-        from axiomatic.models.hf import check_hf_folder, hf_ranker
+        from axiomatic.models.hf import hf_ranker
+        from axiomatic.models.hf_loader import resolve_source
 
-        folder = check_hf_folder(params["path"], spec)
+        folder = resolve_source(params["path"], f"model folder (from ranker spec {spec!r})")
         kinds: dict[str, Any] = {"st": "bi-encoder", "cross-encoder": "cross-encoder", "hf": None}
         return hf_ranker(folder, kind=kinds[kind])  # type: ignore[return-value]
     if kind in _lexical_classes():
@@ -293,9 +294,10 @@ def _make(
         )
     path = _model_folder(path, spec)
     if not _is_axiomatic_model(path):
-        from axiomatic.models.hf import check_hf_folder, hf_ranker
+        from axiomatic.models.hf import hf_ranker
+        from axiomatic.models.hf_loader import resolve_source
 
-        return hf_ranker(check_hf_folder(path, spec))  # type: ignore[return-value]
+        return hf_ranker(resolve_source(path, f"model folder (from ranker spec {spec!r})"))  # type: ignore[return-value]
     loader = _model_loader()
     ranker = loader(path)
     return _distinct_model_name(ranker, path)
