@@ -206,7 +206,7 @@ def main() -> None:
             memory[k]["peak_rss_mib"] - memory[k]["rss_after_load_mib"], 1
         )
     os.unlink(tmp.name)
-    from axiomatic.models.base import bf16_supported
+    from axiomatic.models.device import bf16_supported
 
     seq = statistics.fmean(n_seq)
     med = {k: statistics.median(v) for k, v in times.items()}

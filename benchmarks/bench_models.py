@@ -105,7 +105,7 @@ def cross_encoder_throughput(n_pairs: int, batch_size: int, lengths: list[int]) 
     import torch
 
     from axiomatic.models import build_model
-    from axiomatic.models.base import bf16_supported
+    from axiomatic.models.device import bf16_supported
 
     model = build_model("cross-encoder", max_length=max(lengths), seed=0).eval()
     queries = synthetic_texts(n_pairs, 8, seed=1)
@@ -150,7 +150,7 @@ def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -
     import torch
 
     from axiomatic.models import build_model
-    from axiomatic.models.base import autocast
+    from axiomatic.models.device import autocast
     from axiomatic.models.io import is_word_model
 
     torch.manual_seed(0)

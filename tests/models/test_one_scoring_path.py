@@ -23,7 +23,7 @@ from axiomatic.data.records import Dataset, Query
 from axiomatic.data.trec import read_run
 from axiomatic.models import NeuralRanker, build_model, load_model, save_model
 from axiomatic.models.base import NeuralRankingModel
-from axiomatic.models.ranker import default_device
+from axiomatic.models.device import choose_device
 from axiomatic.models.scoring import SCORE_BATCH_SIZE, score_candidates
 from axiomatic.models.transformer import BiEncoder
 from axiomatic.rankers.base import rerank
@@ -77,7 +77,7 @@ def test_experiment_and_cli_rank_score_a_cross_encoder_identically(
         ["rank", "-d", "demo", "-r", f"model:{tmp_path / 'ce'}", "-o", str(out), "--depth", "3"],
     )
     assert res.exit_code == 0, res.output
-    model = load_model(tmp_path / "ce", device=default_device())  # where the CLI loads it
+    model = load_model(tmp_path / "ce", device=choose_device())  # where the CLI loads it
     assert read_run(out) == score_candidates(model, demo, depth=3)
 
 

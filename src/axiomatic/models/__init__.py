@@ -11,8 +11,10 @@ from typing import Any
 
 _EXPORTS = {
     "NeuralRankingModel": "axiomatic.models.base",
-    "autocast": "axiomatic.models.base",
-    "bf16_supported": "axiomatic.models.base",
+    "autocast": "axiomatic.models.device",
+    "bf16_supported": "axiomatic.models.device",
+    "choose_device": "axiomatic.models.device",
+    "use_bf16": "axiomatic.models.device",
     "suggest_num_threads": "axiomatic.models.base",
     "Vocabulary": "axiomatic.models.vocab",
     "model_analyzer": "axiomatic.models.vocab",
@@ -44,7 +46,6 @@ _EXPORTS = {
     "NeuralRanker": "axiomatic.models.ranker",
     "load_ranker": "axiomatic.models.ranker",
     "minilm_bi_encoder_ranker": "axiomatic.models.ranker",
-    "default_device": "axiomatic.models.ranker",
     "score_candidates": "axiomatic.models.scoring",
     "SCORE_BATCH_SIZE": "axiomatic.models.scoring",
 }

@@ -14,25 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-
-def bf16_supported(device: torch.device | str) -> bool:
-    """Whether bf16 autocast is fast on ``device`` (AVX512-BF16/AMX CPUs, bf16-capable GPUs)."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-    if device.type == "cpu":
-        check = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
-        amx = getattr(torch.cpu, "_is_amx_tile_supported", None)
-        return bool((check is not None and check()) or (amx is not None and amx()))
-    return False
-
-
-def autocast(device: torch.device | str, enabled: bool = True) -> contextlib.AbstractContextManager:
-    """bf16 autocast on ``device`` (a no-op context when not ``enabled``)."""
-    device = torch.device(device)
-    if not enabled or device.type not in ("cpu", "cuda"):
-        return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+from axiomatic.models.device import autocast, use_bf16
 
 
 def suggest_num_threads(reserve_self: bool = True) -> int:
@@ -122,8 +104,7 @@ class NeuralRankingModel(nn.Module):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
         device = self.device
-        if bf16 is None:
-            bf16 = self.supports_bf16 and bf16_supported(device)
+        bf16 = use_bf16(bf16, device, self.supports_bf16)
         was_training = self.training
         self.eval()
         out = []

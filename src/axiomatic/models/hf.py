@@ -51,14 +51,6 @@ def detect_hf_kind(path: str | Path) -> HFKind:
     return "bi-encoder"
 
 
-def _device(device: Any) -> Any:
-    import torch
-
-    if device is not None:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
 class _HFRanker:
     can_score_unseen_documents = True
 
@@ -81,7 +73,9 @@ class _HFRanker:
 
     def _tokenizer_and_model(self, auto_class: str) -> tuple[Any, Any, Any]:
         if self._loaded is None:
-            dev = _device(self.device)
+            from axiomatic.models.device import choose_device
+
+            dev = choose_device(self.device)
             tok = load_tokenizer(self.path)
             model = load_hf_model(self.path, auto_class, "model")
             self._loaded = (tok, model.to(dev).eval(), dev)

@@ -268,7 +268,8 @@ def read_model_config(directory: str | Path) -> dict[str, Any]:
 def load_model(
     directory: str | Path, device: str | torch.device | None = None
 ) -> NeuralRankingModel:
-    """Rebuild a model saved by :func:`save_model`, in eval mode, on ``device`` (default CPU)."""
+    """Rebuild a model saved by :func:`save_model`, in eval mode, on ``device`` (default: left on
+    the CPU; otherwise as :func:`~axiomatic.models.device.choose_device` reads it)."""
     from safetensors.torch import load_model as load_weights
 
     from axiomatic.models.vocab import Vocabulary
@@ -295,5 +296,7 @@ def load_model(
     model.build_info = dict(meta.get("metadata") or {})
     model.eval()
     if device is not None:
-        model.to(device)
+        from axiomatic.models.device import choose_device
+
+        model.to(choose_device(device))
     return model

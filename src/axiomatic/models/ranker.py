@@ -10,13 +10,9 @@ import torch
 
 from axiomatic.data.records import Document, Query
 from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.device import choose_device
 from axiomatic.models.io import load_model
 from axiomatic.models.scoring import SCORE_BATCH_SIZE
-
-
-def default_device() -> torch.device:
-    """CUDA when present, else CPU."""
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 class NeuralRanker:
@@ -80,9 +76,10 @@ def load_ranker(
 ) -> NeuralRanker:
     """A :class:`NeuralRanker` over the model saved at ``path`` (``--ranker model:PATH``).
 
-    The default name is ``"<model_type>:<folder name>"``; the default device CUDA when present.
+    The default name is ``"<model_type>:<folder name>"``; ``device`` as
+    :func:`~axiomatic.models.device.choose_device` reads it (default: CUDA when present).
     """
-    model = load_model(path, device=device if device is not None else default_device())
+    model = load_model(path, device=choose_device(device))
     return NeuralRanker(
         model,
         name=name or f"{model.model_type}:{Path(path).name}",
@@ -101,5 +98,5 @@ def minilm_bi_encoder_ranker(
     from axiomatic.models.transformer import BiEncoder
 
     model = BiEncoder(max_length=max_length).eval()
-    model.to(device if device is not None else default_device())
+    model.to(choose_device(device))
     return NeuralRanker(model, name="minilm-bi-encoder", batch_size=batch_size, bf16=bf16)

@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from axiomatic.models.base import NeuralRankingModel, bf16_supported
+from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.device import use_bf16
 from axiomatic.models.hf_loader import load_encoder, load_pooler, load_tokenizer
 
 # optimizer steps taken in this process (one global hook, registered with the first model)
@@ -100,8 +101,7 @@ class _MiniLMModel(NeuralRankingModel):
         """Scores of text pairs (no grad). With bf16 (default where the hardware is fast at it)
         the encoder runs on a cached bf16 copy of its weights, about 1.6x faster than autocast
         on AMX CPUs; the scoring head stays float32, so scores are not rounded to bf16."""
-        if bf16 is None:
-            bf16 = bf16_supported(self.device)
+        bf16 = use_bf16(bf16, self.device, self.supports_bf16)
         if not bf16:
             return super().score_pairs(queries, documents, batch_size, bf16=False)
         self.__dict__["_fast_bf16"] = True
@@ -320,8 +320,7 @@ class BiEncoder(_MiniLMModel):
         """L2-normalized vectors ``(N, hidden)`` of ``texts`` (no grad), truncated as documents
         (``max_length``) or, with ``as_query``, as queries (``max_query_length``)."""
         device = self.device
-        if bf16 is None:
-            bf16 = bf16_supported(device)
+        bf16 = use_bf16(bf16, device, self.supports_bf16)
         max_length = self.max_query_length if as_query else self.max_length
         was_training = self.training
         self.eval()

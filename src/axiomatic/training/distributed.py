@@ -97,10 +97,11 @@ class DistributedContext:
 
     @property
     def device(self) -> torch.device:
-        """This rank's device: ``cuda:LOCAL_RANK`` when CUDA is present, else the CPU."""
-        if not torch.cuda.is_available():
-            return torch.device("cpu")
-        return torch.device(f"cuda:{self.local_rank}") if self.active else torch.device("cuda")
+        """This rank's device: ``cuda:LOCAL_RANK`` when CUDA is present, else the CPU
+        (:func:`~axiomatic.models.device.choose_device`)."""
+        from axiomatic.models.device import choose_device
+
+        return choose_device("auto", local_rank=self.local_rank if self.active else None)
 
     def check_batch_size(self, batch_size: int) -> None:
         """A ``ValueError`` unless the global batch splits evenly over the ranks (unequal
