@@ -142,8 +142,8 @@ def _reference_step_loss(strategy, trainer, batch, step):
 
     cfg, model = trainer.config, trainer.model
     docs = [trainer.train_data.queries[p.query_id].text for p in batch]
-    q_hi = [trainer._text(p.doc_hi) for p in batch]
-    q_lo = [trainer._text(p.doc_lo) for p in batch]
+    q_hi = [trainer.text(p.doc_hi) for p in batch]
+    q_lo = [trainer.text(p.doc_lo) for p in batch]
     scores = model(**model.encode_batch(q_hi + q_lo, docs + docs)).float()
     B = len(batch)
     rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
@@ -173,6 +173,7 @@ def _fake_trainer(model, seed=3, padded=True):
     from types import SimpleNamespace
 
     from axiomatic.training.samplers import Pair
+    from axiomatic.training.strategy_base import StepContext
 
     docs = {
         "d0": "solar panels convert sunlight into electricity on the roof of a farm near the river",
@@ -188,10 +189,10 @@ def _fake_trainer(model, seed=3, padded=True):
         "d": "x",
         "e": "solar panels farm river valley floods",
     }
-    trainer = SimpleNamespace(
+    trainer = StepContext(  # what a trainer gives its strategy, and nothing else
         config=SimpleNamespace(margin=1.0, seed=seed),
         train_data=SimpleNamespace(queries={k: SimpleNamespace(text=v) for k, v in docs.items()}),
-        _text=lambda pid: pq[pid],
+        text=lambda pid: pq[pid],
         model=model,
         device=torch.device("cpu"),
     )

@@ -176,14 +176,16 @@ def test_ares_export_keeps_the_mlp_head_and_its_scores(tmp_path) -> None:
 
 # ------------------------------------------------------------------ masking
 def _fake_trainer(model, docs, pqs, seed=3):
+    """The StepContext a trainer would build (strategies see nothing else of it)."""
     from axiomatic.training.samplers import Pair
+    from axiomatic.training.strategy_base import StepContext
 
-    trainer = SimpleNamespace(
+    trainer = StepContext(
         config=SimpleNamespace(margin=1.0, seed=seed),
         train_data=SimpleNamespace(
             queries={f"d{i}": SimpleNamespace(text=t) for i, t in enumerate(docs)}
         ),
-        _text=lambda pid: pqs[pid],
+        text=lambda pid: pqs[pid],
         model=model,
         device=torch.device("cpu"),
     )

@@ -69,9 +69,9 @@ class RecordingStrategy(PairwiseLossStrategy):
     def __init__(self, batches: dict[str, list[list[str]]]) -> None:
         self.batches = batches
 
-    def step_loss(self, trainer, batch, step):  # type: ignore[no-untyped-def]
+    def step_loss(self, ctx, batch, step):  # type: ignore[no-untyped-def]
         self.batches[str(step)] = [[p.query_id, p.doc_hi, p.doc_lo] for p in batch]
-        return super().step_loss(trainer, batch, step)
+        return super().step_loss(ctx, batch, step)
 
 
 class Killed(Exception):

@@ -9,10 +9,10 @@ from training_helpers import TinyRanker, make_toy_dataset
 from axiomatic.training.config import TrainConfig
 from axiomatic.training.strategies import (
     GradedLossStrategy,
-    LossStrategy,
     PairwiseLossStrategy,
     default_strategy,
 )
+from axiomatic.training.strategy_base import LossStrategy
 from axiomatic.training.trainer import Trainer
 
 
@@ -23,14 +23,14 @@ class _Counting(LossStrategy):
         self.steps: list[int] = []
         self.pools: list[str] = []
 
-    def setup(self, trainer, pools) -> None:
+    def setup(self, ctx, pools) -> None:
         self.pools = sorted(pools)
 
-    def step_loss(self, trainer, batch, step):
+    def step_loss(self, ctx, batch, step):
         self.steps.append(step)
-        q = [trainer.train_data.queries[p.query_id].text for p in batch]
-        d = [trainer._text(p.doc_hi) for p in batch]
-        s = self.scores(trainer, q, d)
+        q = [ctx.query_text(p.query_id) for p in batch]
+        d = [ctx.text(p.doc_hi) for p in batch]
+        s = self.scores(ctx, q, d)
         return (-s).mean(), {"custom": 1.0}
 
 
@@ -42,11 +42,9 @@ def test_a_custom_strategy_drives_the_steps(tmp_path) -> None:
     assert all(r["custom"] == 1.0 for r in res.history)
 
 
-def test_default_strategies_follow_the_config(tmp_path) -> None:
-    ds = make_toy_dataset(4, 3)
-
+def test_default_strategies_follow_the_config() -> None:
     def pick(**kw):
-        return type(default_strategy(Trainer(TinyRanker(), TrainConfig(**kw), tmp_path, ds)))
+        return type(default_strategy(TrainConfig(**kw)))
 
     assert pick() is PairwiseLossStrategy
     assert pick(loss="graded", graded_loss="mse") is GradedLossStrategy

@@ -82,14 +82,13 @@ from torch import nn
 
 from axiomatic.models.transformer import CrossEncoder, check_head
 from axiomatic.training.distributed import rank_seed
-from axiomatic.training.strategies import LossStrategy
+from axiomatic.training.strategy_base import LossStrategy, StepContext
 
 if TYPE_CHECKING:
     from axiomatic.ares.pipeline import Prepared
     from axiomatic.ares.predictor import PreferencePredictor
     from axiomatic.data.records import Dataset
     from axiomatic.training.samplers import Pair
-    from axiomatic.training.trainer import Trainer
 
 VARIANTS = {
     "simple": ("I", None),
@@ -520,28 +519,28 @@ class AresLossStrategy(LossStrategy):
             self._continuation = cached
         return cached[1]
 
-    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
-        if not isinstance(trainer.model, AresCrossEncoder) and self.mlm_weight > 0:
+    def setup(self, ctx: StepContext, pools: dict[str, list[Pair]]) -> None:
+        if not isinstance(ctx.model, AresCrossEncoder) and self.mlm_weight > 0:
             raise TypeError(
                 "ARES pre-training with MLM needs an AresCrossEncoder (got "
-                f"{type(trainer.model).__name__}); use mlm_weight=0 for a plain cross-encoder"
+                f"{type(ctx.model).__name__}); use mlm_weight=0 for a plain cross-encoder"
             )
 
     def step_loss(
-        self, trainer: Trainer, batch: list[Pair], step: int
+        self, ctx: StepContext, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
         from axiomatic.training.losses import pairwise_hinge
 
-        cfg = trainer.config
-        docs = [trainer.train_data.queries[p.query_id].text for p in batch]
-        q_hi = [trainer._text(p.doc_hi) for p in batch]
-        q_lo = [trainer._text(p.doc_lo) for p in batch]
+        cfg = ctx.config
+        docs = [ctx.query_text(p.query_id) for p in batch]
+        q_hi = [ctx.text(p.doc_hi) for p in batch]
+        q_lo = [ctx.text(p.doc_lo) for p in batch]
         B = len(batch)
         if self.mlm_weight <= 0:
-            scores = self.scores(trainer, q_hi + q_lo, docs + docs)
+            scores = self.scores(ctx, q_hi + q_lo, docs + docs)
             rel = pairwise_hinge(scores[:B], scores[B:], cfg.margin)
             return rel, {"rel_loss": float(rel.detach())}
-        model: Any = trainer.model
+        model: Any = ctx.model
         # one tokenization: the MLM input (q+, d) is the hinge batch's first B rows (both
         # inputs, all 2B rows, for document-wwm), cut to their own longest row (what
         # tokenizing them alone with padding=True gives)
@@ -554,7 +553,7 @@ class AresLossStrategy(LossStrategy):
         # = tokenizer.get_special_tokens_mask(row, already_has_special_tokens=True), vectorized
         special = torch.isin(ids, special_ids) | (am[:, :Lm] == 0)
         # the step's masks (each rank's own under torchrun: its slice gets other draws)
-        seed = rank_seed(int(cfg.seed) * 1_000_003 + int(step), getattr(trainer, "dist", None))
+        seed = rank_seed(int(cfg.seed) * 1_000_003 + int(step), ctx.dist)
         gen = torch.Generator().manual_seed(seed)
         mask_id = int(model.tokenizer.mask_token_id)
         vocab_size = int(model.encoder.config.vocab_size)
@@ -566,7 +565,7 @@ class AresLossStrategy(LossStrategy):
             ids, labels = mask_whole_words(
                 ids, document, cont, mask_id, vocab_size, gen, self.mask_prob
             )
-        dev = trainer.device
+        dev = ctx.device
         scores, mlm = model.scores_and_mlm_loss(
             {k: v.to(dev) for k, v in enc.items()}, ids.to(dev), labels.to(dev)
         )

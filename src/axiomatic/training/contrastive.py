@@ -43,11 +43,10 @@ from axiomatic.training.config import (  # re-exported: defined with the other a
 )
 from axiomatic.training.losses import pairwise_hinge
 from axiomatic.training.samplers import Pair, negatives_by_query
-from axiomatic.training.strategy_base import LossStrategy, step_key
+from axiomatic.training.strategy_base import LossStrategy, StepContext
 
 if TYPE_CHECKING:
     from axiomatic.training.config import TrainConfig
-    from axiomatic.training.trainer import Trainer
 
 
 def info_nce(scores: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
@@ -90,15 +89,15 @@ class ACRankLossStrategy(LossStrategy):
             spec = ACRankAugmentSpec(spec.rule, spec.p, spec.loss, max(1, cfg.list_size - 1))
         return cls(spec, cfg.margin)
 
-    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+    def setup(self, ctx: StepContext, pools: dict[str, list[Pair]]) -> None:
         from axiomatic.perturb.acrank import ACRankAugmenter
         from axiomatic.training.augmenters import visible_tokens
 
-        self.negatives = negatives_by_query(pools["qrels"], trainer.train_data.rel_threshold)
-        lang = trainer.train_data.doc_language or trainer.train_data.language or "en"
-        limit = visible_tokens(trainer.model)
+        self.negatives = negatives_by_query(pools["qrels"], ctx.train_data.rel_threshold)
+        lang = ctx.train_data.doc_language or ctx.train_data.language or "en"
+        limit = visible_tokens(ctx.model)
         if limit is not None and str(lang).startswith("zh"):
-            limit = max(8, int(getattr(trainer.model, "max_length", 2 * limit)) - 24)
+            limit = max(8, int(getattr(ctx.model, "max_length", 2 * limit)) - 24)
         self.augmenter = ACRankAugmenter(
             self.spec.rule, self.spec.p, language=str(lang), max_position=limit
         )
@@ -112,9 +111,9 @@ class ACRankLossStrategy(LossStrategy):
         return [p.doc_lo, *extra]
 
     def step_loss(
-        self, trainer: Trainer, batch: list[Pair], step: int
+        self, ctx: StepContext, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
-        rng = np.random.default_rng(step_key(trainer, step, 23))
+        rng = ctx.rng(step, 23)
         before = self.augmenter.stats.to_dict()
         all_q: list[str] = []
         all_d: list[str] = []
@@ -128,8 +127,8 @@ class ACRankLossStrategy(LossStrategy):
             return len(all_d) - 1
 
         for p in batch:
-            q = trainer.train_data.queries[p.query_id].text
-            d_text = trainer._text(p.doc_hi)
+            q = ctx.query_text(p.query_id)
+            d_text = ctx.text(p.doc_hi)
             aug = self.augmenter.augment(q, d_text, rng)
             orig = add(q, d_text)
             plus = add(q, aug.plus.text) if aug.plus is not None else None
@@ -137,7 +136,7 @@ class ACRankLossStrategy(LossStrategy):
             n_plus += plus is not None
             n_minus += minus is not None
             if self.spec.loss == "infonce":
-                negs = [add(q, trainer._text(n)) for n in self._negatives(p, rng)]
+                negs = [add(q, ctx.text(n)) for n in self._negatives(p, rng)]
                 if plus is not None:
                     row = [plus, orig]
                 else:
@@ -146,13 +145,13 @@ class ACRankLossStrategy(LossStrategy):
                     row.append(minus)
                 rows.append(row + negs)
             else:
-                neg = add(q, trainer._text(p.doc_lo))
+                neg = add(q, ctx.text(p.doc_lo))
                 pairs.append((orig, neg))
                 if plus is not None:
                     pairs.append((plus, orig))
                 if minus is not None:
                     pairs.append((orig, minus))
-        scores = self.scores(trainer, all_q, all_d)
+        scores = self.scores(ctx, all_q, all_d)
         info: dict[str, float] = {"aug_plus": float(n_plus), "aug_minus": float(n_minus)}
         after = self.augmenter.stats.to_dict()
         for key in ("all_stopword_queries", "no_query_term"):

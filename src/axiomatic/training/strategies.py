@@ -2,7 +2,9 @@
 
 The :class:`~axiomatic.training.trainer.Trainer` owns the loop (sampling, optimizer, dev
 evaluation, checkpoints, logs); a strategy owns the step's loss. Strategies are pluggable
-objects (``Trainer(..., loss_strategy=...)``); without one the trainer picks from the config:
+objects (``Trainer(..., loss_strategy=...)``) that see a small
+:class:`~axiomatic.training.strategy_base.StepContext`, never the trainer; without one the
+trainer picks from the config:
 
 * :class:`PairwiseLossStrategy` - hinge / MSE / listwise softmax, plus Rosset et al.'s AR
   regularizer or the ``perturb(...)`` (AP) augmentation;
@@ -29,10 +31,10 @@ from axiomatic.training.losses import (
     pointwise_mse,
 )
 from axiomatic.training.samplers import Pair, make_list, negatives_by_query
-from axiomatic.training.strategy_base import LossStrategy, step_key
+from axiomatic.training.strategy_base import LossStrategy, StepContext
 
 if TYPE_CHECKING:
-    from axiomatic.training.trainer import Trainer
+    from axiomatic.training.config import TrainConfig
 
 
 _WARNED: set[str] = set()  # unreachable-threshold warnings already given in this process
@@ -51,18 +53,18 @@ class GradedLossStrategy(LossStrategy):
         named = getattr(self.graded_loss, "named_parameters", None)
         return [(n, q) for n, q in (named() if named else []) if q.requires_grad]
 
-    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
+    def setup(self, ctx: StepContext, pools: dict[str, list[Pair]]) -> None:
         """The loss's own parameters (the learned cut points of ``po``) join the optimizer (no
         weight decay); thresholds no score of the model can reach are warned about (naming
         the bound) before the first step."""
         import warnings
 
         if isinstance(self.graded_loss, torch.nn.Module):
-            self.graded_loss.to(trainer.device)
+            self.graded_loss.to(ctx.device)
         params = [q for _, q in self._loss_parameters()]
         if params:
-            trainer.optimizer.add_param_group({"params": params, "weight_decay": 0.0})
-        model = trainer.model
+            ctx.add_parameters(params)
+        model = ctx.model
         bound = getattr(model, "score_bound", None)
         thresholds = getattr(self.graded_loss, "thresholds", None)
         if callable(bound) and thresholds is not None:
@@ -94,11 +96,11 @@ class GradedLossStrategy(LossStrategy):
                     q.copy_(torch.tensor(saved[n], dtype=q.dtype).reshape(q.shape))
 
     def step_loss(
-        self, trainer: Trainer, batch: list[Pair], step: int
+        self, ctx: StepContext, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
-        qs = [trainer.train_data.queries[p.query_id].text for p in batch]
-        ds = [trainer._text(p.doc_hi) for p in batch]
-        scores = self.scores(trainer, qs, ds)
+        qs = [ctx.query_text(p.query_id) for p in batch]
+        ds = [ctx.text(p.doc_hi) for p in batch]
+        scores = self.scores(ctx, qs, ds)
         grades = torch.tensor([int(p.label_hi) for p in batch], device=scores.device)
         base = self.graded_loss(scores, grades)
         info = {"base_loss": float(base.detach())}
@@ -120,10 +122,10 @@ class PairwiseLossStrategy(LossStrategy):
     name = "pairwise"
     count_keys = frozenset({"ap_pairs", "perturbed"})
 
-    def setup(self, trainer: Trainer, pools: dict[str, list[Pair]]) -> None:
-        cfg = trainer.config
+    def setup(self, ctx: StepContext, pools: dict[str, list[Pair]]) -> None:
+        cfg = ctx.config
         self.negatives = (
-            negatives_by_query(pools["qrels"], trainer.train_data.rel_threshold)
+            negatives_by_query(pools["qrels"], ctx.train_data.rel_threshold)
             if cfg.loss == "softmax"
             else {}
         )
@@ -142,8 +144,8 @@ class PairwiseLossStrategy(LossStrategy):
             from axiomatic.text.analyzer import parse_analyzer
             from axiomatic.training.augmenters import rosset_perturber
 
-            analyzer = trainer.analyzer or parse_analyzer(
-                cfg.analyzer, language=trainer.train_data.doc_language or "en"
+            analyzer = ctx.analyzer or parse_analyzer(
+                cfg.analyzer, language=ctx.train_data.doc_language or "en"
             )
             if self.ar is not None:
                 lnc_terms, self.perturb_axioms = self.ar.lnc_terms, self.ar.axioms
@@ -151,10 +153,10 @@ class PairwiseLossStrategy(LossStrategy):
                 assert isinstance(aug, PerturbAugmentSpec)  # narrowed above (not validation)
                 lnc_terms, self.perturb_axioms = aug.lnc_terms, aug.axioms
             texts = [
-                trainer._text(d)
+                ctx.text(d)
                 for d in {p.doc_hi for p in pools["qrels"]} | {p.doc_lo for p in pools["qrels"]}
             ]
-            self.perturber = rosset_perturber(trainer.model, texts, analyzer, lnc_terms)
+            self.perturber = rosset_perturber(ctx.model, texts, analyzer, lnc_terms)
         self.augment_perturb = isinstance(aug, PerturbAugmentSpec)
 
     def _perturb(
@@ -164,11 +166,11 @@ class PairwiseLossStrategy(LossStrategy):
         return None if res is None else (res.text, res.direction, res.perturbation)
 
     def step_loss(
-        self, trainer: Trainer, batch: list[Pair], step: int
+        self, ctx: StepContext, batch: list[Pair], step: int
     ) -> tuple[torch.Tensor, dict[str, float]]:
-        cfg = trainer.config
-        rng = np.random.default_rng(step_key(trainer, step, 17))
-        queries = [trainer.train_data.queries[p.query_id].text for p in batch]
+        cfg = ctx.config
+        rng = ctx.rng(step, 17)
+        queries = [ctx.query_text(p.query_id) for p in batch]
         B = len(batch)
         all_q: list[str] = []
         all_d: list[str] = []
@@ -183,13 +185,13 @@ class PairwiseLossStrategy(LossStrategy):
             ]
             for q, (docs, _) in zip(queries, lists, strict=True):
                 all_q += [q] * L
-                all_d += [trainer._text(d) for d in docs]
+                all_d += [ctx.text(d) for d in docs]
             hi_idx = [b * L for b in range(B)]
             lo_idx = [b * L + 1 for b in range(B)]
         else:
             for q, p in zip(queries, batch, strict=True):
                 all_q += [q, q]
-                all_d += [trainer._text(p.doc_hi), trainer._text(p.doc_lo)]
+                all_d += [ctx.text(p.doc_hi), ctx.text(p.doc_lo)]
             hi_idx = [2 * b for b in range(B)]
             lo_idx = [2 * b + 1 for b in range(B)]
         # AR: one perturbation per document (Rosset eq. 4); AP: perturbed pairs as extra pairs
@@ -210,7 +212,7 @@ class PairwiseLossStrategy(LossStrategy):
                     else:
                         pert[side].append((b, new, res[1]))
                         pert_axiom.append((idx, new, res[1], res[2]))
-        scores = self.scores(trainer, all_q, all_d)
+        scores = self.scores(ctx, all_q, all_d)
         s_hi = scores[hi_idx]
         s_lo = scores[lo_idx]
         info: dict[str, float] = {}
@@ -267,10 +269,9 @@ class PairwiseLossStrategy(LossStrategy):
         return total, info
 
 
-def default_strategy(trainer: Trainer) -> LossStrategy:
+def default_strategy(cfg: TrainConfig) -> LossStrategy:
     """The strategy a config asks for: graded, ACRank (``acrank(...)`` augmentation or
     ``loss = "contrastive"``) or pairwise."""
-    cfg = trainer.config
     if cfg.loss == "graded":
         from axiomatic.training.smooth import parse_graded_loss
 

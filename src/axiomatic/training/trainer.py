@@ -51,7 +51,8 @@ from axiomatic.training.distributed import (
     rank_seed,
 )
 from axiomatic.training.samplers import Pair, PairSampler, qrels_pairs
-from axiomatic.training.strategies import LossStrategy, default_strategy
+from axiomatic.training.strategies import default_strategy
+from axiomatic.training.strategy_base import LossStrategy, StepContext
 
 # kept importable from here (experiments and benchmarks use these names)
 _atomic_torch_save = atomic_torch_save
@@ -233,8 +234,18 @@ class Trainer:
             )
         else:
             self.optimizer = torch.optim.Adam(params, lr=cfg.lr, weight_decay=decay)
-        self.strategy = self.loss_strategy or default_strategy(self)
-        self.strategy.setup(self, pools)
+        self.context = StepContext(
+            model=self.model,
+            config=cfg,
+            train_data=self.train_data,
+            device=self.device,
+            text=self._text,
+            add_parameters=self._add_parameters,
+            analyzer=self.analyzer,
+            dist=self.dist,
+        )
+        self.strategy = self.loss_strategy or default_strategy(cfg)
+        self.strategy.setup(self.context, pools)
         if self.dist.active:
             # one replica: rank 0's weights (and a strategy's own parameters) on every rank,
             # then a random stream of its own per rank (dropout on different slices)
@@ -248,6 +259,11 @@ class Trainer:
         from axiomatic.training.schedules import parse_lr_schedule
 
         self.lr_schedule = parse_lr_schedule(cfg.lr_schedule)
+
+    def _add_parameters(self, params: Sequence[torch.nn.Parameter]) -> None:
+        """A strategy's own parameters join the optimizer (their own group, no weight decay)."""
+        if params:
+            self.optimizer.add_param_group({"params": list(params), "weight_decay": 0.0})
 
     def _trained_parameters(self) -> list[torch.Tensor]:
         """Every parameter the optimizer updates (the model's and a strategy's own)."""
@@ -291,7 +307,7 @@ class Trainer:
 
     def _step_loss(self, batch: list[Pair], step: int) -> tuple[torch.Tensor, dict[str, float]]:
         """The step's loss and log values, from the loss strategy."""
-        return self.strategy.step_loss(self, batch, step)
+        return self.strategy.step_loss(self.context, batch, step)
 
     # ------------------------------------------------------------------ checkpoints
     def _checkpoint_path(self) -> Path:
