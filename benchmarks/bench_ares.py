@@ -63,6 +63,7 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
 
     from axiomatic.ares.pretrain import AresLossStrategy, build_model
     from axiomatic.training.samplers import Pair
+    from axiomatic.training.strategy_base import StepContext
 
     torch.set_num_threads(1)
     model = build_model(max_length)
@@ -70,12 +71,12 @@ def bench_step(batch: int, max_length: int, repeats: int) -> dict[str, object]:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     doc = ("solar panels convert sunlight into electricity and farms need land " * 12).strip()
     qp, qn = "solar electricity panels", "farms land"
-    trainer = SimpleNamespace(
+    trainer = StepContext(  # what the trainer hands its loss strategy
         config=SimpleNamespace(margin=1.0, seed=0),
         train_data=SimpleNamespace(
             queries={f"d{i}": SimpleNamespace(text=doc) for i in range(batch)}
         ),
-        _text={"qp": qp, "qn": qn}.__getitem__,
+        text={"qp": qp, "qn": qn}.__getitem__,
         model=model,
         device=torch.device("cpu"),
     )
