@@ -101,3 +101,38 @@ def test_a_model_without_bf16_scores_in_float32_by_default(monkeypatch) -> None:
     Probe(True).score_pairs(["q"], ["d"], bf16=False)
     assert seen == [False, True, False]
     assert isinstance(bf16_supported("cpu"), bool)
+
+
+#: modules that ask torch about CUDA for something other than choosing a device: the trainer
+#: saves every GPU's random state, torchrun's set-up picks NCCL and checks the GPU count, the
+#: experiment units record the machine they ran on
+NOT_A_CHOICE = {
+    "training/trainer.py",
+    "training/distributed.py",
+    "experiments/units.py",
+}
+
+
+def test_devices_are_chosen_in_one_place() -> None:
+    """No module but models/device.py picks a device: no ``torch.cuda.is_available()``
+    outside the modules above, no ``torch.device("cuda...")`` / ``.to("cuda")`` literal."""
+    import ast
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src" / "axiomatic"
+    bad = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel == "models/device.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = ast.unparse(node.func)
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            gpu_literal = any(isinstance(a, str) and a.startswith(("cuda", "mps")) for a in args)
+            if (name.endswith("cuda.is_available") and rel not in NOT_A_CHOICE) or (
+                (name == "torch.device" or name.endswith(".to")) and gpu_literal
+            ):
+                bad.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
+    assert not bad, "choose devices with axiomatic.models.device.choose_device:\n" + "\n".join(bad)
