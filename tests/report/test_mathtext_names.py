@@ -40,8 +40,10 @@ def test_plots_draw_names_with_dollar_signs(diag) -> None:
 
 
 def test_plain_text_escapes_every_dollar() -> None:
-    assert plots.plain_text(BAD) == "\\$\\foo{\\$"
-    assert plots.plain_text("no dollars") == "no dollars"
+    from axiomatic._report import plain_text
+
+    assert plain_text(BAD) == "\\$\\foo{\\$"
+    assert plain_text("no dollars") == "no dollars"
     assert plots.correlation_title(BAD, None) == "\\$\\foo{\\$"
 
 

@@ -28,8 +28,7 @@ import numpy as np
 import pandas as pd
 
 from axiomatic._atomic import atomic_write_bytes
-from axiomatic._report import FIGURE_DPI, figure_bytes, new_figure
-from axiomatic._report import plain_text as plain_text  # its old home: report.plots
+from axiomatic._report import FIGURE_DPI, figure_bytes, new_figure, plain_text
 from axiomatic.diagnose.result import Diagnosis
 
 DPI = FIGURE_DPI
