@@ -371,7 +371,7 @@ class _FakeTrainer:
         _FakeTrainer.made.append(self)
 
     def fit(self, resume: bool = False):
-        self.strategy = strategies.default_strategy(self)  # type: ignore[arg-type]
+        self.strategy = strategies.default_strategy(self.config)
         return types.SimpleNamespace(to_dict=lambda: {})
 
 
