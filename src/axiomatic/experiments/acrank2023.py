@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,13 +44,12 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+from axiomatic.experiments.engine import Plan, Runner, candidate_run
 from axiomatic.experiments.units import (
     UnitRecord,
-    UnitStore,
     dataset_fingerprint,
     fingerprint,
     machine,
-    note_plan_change,
 )
 
 MEASURES = ("nDCG@1", "nDCG@10", "AP")
@@ -142,8 +141,13 @@ class SettingPlan:
 
 
 @dataclass
-class ACRankPlan:
+class ACRankPlan(Plan):
     """What to run. ``full()`` is the paper-shaped plan; ``quick()`` a CI-sized one."""
+
+    TABLES: ClassVar = {"settings": SettingPlan}
+    REFUSED: ClassVar = {
+        "models": "acrank2023 selects rows per setting: set settings.rows in --config"
+    }
 
     settings: list[SettingPlan]
     seeds: list[int] = field(default_factory=lambda: [0])
@@ -233,9 +237,6 @@ class ACRankPlan:
             agreement_pairs=6,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def _slug(name: str) -> str:
     return name.replace("/", "_")
@@ -262,8 +263,12 @@ def _cap_queries(ds: Dataset, n: int | None, seed: int, split: str) -> Dataset:
     return ds.subset(sorted(usable[int(i)] for i in order[:n]), split=split)
 
 
-class ACRank2023:
+class ACRank2023(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
+
+    name = "acrank2023"
+    plan_class = ACRankPlan
+    plan: ACRankPlan
 
     def __init__(
         self,
@@ -271,17 +276,35 @@ class ACRank2023:
         out_dir: str | Path,
         echo: Callable[[str], None] = print,
         overwrite: bool = False,
+        *,
+        workers: int | None = None,
+        scheduler: str | None = None,
     ) -> None:
-        self.plan = plan
-        self.out_dir = Path(out_dir)
-        self.echo = echo
+        super().__init__(
+            plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
+        )
         self._data_cache: dict[str, _Data] = {}
-        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
-        # trained with other settings is refused (or redone with overwrite), never reused
-        self.store = UnitStore(self.out_dir, overwrite=overwrite, echo=self._note)
 
-    def _note(self, msg: str) -> None:
-        self.echo(f"[acrank2023] {msg}")
+    @classmethod
+    def check_plan(cls, plan: Any) -> None:
+        from axiomatic.perturb.acrank import check_probability
+
+        check_probability(plan.p, "plan p")
+        for sp in plan.settings:
+            for r in [*sp.rows, *sp.ablation_rows, *(sp.zero_shot_rows or []), *plan.diagnose_rows]:
+                row_unit(r, plan.p)
+            for pv in sp.p_sweep:
+                check_probability(pv, f"settings {sp.name}: p_sweep value")
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        ap: ACRankPlan = plan
+        a = cls(ap, out, lambda _m: None)
+        n = sum(len(a.units_of(sp)) for sp in ap.settings) * len(ap.seeds)
+        return [
+            f"  settings {', '.join(sp.name for sp in ap.settings)}; seeds {ap.seeds}",
+            f"  training runs: {n}; time: see docs/training.md",
+        ]
 
     # ------------------------------------------------------------------ data
     def _data(self, sp: SettingPlan) -> _Data:
@@ -472,7 +495,7 @@ class ACRank2023:
         """The units scored on ``sp.zero_shot`` (all of the setting's, or those of
         ``zero_shot_rows``)."""
         if sp.zero_shot_rows is None:
-            return self._units(sp)
+            return self.units_of(sp)
         units: list[Unit] = []
         for r in sp.zero_shot_rows:
             u = row_unit(r, self.plan.p)
@@ -548,7 +571,7 @@ class ACRank2023:
             {"data": dataset_fingerprint(ds, self.plan.zero_shot_depth)},
         )
 
-    def _units(self, sp: SettingPlan) -> list[Unit]:
+    def units_of(self, sp: SettingPlan) -> list[Unit]:
         p = self.plan
         units: list[Unit] = []
         for row in [*sp.rows, *sp.ablation_rows]:
@@ -563,18 +586,14 @@ class ACRank2023:
 
     # ------------------------------------------------------------------ everything
     def run(self) -> dict[str, Any]:
-        from axiomatic.training.config import write_toml
-
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         self._check_units()  # before any work: a unit of other settings is refused here
-        plan = {"experiment": "acrank2023", **_plain(p.to_dict())}
-        note_plan_change(self.out_dir / "config.toml", plan, self._note)
-        write_toml(plan, self.out_dir / "config.toml")
+        self.write_config()
         for sp in p.settings:
             for seed in p.seeds:
-                for unit in self._units(sp):
+                for unit in self.units_of(sp):
                     self._train_unit(sp, unit, seed)
             if sp.diagnose:
                 self._diagnose(sp)
@@ -591,7 +610,7 @@ class ACRank2023:
         line naming the fields) or, with ``overwrite``, cleared to be computed again."""
         for sp in self.plan.settings:
             for seed in self.plan.seeds:
-                for unit in self._units(sp):
+                for unit in self.units_of(sp):
                     self.store.check(
                         self._unit_dir(sp, unit, seed), self.unit_record(sp, unit, seed)
                     )
@@ -721,7 +740,7 @@ class ACRank2023:
                     if self._current(sp, u, seed, stale):
                         ms.append(read_json(f))
                 metrics[r] = ms
-            for u in self._units(sp):
+            for u in self.units_of(sp):
                 for seed in p.seeds:
                     f = self._unit_dir(sp, u, seed) / "test_metrics.json"
                     if self._current(sp, u, seed, stale):
@@ -753,7 +772,7 @@ class ACRank2023:
                             for m in MEASURES
                         }
                 if pq:  # the first-stage order the models re-rank (BM25 for MS MARCO, DL19)
-                    pq = {CANDIDATES_ROW: per_query(_candidate_run(ds), ds, MEASURES), **pq}
+                    pq = {CANDIDATES_ROW: per_query(candidate_run(ds), ds, MEASURES), **pq}
                 for r, vals_r in pq.items():
                     row: dict[str, Any] = {
                         "setting": sp.name,
@@ -795,7 +814,7 @@ class ACRank2023:
             if dfile.exists() and self.store.matches(dfile.parent, self._diagnosis_settings(sp)):
                 diagnosis[sp.name] = read_json(dfile)
         if stale:
-            self._note(
+            self.note(
                 f"{len(stale)} finished unit(s) in {self.out_dir} were computed with other "
                 "settings than this plan's and are not reported (e.g. "
                 f"{self.store._name(min(stale))}); run the experiment with --overwrite to redo them"
@@ -1008,12 +1027,6 @@ class ACRank2023:
         docs.write_text(new, encoding="utf-8")
 
 
-def _candidate_run(ds: Dataset) -> dict[str, dict[str, float]]:
-    return {
-        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
-    }
-
-
 def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
     """Augmentation counts summed over a unit's ``log.jsonl`` (every step, across resumes)."""
     from axiomatic.training.checkpoint import read_log
@@ -1023,57 +1036,3 @@ def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
     for key in ("aug_plus", "aug_minus", "aug_no_query_term", "aug_all_stopword_queries"):
         out[key.removeprefix("aug_")] = int(sum(r.get(key, 0) for r in recs))
     return out
-
-
-def _plain(d: Any) -> Any:
-    if isinstance(d, dict):
-        return {k: _plain(v) for k, v in d.items() if v is not None}
-    if isinstance(d, (list, tuple)):
-        return [_plain(v) for v in d]
-    return d
-
-
-def run_acrank2023(
-    out_dir: str | Path,
-    quick: bool = False,
-    echo: Callable[[str], None] = print,
-    **overrides: Any,
-) -> dict[str, Any]:
-    """Run (or resume) the experiment; ``overrides`` replace plan fields (``seeds=[0]``, ...)."""
-    plan = ACRankPlan.quick() if quick else ACRankPlan.full()
-    report_only = overrides.pop("report_only", False)
-    overwrite = bool(overrides.pop("overwrite", False))
-    if overrides.pop("models", None):
-        raise ValueError("acrank2023 selects rows per setting: set settings.rows in --config")
-    if overrides.get("settings"):
-        overrides["settings"] = [
-            s if isinstance(s, SettingPlan) else _setting(s) for s in overrides["settings"]
-        ]
-    unknown = sorted(set(overrides) - set(ACRankPlan.__dataclass_fields__))
-    if unknown:
-        raise ValueError(
-            f"unknown acrank2023 setting(s) {unknown}; expected some of "
-            f"{sorted(ACRankPlan.__dataclass_fields__)}"
-        )
-    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    from axiomatic.perturb.acrank import check_probability
-
-    check_probability(plan.p, "plan p")
-    for sp in plan.settings:
-        for r in [*sp.rows, *sp.ablation_rows, *(sp.zero_shot_rows or []), *plan.diagnose_rows]:
-            row_unit(r, plan.p)
-        for pv in sp.p_sweep:
-            check_probability(pv, f"settings {sp.name}: p_sweep value")
-    runner = ACRank2023(plan, out_dir, echo, overwrite=overwrite)
-    return runner.report() if report_only else runner.run()
-
-
-def _setting(d: dict[str, Any]) -> SettingPlan:
-    names = set(SettingPlan.__dataclass_fields__)
-    unknown = sorted(set(d) - names)
-    if unknown:
-        raise ValueError(
-            f"unknown key(s) {unknown} in an acrank2023 [[plan.settings]] table; expected "
-            f"some of {sorted(names)}"
-        )
-    return SettingPlan(**d)

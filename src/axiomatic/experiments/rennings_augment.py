@@ -19,8 +19,7 @@ The weak labeler is TFC1 mined on the training queries (the thesis' choice).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,8 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.units import (
-    UnitRecord,
-    UnitStore,
-    dataset_fingerprint,
-    fingerprint,
-    note_plan_change,
-)
+from axiomatic.experiments.engine import Plan, Runner, estimate_line
+from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
 MEASURES = ("AP", "RR@10", "P@5")
@@ -48,7 +42,7 @@ changes a unit's results, so that units of the older code are refused instead of
 
 
 @dataclass
-class RenningsPlan:
+class RenningsPlan(Plan):
     train: str = "msmarco-dev-top20/train"
     test: str = "msmarco-dev-top20/test"
     models: list[str] = field(default_factory=lambda: ["duet", "conv-knrm"])
@@ -93,26 +87,23 @@ class RenningsPlan:
         )
 
 
-class RenningsAugment:
-    def __init__(
-        self,
-        plan: RenningsPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-    ) -> None:
-        self.plan = plan
-        self.out_dir = Path(out_dir)
-        self.echo = echo
-        self.overwrite = overwrite
-        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
-        # trained with other settings is refused (or redone with overwrite), never reused
-        self.store = UnitStore(
-            self.out_dir,
-            overwrite=overwrite,
-            done="test_run.json",
-            echo=lambda m: self.echo(f"[rennings-augment] {m}"),
-        )
+class RenningsAugment(Runner):
+    """Runner (see the module docstring). ``run()`` does everything not done yet."""
+
+    name = "rennings-augment"
+    plan_class = RenningsPlan
+    unit_done = "test_run.json"
+    plan: RenningsPlan
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        p: RenningsPlan = plan
+        runs = [(m, p.steps) for m in p.models for _ in p.schemes for _ in p.seeds]
+        return [
+            f"  {p.train} -> {p.test}: models {', '.join(p.models)}; schemes "
+            f"{', '.join(p.schemes)}; seeds {p.seeds}; {p.steps} steps",
+            estimate_line(runs),
+        ]
 
     def _mine(self, dataset: Any, axioms: str, name: str) -> Path:
         from axiomatic.diagnose.mining import mine
@@ -163,12 +154,10 @@ class RenningsAugment:
     def run(self) -> dict[str, Any]:
         import torch
 
-        from axiomatic.diagnose.diagnosis import diagnose
         from axiomatic.diagnose.mining import read_instances
-        from axiomatic.evaluate.significance import compare_to_baseline
         from axiomatic.models import NeuralRanker, build_model
         from axiomatic.models.scoring import score_candidates
-        from axiomatic.training.config import TrainConfig, write_toml
+        from axiomatic.training.config import TrainConfig
         from axiomatic.training.samplers import split_dev
         from axiomatic.training.trainer import Trainer
 
@@ -236,9 +225,7 @@ class RenningsAugment:
         # other settings or data is refused here (or cleared with overwrite)
         for *_, unit, _cfg, record in planned:
             self.store.check(unit, record)
-        plan = {"experiment": "rennings-augment", **asdict(p)}
-        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
-        write_toml(plan, self.out_dir / "config.toml")
+        self.write_config()
         rows: list[dict[str, Any]] = []
         runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
         rankers: dict[str, Any] = {}
@@ -273,6 +260,79 @@ class RenningsAugment:
                 f"[rennings-augment] {model} {scheme} seed={seed}: "
                 f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
             )
+        return self._summarize(rows, runs, rankers, test, test_instances, test_art)
+
+    def report(self) -> dict[str, Any]:
+        """Summarize the units finished so far with this plan's settings (their saved models
+        and test runs; the test split's mined instances), without training or mining."""
+        from axiomatic.diagnose.mining import read_instances
+        from axiomatic.models import NeuralRanker, load_model
+
+        p = self.plan
+        test_inst_dir = self.out_dir / "instances" / "test"
+        if not (test_inst_dir / "manifest.json").is_file():
+            raise FileNotFoundError(
+                f"{test_inst_dir}: no mined test instances; run the experiment first (without "
+                "--report-only)"
+            )
+        test = load_split(p.test, p.data_root, p.depth)
+        test_instances, test_art = read_instances(test_inst_dir)
+        rows: list[dict[str, Any]] = []
+        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
+        rankers: dict[str, Any] = {}
+        stale: list[Path] = []
+        for model in p.models:
+            for scheme in p.schemes:
+                for seed in p.seeds:
+                    unit = self.out_dir / "runs" / model / scheme / f"seed{seed}"
+                    if not (unit / "test_run.json").is_file() or not (unit / "model").exists():
+                        continue
+                    if not self.store.matches(unit, self.report_settings(model, scheme, seed)):
+                        stale.append(unit)
+                        continue
+                    pq = per_query(read_json(unit / "test_run.json"), test, MEASURES)
+                    runs[(model, scheme, seed)] = pq
+                    name = f"{model}/{scheme}/s{seed}"
+                    rankers[name] = NeuralRanker(load_model(unit / "model"), name=name)
+                    metrics = unit / "metrics.json"
+                    best = read_json(metrics).get("best_dev") if metrics.is_file() else None
+                    rows.append(
+                        {"model": model, "scheme": scheme, "seed": seed, **mean_values(pq),
+                         "best_dev": best}
+                    )  # fmt: skip
+        if stale:
+            self.note(
+                f"{len(stale)} finished unit(s) in {self.out_dir} were computed with other "
+                f"settings than this plan's and are not reported (e.g. "
+                f"{stale[0].relative_to(self.out_dir).as_posix()}); run the experiment with "
+                "--overwrite to redo them"
+            )
+        if not rows:
+            raise FileNotFoundError(
+                f"{self.out_dir}: no finished unit of this plan to report; run the experiment "
+                "first (without --report-only)"
+            )
+        return self._summarize(rows, runs, rankers, test, test_instances, test_art)
+
+    def report_settings(self, model: str, scheme: str, seed: int) -> dict[str, Any]:
+        """The settings of a unit a report compares with its record (no data needed)."""
+        rec = self.unit_record({}, {}, model, scheme, seed).settings
+        return {k: v for k, v in rec.items() if k != "train_config"}
+
+    def _summarize(
+        self,
+        rows: list[dict[str, Any]],
+        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]],
+        rankers: dict[str, Any],
+        test: Any,
+        test_instances: Any,
+        test_art: Any,
+    ) -> dict[str, Any]:
+        """Significance, diagnosis, ``results.json`` and ``summary.md`` of finished units."""
+        from axiomatic.diagnose.diagnosis import diagnose
+        from axiomatic.evaluate.significance import compare_to_baseline
+
+        p = self.plan
         # Wilcoxon against `regular` (the thesis' test), Holm over the schemes compared with
         # `regular` on one measure, per model and seed (the project's one policy)
         families: list[str] = []
@@ -328,21 +388,3 @@ class RenningsAugment:
         ]
         (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
         return summary
-
-
-def run_rennings_augment(
-    out_dir: str | Path,
-    quick: bool = False,
-    echo: Callable[[str], None] = print,
-    **overrides: Any,
-) -> dict[str, Any]:
-    plan = RenningsPlan.quick() if quick else RenningsPlan()
-    overwrite = bool(overrides.pop("overwrite", False))
-    unknown = sorted(set(overrides) - set(RenningsPlan.__dataclass_fields__))
-    if unknown:
-        raise ValueError(
-            f"unknown rennings-augment setting(s) {unknown}; expected some of "
-            f"{sorted(RenningsPlan.__dataclass_fields__)}"
-        )
-    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    return RenningsAugment(plan, out_dir, echo, overwrite=overwrite).run()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from axiomatic.experiments.engine import Plan
 
 ALL_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 GRID = (0.001, 0.01, 0.1, 0.25, 0.5, 1.0)
@@ -20,8 +22,10 @@ class DatasetPlan:
 
 
 @dataclass
-class RossetPlan:
+class RossetPlan(Plan):
     """What to run. ``full()`` is the paper-shaped grid; ``quick()`` a CI-sized one."""
+
+    TABLES: ClassVar = {"datasets": DatasetPlan}
 
     datasets: list[DatasetPlan]
     models: list[str] = field(default_factory=lambda: ["knrm", "conv-knrm"])
@@ -89,9 +93,6 @@ class RossetPlan:
             model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def _slug(name: str) -> str:
     return name.replace("/", "_")
@@ -99,12 +100,3 @@ def _slug(name: str) -> str:
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
-
-
-def _plain(d: Any) -> Any:
-    """Plan dict -> TOML-writable values (tuples to lists, None dropped by the writer)."""
-    if isinstance(d, dict):
-        return {k: _plain(v) for k, v in d.items()}
-    if isinstance(d, (list, tuple)):
-        return [_plain(v) for v in d]
-    return d
