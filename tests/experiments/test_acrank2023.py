@@ -77,14 +77,15 @@ def test_zero_shot_depth_change_rescores_finished_units_without_retraining(tmp_p
         "zero_shot": ["demo"],
         "rows": ["KNRM"],
     }
-    run_experiment("acrank2023", out, quick=True, settings=[setting], zero_shot_depth=3, echo=lambda s: None)
+    run_experiment(
+        "acrank2023", out, quick=True, settings=[setting], zero_shot_depth=3, echo=lambda s: None
+    )
     unit = out / "runs" / "demo" / "knrm-none-hinge" / "seed0"
     first = json.loads((unit / "run_demo.json").read_text())
     assert max(len(v) for v in first.values()) == 3
     log_stamp = (unit / "log.jsonl").stat().st_mtime_ns
     res = run_experiment(
-        "acrank2023",
-        out, quick=True, settings=[setting], zero_shot_depth=5, echo=lambda s: None
+        "acrank2023", out, quick=True, settings=[setting], zero_shot_depth=5, echo=lambda s: None
     )
     second = json.loads((unit / "run_demo.json").read_text())
     assert max(len(v) for v in second.values()) == 5

@@ -74,9 +74,7 @@ def test_overrides_use_the_plans_own_names_and_types() -> None:
     assert liu.epochs == 2
 
 
-def test_the_command_lists_the_registry_and_passes_its_options(
-    tmp_path: Path, monkeypatch
-) -> None:
+def test_the_command_lists_the_registry_and_passes_its_options(tmp_path: Path, monkeypatch) -> None:
     res = CliRunner().invoke(app, ["experiment"])
     assert res.exit_code == 0, res.output
     for e in REGISTRY.values():
@@ -93,8 +91,10 @@ def test_the_command_lists_the_registry_and_passes_its_options(
     monkeypatch.setattr(engine, "run_experiment", lambda *a, **k: seen.update(k, name=a[0]))
     res = CliRunner().invoke(
         app,
-        ["experiment", "ares2022", "--quick", "-o", str(tmp_path / "a"), "--workers", "2"]
-        + ["--scheduler", "tcp://h:8786", "--seeds", "4"],
+        [
+            *("experiment", "ares2022", "--quick", "-o", str(tmp_path / "a")),
+            *("--workers", "2", "--scheduler", "tcp://h:8786", "--seeds", "4"),
+        ],
     )
     assert res.exit_code == 0, res.output
     assert seen["workers"] == 2 and seen["scheduler"] == "tcp://h:8786"
@@ -119,7 +119,9 @@ def test_rennings_report_only_summarizes_the_finished_units(tmp_path: Path) -> N
     (out / "summary.md").unlink()
     stamps = sorted(p.stat().st_mtime_ns for p in out.glob("runs/*/*/seed0/test_run.json"))
     # the folder's own config.toml (steps 2) is the plan: the quick plan's 10 would not match
-    res = CliRunner().invoke(app, ["experiment", "rennings-augment", "--report-only", "-o", str(out)])
+    res = CliRunner().invoke(
+        app, ["experiment", "rennings-augment", "--report-only", "-o", str(out)]
+    )
     assert res.exit_code == 0, res.output
     again = json.loads((out / "results.json").read_text())
     assert again["rows"] == first["rows"] and again["significance"] == first["significance"]
@@ -190,7 +192,7 @@ def test_the_documented_toy_experiment_runs_resumes_and_refuses(
     assert [r["mean"] for r in res["rows"]] == expected
     assert lines == [f"[toy] seed {s}: {m:.4f}" for s, m in zip((0, 1), expected, strict=True)]
     assert json.loads((out / "results.json").read_text())["rows"] == res["rows"]
-    assert "experiment = \"toy\"" in (out / "config.toml").read_text()
+    assert 'experiment = "toy"' in (out / "config.toml").read_text()
     # resumed: the finished units are reused, a new seed computed
     lines.clear()
     res = run_experiment("toy", out, quick=True, seeds=[0, 1, 2], echo=lines.append)
@@ -205,8 +207,8 @@ def test_the_documented_toy_experiment_runs_resumes_and_refuses(
     ]
     with pytest.raises(ValueError, match=r"unknown toy setting 'draw' \(did you mean 'draws'\?\)"):
         run_experiment("toy", out, quick=True, draw=3)
-    assert run_experiment("toy", out, quick=True, draws=12, report_only=True)["rows"] == (
-        res["rows"]
+    assert (
+        run_experiment("toy", out, quick=True, draws=12, report_only=True)["rows"] == (res["rows"])
     )
     res_cli = CliRunner().invoke(app, ["experiment"])
     assert "toy" in res_cli.output

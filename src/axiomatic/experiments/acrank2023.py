@@ -27,8 +27,9 @@ finished units of the plan's settings.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -43,7 +44,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnosis_tables
 from axiomatic.experiments.engine import Plan, Runner, candidate_run
 from axiomatic.experiments.units import (
     UnitRecord,
@@ -267,23 +268,13 @@ class ACRank2023(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
     name = "acrank2023"
+    unit_code = UNIT_CODE
     plan_class = ACRankPlan
     plan: ACRankPlan
 
-    def __init__(
-        self,
-        plan: ACRankPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-        *,
-        workers: int | None = None,
-        scheduler: str | None = None,
-    ) -> None:
-        super().__init__(
-            plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
-        )
-        self._data_cache: dict[str, _Data] = {}
+    @cached_property
+    def _data_cache(self) -> dict[str, _Data]:
+        return {}  # setting name -> its data, loaded once
 
     @classmethod
     def check_plan(cls, plan: Any) -> None:
@@ -404,32 +395,18 @@ class ACRank2023(Runner):
         cfg = self._train_config(sp, unit, seed)
         word = unit.model in ("knrm", "conv-knrm")
         acrank = unit.model.startswith("acrank")
-        return {
-            "experiment": "acrank2023",
-            "code": UNIT_CODE,
-            "setting": sp.name,
-            "train": sp.train,
-            "test": sp.test,
-            "model": unit.model,
-            "rule": unit.rule,
-            "loss": unit.loss,
-            "p": unit.p,
-            "seed": seed,
-            "steps": cfg.steps,
-            "lr": cfg.lr,
-            "batch_size": p.batch_size,
-            "negatives": p.negatives,
-            "max_length": None if word else sp.max_length or p.max_length,
-            "embeddings": p.embeddings if word else None,
-            "word_model_config": dict(p.word_model_config.get(unit.model, {})) if word else None,
-            "acrank_config": dict(p.acrank_config) if acrank else None,
-            "encoder_path": p.encoder_path if acrank else None,
-            "train_queries": sp.train_queries,
-            "test_queries": sp.test_queries,
-            "train_depth": p.train_depth,
-            "test_depth": p.test_depth,
-            "train_config": cfg.to_dict(),
-        }
+        return self.record_settings(
+            *("batch_size", "negatives", "train_depth", "test_depth"),
+            **{"setting": sp.name, "train": sp.train, "test": sp.test, "seed": seed},
+            **{"model": unit.model, "rule": unit.rule, "loss": unit.loss, "p": unit.p},
+            **{"steps": cfg.steps, "lr": cfg.lr, "train_config": cfg.to_dict()},
+            **{"train_queries": sp.train_queries, "test_queries": sp.test_queries},
+            max_length=None if word else sp.max_length or p.max_length,
+            embeddings=p.embeddings if word else None,
+            word_model_config=dict(p.word_model_config.get(unit.model, {})) if word else None,
+            acrank_config=dict(p.acrank_config) if acrank else None,
+            encoder_path=p.encoder_path if acrank else None,
+        )
 
     def unit_record(self, sp: SettingPlan, unit: Unit, seed: int) -> UnitRecord:
         """The unit's settings and the fingerprints of its data (loads the setting's data)."""
@@ -627,22 +604,17 @@ class ACRank2023(Runner):
 
     def _diagnosis_settings(self, sp: SettingPlan) -> dict[str, Any]:
         p = self.plan
-        return {
-            "experiment": "acrank2023",
-            "code": UNIT_CODE,
-            "part": "diagnosis",
-            "setting": sp.name,
-            "test": sp.test,
-            "test_queries": sp.test_queries,
-            "test_depth": p.test_depth,
-            "seed": p.seeds[0],
-            "rows": self._diagnose_rows(sp),
-            "diagnose_axioms": p.diagnose_axioms,
-            "diagnose_queries": p.diagnose_queries,
-            "diagnose_depth": p.diagnose_depth,
-            "agreement_pairs": p.agreement_pairs,
-            "agreement_axioms": list(ROSSET_AXIOMS),
-        }
+        return self.record_settings(
+            *("test_depth", "diagnose_axioms", "diagnose_queries", "diagnose_depth"),
+            "agreement_pairs",
+            part="diagnosis",
+            setting=sp.name,
+            test=sp.test,
+            test_queries=sp.test_queries,
+            seed=p.seeds[0],
+            rows=self._diagnose_rows(sp),
+            agreement_axioms=list(ROSSET_AXIOMS),
+        )
 
     def _diagnosis_record(self, sp: SettingPlan) -> UnitRecord:
         """A diagnosis is a unit too: its settings and the fingerprints of the units whose
@@ -951,25 +923,8 @@ class ACRank2023(Runner):
                 "model orders as the axiom says (LNC2 relaxed, default variants of the "
                 "catalogue):",
                 "",
+                *diagnosis_tables(diag, "test pairs"),
             ]
-            ful = diag.get("fulfilment") or {}
-            if ful:
-                cols = sorted({c for v in ful.values() for c in v})
-                text += [
-                    markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]),
-                    "",
-                ]
-            agr = diag.get("agreement") or {}
-            if agr:
-                text += [
-                    "Rosset perturbation agreement (fraction of test pairs where "
-                    "delta * (s(d) - s(d')) > 0):",
-                    "",
-                    markdown_table(
-                        [{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]
-                    ),
-                    "",
-                ]
         if summary["augmentation_stats"]:
             text += [
                 "## Augmentation counts (summed over each unit's log.jsonl)",

@@ -996,7 +996,7 @@ def render_markdown(
 
 
 def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
-    from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+    from axiomatic.experiments.diagnosis import diagnosis_tables
 
     lines = ["## Axiomatic diagnosis: does pre-training raise axiom fulfilment?", ""]
     qp = diag.get("query_pairs") or {}
@@ -1022,20 +1022,8 @@ def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
         "Fulfilment: fraction of an axiom's instances the model orders as the axiom prefers "
         "(McNemar tests in diagnosis/mcnemar.csv of the output folder):",
         "",
+        *diagnosis_tables(diag, "pairs of a document and its edit"),
     ]
-    ful = diag.get("fulfilment") or {}
-    if ful:
-        cols = sorted({c for v in ful.values() for c in v})
-        lines += [markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]), ""]
-    agr = diag.get("agreement") or {}
-    if agr:
-        lines += [
-            "Rosset perturbation agreement (fraction of pairs of a document and its edit where "
-            "delta * (s(d) - s(d')) > 0):",
-            "",
-            markdown_table([{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]),
-            "",
-        ]
     return lines
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "Experiment",
     "Plan",
     "Runner",
+    "TrainingPlan",
     "candidate_run",
     "check_keys",
     "estimate_line",
@@ -161,6 +162,61 @@ class Plan:
         return dataclasses.replace(self, **values)  # type: ignore[type-var]
 
 
+@dataclass
+class TrainingPlan(Plan):
+    """The settings of plans that train neural rankers with the project's trainer on BM25
+    candidates (rosset2019, rennings-augment); a plan redeclares a field to change its
+    default."""
+
+    models: list[str] = field(default_factory=lambda: ["knrm"])
+    seeds: list[int] = field(default_factory=lambda: [0])
+    steps: int = 300
+    batch_size: int = 16
+    lr: float = 1e-3
+    eval_every: int = 50
+    patience: int = 4
+    dev_queries: int = 100
+    model_config: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {
+            "knrm": {"max_doc_len": 128},
+            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
+            "duet": {"max_doc_len": 128},
+            "cross-encoder": {"max_length": 192},
+        }
+    )
+    """Model settings by model name (a unit records its own model's)."""
+    embeddings: str = "random"
+    threads: int | None = 1
+    data_root: str | None = None
+    # Text analysis of mining and perturbations (recorded in config.toml); the published runs
+    # used "default"
+    analyzer: str = "default"
+
+    @staticmethod
+    def ci_training() -> dict[str, Any]:
+        """The training settings of a CI-sized plan: a small KNRM, tiny batches, one dev query."""
+        return {
+            "models": ["knrm"],
+            "batch_size": 8,
+            "patience": 0,
+            "dev_queries": 1,
+            "model_config": {"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
+        }
+
+    def trainer_settings(self) -> dict[str, Any]:
+        """The :class:`~axiomatic.training.config.TrainConfig` fields every unit takes from
+        the plan as they are (a checkpoint at every dev evaluation)."""
+        return {
+            "lr": self.lr,
+            "batch_size": self.batch_size,
+            "eval_every": self.eval_every,
+            "patience": self.patience,
+            "dev_queries": self.dev_queries,
+            "checkpoint_every": self.eval_every,
+            "analyzer": self.analyzer,
+        }
+
+
 def _table(cls: type, value: Any, experiment: str, key: str) -> Any:
     if isinstance(value, cls):
         return value
@@ -232,6 +288,9 @@ class Runner:
     name: ClassVar[str] = ""
     plan_class: ClassVar[type[Plan]] = Plan
     unit_done: ClassVar[str] = "test_metrics.json"
+    unit_code: ClassVar[int] = 1
+    """Version of how a unit is computed (in every unit's record): bump it when a change of
+    the code changes a unit's results, so that units of the older code are refused."""
 
     def __init__(
         self,
@@ -278,6 +337,12 @@ class Runner:
         return [f"  {k} = {v!r}" for k, v in plain(plan.to_dict()).items()]
 
     # ------------------------------------------------------------------ bookkeeping
+    def record_settings(self, *fields: str, **values: Any) -> dict[str, Any]:
+        """A unit record's settings: the experiment, its ``unit_code``, the plan's ``fields``
+        (by name, as they are) and ``values``."""
+        plan = {f: getattr(self.plan, f) for f in fields}
+        return {"experiment": self.name, "code": self.unit_code, **plan, **values}
+
     def write_config(self) -> None:
         """Record the plan in the folder's ``config.toml`` (saying first what changed since
         the plan recorded there): ``--report-only`` and ``--config`` read it back."""

@@ -29,6 +29,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,14 @@ changes a unit's results, so that units of the older code are refused instead of
 # NR documents per query of the main units (Unit.nr, in the unit's folder name): the paper's 40,
 # the generated CI set's 8 (it has few paragraphs)
 DEFAULT_NR = {"synthetic": 8}
+EMBEDDING_SETTINGS = (
+    "embedding_dim",
+    "embeddings",
+    "shared_embeddings",
+    "max_query_len",
+    "max_doc_len",
+)
+"""The plan settings of the towers every unit (and zero-shot scoring) records."""
 
 
 @dataclass
@@ -195,24 +204,17 @@ class LiuSmooth(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
     name = "liu-smooth"
+    unit_code = UNIT_CODE
     plan_class = LiuPlan
     plan: LiuPlan
 
-    def __init__(
-        self,
-        plan: LiuPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-        *,
-        workers: int | None = None,
-        scheduler: str | None = None,
-    ) -> None:
-        super().__init__(
-            plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
-        )
-        self._data: dict[tuple[str, str, int], dict[str, Dataset]] = {}
-        self._emb: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+    @cached_property
+    def _data(self) -> dict[tuple[str, str, int], dict[str, Dataset]]:
+        return {}  # (setting, language, NR documents) -> splits, loaded once
+
+    @cached_property
+    def _emb(self) -> dict[tuple[str, str], tuple[Any, Any, Any]]:
+        return {}  # (setting, language) -> vocabulary and embeddings, built once
 
     @classmethod
     def check_plan(cls, plan: Any) -> None:
@@ -349,20 +351,13 @@ class LiuSmooth(Runner):
         """Every plan setting that determines a unit's result, without loading data (the
         folder name holds only some of them; a report compares these)."""
         p = self.plan
-        out: dict[str, Any] = {
-            "experiment": "liu-smooth",
-            "code": UNIT_CODE,
+        return self.record_settings(
+            *EMBEDDING_SETTINGS,
             **asdict(u),
-            "loss_spec": self._loss_spec(u),
-            "embedding_dim": p.embedding_dim,
-            "embeddings": p.embeddings,
-            "word2vec_epochs": p.word2vec_epochs if p.embeddings == "word2vec" else None,
-            "shared_embeddings": p.shared_embeddings,
-            "max_query_len": p.max_query_len,
-            "max_doc_len": p.max_doc_len,
-        }
-        out.update(self._data_settings(u.setting))
-        return out
+            loss_spec=self._loss_spec(u),
+            word2vec_epochs=p.word2vec_epochs if p.embeddings == "word2vec" else None,
+            **self._data_settings(u.setting),
+        )
 
     def _data_settings(self, setting: str) -> dict[str, Any]:
         p = self.plan
@@ -499,22 +494,14 @@ class LiuSmooth(Runner):
 
     def _zero_shot_settings(self, lang: str) -> dict[str, Any]:
         p = self.plan
-        return {
-            "experiment": "liu-smooth",
-            "code": UNIT_CODE,
-            "part": "zero-shot",
-            "setting": p.setting,
-            "language": lang,
-            "seed": 0,
-            "eps": p.eps,
-            "embedding_dim": p.embedding_dim,
-            "embeddings": p.embeddings,
-            "word2vec_epochs": p.word2vec_epochs if p.embeddings == "word2vec" else None,
-            "shared_embeddings": p.shared_embeddings,
-            "max_query_len": p.max_query_len,
-            "max_doc_len": p.max_doc_len,
+        return self.record_settings(
+            *("setting", "eps", *EMBEDDING_SETTINGS),
+            part="zero-shot",
+            language=lang,
+            seed=0,
+            word2vec_epochs=p.word2vec_epochs if p.embeddings == "word2vec" else None,
             **self._data_settings(p.setting),
-        }
+        )
 
     def _loss_spec(self, u: Unit) -> str:
         th = ",".join(_fmt(t) for t in u.thresholds)

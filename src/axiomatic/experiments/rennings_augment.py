@@ -31,7 +31,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.engine import Plan, Runner, estimate_line
+from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line
 from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
@@ -42,48 +42,23 @@ changes a unit's results, so that units of the older code are refused instead of
 
 
 @dataclass
-class RenningsPlan(Plan):
+class RenningsPlan(TrainingPlan):
     train: str = "msmarco-dev-top20/train"
     test: str = "msmarco-dev-top20/test"
     models: list[str] = field(default_factory=lambda: ["duet", "conv-knrm"])
     schemes: list[str] = field(default_factory=lambda: list(SCHEMES))
-    seeds: list[int] = field(default_factory=lambda: [0])
     weak_axiom: str = "TFC1(delta_rel=0.5)"
     diagnose_axioms: str = "TFC1,TFC2,M-TDC"
     delta_max: float = 0.1
     steps: int = 400
-    batch_size: int = 16
-    lr: float = 1e-3
-    eval_every: int = 50
-    patience: int = 4
     dev_queries: int = 50
     depth: int = 20
-    model_config: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {
-            "duet": {"max_doc_len": 128},
-            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
-            "knrm": {"max_doc_len": 128},
-        }
-    )
-    embeddings: str = "random"
-    threads: int | None = 1
-    data_root: str | None = None
-    # Text analysis of mining and perturbations (recorded in config.toml). The published runs
-    # (docs/training.md) used "default"; "thesis" is Rennings' sec. 3.4.1 processing.
-    analyzer: str = "default"
+    # analyzer: "thesis" is Rennings' sec. 3.4.1 processing (the published runs used "default")
 
     @classmethod
     def quick(cls) -> RenningsPlan:
         return cls(
-            train="demo/train",
-            test="demo/test",
-            models=["knrm"],
-            steps=10,
-            batch_size=8,
-            eval_every=5,
-            patience=0,
-            dev_queries=1,
-            model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
+            train="demo/train", test="demo/test", steps=10, eval_every=5, **cls.ci_training()
         )
 
 
@@ -91,6 +66,7 @@ class RenningsAugment(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
     name = "rennings-augment"
+    unit_code = UNIT_CODE
     plan_class = RenningsPlan
     unit_done = "test_run.json"
     plan: RenningsPlan
@@ -127,26 +103,18 @@ class RenningsAugment(Runner):
         """Every setting that determines a unit (its trainer configuration among them) and the
         fingerprints of its data and of the training instances it learns from."""
         p = self.plan
-        settings = {
-            "experiment": "rennings-augment",
-            "code": UNIT_CODE,
-            "train": p.train,
-            "test": p.test,
-            "model": model,
-            "scheme": scheme,
-            "seed": seed,
-            "weak_axiom": p.weak_axiom if scheme not in ("regular", "perturb") else None,
-            "delta_max": p.delta_max if scheme not in ("regular", "perturb") else None,
-            "steps": p.steps,
-            "lr": p.lr,
-            "batch_size": p.batch_size,
-            "embeddings": p.embeddings,
-            "model_config": dict(p.model_config.get(model, {})),
-            "depth": p.depth,
-            "dev_queries": p.dev_queries,
-            "analyzer": p.analyzer,
-            "train_config": cfg,
-        }
+        mined = scheme not in ("regular", "perturb")
+        settings = self.record_settings(
+            *("train", "test", "steps", "lr", "batch_size", "embeddings", "depth"),
+            *("dev_queries", "analyzer"),
+            model=model,
+            scheme=scheme,
+            seed=seed,
+            weak_axiom=p.weak_axiom if mined else None,
+            delta_max=p.delta_max if mined else None,
+            model_config=dict(p.model_config.get(model, {})),
+            train_config=cfg,
+        )
         if scheme in ("regular", "perturb"):
             inputs = {k: v for k, v in inputs.items() if k != "training instances"}
         return UnitRecord(settings, inputs)
@@ -203,17 +171,11 @@ class RenningsAugment(Runner):
                         model=model,
                         model_config=dict(p.model_config.get(model, {})),
                         augmentation=aug,
-                        lr=p.lr,
-                        batch_size=p.batch_size,
                         steps=p.steps,
-                        eval_every=p.eval_every,
-                        patience=p.patience,
-                        dev_queries=p.dev_queries,
                         dev_depth=p.depth,
                         candidate_depth=p.depth,
-                        analyzer=p.analyzer,
-                        checkpoint_every=p.eval_every,
                         seed=seed,
+                        **p.trainer_settings(),
                     )
                     # the record names the instances by content, not by this folder's path
                     rcfg = cfg.to_dict()

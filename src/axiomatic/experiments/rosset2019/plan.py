@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from axiomatic.experiments.engine import Plan
+from axiomatic.experiments.engine import TrainingPlan
 
 ALL_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 GRID = (0.001, 0.01, 0.1, 0.25, 0.5, 1.0)
@@ -22,12 +22,12 @@ class DatasetPlan:
 
 
 @dataclass
-class RossetPlan(Plan):
+class RossetPlan(TrainingPlan):
     """What to run. ``full()`` is the paper-shaped grid; ``quick()`` a CI-sized one."""
 
     TABLES: ClassVar = {"datasets": DatasetPlan}
 
-    datasets: list[DatasetPlan]
+    datasets: list[DatasetPlan] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["knrm", "conv-knrm"])
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3])
     lambda_: float = 0.1
@@ -37,29 +37,10 @@ class RossetPlan(Plan):
     tune_grid: tuple[float, ...] = GRID
     ablation: bool = True
     ablation_size: int | None = None
-    steps: int = 300
     steps_per_model: dict[str, int] = field(default_factory=dict)
-    batch_size: int = 16
-    lr: float = 1e-3
     margin: float = 1.0
-    eval_every: int = 50
-    patience: int = 4
-    dev_queries: int = 100
     train_depth: int = 30
     test_depth: int = 30
-    model_config: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {
-            "knrm": {"max_doc_len": 128},
-            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
-            "cross-encoder": {"max_length": 192},
-        }
-    )
-    embeddings: str = "random"
-    threads: int | None = 1
-    data_root: str | None = None
-    # Text analysis of the perturbations (query-term membership); the published runs used
-    # "default". Recorded in every unit's config.toml.
-    analyzer: str = "default"
     # How the AR term averages over perturbations that applied (AxiomaticRegularizationLoss):
     # pinned to "batch", the setting of the published runs, so finished units stay comparable;
     # "applicable" runs go to their own unit folders (variant suffix "-napplicable").
@@ -80,17 +61,13 @@ class RossetPlan(Plan):
     def quick(cls) -> RossetPlan:
         return cls(
             datasets=[DatasetPlan("demo/train", "demo/test", [6])],
-            models=["knrm"],
             seeds=[0, 1],
             steps=20,
-            batch_size=8,
             eval_every=10,
-            patience=0,
-            dev_queries=1,
             ablation=False,
             lambda_=0.5,
             mu=0.5,
-            model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
+            **cls.ci_training(),
         )
 
 

@@ -52,6 +52,7 @@ class Rosset2019(RossetReport, Runner):
     plan: RossetPlan
 
     name = "rosset2019"
+    unit_code = UNIT_CODE
     plan_class = RossetPlan
 
     @classmethod
@@ -112,38 +113,22 @@ class Rosset2019(RossetReport, Runner):
             loss="hinge",
             margin=p.margin,
             regularizer=regularizer,
-            lr=p.lr,
-            batch_size=p.batch_size,
             steps=p.steps_per_model.get(model, p.steps),
-            eval_every=p.eval_every,
-            patience=p.patience,
-            dev_queries=p.dev_queries,
             dev_depth=p.test_depth,
             candidate_depth=p.train_depth,
-            checkpoint_every=p.eval_every,
             seed=seed,
-            analyzer=p.analyzer,
+            **p.trainer_settings(),
         )
 
     def plan_settings(self, model: str) -> dict[str, Any]:
         """The plan's settings shared by every unit of ``model`` (a report compares these)."""
         p = self.plan
-        return {
-            "experiment": "rosset2019",
-            "code": UNIT_CODE,
-            "steps": p.steps_per_model.get(model, p.steps),
-            "lr": p.lr,
-            "batch_size": p.batch_size,
-            "margin": p.margin,
-            "embeddings": p.embeddings,
-            "model_config": dict(p.model_config.get(model, {})),
-            "eval_every": p.eval_every,
-            "patience": p.patience,
-            "dev_queries": p.dev_queries,
-            "train_depth": p.train_depth,
-            "test_depth": p.test_depth,
-            "analyzer": p.analyzer,
-        }
+        return self.record_settings(
+            *("lr", "batch_size", "margin", "embeddings", "eval_every", "patience"),
+            *("dev_queries", "train_depth", "test_depth", "analyzer"),
+            steps=p.steps_per_model.get(model, p.steps),
+            model_config=dict(p.model_config.get(model, {})),
+        )
 
     def unit_record(
         self,
