@@ -109,16 +109,13 @@ def test_ares_report_only_refuses_a_folder_without_its_stages(tmp_path: Path) ->
 
 def test_rennings_report_only_summarizes_the_finished_units(tmp_path: Path) -> None:
     out = tmp_path / "r"
-    small = ["--seeds", "0", "--steps", "2"]
-    res = CliRunner().invoke(
-        app, ["experiment", "rennings-augment", "--quick", "-o", str(out), *small]
-    )
-    assert res.exit_code == 0, res.output
+    small = {"seeds": [0], "steps": 2, "schemes": ["regular", "paired"]}
+    run_experiment("rennings-augment", out, quick=True, echo=lambda _m: None, **small)
     first = json.loads((out / "results.json").read_text())
     (out / "results.json").unlink()
     (out / "summary.md").unlink()
     stamps = sorted(p.stat().st_mtime_ns for p in out.glob("runs/*/*/seed0/test_run.json"))
-    # the folder's own config.toml (steps 2) is the plan: the quick plan's 10 would not match
+    # the folder's own config.toml (steps 2, two schemes) is the plan, not the quick plan
     res = CliRunner().invoke(
         app, ["experiment", "rennings-augment", "--report-only", "-o", str(out)]
     )
