@@ -288,9 +288,10 @@ def experiment(
         "data_root": str(data_root) if data_root else None,
         "sasaki": str(sasaki) if sasaki else None,
     }
-    for option in ("sasaki",):  # options only some experiments take (their registry entry)
-        if options[option] is not None and option not in exp.options:
-            takes = [e.name for e in _registry() if option in e.options]
+    registry = _registry()
+    for option in sorted(set().union(*(e.options for e in registry)) - exp.options):
+        if options.get(option) is not None:  # an option only some experiments declare
+            takes = [e.name for e in registry if option in e.options]
             raise fail(f"--{option} is an option of the {', '.join(takes)} experiment")
     overrides.update({k: v for k, v in options.items() if v is not None})
 
