@@ -132,7 +132,8 @@ def _draw_everything(tmp_path: Path) -> list[Path]:
     from axiomatic.experiments import ares2022
     from axiomatic.experiments.acrank2023 import ACRank2023, ACRankPlan
     from axiomatic.experiments.liu_smooth import LiuPlan, LiuSmooth
-    from axiomatic.experiments.rosset2019 import Rosset2019, RossetPlan
+    from axiomatic.experiments.rosset2019.plan import RossetPlan
+    from axiomatic.experiments.rosset2019.run import Rosset2019
 
     out = [
         ares2022.plot_importances(

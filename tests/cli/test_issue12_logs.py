@@ -78,18 +78,18 @@ def test_experiment_without_flags_prints_the_plan_and_refuses(tmp_path: Path) ->
 
 
 def test_report_only_uses_the_folders_own_config(tmp_path: Path, monkeypatch) -> None:
-    import axiomatic.experiments.rosset2019 as rosset
+    import axiomatic.experiments.engine as engine
     from axiomatic.training.config import write_toml
 
     out = tmp_path / "exp"
     write_toml({"experiment": "rosset2019", "seeds": [7, 8], "steps": 11}, out / "config.toml")
     seen: dict = {}
 
-    def fake(out_dir, quick=False, echo=print, **overrides):
-        seen.update(overrides)
+    def fake(name, out_dir, *, report_only=False, **overrides):
+        seen.update(overrides, name=name, report_only=report_only)
         return {}
 
-    monkeypatch.setattr(rosset, "run_rosset2019", fake)
+    monkeypatch.setattr(engine, "run_experiment", fake)
     res = _invoke(["experiment", "rosset2019", "-o", str(out), "--report-only"])
     assert res.exit_code == 0, res.output
     assert seen["seeds"] == [7, 8] and seen["steps"] == 11 and seen["report_only"] is True
@@ -99,7 +99,7 @@ def test_report_only_uses_the_folders_own_config(tmp_path: Path, monkeypatch) ->
 
 
 def test_a_folders_config_toml_is_a_valid_config(tmp_path: Path, monkeypatch) -> None:
-    import axiomatic.experiments.rosset2019 as rosset
+    import axiomatic.experiments.engine as engine
     from axiomatic.training.config import write_toml
 
     out = tmp_path / "exp"
@@ -107,7 +107,7 @@ def test_a_folders_config_toml_is_a_valid_config(tmp_path: Path, monkeypatch) ->
     res = _invoke(["experiment", "rosset2019", "-o", str(out)])
     assert res.exit_code == 2 and f"--config {out / 'config.toml'}" in res.output
     seen: dict = {}
-    monkeypatch.setattr(rosset, "run_rosset2019", lambda *a, **k: seen.update(k) or {})
+    monkeypatch.setattr(engine, "run_experiment", lambda *a, **k: seen.update(k) or {})
     res = _invoke(
         ["experiment", "rosset2019", "-o", str(out), "--config", str(out / "config.toml")]
     )

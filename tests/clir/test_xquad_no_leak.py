@@ -141,7 +141,7 @@ def test_old_pool_name_all_is_a_clear_error(root: Path, tmp_path: Path) -> None:
     ``"all-leaky"`` - in ``xquad_graded``, the collection loader and the liu-smooth runner
     (before any training)."""
     from axiomatic.data.collections import load_xquad_clir
-    from axiomatic.experiments.liu_smooth import run_liu_smooth
+    from axiomatic.experiments.engine import run_experiment
 
     match = r"(?s)nr_pool='all'.*leaks the test set.*nr_pool='all-leaky'"
     with pytest.raises(ValueError, match=match):
@@ -149,5 +149,5 @@ def test_old_pool_name_all_is_a_clear_error(root: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=match):
         load_xquad_clir(root, "en", "de", "train", 40, "all")
     with pytest.raises(ValueError, match=match):
-        run_liu_smooth(tmp_path / "out", data_root=str(root), nr_pool="all")
+        run_experiment("liu-smooth", tmp_path / "out", data_root=str(root), nr_pool="all")
     assert not (tmp_path / "out").exists()

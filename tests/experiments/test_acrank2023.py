@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
-from axiomatic.experiments.acrank2023 import Unit, row_unit, run_acrank2023
+from axiomatic.experiments.acrank2023 import Unit, row_unit
+from axiomatic.experiments.engine import run_experiment
 
 
 def test_acrank2023_quick_end_to_end_and_resume(tmp_path) -> None:
@@ -55,12 +56,12 @@ def test_rows_map_to_shared_units() -> None:
 
 def test_bad_plans_fail_before_training(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        run_acrank2023(tmp_path, quick=True, p=1.5)
+        run_experiment("acrank2023", tmp_path, quick=True, p=1.5)
     with pytest.raises(ValueError, match="unknown acrank2023 setting"):
-        run_acrank2023(tmp_path, quick=True, stepz=3)
+        run_experiment("acrank2023", tmp_path, quick=True, stepz=3)
     bad = [{"name": "x", "train": "demo/train", "test": "demo/test", "rows": ["BERT"]}]
     with pytest.raises(ValueError, match="unknown acrank2023 row 'BERT'"):
-        run_acrank2023(tmp_path, quick=True, settings=bad)
+        run_experiment("acrank2023", tmp_path, quick=True, settings=bad)
     assert not list(tmp_path.iterdir())
 
 
@@ -76,13 +77,15 @@ def test_zero_shot_depth_change_rescores_finished_units_without_retraining(tmp_p
         "zero_shot": ["demo"],
         "rows": ["KNRM"],
     }
-    run_acrank2023(out, quick=True, settings=[setting], zero_shot_depth=3, echo=lambda s: None)
+    run_experiment(
+        "acrank2023", out, quick=True, settings=[setting], zero_shot_depth=3, echo=lambda s: None
+    )
     unit = out / "runs" / "demo" / "knrm-none-hinge" / "seed0"
     first = json.loads((unit / "run_demo.json").read_text())
     assert max(len(v) for v in first.values()) == 3
     log_stamp = (unit / "log.jsonl").stat().st_mtime_ns
-    res = run_acrank2023(
-        out, quick=True, settings=[setting], zero_shot_depth=5, echo=lambda s: None
+    res = run_experiment(
+        "acrank2023", out, quick=True, settings=[setting], zero_shot_depth=5, echo=lambda s: None
     )
     second = json.loads((unit / "run_demo.json").read_text())
     assert max(len(v) for v in second.values()) == 5

@@ -166,7 +166,8 @@ def test_config_validation_and_toml_round_trip(tmp_path) -> None:
 def test_rosset_plan_pins_the_published_batch_normalization(tmp_path) -> None:
     """Finished Rosset units were trained with normalize=batch; 'applicable' runs get their own
     unit folders so the two are never mixed (and both can be shown in the ablation)."""
-    from axiomatic.experiments.rosset2019 import Rosset2019, RossetPlan
+    from axiomatic.experiments.rosset2019.plan import RossetPlan
+    from axiomatic.experiments.rosset2019.run import Rosset2019
 
     plan = RossetPlan.quick()
     assert plan.ar_normalize == "batch"

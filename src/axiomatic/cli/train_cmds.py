@@ -9,9 +9,8 @@ import typer
 from rich.markup import escape
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail, suggest
+from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail
 
-EXPERIMENTS = ("rosset2019", "rennings-augment", "liu-smooth", "acrank2023", "ares2022")
 # TrainConfig's defaults, shown in `train --help` (the options default to None so that a --config
 # file's values apply; tests/cli/test_train_help.py keeps these equal to TrainConfig's)
 TRAIN_DEFAULTS = {
@@ -177,9 +176,13 @@ def train(
 @app.command()
 def experiment(
     name: Annotated[
-        str,
-        typer.Argument(help="rosset2019 | rennings-augment | liu-smooth | acrank2023 | ares2022"),
-    ],
+        str | None,
+        typer.Argument(
+            help="The experiment: rosset2019 | rennings-augment | liu-smooth | acrank2023 | "
+            "ares2022. Without a name: list them (summary, paper).",
+            show_default=False,
+        ),
+    ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="CI-sized run (demo data, few steps).")
     ] = False,
@@ -230,15 +233,21 @@ def experiment(
             "runs with the same settings are still reused.",
         ),
     ] = False,
+    workers: Annotated[int | None, typer.Option(min=1, help="Local Dask workers.")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler.")] = None,
 ) -> None:
     """Run (or resume: finished runs with the same settings are reused) a paper's training
-    experiment."""
-    key = name.strip().lower()
-    if key not in EXPERIMENTS:
-        raise fail(
-            f"unknown experiment {name!r}; expected one of {', '.join(EXPERIMENTS)}."
-            + suggest(key, EXPERIMENTS)
-        )
+    experiment; without a name, list the experiments."""
+    from axiomatic.experiments.engine import get_experiment, run_experiment
+
+    if name is None:
+        _list_experiments()
+        return
+    try:
+        exp = get_experiment(name)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    key = exp.name
     from axiomatic.training.distributed import launched
 
     if launched():
@@ -255,6 +264,8 @@ def experiment(
         raise fail(f"--seeds {seeds!r}: expected comma-separated integers, e.g. 0,1") from None
     if quick and full:
         raise fail("--quick and --full exclude each other: --quick is the CI-sized smoke test")
+    if overwrite and report_only:
+        raise fail("--overwrite redoes runs: it has no effect with --report-only")
     overrides: dict = {}
     if config is not None:
         from axiomatic.training.config import read_toml
@@ -269,15 +280,7 @@ def experiment(
             overrides.update(data.get("plan", {}))
     elif report_only and (out / "config.toml").is_file():
         overrides.update(_folder_plan(out / "config.toml", key))
-    if report_only:
-        if key not in ("rosset2019", "liu-smooth", "acrank2023"):
-            raise fail("--report-only is available for rosset2019, liu-smooth and acrank2023")
-        overrides["report_only"] = True
-    if overwrite:
-        if report_only:
-            raise fail("--overwrite redoes runs: it has no effect with --report-only")
-        overrides["overwrite"] = True
-    cli = {
+    options = {
         "seeds": seed_list,
         "models": [m.strip() for m in models.split(",")] if models else None,
         "steps": steps,
@@ -285,12 +288,15 @@ def experiment(
         "data_root": str(data_root) if data_root else None,
         "sasaki": str(sasaki) if sasaki else None,
     }
-    if sasaki is not None and key != "liu-smooth":
-        raise fail("--sasaki is an option of the liu-smooth experiment")
-    overrides.update({k: v for k, v in cli.items() if v is not None})
+    registry = _registry()
+    for option in sorted(set().union(*(e.options for e in registry)) - exp.options):
+        if options.get(option) is not None:  # an option only some experiments declare
+            takes = [e.name for e in registry if option in e.options]
+            raise fail(f"--{option} is an option of the {', '.join(takes)} experiment")
+    overrides.update({k: v for k, v in options.items() if v is not None})
 
     if not (quick or full or config is not None or report_only):
-        for line in _plan_lines(key, out, overrides):
+        for line in exp.plan_lines(out, overrides):
             console.print(line, markup=False, highlight=False)
         resume = (
             f"; {out / 'config.toml'} holds the plan this folder was run with: resume it with "
@@ -308,29 +314,39 @@ def experiment(
         console.print(msg, highlight=False, markup=False)  # "[rosset2019] ..." is no markup
 
     try:
-        if key == "rosset2019":
-            from axiomatic.experiments.rosset2019 import run_rosset2019
-
-            run_rosset2019(out, quick=quick, echo=echo, **overrides)
-        elif key == "acrank2023":
-            from axiomatic.experiments.acrank2023 import run_acrank2023
-
-            run_acrank2023(out, quick=quick, echo=echo, **overrides)
-        elif key == "ares2022":
-            from axiomatic.experiments.ares2022 import run_ares2022
-
-            run_ares2022(out, quick=quick, echo=echo, **overrides)
-        elif key == "liu-smooth":
-            from axiomatic.experiments.liu_smooth import run_liu_smooth
-
-            run_liu_smooth(out, quick=quick, echo=echo, **overrides)
-        else:
-            from axiomatic.experiments.rennings_augment import run_rennings_augment
-
-            run_rennings_augment(out, quick=quick, echo=echo, **overrides)
+        run_experiment(
+            key,
+            out,
+            quick=quick,
+            report_only=report_only,
+            overwrite=overwrite,
+            workers=workers,
+            scheduler=scheduler,
+            echo=echo,
+            **overrides,
+        )
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     console.print(f"results: {out / 'summary.md'}", markup=False, highlight=False)
+
+
+def _registry() -> list:
+    from axiomatic.experiments.engine import experiments
+
+    return experiments()
+
+
+def _list_experiments() -> None:
+    """The registry as a table: name, what it reproduces, the paper."""
+    from rich.table import Table
+
+    table = Table(title="experiments (`axiomatic experiment NAME --quick | --full | --config`)")
+    table.add_column("name", no_wrap=True)
+    table.add_column("what it reproduces")
+    table.add_column("paper")
+    for e in _registry():
+        table.add_row(escape(e.name), escape(e.summary), escape(e.paper))
+    console.print(table)
 
 
 def _folder_plan(path: Path, key: str) -> dict:
@@ -348,76 +364,3 @@ def _folder_plan(path: Path, key: str) -> dict:
             "another --out"
         )
     return data.get("plan", data) if isinstance(data.get("plan"), dict) else data
-
-
-SECONDS_PER_STEP = {"knrm": 0.12, "conv-knrm": 0.35, "duet": 0.35, "cross-encoder": 3.6}
-"""Rough CPU seconds per training step on one core, dev evaluation included (docs/training.md:
-KNRM 8 runs of 300 steps in 5 minutes; the MiniLM cross-encoder 2 x 150 steps in 18 minutes)."""
-
-
-def _plan_lines(key: str, out: Path, overrides: dict) -> list[str]:
-    """The full grid of experiment ``key`` as text: training runs and a rough time."""
-    from dataclasses import replace
-
-    lines = [f"plan of `axiomatic experiment {key}` (full grid) -> {out}"]
-    simple = {k: v for k, v in overrides.items() if k in ("seeds", "models", "steps", "threads")}
-    runs: list[tuple[str, int]] = []  # (model, steps) per training run
-    try:
-        if key == "rosset2019":
-            from axiomatic.experiments.rosset2019 import RossetPlan
-
-            p = replace(RossetPlan.full(), **simple)
-            for i, dp in enumerate(p.datasets):
-                for model in p.models:
-                    steps = p.steps_per_model.get(model, p.steps)
-                    for size in dp.sizes:
-                        n = len(p.tune_grid) ** 2 if p.tune else 0
-                        variants = 2
-                        if p.ablation and i == 0 and size == (p.ablation_size or dp.sizes[0]):
-                            variants += len(p.axioms)
-                        n += len(p.seeds) * variants
-                        runs += [(model, steps)] * n
-                lines.append(f"  {dp.train} -> {dp.test}: training sizes {dp.sizes}")
-            lines.append(
-                f"  models {', '.join(p.models)}; seeds {p.seeds}; {p.steps} steps; "
-                f"lambda/mu grid {'tuned' if p.tune else 'fixed'}; ablation {p.ablation}"
-            )
-        elif key == "rennings-augment":
-            from axiomatic.experiments.rennings_augment import RenningsPlan
-
-            rp = replace(RenningsPlan(), **simple)
-            runs = [(m, rp.steps) for m in rp.models for _ in rp.schemes for _ in rp.seeds]
-            lines.append(
-                f"  {rp.train} -> {rp.test}: models {', '.join(rp.models)}; schemes "
-                f"{', '.join(rp.schemes)}; seeds {rp.seeds}; {rp.steps} steps"
-            )
-        elif key == "liu-smooth":
-            from axiomatic.experiments.liu_smooth import LiuPlan, LiuSmooth
-
-            lp = replace(LiuPlan.full(), **{k: v for k, v in simple.items() if k == "seeds"})
-            r = LiuSmooth(lp, out, lambda _m: None)
-            n = sum(
-                len(getattr(r, f"{part}_units")())
-                for part in ("table2", "table3", "fig4", "fig5", "stability", "nfcorpus")
-                if part in lp.parts or (part == "table2" and "fig3" in lp.parts)
-            )
-            lines.append(f"  parts {', '.join(lp.parts)}; languages {', '.join(lp.languages)}")
-            lines.append(f"  training runs: {n}; time: docs/clir.md (Table 2 alone ~3.5 h)")
-        elif key == "acrank2023":
-            from axiomatic.experiments.acrank2023 import ACRank2023, ACRankPlan
-
-            ap = replace(ACRankPlan.full(), **{k: v for k, v in simple.items() if k == "seeds"})
-            a = ACRank2023(ap, out, lambda _m: None)
-            n = sum(len(a._units(sp)) for sp in ap.settings) * len(ap.seeds)
-            lines.append(f"  settings {', '.join(sp.name for sp in ap.settings)}; seeds {ap.seeds}")
-            lines.append(f"  training runs: {n}; time: see docs/training.md")
-    except Exception as exc:  # the plan text must never hide the refusal below
-        lines.append(f"  (could not count the runs: {type(exc).__name__}: {exc})")
-    if runs:
-        secs = sum(SECONDS_PER_STEP.get(m, 0.35) * st for m, st in runs)
-        lines.append(
-            f"  training runs: {len(runs)}; estimated time: at least ~{secs / 3600:.1f} h of "
-            "training on one core (rough, from the timings in docs/training.md; scoring the "
-            "test sets adds to it; finished runs are skipped on resume)"
-        )
-    return lines

@@ -27,10 +27,11 @@ finished units of the plan's settings.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -43,14 +44,13 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnosis_tables
+from axiomatic.experiments.engine import Plan, Runner, candidate_run
 from axiomatic.experiments.units import (
     UnitRecord,
-    UnitStore,
     dataset_fingerprint,
     fingerprint,
     machine,
-    note_plan_change,
 )
 
 MEASURES = ("nDCG@1", "nDCG@10", "AP")
@@ -142,8 +142,13 @@ class SettingPlan:
 
 
 @dataclass
-class ACRankPlan:
+class ACRankPlan(Plan):
     """What to run. ``full()`` is the paper-shaped plan; ``quick()`` a CI-sized one."""
+
+    TABLES: ClassVar = {"settings": SettingPlan}
+    REFUSED: ClassVar = {
+        "models": "acrank2023 selects rows per setting: set settings.rows in --config"
+    }
 
     settings: list[SettingPlan]
     seeds: list[int] = field(default_factory=lambda: [0])
@@ -233,9 +238,6 @@ class ACRankPlan:
             agreement_pairs=6,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def _slug(name: str) -> str:
     return name.replace("/", "_")
@@ -262,26 +264,38 @@ def _cap_queries(ds: Dataset, n: int | None, seed: int, split: str) -> Dataset:
     return ds.subset(sorted(usable[int(i)] for i in order[:n]), split=split)
 
 
-class ACRank2023:
+class ACRank2023(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
-    def __init__(
-        self,
-        plan: ACRankPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-    ) -> None:
-        self.plan = plan
-        self.out_dir = Path(out_dir)
-        self.echo = echo
-        self._data_cache: dict[str, _Data] = {}
-        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
-        # trained with other settings is refused (or redone with overwrite), never reused
-        self.store = UnitStore(self.out_dir, overwrite=overwrite, echo=self._note)
+    name = "acrank2023"
+    unit_code = UNIT_CODE
+    plan_class = ACRankPlan
+    plan: ACRankPlan
 
-    def _note(self, msg: str) -> None:
-        self.echo(f"[acrank2023] {msg}")
+    @cached_property
+    def _data_cache(self) -> dict[str, _Data]:
+        return {}  # setting name -> its data, loaded once
+
+    @classmethod
+    def check_plan(cls, plan: Any) -> None:
+        from axiomatic.perturb.acrank import check_probability
+
+        check_probability(plan.p, "plan p")
+        for sp in plan.settings:
+            for r in [*sp.rows, *sp.ablation_rows, *(sp.zero_shot_rows or []), *plan.diagnose_rows]:
+                row_unit(r, plan.p)
+            for pv in sp.p_sweep:
+                check_probability(pv, f"settings {sp.name}: p_sweep value")
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        ap: ACRankPlan = plan
+        a = cls(ap, out, lambda _m: None)
+        n = sum(len(a.units_of(sp)) for sp in ap.settings) * len(ap.seeds)
+        return [
+            f"  settings {', '.join(sp.name for sp in ap.settings)}; seeds {ap.seeds}",
+            f"  training runs: {n}; time: see docs/training.md",
+        ]
 
     # ------------------------------------------------------------------ data
     def _data(self, sp: SettingPlan) -> _Data:
@@ -381,32 +395,18 @@ class ACRank2023:
         cfg = self._train_config(sp, unit, seed)
         word = unit.model in ("knrm", "conv-knrm")
         acrank = unit.model.startswith("acrank")
-        return {
-            "experiment": "acrank2023",
-            "code": UNIT_CODE,
-            "setting": sp.name,
-            "train": sp.train,
-            "test": sp.test,
-            "model": unit.model,
-            "rule": unit.rule,
-            "loss": unit.loss,
-            "p": unit.p,
-            "seed": seed,
-            "steps": cfg.steps,
-            "lr": cfg.lr,
-            "batch_size": p.batch_size,
-            "negatives": p.negatives,
-            "max_length": None if word else sp.max_length or p.max_length,
-            "embeddings": p.embeddings if word else None,
-            "word_model_config": dict(p.word_model_config.get(unit.model, {})) if word else None,
-            "acrank_config": dict(p.acrank_config) if acrank else None,
-            "encoder_path": p.encoder_path if acrank else None,
-            "train_queries": sp.train_queries,
-            "test_queries": sp.test_queries,
-            "train_depth": p.train_depth,
-            "test_depth": p.test_depth,
-            "train_config": cfg.to_dict(),
-        }
+        return self.record_settings(
+            *("batch_size", "negatives", "train_depth", "test_depth"),
+            **{"setting": sp.name, "train": sp.train, "test": sp.test, "seed": seed},
+            **{"model": unit.model, "rule": unit.rule, "loss": unit.loss, "p": unit.p},
+            **{"steps": cfg.steps, "lr": cfg.lr, "train_config": cfg.to_dict()},
+            **{"train_queries": sp.train_queries, "test_queries": sp.test_queries},
+            max_length=None if word else sp.max_length or p.max_length,
+            embeddings=p.embeddings if word else None,
+            word_model_config=dict(p.word_model_config.get(unit.model, {})) if word else None,
+            acrank_config=dict(p.acrank_config) if acrank else None,
+            encoder_path=p.encoder_path if acrank else None,
+        )
 
     def unit_record(self, sp: SettingPlan, unit: Unit, seed: int) -> UnitRecord:
         """The unit's settings and the fingerprints of its data (loads the setting's data)."""
@@ -472,7 +472,7 @@ class ACRank2023:
         """The units scored on ``sp.zero_shot`` (all of the setting's, or those of
         ``zero_shot_rows``)."""
         if sp.zero_shot_rows is None:
-            return self._units(sp)
+            return self.units_of(sp)
         units: list[Unit] = []
         for r in sp.zero_shot_rows:
             u = row_unit(r, self.plan.p)
@@ -548,7 +548,7 @@ class ACRank2023:
             {"data": dataset_fingerprint(ds, self.plan.zero_shot_depth)},
         )
 
-    def _units(self, sp: SettingPlan) -> list[Unit]:
+    def units_of(self, sp: SettingPlan) -> list[Unit]:
         p = self.plan
         units: list[Unit] = []
         for row in [*sp.rows, *sp.ablation_rows]:
@@ -563,18 +563,14 @@ class ACRank2023:
 
     # ------------------------------------------------------------------ everything
     def run(self) -> dict[str, Any]:
-        from axiomatic.training.config import write_toml
-
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         self._check_units()  # before any work: a unit of other settings is refused here
-        plan = {"experiment": "acrank2023", **_plain(p.to_dict())}
-        note_plan_change(self.out_dir / "config.toml", plan, self._note)
-        write_toml(plan, self.out_dir / "config.toml")
+        self.write_config()
         for sp in p.settings:
             for seed in p.seeds:
-                for unit in self._units(sp):
+                for unit in self.units_of(sp):
                     self._train_unit(sp, unit, seed)
             if sp.diagnose:
                 self._diagnose(sp)
@@ -591,7 +587,7 @@ class ACRank2023:
         line naming the fields) or, with ``overwrite``, cleared to be computed again."""
         for sp in self.plan.settings:
             for seed in self.plan.seeds:
-                for unit in self._units(sp):
+                for unit in self.units_of(sp):
                     self.store.check(
                         self._unit_dir(sp, unit, seed), self.unit_record(sp, unit, seed)
                     )
@@ -608,22 +604,17 @@ class ACRank2023:
 
     def _diagnosis_settings(self, sp: SettingPlan) -> dict[str, Any]:
         p = self.plan
-        return {
-            "experiment": "acrank2023",
-            "code": UNIT_CODE,
-            "part": "diagnosis",
-            "setting": sp.name,
-            "test": sp.test,
-            "test_queries": sp.test_queries,
-            "test_depth": p.test_depth,
-            "seed": p.seeds[0],
-            "rows": self._diagnose_rows(sp),
-            "diagnose_axioms": p.diagnose_axioms,
-            "diagnose_queries": p.diagnose_queries,
-            "diagnose_depth": p.diagnose_depth,
-            "agreement_pairs": p.agreement_pairs,
-            "agreement_axioms": list(ROSSET_AXIOMS),
-        }
+        return self.record_settings(
+            *("test_depth", "diagnose_axioms", "diagnose_queries", "diagnose_depth"),
+            "agreement_pairs",
+            part="diagnosis",
+            setting=sp.name,
+            test=sp.test,
+            test_queries=sp.test_queries,
+            seed=p.seeds[0],
+            rows=self._diagnose_rows(sp),
+            agreement_axioms=list(ROSSET_AXIOMS),
+        )
 
     def _diagnosis_record(self, sp: SettingPlan) -> UnitRecord:
         """A diagnosis is a unit too: its settings and the fingerprints of the units whose
@@ -721,7 +712,7 @@ class ACRank2023:
                     if self._current(sp, u, seed, stale):
                         ms.append(read_json(f))
                 metrics[r] = ms
-            for u in self._units(sp):
+            for u in self.units_of(sp):
                 for seed in p.seeds:
                     f = self._unit_dir(sp, u, seed) / "test_metrics.json"
                     if self._current(sp, u, seed, stale):
@@ -753,7 +744,7 @@ class ACRank2023:
                             for m in MEASURES
                         }
                 if pq:  # the first-stage order the models re-rank (BM25 for MS MARCO, DL19)
-                    pq = {CANDIDATES_ROW: per_query(_candidate_run(ds), ds, MEASURES), **pq}
+                    pq = {CANDIDATES_ROW: per_query(candidate_run(ds), ds, MEASURES), **pq}
                 for r, vals_r in pq.items():
                     row: dict[str, Any] = {
                         "setting": sp.name,
@@ -795,7 +786,7 @@ class ACRank2023:
             if dfile.exists() and self.store.matches(dfile.parent, self._diagnosis_settings(sp)):
                 diagnosis[sp.name] = read_json(dfile)
         if stale:
-            self._note(
+            self.note(
                 f"{len(stale)} finished unit(s) in {self.out_dir} were computed with other "
                 "settings than this plan's and are not reported (e.g. "
                 f"{self.store._name(min(stale))}); run the experiment with --overwrite to redo them"
@@ -932,25 +923,8 @@ class ACRank2023:
                 "model orders as the axiom says (LNC2 relaxed, default variants of the "
                 "catalogue):",
                 "",
+                *diagnosis_tables(diag, "test pairs"),
             ]
-            ful = diag.get("fulfilment") or {}
-            if ful:
-                cols = sorted({c for v in ful.values() for c in v})
-                text += [
-                    markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]),
-                    "",
-                ]
-            agr = diag.get("agreement") or {}
-            if agr:
-                text += [
-                    "Rosset perturbation agreement (fraction of test pairs where "
-                    "delta * (s(d) - s(d')) > 0):",
-                    "",
-                    markdown_table(
-                        [{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]
-                    ),
-                    "",
-                ]
         if summary["augmentation_stats"]:
             text += [
                 "## Augmentation counts (summed over each unit's log.jsonl)",
@@ -1008,12 +982,6 @@ class ACRank2023:
         docs.write_text(new, encoding="utf-8")
 
 
-def _candidate_run(ds: Dataset) -> dict[str, dict[str, float]]:
-    return {
-        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
-    }
-
-
 def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
     """Augmentation counts summed over a unit's ``log.jsonl`` (every step, across resumes)."""
     from axiomatic.training.checkpoint import read_log
@@ -1023,57 +991,3 @@ def _log_counts(log: Path, batch_size: int) -> dict[str, int]:
     for key in ("aug_plus", "aug_minus", "aug_no_query_term", "aug_all_stopword_queries"):
         out[key.removeprefix("aug_")] = int(sum(r.get(key, 0) for r in recs))
     return out
-
-
-def _plain(d: Any) -> Any:
-    if isinstance(d, dict):
-        return {k: _plain(v) for k, v in d.items() if v is not None}
-    if isinstance(d, (list, tuple)):
-        return [_plain(v) for v in d]
-    return d
-
-
-def run_acrank2023(
-    out_dir: str | Path,
-    quick: bool = False,
-    echo: Callable[[str], None] = print,
-    **overrides: Any,
-) -> dict[str, Any]:
-    """Run (or resume) the experiment; ``overrides`` replace plan fields (``seeds=[0]``, ...)."""
-    plan = ACRankPlan.quick() if quick else ACRankPlan.full()
-    report_only = overrides.pop("report_only", False)
-    overwrite = bool(overrides.pop("overwrite", False))
-    if overrides.pop("models", None):
-        raise ValueError("acrank2023 selects rows per setting: set settings.rows in --config")
-    if overrides.get("settings"):
-        overrides["settings"] = [
-            s if isinstance(s, SettingPlan) else _setting(s) for s in overrides["settings"]
-        ]
-    unknown = sorted(set(overrides) - set(ACRankPlan.__dataclass_fields__))
-    if unknown:
-        raise ValueError(
-            f"unknown acrank2023 setting(s) {unknown}; expected some of "
-            f"{sorted(ACRankPlan.__dataclass_fields__)}"
-        )
-    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    from axiomatic.perturb.acrank import check_probability
-
-    check_probability(plan.p, "plan p")
-    for sp in plan.settings:
-        for r in [*sp.rows, *sp.ablation_rows, *(sp.zero_shot_rows or []), *plan.diagnose_rows]:
-            row_unit(r, plan.p)
-        for pv in sp.p_sweep:
-            check_probability(pv, f"settings {sp.name}: p_sweep value")
-    runner = ACRank2023(plan, out_dir, echo, overwrite=overwrite)
-    return runner.report() if report_only else runner.run()
-
-
-def _setting(d: dict[str, Any]) -> SettingPlan:
-    names = set(SettingPlan.__dataclass_fields__)
-    unknown = sorted(set(d) - names)
-    if unknown:
-        raise ValueError(
-            f"unknown key(s) {unknown} in an acrank2023 [[plan.settings]] table; expected "
-            f"some of {sorted(names)}"
-        )
-    return SettingPlan(**d)

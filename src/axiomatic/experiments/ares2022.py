@@ -26,11 +26,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from axiomatic.experiments.common import markdown_table, per_query, read_json, write_json
+from axiomatic.experiments.engine import Plan, Runner
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -82,8 +83,12 @@ def _encoder_inputs(pretrain: dict[str, Any]) -> dict[str, str]:
 
 
 @dataclass
-class AresPlan:
-    """What to run; ``quick()`` is the CI-sized plan on the demo data."""
+class AresPlan(Plan):
+    """What to run; ``quick()`` is the CI-sized plan on the demo data, ``full()`` (the
+    defaults) the paper-shaped one."""
+
+    # the experiment command's generic options, in this plan's terms
+    ALIASES: ClassVar = {"seeds": "auc_seeds", "models": "variants"}
 
     collections: list[str] = field(default_factory=lambda: ["msmarco-20k", "scifact"])
     settings: list[str] = field(default_factory=lambda: ["I", "II", "III", "IV"])
@@ -125,6 +130,9 @@ class AresPlan:
     diagnose_analyzer: str = "thesis"
     agreement_pairs: int = 200
     query_pair_docs: int = 300
+    data_root: str | None = None
+    docs: str | None = None
+    """also write the report (and its figures) to this Markdown page (e.g. docs/ares.md)"""
 
     @classmethod
     def quick(cls) -> AresPlan:
@@ -154,10 +162,6 @@ class AresPlan:
             agreement_pairs=6,
             query_pair_docs=10,
         )
-
-
-def _echo_default(msg: str) -> None:
-    print(msg, flush=True)
 
 
 def _prepared(plan: AresPlan, out: Path, data_root: Any = None) -> list[Any]:
@@ -992,7 +996,7 @@ def render_markdown(
 
 
 def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
-    from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+    from axiomatic.experiments.diagnosis import diagnosis_tables
 
     lines = ["## Axiomatic diagnosis: does pre-training raise axiom fulfilment?", ""]
     qp = diag.get("query_pairs") or {}
@@ -1018,142 +1022,189 @@ def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
         "Fulfilment: fraction of an axiom's instances the model orders as the axiom prefers "
         "(McNemar tests in diagnosis/mcnemar.csv of the output folder):",
         "",
+        *diagnosis_tables(diag, "pairs of a document and its edit"),
     ]
-    ful = diag.get("fulfilment") or {}
-    if ful:
-        cols = sorted({c for v in ful.values() for c in v})
-        lines += [markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]), ""]
-    agr = diag.get("agreement") or {}
-    if agr:
-        lines += [
-            "Rosset perturbation agreement (fraction of pairs of a document and its edit where "
-            "delta * (s(d) - s(d')) > 0):",
-            "",
-            markdown_table([{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]),
-            "",
-        ]
     return lines
 
 
-def run_ares2022(
-    out: str | Path,
-    quick: bool = False,
-    echo: Callable[[str], None] | None = None,
-    docs_path: str | Path | None = None,
-    data_root: Any = None,
-    stages: Sequence[str] = (
-        "predictor",
-        "pretrain",
-        "zero-shot",
-        "few-shot",
-        "diagnosis",
-        "ablation",
-    ),
-    **overrides: Any,
-) -> dict[str, Any]:
-    """Run (or resume) the experiment into ``out``; writes ``out/summary.md`` and, when
-    ``docs_path`` (or the plan setting ``docs``) is given, that page too (e.g. docs/ares.md)."""
-    import torch
+STAGES = ("predictor", "pretrain", "zero-shot", "few-shot", "diagnosis", "ablation")
 
-    echo = echo or _echo_default
-    plan = AresPlan.quick() if quick else AresPlan()
-    overwrite = bool(overrides.pop("overwrite", False))
-    # the experiment command's generic options, in this plan's terms
-    if overrides.get("seeds") is not None:
-        overrides["auc_seeds"] = overrides.pop("seeds")
-    if overrides.get("models") is not None:
-        overrides["variants"] = overrides.pop("models")
-    data_root = overrides.pop("data_root", data_root)
-    docs_path = overrides.pop("docs", docs_path)
-    for k in [k for k, v in overrides.items() if v is None]:
-        overrides.pop(k)
-    for k, v in overrides.items():
-        if not hasattr(plan, k):
-            import difflib
 
-            close = difflib.get_close_matches(k, [f for f in asdict(plan)], n=1)
-            raise ValueError(
-                f"unknown ares2022 setting {k!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else "")
+class Ares2022(Runner):
+    """Runner: ``run()`` computes (or reuses) every stage, ``report()`` re-renders the tables
+    and figures from the stage outputs in the folder."""
+
+    name = "ares2022"
+    plan_class = AresPlan
+    plan: AresPlan
+
+    def note(self, msg: str) -> None:
+        self.echo(msg)  # the stages name themselves ("setting I: AUC ...")
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        p: AresPlan = plan
+        return [
+            f"  collections {', '.join(p.collections)}; predictor settings "
+            f"{', '.join(p.settings)}; variants {', '.join(p.variants)}; {p.steps} "
+            f"pre-training steps; ablation {', '.join(p.ablation_variants)}",
+            f"  evaluation on {', '.join(p.eval_sets)}; few-shot sizes {p.few_shot_sizes}; "
+            "time: see docs/ares.md",
+        ]
+
+    def _quick(self) -> bool:
+        """Whether the plan is ``AresPlan.quick()`` (for the page's "Generated by" line)."""
+        a, b = asdict(self.plan), asdict(AresPlan.quick())
+        return all(a[k] == b[k] for k in a if k not in ("data_root", "docs", "threads"))
+
+    def run(self, stages: Sequence[str] = STAGES) -> dict[str, Any]:
+        """Run (or resume) the stages into the output folder; writes ``summary.md`` and, when
+        the plan's ``docs`` is set, that page too."""
+        import torch
+
+        plan, out, echo, store = self.plan, self.out_dir, self.echo, self.store
+        data_root = plan.data_root
+        torch.set_num_threads(int(plan.threads))
+        out.mkdir(parents=True, exist_ok=True)
+        self.write_config()
+        t0 = time.perf_counter()
+        prepared = _prepared(plan, out, data_root)
+        for p in prepared:
+            echo(
+                f"{p.collection.name}: {p.pseudo.report.describe()}; {len(p.real_doc)} real queries"
             )
-        setattr(plan, k, v)
-    torch.set_num_threads(int(plan.threads))
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    # each cached stage is keyed by a fingerprint of its settings and inputs (units.py): a
-    # stage computed with other settings is refused (or redone with overwrite), never reused
-    store = UnitStore(out, overwrite=overwrite, echo=echo)
-    t0 = time.perf_counter()
-    prepared = _prepared(plan, out, data_root)
-    for p in prepared:
-        echo(f"{p.collection.name}: {p.pseudo.report.describe()}; {len(p.real_doc)} real queries")
-    predictor = (
-        run_predictor_stage(plan, out, prepared, echo, store) if "predictor" in stages else {}
-    )
-    if predictor:
-        plot_importances(predictor, out / "img" / "ares_fig2_importance.png")
-    pretrain = (
-        run_pretrain_stage(plan, out, prepared, echo, data_root) if "pretrain" in stages else {}
-    )
-    zero = (
-        run_zero_shot(plan, out, pretrain, echo, data_root, store) if "zero-shot" in stages else {}
-    )
-    few = run_few_shot(plan, out, pretrain, echo, data_root, store) if "few-shot" in stages else {}
-    few_t = few_shot_tests(plan, out, few, echo, data_root) if few else {}
-    diagnosis = (
-        run_diagnosis(plan, out, pretrain, echo, data_root, prepared, store)
-        if "diagnosis" in stages
-        else {}
-    )
-    ablation = (
-        run_ablation(plan, out, prepared, echo, data_root, store) if "ablation" in stages else {}
-    )
-    plot_few_shot(few, zero, plan.few_shot_test, out / "img" / "ares_fig3_few_shot.png")
-    m = machine()
-    meta = {
-        "quick": quick,
-        "machine": f"{m['platform']}, {m['cpu']}, {m['cpus']} cores",
-        "threads": plan.threads,
-        "load": tuple(round(x, 2) for x in os.getloadavg()),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "wall_s": time.perf_counter() - t0,
-    }
-    bench_file = out / "bench_ares.json"
-    bench = read_json(bench_file) if bench_file.exists() else None
-    md = render_markdown(
-        plan,
-        predictor or {"features": [], "settings": {}},
-        pretrain,
-        zero,
-        meta,
-        bench,
-        few,
-        diagnosis,
-        ablation,
-        few_t,
-    )
-    from axiomatic._atomic import atomic_write_text
+        predictor = (
+            run_predictor_stage(plan, out, prepared, echo, store) if "predictor" in stages else {}
+        )
+        pretrain = (
+            run_pretrain_stage(plan, out, prepared, echo, data_root) if "pretrain" in stages else {}
+        )
+        zero = (
+            run_zero_shot(plan, out, pretrain, echo, data_root, store)
+            if "zero-shot" in stages
+            else {}
+        )
+        few = (
+            run_few_shot(plan, out, pretrain, echo, data_root, store)
+            if "few-shot" in stages
+            else {}
+        )
+        few_t = few_shot_tests(plan, out, few, echo, data_root) if few else {}
+        diagnosis = (
+            run_diagnosis(plan, out, pretrain, echo, data_root, prepared, store)
+            if "diagnosis" in stages
+            else {}
+        )
+        ablation = (
+            run_ablation(plan, out, prepared, echo, data_root, store)
+            if "ablation" in stages
+            else {}
+        )
+        return self._render(predictor, pretrain, zero, few, few_t, diagnosis, ablation, t0)
 
-    atomic_write_text(out / "summary.md", md)
-    if docs_path is not None:
-        # hand-written observations live beside the page and are appended, never overwritten
-        notes = Path(docs_path).with_suffix(".notes.md")
-        if notes.is_file():
-            md = md.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
-        atomic_write_text(Path(docs_path), md)
-        plot_dir = Path(docs_path).parent / "img"
+    def report(self) -> dict[str, Any]:
+        """Re-render ``summary.md``, the figures, ``results.json`` (and the plan's ``docs``
+        page) from the stage outputs in the folder, computing nothing: the predictor, the
+        pre-training of the plan's variants and the zero-shot stage must have finished (each
+        refused, naming the file, when absent); few-shot, diagnosis and ablation are shown when
+        present."""
+        plan, out = self.plan, self.out_dir
+        t0 = time.perf_counter()
+
+        def need(path: Path, stage: str) -> Any:
+            if not path.is_file():
+                raise FileNotFoundError(
+                    f"{path}: the {stage} stage has not finished in {out}; run `axiomatic "
+                    "experiment ares2022` without --report-only first (--report-only only "
+                    "re-renders the tables from the stages' outputs)"
+                )
+            return read_json(path)
+
+        def have(path: Path) -> Any:
+            return read_json(path) if path.is_file() else {}
+
+        predictor = need(out / "predictor.json", "predictor")
+        pretrain = {
+            v: need(out / "pretrain" / v / "pretrain.json", f"pre-training ({v})")
+            for v in plan.variants
+        }
+        zero = need(out / "zero_shot.json", "zero-shot")
+        missing = sorted(set(plan.eval_sets) - set(zero))
+        if missing:
+            raise FileNotFoundError(
+                f"{out / 'zero_shot.json'} has no results for {missing} (it was computed with "
+                "another plan's eval_sets); run the experiment without --report-only"
+            )
+        starts = ["MiniLM cross-encoder"]
+        starts += [f"ARES_{v}" for v in pretrain if v in plan.few_shot_variants]
+        found = have(out / "few_shot.json")
+        few = {
+            k: found[k]
+            for k in (f"{m}|{n}" for m in starts for n in plan.few_shot_sizes)
+            if k in found
+        }
+        few_t = have(out / "few_shot_tests.json") if few else {}
+        diagnosis = have(out / "diagnosis" / "diagnosis.json")
+        if diagnosis and (out / "diagnosis" / "query_pairs.json").is_file():
+            diagnosis["query_pairs"] = read_json(out / "diagnosis" / "query_pairs.json")
+        ablation = have(out / "ablation" / "ablation.json") if plan.ablation_variants else {}
+        return self._render(predictor, pretrain, zero, few, few_t, diagnosis, ablation, t0)
+
+    def _render(
+        self, predictor: dict[str, Any], pretrain: dict[str, Any], zero: dict[str, Any],
+        few: dict[str, Any], few_t: dict[str, Any], diagnosis: dict[str, Any],
+        ablation: dict[str, Any], t0: float,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Figures, ``summary.md``, the plan's ``docs`` page and ``results.json``."""
+        from axiomatic._atomic import atomic_write_text
+
+        plan, out = self.plan, self.out_dir
         if predictor:
-            plot_importances(predictor, plot_dir / "ares_fig2_importance.png")
-        plot_few_shot(few, zero, plan.few_shot_test, plot_dir / "ares_fig3_few_shot.png")
-    res = {
-        "plan": asdict(plan),
-        "predictor": predictor,
-        "pretrain": pretrain,
-        "zero_shot": zero,
-        "few_shot": few,
-        "few_shot_tests": few_t,
-        "ablation": ablation,
-        "diagnosis": diagnosis,
-    }
-    write_json(out / "results.json", res)
-    return res
+            plot_importances(predictor, out / "img" / "ares_fig2_importance.png")
+        plot_few_shot(few, zero, plan.few_shot_test, out / "img" / "ares_fig3_few_shot.png")
+        m = machine()
+        meta = {
+            "quick": self._quick(),
+            "machine": f"{m['platform']}, {m['cpu']}, {m['cpus']} cores",
+            "threads": plan.threads,
+            "load": tuple(round(x, 2) for x in os.getloadavg()),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "wall_s": time.perf_counter() - t0,
+        }
+        bench_file = out / "bench_ares.json"
+        bench = read_json(bench_file) if bench_file.exists() else None
+        md = render_markdown(
+            plan,
+            predictor or {"features": [], "settings": {}},
+            pretrain,
+            zero,
+            meta,
+            bench,
+            few,
+            diagnosis,
+            ablation,
+            few_t,
+        )
+        atomic_write_text(out / "summary.md", md)
+        if plan.docs is not None:
+            # hand-written observations live beside the page and are appended, never overwritten
+            notes = Path(plan.docs).with_suffix(".notes.md")
+            if notes.is_file():
+                md = md.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
+            atomic_write_text(Path(plan.docs), md)
+            plot_dir = Path(plan.docs).parent / "img"
+            if predictor:
+                plot_importances(predictor, plot_dir / "ares_fig2_importance.png")
+            plot_few_shot(few, zero, plan.few_shot_test, plot_dir / "ares_fig3_few_shot.png")
+        res = {
+            "plan": asdict(plan),
+            "predictor": predictor,
+            "pretrain": pretrain,
+            "zero_shot": zero,
+            "few_shot": few,
+            "few_shot_tests": few_t,
+            "ablation": ablation,
+            "diagnosis": diagnosis,
+        }
+        write_json(out / "results.json", res)
+        return res

@@ -20,7 +20,7 @@ from typing import Any
 
 ROSSET_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 
-__all__ = ["ROSSET_AXIOMS", "diagnose_models"]
+__all__ = ["ROSSET_AXIOMS", "diagnose_models", "diagnosis_tables"]
 
 
 def diagnose_models(
@@ -73,3 +73,24 @@ def diagnose_models(
             m, test, pert, agreement_axioms, n_pairs=agreement_pairs, depth=depth
         )
     return result
+
+
+def diagnosis_tables(diag: Mapping[str, Any], pairs: str) -> list[str]:
+    """Markdown lines of a :func:`diagnose_models` result: the fulfilment table (model x
+    axiom) and the perturbation agreement table, whose caption names the ``pairs`` counted."""
+    from axiomatic._report import markdown_table
+
+    lines: list[str] = []
+    ful = diag.get("fulfilment") or {}
+    if ful:
+        cols = sorted({c for v in ful.values() for c in v})
+        lines += [markdown_table([{"model": k, **v} for k, v in ful.items()], ["model", *cols]), ""]
+    agr = diag.get("agreement") or {}
+    if agr:
+        lines += [
+            f"Rosset perturbation agreement (fraction of {pairs} where delta * (s(d) - s(d')) > 0):",
+            "",
+            markdown_table([{"model": k, **v} for k, v in agr.items()], ["model", *ROSSET_AXIOMS]),
+            "",
+        ]
+    return lines

@@ -28,7 +28,8 @@ import math
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +43,11 @@ from axiomatic.evaluate.clir_metrics import (
     relevance_levels,
 )
 from axiomatic.experiments.common import read_json, write_json
+from axiomatic.experiments.engine import Plan, Runner, smooth
 from axiomatic.experiments.units import (
     UnitRecord,
-    UnitStore,
     dataset_fingerprint,
     machine,
-    note_plan_change,
 )
 from axiomatic.training.smooth import DISPLAY, validate_thresholds
 
@@ -60,10 +60,18 @@ changes a unit's results, so that units of the older code are refused instead of
 # NR documents per query of the main units (Unit.nr, in the unit's folder name): the paper's 40,
 # the generated CI set's 8 (it has few paragraphs)
 DEFAULT_NR = {"synthetic": 8}
+EMBEDDING_SETTINGS = (
+    "embedding_dim",
+    "embeddings",
+    "shared_embeddings",
+    "max_query_len",
+    "max_doc_len",
+)
+"""The plan settings of the towers every unit (and zero-shot scoring) records."""
 
 
 @dataclass
-class LiuPlan:
+class LiuPlan(Plan):
     """What to run. ``full()`` is the paper-shaped configuration (configs/liu-smooth-full.toml);
     ``quick()`` a CI-sized one on a generated graded set."""
 
@@ -123,10 +131,6 @@ class LiuPlan:
     note: str = ""  # free text for the report (what was reduced and why)
 
     @classmethod
-    def full(cls) -> LiuPlan:
-        return cls()
-
-    @classmethod
     def quick(cls) -> LiuPlan:
         return cls(
             setting="synthetic",
@@ -153,9 +157,6 @@ class LiuPlan:
             parts=[p for p in PARTS if p != "nfcorpus"],
             note="CI-sized run on a generated cross-lingual graded set (not a reproduction).",
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _fmt(x: float) -> str:
@@ -199,26 +200,42 @@ class Unit:
         )
 
 
-class LiuSmooth:
+class LiuSmooth(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
-    def __init__(
-        self,
-        plan: LiuPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-    ):
-        self.plan = plan
-        self.out_dir = Path(out_dir)
-        self.echo = echo
-        self._data: dict[tuple[str, str, int], dict[str, Dataset]] = {}
-        self._emb: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
-        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
-        # trained with other settings is refused (or redone with overwrite), never reused
-        self.store = UnitStore(
-            self.out_dir, overwrite=overwrite, echo=lambda m: self.echo(f"[liu-smooth] {m}")
+    name = "liu-smooth"
+    unit_code = UNIT_CODE
+    plan_class = LiuPlan
+    plan: LiuPlan
+
+    @cached_property
+    def _data(self) -> dict[tuple[str, str, int], dict[str, Dataset]]:
+        return {}  # (setting, language, NR documents) -> splits, loaded once
+
+    @cached_property
+    def _emb(self) -> dict[tuple[str, str], tuple[Any, Any, Any]]:
+        return {}  # (setting, language) -> vocabulary and embeddings, built once
+
+    @classmethod
+    def check_plan(cls, plan: Any) -> None:
+        validate_thresholds(plan.thresholds)
+        from axiomatic.data.readers.xquad import check_nr_pool
+
+        check_nr_pool(plan.nr_pool)  # before any training (the old "all" is a test-set leak)
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        lp: LiuPlan = plan
+        r = cls(lp, out, lambda _m: None)
+        n = sum(
+            len(getattr(r, f"{part}_units")())
+            for part in ("table2", "table3", "fig4", "fig5", "stability", "nfcorpus")
+            if part in lp.parts or (part == "table2" and "fig3" in lp.parts)
         )
+        return [
+            f"  parts {', '.join(lp.parts)}; languages {', '.join(lp.languages)}",
+            f"  training runs: {n}; time: docs/clir.md (Table 2 alone ~3.5 h)",
+        ]
 
     # ------------------------------------------------------------------ data
     def data(self, setting: str, lang: str, nr: int | None = None) -> dict[str, Dataset]:
@@ -334,20 +351,13 @@ class LiuSmooth:
         """Every plan setting that determines a unit's result, without loading data (the
         folder name holds only some of them; a report compares these)."""
         p = self.plan
-        out: dict[str, Any] = {
-            "experiment": "liu-smooth",
-            "code": UNIT_CODE,
+        return self.record_settings(
+            *EMBEDDING_SETTINGS,
             **asdict(u),
-            "loss_spec": self._loss_spec(u),
-            "embedding_dim": p.embedding_dim,
-            "embeddings": p.embeddings,
-            "word2vec_epochs": p.word2vec_epochs if p.embeddings == "word2vec" else None,
-            "shared_embeddings": p.shared_embeddings,
-            "max_query_len": p.max_query_len,
-            "max_doc_len": p.max_doc_len,
-        }
-        out.update(self._data_settings(u.setting))
-        return out
+            loss_spec=self._loss_spec(u),
+            word2vec_epochs=p.word2vec_epochs if p.embeddings == "word2vec" else None,
+            **self._data_settings(u.setting),
+        )
 
     def _data_settings(self, setting: str) -> dict[str, Any]:
         p = self.plan
@@ -484,22 +494,14 @@ class LiuSmooth:
 
     def _zero_shot_settings(self, lang: str) -> dict[str, Any]:
         p = self.plan
-        return {
-            "experiment": "liu-smooth",
-            "code": UNIT_CODE,
-            "part": "zero-shot",
-            "setting": p.setting,
-            "language": lang,
-            "seed": 0,
-            "eps": p.eps,
-            "embedding_dim": p.embedding_dim,
-            "embeddings": p.embeddings,
-            "word2vec_epochs": p.word2vec_epochs if p.embeddings == "word2vec" else None,
-            "shared_embeddings": p.shared_embeddings,
-            "max_query_len": p.max_query_len,
-            "max_doc_len": p.max_doc_len,
+        return self.record_settings(
+            *("setting", "eps", *EMBEDDING_SETTINGS),
+            part="zero-shot",
+            language=lang,
+            seed=0,
+            word2vec_epochs=p.word2vec_epochs if p.embeddings == "word2vec" else None,
             **self._data_settings(p.setting),
-        }
+        )
 
     def _loss_spec(self, u: Unit) -> str:
         th = ",".join(_fmt(t) for t in u.thresholds)
@@ -630,9 +632,6 @@ class LiuSmooth:
 
             warnings.warn(f"liu-smooth plan: {msg}", UserWarning, stacklevel=2)
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        from axiomatic.experiments.rosset2019 import _plain
-        from axiomatic.training.config import write_toml
-
         t0 = time.perf_counter()
         parts = set(p.parts)
         first: list[tuple[Unit, bool]] = []  # (unit, with train scores for Figure 3)
@@ -667,25 +666,14 @@ class LiuSmooth:
             )
         for u in dict.fromkeys([*(u for u, _ in first), *todo]):
             self.store.check(self.out_dir / "runs" / u.path(), self.unit_record(u))
-        plan = {"experiment": "liu-smooth", **_plain(p.to_dict())}
-        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
-        write_toml(plan, self.out_dir / "config.toml")
+        self.write_config()
         for lang in zero_langs:
             self.zero_shot(lang)
         for u, fig3 in first:
             self.unit(u, train_scores=fig3)
         for u in todo:
             self.unit(u)
-        wall = time.perf_counter() - t0
-        timing_file = self.out_dir / "timing.json"
-        timing = read_json(timing_file) if timing_file.exists() else {"invocations": []}
-        timing["invocations"].append(
-            {
-                "wall_seconds": round(wall, 1),
-                "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-            }
-        )
-        write_json(timing_file, timing)
+        self.record_timing(time.perf_counter() - t0)
         return self.report()
 
     def unreachable(self) -> dict[tuple[float, tuple[float, ...]], str]:
@@ -919,7 +907,7 @@ class LiuSmooth:
         return summary
 
     def _stability(self) -> list[dict[str, Any]]:
-        from axiomatic.training.trainer import _read_log
+        from axiomatic.training.checkpoint import read_log as _read_log
 
         p = self.plan
         out = []
@@ -959,7 +947,7 @@ class LiuSmooth:
     def _figures(self, summary: dict[str, Any]) -> dict[str, str]:
         import matplotlib  # the default colour cycle (rcParams: no pyplot, no backend switch)
 
-        from axiomatic.training.trainer import _read_log
+        from axiomatic.training.checkpoint import read_log as _read_log
 
         p = self.plan
         figs: dict[str, str] = {}
@@ -1039,7 +1027,7 @@ class LiuSmooth:
                     steps = [r["step"] for r in log]
                     a1.plot(
                         steps,
-                        _smooth([r["loss"] for r in log]),
+                        smooth([r["loss"] for r in log], window=20),
                         color=colors[i % len(colors)],
                         lw=0.8,
                         alpha=0.8,
@@ -1047,7 +1035,7 @@ class LiuSmooth:
                     )
                     a2.plot(
                         steps,
-                        _smooth([r.get("grad_norm", np.nan) for r in log]),
+                        smooth([r.get("grad_norm", np.nan) for r in log], window=20),
                         color=colors[i % len(colors)],
                         lw=0.8,
                         alpha=0.8,
@@ -1236,41 +1224,3 @@ class LiuSmooth:
             if hand.exists():  # the hand-written discussion is appended, never overwritten
                 extra = "\n" + hand.read_text(encoding="utf-8")
             docs.write_text(body.replace("IMG/", "img/") + extra, encoding="utf-8")
-
-
-def _smooth(xs: Sequence[float], w: int = 20) -> list[float]:
-    out, buf = [], []
-    for x in xs:
-        buf.append(x)
-        if len(buf) > w:
-            buf.pop(0)
-        out.append(float(np.nanmean(buf)))
-    return out
-
-
-def run_liu_smooth(
-    out_dir: str | Path, quick: bool = False, echo: Callable[[str], None] = print, **overrides: Any
-) -> dict[str, Any]:
-    """Run (or resume) the experiment; ``overrides`` replace plan fields (e.g. ``seeds=[0, 1]``)."""
-    plan = LiuPlan.quick() if quick else LiuPlan.full()
-    report_only = overrides.pop("report_only", False)
-    overwrite = bool(overrides.pop("overwrite", False))
-    unknown = sorted(set(overrides) - set(LiuPlan.__dataclass_fields__))
-    if unknown:
-        import difflib
-
-        hints = [
-            difflib.get_close_matches(k, list(LiuPlan.__dataclass_fields__), n=1) for k in unknown
-        ]
-        hint = "; ".join(f"{k} -> {h[0]}?" for k, h in zip(unknown, hints, strict=True) if h)
-        raise ValueError(
-            f"unknown liu-smooth setting(s) {unknown}; expected some of "
-            f"{sorted(LiuPlan.__dataclass_fields__)}" + (f" (did you mean: {hint})" if hint else "")
-        )
-    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    validate_thresholds(plan.thresholds)
-    from axiomatic.data.readers.xquad import check_nr_pool
-
-    check_nr_pool(plan.nr_pool)  # before any training (the old "all" is a test-set leak)
-    runner = LiuSmooth(plan, out_dir, echo, overwrite=overwrite)
-    return runner.report() if report_only else runner.run()

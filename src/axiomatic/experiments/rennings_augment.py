@@ -19,8 +19,7 @@ The weak labeler is TFC1 mined on the training queries (the thesis' choice).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,8 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.units import (
-    UnitRecord,
-    UnitStore,
-    dataset_fingerprint,
-    fingerprint,
-    note_plan_change,
-)
+from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line
+from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
 MEASURES = ("AP", "RR@10", "P@5")
@@ -48,71 +42,44 @@ changes a unit's results, so that units of the older code are refused instead of
 
 
 @dataclass
-class RenningsPlan:
+class RenningsPlan(TrainingPlan):
     train: str = "msmarco-dev-top20/train"
     test: str = "msmarco-dev-top20/test"
     models: list[str] = field(default_factory=lambda: ["duet", "conv-knrm"])
     schemes: list[str] = field(default_factory=lambda: list(SCHEMES))
-    seeds: list[int] = field(default_factory=lambda: [0])
     weak_axiom: str = "TFC1(delta_rel=0.5)"
     diagnose_axioms: str = "TFC1,TFC2,M-TDC"
     delta_max: float = 0.1
     steps: int = 400
-    batch_size: int = 16
-    lr: float = 1e-3
-    eval_every: int = 50
-    patience: int = 4
     dev_queries: int = 50
     depth: int = 20
-    model_config: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {
-            "duet": {"max_doc_len": 128},
-            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
-            "knrm": {"max_doc_len": 128},
-        }
-    )
-    embeddings: str = "random"
-    threads: int | None = 1
-    data_root: str | None = None
-    # Text analysis of mining and perturbations (recorded in config.toml). The published runs
-    # (docs/training.md) used "default"; "thesis" is Rennings' sec. 3.4.1 processing.
-    analyzer: str = "default"
+    # analyzer: "thesis" is Rennings' sec. 3.4.1 processing (the published runs used "default")
 
     @classmethod
     def quick(cls) -> RenningsPlan:
         return cls(
-            train="demo/train",
-            test="demo/test",
-            models=["knrm"],
-            steps=10,
-            batch_size=8,
-            eval_every=5,
-            patience=0,
-            dev_queries=1,
-            model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
+            train="demo/train", test="demo/test", steps=10, eval_every=5, **cls.ci_training()
         )
 
 
-class RenningsAugment:
-    def __init__(
-        self,
-        plan: RenningsPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-    ) -> None:
-        self.plan = plan
-        self.out_dir = Path(out_dir)
-        self.echo = echo
-        self.overwrite = overwrite
-        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
-        # trained with other settings is refused (or redone with overwrite), never reused
-        self.store = UnitStore(
-            self.out_dir,
-            overwrite=overwrite,
-            done="test_run.json",
-            echo=lambda m: self.echo(f"[rennings-augment] {m}"),
-        )
+class RenningsAugment(Runner):
+    """Runner (see the module docstring). ``run()`` does everything not done yet."""
+
+    name = "rennings-augment"
+    unit_code = UNIT_CODE
+    plan_class = RenningsPlan
+    unit_done = "test_run.json"
+    plan: RenningsPlan
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        p: RenningsPlan = plan
+        runs = [(m, p.steps) for m in p.models for _ in p.schemes for _ in p.seeds]
+        return [
+            f"  {p.train} -> {p.test}: models {', '.join(p.models)}; schemes "
+            f"{', '.join(p.schemes)}; seeds {p.seeds}; {p.steps} steps",
+            estimate_line(runs),
+        ]
 
     def _mine(self, dataset: Any, axioms: str, name: str) -> Path:
         from axiomatic.diagnose.mining import mine
@@ -136,26 +103,18 @@ class RenningsAugment:
         """Every setting that determines a unit (its trainer configuration among them) and the
         fingerprints of its data and of the training instances it learns from."""
         p = self.plan
-        settings = {
-            "experiment": "rennings-augment",
-            "code": UNIT_CODE,
-            "train": p.train,
-            "test": p.test,
-            "model": model,
-            "scheme": scheme,
-            "seed": seed,
-            "weak_axiom": p.weak_axiom if scheme not in ("regular", "perturb") else None,
-            "delta_max": p.delta_max if scheme not in ("regular", "perturb") else None,
-            "steps": p.steps,
-            "lr": p.lr,
-            "batch_size": p.batch_size,
-            "embeddings": p.embeddings,
-            "model_config": dict(p.model_config.get(model, {})),
-            "depth": p.depth,
-            "dev_queries": p.dev_queries,
-            "analyzer": p.analyzer,
-            "train_config": cfg,
-        }
+        mined = scheme not in ("regular", "perturb")
+        settings = self.record_settings(
+            *("train", "test", "steps", "lr", "batch_size", "embeddings", "depth"),
+            *("dev_queries", "analyzer"),
+            model=model,
+            scheme=scheme,
+            seed=seed,
+            weak_axiom=p.weak_axiom if mined else None,
+            delta_max=p.delta_max if mined else None,
+            model_config=dict(p.model_config.get(model, {})),
+            train_config=cfg,
+        )
         if scheme in ("regular", "perturb"):
             inputs = {k: v for k, v in inputs.items() if k != "training instances"}
         return UnitRecord(settings, inputs)
@@ -163,12 +122,10 @@ class RenningsAugment:
     def run(self) -> dict[str, Any]:
         import torch
 
-        from axiomatic.diagnose.diagnosis import diagnose
         from axiomatic.diagnose.mining import read_instances
-        from axiomatic.evaluate.significance import compare_to_baseline
         from axiomatic.models import NeuralRanker, build_model
         from axiomatic.models.scoring import score_candidates
-        from axiomatic.training.config import TrainConfig, write_toml
+        from axiomatic.training.config import TrainConfig
         from axiomatic.training.samplers import split_dev
         from axiomatic.training.trainer import Trainer
 
@@ -214,17 +171,11 @@ class RenningsAugment:
                         model=model,
                         model_config=dict(p.model_config.get(model, {})),
                         augmentation=aug,
-                        lr=p.lr,
-                        batch_size=p.batch_size,
                         steps=p.steps,
-                        eval_every=p.eval_every,
-                        patience=p.patience,
-                        dev_queries=p.dev_queries,
                         dev_depth=p.depth,
                         candidate_depth=p.depth,
-                        analyzer=p.analyzer,
-                        checkpoint_every=p.eval_every,
                         seed=seed,
+                        **p.trainer_settings(),
                     )
                     # the record names the instances by content, not by this folder's path
                     rcfg = cfg.to_dict()
@@ -236,9 +187,7 @@ class RenningsAugment:
         # other settings or data is refused here (or cleared with overwrite)
         for *_, unit, _cfg, record in planned:
             self.store.check(unit, record)
-        plan = {"experiment": "rennings-augment", **asdict(p)}
-        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
-        write_toml(plan, self.out_dir / "config.toml")
+        self.write_config()
         rows: list[dict[str, Any]] = []
         runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
         rankers: dict[str, Any] = {}
@@ -273,6 +222,79 @@ class RenningsAugment:
                 f"[rennings-augment] {model} {scheme} seed={seed}: "
                 f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
             )
+        return self._summarize(rows, runs, rankers, test, test_instances, test_art)
+
+    def report(self) -> dict[str, Any]:
+        """Summarize the units finished so far with this plan's settings (their saved models
+        and test runs; the test split's mined instances), without training or mining."""
+        from axiomatic.diagnose.mining import read_instances
+        from axiomatic.models import NeuralRanker, load_model
+
+        p = self.plan
+        test_inst_dir = self.out_dir / "instances" / "test"
+        if not (test_inst_dir / "manifest.json").is_file():
+            raise FileNotFoundError(
+                f"{test_inst_dir}: no mined test instances; run the experiment first (without "
+                "--report-only)"
+            )
+        test = load_split(p.test, p.data_root, p.depth)
+        test_instances, test_art = read_instances(test_inst_dir)
+        rows: list[dict[str, Any]] = []
+        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
+        rankers: dict[str, Any] = {}
+        stale: list[Path] = []
+        for model in p.models:
+            for scheme in p.schemes:
+                for seed in p.seeds:
+                    unit = self.out_dir / "runs" / model / scheme / f"seed{seed}"
+                    if not (unit / "test_run.json").is_file() or not (unit / "model").exists():
+                        continue
+                    if not self.store.matches(unit, self.report_settings(model, scheme, seed)):
+                        stale.append(unit)
+                        continue
+                    pq = per_query(read_json(unit / "test_run.json"), test, MEASURES)
+                    runs[(model, scheme, seed)] = pq
+                    name = f"{model}/{scheme}/s{seed}"
+                    rankers[name] = NeuralRanker(load_model(unit / "model"), name=name)
+                    metrics = unit / "metrics.json"
+                    best = read_json(metrics).get("best_dev") if metrics.is_file() else None
+                    rows.append(
+                        {"model": model, "scheme": scheme, "seed": seed, **mean_values(pq),
+                         "best_dev": best}
+                    )  # fmt: skip
+        if stale:
+            self.note(
+                f"{len(stale)} finished unit(s) in {self.out_dir} were computed with other "
+                f"settings than this plan's and are not reported (e.g. "
+                f"{stale[0].relative_to(self.out_dir).as_posix()}); run the experiment with "
+                "--overwrite to redo them"
+            )
+        if not rows:
+            raise FileNotFoundError(
+                f"{self.out_dir}: no finished unit of this plan to report; run the experiment "
+                "first (without --report-only)"
+            )
+        return self._summarize(rows, runs, rankers, test, test_instances, test_art)
+
+    def report_settings(self, model: str, scheme: str, seed: int) -> dict[str, Any]:
+        """The settings of a unit a report compares with its record (no data needed)."""
+        rec = self.unit_record({}, {}, model, scheme, seed).settings
+        return {k: v for k, v in rec.items() if k != "train_config"}
+
+    def _summarize(
+        self,
+        rows: list[dict[str, Any]],
+        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]],
+        rankers: dict[str, Any],
+        test: Any,
+        test_instances: Any,
+        test_art: Any,
+    ) -> dict[str, Any]:
+        """Significance, diagnosis, ``results.json`` and ``summary.md`` of finished units."""
+        from axiomatic.diagnose.diagnosis import diagnose
+        from axiomatic.evaluate.significance import compare_to_baseline
+
+        p = self.plan
         # Wilcoxon against `regular` (the thesis' test), Holm over the schemes compared with
         # `regular` on one measure, per model and seed (the project's one policy)
         families: list[str] = []
@@ -328,21 +350,3 @@ class RenningsAugment:
         ]
         (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
         return summary
-
-
-def run_rennings_augment(
-    out_dir: str | Path,
-    quick: bool = False,
-    echo: Callable[[str], None] = print,
-    **overrides: Any,
-) -> dict[str, Any]:
-    plan = RenningsPlan.quick() if quick else RenningsPlan()
-    overwrite = bool(overrides.pop("overwrite", False))
-    unknown = sorted(set(overrides) - set(RenningsPlan.__dataclass_fields__))
-    if unknown:
-        raise ValueError(
-            f"unknown rennings-augment setting(s) {unknown}; expected some of "
-            f"{sorted(RenningsPlan.__dataclass_fields__)}"
-        )
-    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    return RenningsAugment(plan, out_dir, echo, overwrite=overwrite).run()

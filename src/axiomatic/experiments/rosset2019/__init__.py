@@ -17,49 +17,8 @@ experiment can be stopped and restarted at any point; both only when its record 
 every setting and the data's fingerprints) equals the plan's, else it is refused, naming what
 differs (``--overwrite`` redoes it).
 
-The package splits along its seams: :mod:`.plan` (what to run), :mod:`.run` (the runner and
-:func:`run_rosset2019`) and :mod:`.report` (summaries, figures, Markdown); every name stays
-importable from ``axiomatic.experiments.rosset2019``.
+The package splits along its seams: :mod:`.plan` (what to run: ``RossetPlan``), :mod:`.run`
+(the runner ``Rosset2019``) and :mod:`.report` (summaries, figures, Markdown); import each name
+from its module. Run it with :func:`axiomatic.experiments.engine.run_experiment`
+(``run_experiment("rosset2019", out, quick=True)``).
 """
-
-from __future__ import annotations
-
-from axiomatic.experiments.rosset2019.plan import (
-    AGREEMENT_VERSION,
-    ALL_AXIOMS,
-    GRID,
-    MEASURES,
-    DatasetPlan,
-    RossetPlan,
-    _fmt,
-    _plain,
-    _slug,
-)
-from axiomatic.experiments.rosset2019.report import (
-    RossetReport,
-    _candidate_run,
-    _mean_key,
-    _read_log,
-    _smooth,
-)
-from axiomatic.experiments.rosset2019.run import Rosset2019, _Data, run_rosset2019
-
-__all__ = [
-    "AGREEMENT_VERSION",
-    "ALL_AXIOMS",
-    "GRID",
-    "MEASURES",
-    "DatasetPlan",
-    "Rosset2019",
-    "RossetPlan",
-    "RossetReport",
-    "_Data",
-    "_candidate_run",
-    "_fmt",
-    "_mean_key",
-    "_plain",
-    "_read_log",
-    "_slug",
-    "_smooth",
-    "run_rosset2019",
-]

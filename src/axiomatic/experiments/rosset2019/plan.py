@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from axiomatic.experiments.engine import TrainingPlan
 
 ALL_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 GRID = (0.001, 0.01, 0.1, 0.25, 0.5, 1.0)
@@ -20,10 +22,12 @@ class DatasetPlan:
 
 
 @dataclass
-class RossetPlan:
+class RossetPlan(TrainingPlan):
     """What to run. ``full()`` is the paper-shaped grid; ``quick()`` a CI-sized one."""
 
-    datasets: list[DatasetPlan]
+    TABLES: ClassVar = {"datasets": DatasetPlan}
+
+    datasets: list[DatasetPlan] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["knrm", "conv-knrm"])
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3])
     lambda_: float = 0.1
@@ -33,29 +37,10 @@ class RossetPlan:
     tune_grid: tuple[float, ...] = GRID
     ablation: bool = True
     ablation_size: int | None = None
-    steps: int = 300
     steps_per_model: dict[str, int] = field(default_factory=dict)
-    batch_size: int = 16
-    lr: float = 1e-3
     margin: float = 1.0
-    eval_every: int = 50
-    patience: int = 4
-    dev_queries: int = 100
     train_depth: int = 30
     test_depth: int = 30
-    model_config: dict[str, dict[str, Any]] = field(
-        default_factory=lambda: {
-            "knrm": {"max_doc_len": 128},
-            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
-            "cross-encoder": {"max_length": 192},
-        }
-    )
-    embeddings: str = "random"
-    threads: int | None = 1
-    data_root: str | None = None
-    # Text analysis of the perturbations (query-term membership); the published runs used
-    # "default". Recorded in every unit's config.toml.
-    analyzer: str = "default"
     # How the AR term averages over perturbations that applied (AxiomaticRegularizationLoss):
     # pinned to "batch", the setting of the published runs, so finished units stay comparable;
     # "applicable" runs go to their own unit folders (variant suffix "-napplicable").
@@ -76,21 +61,14 @@ class RossetPlan:
     def quick(cls) -> RossetPlan:
         return cls(
             datasets=[DatasetPlan("demo/train", "demo/test", [6])],
-            models=["knrm"],
             seeds=[0, 1],
             steps=20,
-            batch_size=8,
             eval_every=10,
-            patience=0,
-            dev_queries=1,
             ablation=False,
             lambda_=0.5,
             mu=0.5,
-            model_config={"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
+            **cls.ci_training(),
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _slug(name: str) -> str:
@@ -99,12 +77,3 @@ def _slug(name: str) -> str:
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
-
-
-def _plain(d: Any) -> Any:
-    """Plan dict -> TOML-writable values (tuples to lists, None dropped by the writer)."""
-    if isinstance(d, dict):
-        return {k: _plain(v) for k, v in d.items()}
-    if isinstance(d, (list, tuple)):
-        return [_plain(v) for v in d]
-    return d

@@ -15,6 +15,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
+from axiomatic.experiments.engine import candidate_run, smooth
 from axiomatic.experiments.rosset2019.plan import ALL_AXIOMS, MEASURES, RossetPlan, _slug
 
 
@@ -119,7 +120,7 @@ class RossetReport:
                 r[f"{label} p raw"] = c.p
         bm25 = []
         for test in tests.values():
-            means = mean_values(per_query(_candidate_run(test), test, MEASURES))
+            means = mean_values(per_query(candidate_run(test), test, MEASURES))
             bm25.append({"dataset": test.name, "MRR@10": means["RR@10"], "MAP": means["AP"]})
         summary = {
             "rows": rows,
@@ -163,6 +164,8 @@ class RossetReport:
             fig.tight_layout()
             save_figure(fig, self.out_dir / f"fig1_{_slug(ds)}.png", dpi=120)
         # Fig. 2: training curves of seed 0 at the largest size run for each model
+        from axiomatic.training.checkpoint import read_log
+
         for (ds, size, model, variant), dirs in groups.items():
             if variant != "base":
                 continue
@@ -174,9 +177,9 @@ class RossetReport:
                 continue
             fig, (a1, a2) = new_figure(1, 2, figsize=(8, 3.2))
             for label, d in (("base", dirs[0]), ("AR", groups[ar_key][0])):
-                log = _read_log(d / "log.jsonl")
+                log = read_log(d / "log.jsonl")
                 steps = [r["step"] for r in log]
-                a1.plot(steps, _smooth([r["base_loss"] for r in log]), label=label)
+                a1.plot(steps, smooth([r["base_loss"] for r in log], window=10), label=label)
                 ev = [(r["step"], r["dev_mrr@10"]) for r in log if "dev_mrr@10" in r]
                 if ev:
                     a2.plot(*zip(*ev, strict=True), marker="o", label=label)
@@ -272,25 +275,3 @@ def _mean_key(dirs: Sequence[Path], axiom: str) -> float | None:
     vals = [read_json(d / "test_metrics.json").get("agreement", {}).get(axiom) for d in dirs]
     vals = [v for v in vals if v is not None]
     return sum(vals) / len(vals) if vals else None
-
-
-def _read_log(path: Path) -> list[dict[str, Any]]:
-    from axiomatic.training.trainer import _read_log as rl
-
-    return rl(path)
-
-
-def _smooth(xs: list[float], w: int = 10) -> list[float]:
-    out, acc = [], 0.0
-    for i, x in enumerate(xs):
-        acc += x
-        if i >= w:
-            acc -= xs[i - w]
-        out.append(acc / min(i + 1, w))
-    return out
-
-
-def _candidate_run(ds: Dataset) -> Run:
-    return {
-        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
-    }

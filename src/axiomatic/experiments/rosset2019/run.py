@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
+from axiomatic.experiments.engine import Runner, estimate_line
 from axiomatic.experiments.rosset2019.plan import (
     AGREEMENT_VERSION,
     ALL_AXIOMS,
@@ -24,16 +25,10 @@ from axiomatic.experiments.rosset2019.plan import (
     DatasetPlan,
     RossetPlan,
     _fmt,
-    _plain,
     _slug,
 )
 from axiomatic.experiments.rosset2019.report import RossetReport
-from axiomatic.experiments.units import (
-    UnitRecord,
-    UnitStore,
-    dataset_fingerprint,
-    note_plan_change,
-)
+from axiomatic.experiments.units import UnitRecord, dataset_fingerprint
 
 UNIT_CODE = 1
 """Version of how a unit is computed (in every unit's record): bump it when a change of the code
@@ -51,24 +46,36 @@ class _Data:
     """Content hashes of the data (unit inputs), computed once per dataset / training size."""
 
 
-class Rosset2019(RossetReport):
+class Rosset2019(RossetReport, Runner):
     """Runner (see the module docstring). ``run()`` does everything that is not done yet."""
 
-    def __init__(
-        self,
-        plan: RossetPlan,
-        out_dir: str | Path,
-        echo: Callable[[str], None] = print,
-        overwrite: bool = False,
-    ) -> None:
-        self.plan = plan
-        self.out_dir = Path(out_dir)
-        self.echo = echo
-        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
-        # trained with other settings is refused (or redone with overwrite), never reused
-        self.store = UnitStore(
-            self.out_dir, overwrite=overwrite, echo=lambda m: self.echo(f"[rosset2019] {m}")
+    plan: RossetPlan
+
+    name = "rosset2019"
+    unit_code = UNIT_CODE
+    plan_class = RossetPlan
+
+    @classmethod
+    def plan_lines(cls, plan: RossetPlan, out: Path) -> list[str]:
+        p = plan
+        lines: list[str] = []
+        runs: list[tuple[str, int]] = []  # (model, steps) per training run
+        for i, dp in enumerate(p.datasets):
+            for model in p.models:
+                steps = p.steps_per_model.get(model, p.steps)
+                for size in dp.sizes:
+                    n = len(p.tune_grid) ** 2 if p.tune else 0
+                    variants = 2
+                    if p.ablation and i == 0 and size == (p.ablation_size or dp.sizes[0]):
+                        variants += len(p.axioms)
+                    n += len(p.seeds) * variants
+                    runs += [(model, steps)] * n
+            lines.append(f"  {dp.train} -> {dp.test}: training sizes {dp.sizes}")
+        lines.append(
+            f"  models {', '.join(p.models)}; seeds {p.seeds}; {p.steps} steps; "
+            f"lambda/mu grid {'tuned' if p.tune else 'fixed'}; ablation {p.ablation}"
         )
+        return [*lines, estimate_line(runs)]
 
     # ------------------------------------------------------------------ data
     def _data(self, dp: DatasetPlan) -> _Data:
@@ -106,38 +113,22 @@ class Rosset2019(RossetReport):
             loss="hinge",
             margin=p.margin,
             regularizer=regularizer,
-            lr=p.lr,
-            batch_size=p.batch_size,
             steps=p.steps_per_model.get(model, p.steps),
-            eval_every=p.eval_every,
-            patience=p.patience,
-            dev_queries=p.dev_queries,
             dev_depth=p.test_depth,
             candidate_depth=p.train_depth,
-            checkpoint_every=p.eval_every,
             seed=seed,
-            analyzer=p.analyzer,
+            **p.trainer_settings(),
         )
 
     def plan_settings(self, model: str) -> dict[str, Any]:
         """The plan's settings shared by every unit of ``model`` (a report compares these)."""
         p = self.plan
-        return {
-            "experiment": "rosset2019",
-            "code": UNIT_CODE,
-            "steps": p.steps_per_model.get(model, p.steps),
-            "lr": p.lr,
-            "batch_size": p.batch_size,
-            "margin": p.margin,
-            "embeddings": p.embeddings,
-            "model_config": dict(p.model_config.get(model, {})),
-            "eval_every": p.eval_every,
-            "patience": p.patience,
-            "dev_queries": p.dev_queries,
-            "train_depth": p.train_depth,
-            "test_depth": p.test_depth,
-            "analyzer": p.analyzer,
-        }
+        return self.record_settings(
+            *("lr", "batch_size", "margin", "embeddings", "eval_every", "patience"),
+            *("dev_queries", "train_depth", "test_depth", "analyzer"),
+            steps=p.steps_per_model.get(model, p.steps),
+            model_config=dict(p.model_config.get(model, {})),
+        )
 
     def unit_record(
         self,
@@ -289,13 +280,9 @@ class Rosset2019(RossetReport):
     def run(self) -> dict[str, Any]:
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        from axiomatic.training.config import write_toml
-
         datas = {id(dp): self._data(dp) for dp in p.datasets}
         self._check_units(datas)  # before any work: a unit of other settings is refused here
-        plan = {"experiment": "rosset2019", **_plain(p.to_dict())}
-        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
-        write_toml(plan, self.out_dir / "config.toml")
+        self.write_config()
         units: list[dict[str, Any]] = []
         chosen: dict[str, Any] = {}
         for dp in p.datasets:
@@ -382,30 +369,3 @@ class Rosset2019(RossetReport):
         chosen_file = self.out_dir / "chosen_lambda_mu.json"
         chosen = read_json(chosen_file) if chosen_file.exists() else {}
         return self.summarize(groups, tests, chosen)
-
-
-def run_rosset2019(
-    out_dir: str | Path,
-    quick: bool = False,
-    echo: Callable[[str], None] = print,
-    **overrides: Any,
-) -> dict[str, Any]:
-    """Run (or resume) the experiment; ``overrides`` replace plan fields (e.g. ``seeds=[0, 1]``)."""
-    plan = RossetPlan.quick() if quick else RossetPlan.full()
-    report_only = overrides.pop("report_only", False)
-    overwrite = bool(overrides.pop("overwrite", False))
-    if overrides.get("datasets"):
-        overrides["datasets"] = [
-            d if isinstance(d, DatasetPlan) else DatasetPlan(**d) for d in overrides["datasets"]
-        ]
-    if isinstance(overrides.get("axioms"), list):
-        overrides["axioms"] = tuple(overrides["axioms"])
-    unknown = sorted(set(overrides) - set(RossetPlan.__dataclass_fields__))
-    if unknown:
-        raise ValueError(
-            f"unknown rosset2019 setting(s) {unknown}; expected some of "
-            f"{sorted(RossetPlan.__dataclass_fields__)}"
-        )
-    plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    runner = Rosset2019(plan, out_dir, echo, overwrite=overwrite)
-    return runner.report() if report_only else runner.run()

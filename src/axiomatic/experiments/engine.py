@@ -1,0 +1,493 @@
+"""The experiment framework: one Plan base, one Runner base, one registry, one entry point.
+
+Every paper experiment is a module with
+
+- a *plan*: a dataclass deriving from :class:`Plan` (``quick()`` the CI-sized settings,
+  ``full()`` the paper-shaped ones); user settings (a ``--config`` file's ``[plan]`` table, the
+  command's options, keyword arguments) are applied by :meth:`Plan.with_overrides`, which
+  refuses an unknown key in one line with a suggestion;
+- a *runner*: a class deriving from :class:`Runner`, constructed with the plan and the output
+  folder (it opens the :class:`~axiomatic.experiments.units.UnitStore` every unit is cached
+  in), whose ``run()`` computes what is not done yet and ``report()`` summarizes the finished
+  units;
+- an entry in :data:`REGISTRY` (:class:`Experiment`: name, summary, paper, where the runner is).
+
+:func:`run_experiment` is the one way to run one, from the CLI (``axiomatic experiment NAME``)
+and from Python. docs/architecture.md, "Adding an experiment", shows a complete module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from axiomatic._suggest import suggest
+from axiomatic.experiments.units import UnitStore, note_plan_change
+
+__all__ = [
+    "REGISTRY",
+    "SECONDS_PER_STEP",
+    "Experiment",
+    "Plan",
+    "Runner",
+    "TrainingPlan",
+    "candidate_run",
+    "check_keys",
+    "estimate_line",
+    "experiments",
+    "get_experiment",
+    "plain",
+    "run_experiment",
+    "smooth",
+]
+
+P = TypeVar("P", bound="Plan")
+
+
+# ---------------------------------------------------------------------- settings
+def check_keys(given: Iterable[str], allowed: Iterable[str], what: str) -> None:
+    """Refuse the keys of ``given`` that are not ``allowed``, in one line: ``unknown <what>
+    'stepz' (did you mean 'steps'?); expected some of [...]``."""
+    names = sorted(allowed)
+    unknown = sorted(set(given) - set(names))
+    if not unknown:
+        return
+    k = unknown[0]
+    more = f" (and {len(unknown) - 1} more: {unknown[1:]})" if len(unknown) > 1 else ""
+    raise ValueError(
+        f"unknown {what} {k!r}{suggest(k, names)}{more}; expected some of {names}; fix the "
+        "--config file's [plan] table or the keyword"
+    )
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (int, float),
+    "str": (str,),
+    "bool": (bool,),
+    "list": (list, tuple),
+    "tuple": (list, tuple),
+    "dict": (dict,),
+    "None": (type(None),),
+}
+
+
+def _accepted(annotation: Any) -> tuple[type, ...] | None:
+    """The Python types a field annotated ``annotation`` accepts (``int | None`` ->
+    ``(int, NoneType)``); ``None`` when the annotation is not a simple one (no check)."""
+    if not isinstance(annotation, str):
+        return None
+    out: list[type] = []
+    for part in annotation.split("|"):
+        base = part.strip().split("[", 1)[0].strip()
+        if base not in _TYPES:
+            return None
+        out += _TYPES[base]
+    return tuple(out)
+
+
+class Plan:
+    """Base of every experiment plan (a dataclass deriving from it).
+
+    Class settings a plan may set:
+
+    - ``ALIASES``: the experiment command's generic names in this plan's terms (e.g. ARES'
+      ``{"seeds": "auc_seeds"}``);
+    - ``REFUSED``: keys the command offers that make no sense here -> the one-line reason;
+    - ``TABLES``: fields holding a list of nested tables -> the dataclass of one table
+      (``[[plan.datasets]]``), checked key by key as the plan itself.
+    """
+
+    ALIASES: ClassVar[Mapping[str, str]] = {}
+    REFUSED: ClassVar[Mapping[str, str]] = {}
+    TABLES: ClassVar[Mapping[str, type]] = {}
+
+    @classmethod
+    def quick(cls: type[P]) -> P:
+        """The CI-sized plan (demo data, a few steps)."""
+        return cls()
+
+    @classmethod
+    def full(cls: type[P]) -> P:
+        """The paper-shaped plan."""
+        return cls()
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload,no-any-return]
+
+    @classmethod
+    def fields(cls) -> dict[str, Any]:
+        """Field name -> its annotation (a string under ``from __future__ import annotations``)."""
+        return {f.name: f.type for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+
+    def with_overrides(self: P, overrides: Mapping[str, Any], experiment: str) -> P:
+        """This plan with ``overrides`` (``None`` values ignored) replacing its fields: an
+        unknown key is refused with a suggestion, a value of the wrong kind (a string for a
+        number, a number for a list) named; nested tables (``TABLES``) are built and checked;
+        lists given for tuple fields become tuples."""
+        types = self.fields()
+        values: dict[str, Any] = {}
+        for key, value in overrides.items():
+            if key in self.REFUSED:
+                if value is None:
+                    continue
+                raise ValueError(self.REFUSED[key])
+            key = self.ALIASES.get(key, key)
+            if value is not None:
+                values[key] = value
+        check_keys(values, types, f"{experiment} setting")
+        for key, value in list(values.items()):
+            if key in self.TABLES and isinstance(value, (list, tuple)):
+                table = self.TABLES[key]
+                value = [_table(table, v, experiment, key) for v in value]
+            accepted = _accepted(types[key])
+            if accepted is not None and (
+                not isinstance(value, accepted)
+                or (isinstance(value, bool) and bool not in accepted)
+            ):
+                want = " or ".join(sorted({t.__name__ for t in accepted} - {"NoneType"}))
+                raise ValueError(
+                    f"{experiment} setting {key!r}: expected {want}, got {value!r}; fix the "
+                    "--config file's [plan] table or the keyword"
+                )
+            if str(types[key]).startswith("tuple") and isinstance(value, list):
+                value = tuple(value)
+            values[key] = value
+        return dataclasses.replace(self, **values)  # type: ignore[type-var]
+
+
+@dataclass
+class TrainingPlan(Plan):
+    """The settings of plans that train neural rankers with the project's trainer on BM25
+    candidates (rosset2019, rennings-augment); a plan redeclares a field to change its
+    default."""
+
+    models: list[str] = field(default_factory=lambda: ["knrm"])
+    seeds: list[int] = field(default_factory=lambda: [0])
+    steps: int = 300
+    batch_size: int = 16
+    lr: float = 1e-3
+    eval_every: int = 50
+    patience: int = 4
+    dev_queries: int = 100
+    model_config: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {
+            "knrm": {"max_doc_len": 128},
+            "conv-knrm": {"max_doc_len": 128, "n_filters": 64},
+            "duet": {"max_doc_len": 128},
+            "cross-encoder": {"max_length": 192},
+        }
+    )
+    """Model settings by model name (a unit records its own model's)."""
+    embeddings: str = "random"
+    threads: int | None = 1
+    data_root: str | None = None
+    # Text analysis of mining and perturbations (recorded in config.toml); the published runs
+    # used "default"
+    analyzer: str = "default"
+
+    @staticmethod
+    def ci_training() -> dict[str, Any]:
+        """The training settings of a CI-sized plan: a small KNRM, tiny batches, one dev query."""
+        return {
+            "models": ["knrm"],
+            "batch_size": 8,
+            "patience": 0,
+            "dev_queries": 1,
+            "model_config": {"knrm": {"embedding_dim": 16, "max_doc_len": 64}},
+        }
+
+    def trainer_settings(self) -> dict[str, Any]:
+        """The :class:`~axiomatic.training.config.TrainConfig` fields every unit takes from
+        the plan as they are (a checkpoint at every dev evaluation)."""
+        return {
+            "lr": self.lr,
+            "batch_size": self.batch_size,
+            "eval_every": self.eval_every,
+            "patience": self.patience,
+            "dev_queries": self.dev_queries,
+            "checkpoint_every": self.eval_every,
+            "analyzer": self.analyzer,
+        }
+
+
+def _table(cls: type, value: Any, experiment: str, key: str) -> Any:
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"{experiment} setting {key!r}: expected a list of tables ([[plan.{key}]]), got "
+            f"{value!r}"
+        )
+    names = [f.name for f in dataclasses.fields(cls)]
+    check_keys(value, names, f"key in an {experiment} [[plan.{key}]] table:")
+    return cls(**value)
+
+
+def plain(d: Any) -> Any:
+    """Plan values -> TOML-writable ones: tuples to lists, ``None`` dropped (as the writer
+    drops a top-level ``None``: a plan read back equals the plan written)."""
+    if isinstance(d, Mapping):
+        return {k: plain(v) for k, v in d.items() if v is not None}
+    if isinstance(d, (list, tuple)):
+        return [plain(v) for v in d]
+    return d
+
+
+def smooth(xs: Sequence[float], window: int) -> list[float]:
+    """Trailing moving average over ``window`` values (NaN ignored), for training curves."""
+    import numpy as np
+
+    out: list[float] = []
+    for i in range(len(xs)):
+        part = np.asarray(xs[max(0, i + 1 - window) : i + 1], dtype=float)
+        out.append(float(np.nanmean(part)) if not np.isnan(part).all() else float("nan"))
+    return out
+
+
+def candidate_run(ds: Any) -> dict[str, dict[str, float]]:
+    """The candidate lists of ``ds`` as a run (the first candidate highest): BM25's order for
+    the BM25 top-k splits."""
+    return {
+        q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()
+    }
+
+
+SECONDS_PER_STEP = {"knrm": 0.12, "conv-knrm": 0.35, "duet": 0.35, "cross-encoder": 3.6}
+"""Rough CPU seconds per training step on one core, dev evaluation included (docs/training.md:
+KNRM 8 runs of 300 steps in 5 minutes; the MiniLM cross-encoder 2 x 150 steps in 18 minutes)."""
+
+
+def estimate_line(runs: Sequence[tuple[str, int]]) -> str:
+    """The plan text's line for training runs given as ``(model, steps)``."""
+    secs = sum(SECONDS_PER_STEP.get(m, 0.35) * st for m, st in runs)
+    return (
+        f"  training runs: {len(runs)}; estimated time: at least ~{secs / 3600:.1f} h of "
+        "training on one core (rough, from the timings in docs/training.md; scoring the "
+        "test sets adds to it; finished runs are skipped on resume)"
+    )
+
+
+# ---------------------------------------------------------------------- runner
+class Runner:
+    """Base of every experiment runner.
+
+    The constructor only stores its arguments and opens the unit store (no data is read):
+    ``plan``, ``out_dir``, ``echo`` (progress lines), ``overwrite`` (redo units of other
+    settings instead of refusing them), ``workers`` / ``scheduler`` (where units run; ``None``:
+    in this process). A subclass sets ``name`` and ``plan_class``, implements :meth:`run` and
+    :meth:`report`, and may set ``unit_done`` (the file that marks a finished folder unit).
+    """
+
+    name: ClassVar[str] = ""
+    plan_class: ClassVar[type[Plan]] = Plan
+    unit_done: ClassVar[str] = "test_metrics.json"
+    unit_code: ClassVar[int] = 1
+    """Version of how a unit is computed (in every unit's record): bump it when a change of
+    the code changes a unit's results, so that units of the older code are refused."""
+
+    def __init__(
+        self,
+        plan: Any,
+        out_dir: str | Path,
+        echo: Callable[[str], None] = print,
+        overwrite: bool = False,
+        *,
+        workers: int | None = None,
+        scheduler: str | None = None,
+    ) -> None:
+        self.plan = plan
+        self.out_dir = Path(out_dir)
+        self.echo = echo
+        self.overwrite = overwrite
+        self.workers = workers
+        self.scheduler = scheduler
+        # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
+        # computed with other settings is refused (or redone with overwrite), never reused
+        self.store = UnitStore(
+            self.out_dir, overwrite=overwrite, done=self.unit_done, echo=self.note
+        )
+
+    def note(self, msg: str) -> None:
+        """A progress line, prefixed with the experiment's name."""
+        self.echo(f"[{self.name}] {msg}")
+
+    # ------------------------------------------------------------------ plans
+    @classmethod
+    def make_plan(cls, quick: bool, overrides: Mapping[str, Any]) -> Any:
+        """The quick or full plan with ``overrides``, validated (:meth:`check_plan`)."""
+        base = cls.plan_class.quick() if quick else cls.plan_class.full()
+        plan = base.with_overrides(overrides, experiment=cls.name)
+        cls.check_plan(plan)
+        return plan
+
+    @classmethod
+    def check_plan(cls, plan: Any) -> None:
+        """Refuse a plan that cannot run (before any work); the default accepts it."""
+
+    @classmethod
+    def plan_lines(cls, plan: Any, out: Path) -> list[str]:
+        """What the plan runs, as indented lines (the command prints them under a title)."""
+        return [f"  {k} = {v!r}" for k, v in plain(plan.to_dict()).items()]
+
+    # ------------------------------------------------------------------ bookkeeping
+    def record_settings(self, *fields: str, **values: Any) -> dict[str, Any]:
+        """A unit record's settings: the experiment, its ``unit_code``, the plan's ``fields``
+        (by name, as they are) and ``values``."""
+        plan = {f: getattr(self.plan, f) for f in fields}
+        return {"experiment": self.name, "code": self.unit_code, **plan, **values}
+
+    def write_config(self) -> None:
+        """Record the plan in the folder's ``config.toml`` (saying first what changed since
+        the plan recorded there): ``--report-only`` and ``--config`` read it back."""
+        from axiomatic.training.config import write_toml
+
+        plan = {"experiment": self.name, **plain(self.plan.to_dict())}
+        note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
+        write_toml(plan, self.out_dir / "config.toml")
+
+    def record_timing(self, wall_seconds: float) -> None:
+        """Append this invocation's wall time to the folder's ``timing.json``."""
+        from axiomatic._atomic import atomic_write_text
+
+        path = self.out_dir / "timing.json"
+        timing = (
+            json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"invocations": []}
+        )
+        timing["invocations"].append(
+            {
+                "wall_seconds": round(wall_seconds, 1),
+                "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            }
+        )
+        atomic_write_text(path, json.dumps(timing, indent=1, default=str))
+
+    # ------------------------------------------------------------------ the work
+    def run(self) -> dict[str, Any]:
+        """Compute every unit not done yet, then :meth:`report`."""
+        raise NotImplementedError
+
+    def report(self) -> dict[str, Any]:
+        """Summarize the finished units of this plan (tables, figures, ``results.json``)."""
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class Experiment:
+    """A registry entry: what the command lists and where the runner is (imported on use)."""
+
+    name: str
+    summary: str
+    paper: str
+    runner: str
+    """``module:Class`` of the :class:`Runner` subclass."""
+    options: frozenset[str] = field(default_factory=frozenset)
+    """Command options only this experiment takes (e.g. liu-smooth's ``sasaki``)."""
+
+    def load(self) -> type[Runner]:
+        module, _, cls = self.runner.partition(":")
+        runner: type[Runner] = getattr(importlib.import_module(module), cls)
+        return runner
+
+    def plan(self, quick: bool = False, **overrides: Any) -> Any:
+        return self.load().make_plan(quick, overrides)
+
+    def plan_lines(self, out: Path, overrides: Mapping[str, Any]) -> list[str]:
+        """The full plan (with the command's ``overrides`` this plan knows) as text."""
+        runner = self.load()
+        known = set(runner.plan_class.fields()) | set(runner.plan_class.ALIASES)
+        kept = {k: v for k, v in overrides.items() if k in known}
+        lines = [f"plan of `axiomatic experiment {self.name}` (full grid) -> {out}"]
+        try:
+            lines += runner.plan_lines(runner.make_plan(False, kept), out)
+        except Exception as exc:  # the plan text must never hide the command's refusal
+            lines.append(f"  (could not count the runs: {type(exc).__name__}: {exc})")
+        return lines
+
+
+_RUNNERS = "axiomatic.experiments."
+REGISTRY: dict[str, Experiment] = {
+    e.name: e
+    for e in (
+        Experiment(
+            "rosset2019",
+            "axiomatic regularization (AR) of KNRM / Conv-KNRM: Figure 1, Table 2, Figure 2",
+            "Rosset et al., SIGIR 2019",
+            _RUNNERS + "rosset2019.run:Rosset2019",
+        ),
+        Experiment(
+            "rennings-augment",
+            "training on mined diagnostic instances vs the AP perturbation baseline (Table 4.9)",
+            "Rennings, MSc thesis 2019",
+            _RUNNERS + "rennings_augment:RenningsAugment",
+        ),
+        Experiment(
+            "liu-smooth",
+            "smooth cosine + Smooth Ordinal Search Loss for cross-lingual graded retrieval",
+            "Liu et al., Cross-Lingual Document Retrieval with Smooth Learning",
+            _RUNNERS + "liu_smooth:LiuSmooth",
+            options=frozenset({"sasaki"}),
+        ),
+        Experiment(
+            "acrank2023",
+            "contrastive learning of axiomatic matching signals (Tables 3-6, Figure 4)",
+            "Bo et al., 2023 (ACRank)",
+            _RUNNERS + "acrank2023:ACRank2023",
+        ),
+        Experiment(
+            "ares2022",
+            "axiomatically regularized pre-training: predictor, zero-/few-shot, ablation",
+            "Chen et al., SIGIR 2022 (ARES)",
+            _RUNNERS + "ares2022:Ares2022",
+        ),
+    )
+}
+"""The experiments ``axiomatic experiment`` lists and runs, by name."""
+
+
+def experiments() -> list[Experiment]:
+    return list(REGISTRY.values())
+
+
+def get_experiment(name: str) -> Experiment:
+    """The registry entry ``name`` (case and surrounding spaces ignored); unknown names are
+    refused with a suggestion."""
+    key = name.strip().lower()
+    if key not in REGISTRY:
+        raise ValueError(
+            f"unknown experiment {name!r}{suggest(key, REGISTRY)}; expected one of "
+            f"{', '.join(REGISTRY)} (`axiomatic experiment` lists them)"
+        )
+    return REGISTRY[key]
+
+
+def run_experiment(
+    name: str,
+    out: str | Path,
+    *,
+    quick: bool = False,
+    report_only: bool = False,
+    overwrite: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    echo: Callable[[str], None] = print,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Run (or resume: finished units with the same settings are reused) experiment ``name``
+    into ``out``; ``overrides`` replace plan fields (``seeds=[0, 1]``, ``steps=6``); with
+    ``report_only`` only summarize the units finished so far. Returns the summary (what
+    ``results.json`` holds)."""
+    exp = get_experiment(name)
+    if report_only and overwrite:
+        raise ValueError("overwrite redoes units: it has no effect with report_only")
+    runner_cls = exp.load()
+    plan = runner_cls.make_plan(quick, overrides)
+    runner = runner_cls(plan, out, echo, overwrite=overwrite, workers=workers, scheduler=scheduler)
+    return runner.report() if report_only else runner.run()
