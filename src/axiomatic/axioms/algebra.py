@@ -28,6 +28,11 @@ Strings are parsed with :mod:`ast` (never ``eval``): ``"TFC1 & LNC1"``,
 names (``M-TDC``, ``TF-LNC``) are names, not subtractions; a subtraction needs an operand that
 is no axiom name on one side (``TFC1-LNC1`` subtracts: ``TFC1-LNC1`` names no axiom).
 
+ARES' query-pair axioms (``Q-*``, two queries for one document) combine with the same operators
+and meanings on their per-pair preference vectors (``"Q-REP-QL + 0.5*Q-PROX-1"``); one
+expression combines axioms of one kind (:meth:`Combination.build
+<axiomatic.axioms.spec.Combination.build>` refuses a mix, so a mixed string fails when parsed).
+
 The value object (:class:`axiomatic.axioms.spec.Combination`) lives with :class:`Axiom` so that
 a combination *is* an axiom spec; this module holds the parser and the evaluation and imports
 nothing of the spec module (leaves are built by callables the spec module hands in).

@@ -49,6 +49,7 @@ HAGEN16 = "Hagen, Völske, Göring, Stein 2016, Axiomatic result re-ranking (CIK
 ZHENG10 = "Zheng, Fang 2010, Query aspect based term weighting regularization (ECIR)"
 GOLLAPUDI09 = "Gollapudi, Sharma 2009, An axiomatic approach for result diversification (WWW)"
 IRAX = "Bondarenko et al. 2022, Axiomatic retrieval experimentation with ir_axioms (SIGIR)"
+CHEN22 = "Chen, Liu, Fang, Mao, Fang, Yang, Xie, Zhang, Ma 2022, ARES (SIGIR), Table 1"
 
 VARIANTS = ("strict", "extended", "relaxed")
 LENGTH_PARAMS = ("delta", "delta_rel")
@@ -56,8 +57,16 @@ THESIS_VARIANTS = VARIANTS
 FAMILY_VARIANTS = ("extended", "relaxed")
 ONE = ("extended",)
 
-#: families of the built-in definitions (``AxiomDef.family``)
-FAMILIES = ("term frequency", "length", "lower bound", "proximity", "semantic", "query aspects")
+#: families of the built-in definitions (``AxiomDef.family``); the last relates queries
+FAMILIES = (
+    "term frequency",
+    "length",
+    "lower bound",
+    "proximity",
+    "semantic",
+    "query aspects",
+    "query-pair",
+)
 
 #: what a definition relates (``AxiomDef.relates``): documents for one query, or queries for
 #: one document
@@ -270,7 +279,7 @@ class Catalogue:
 
 
 #: modules exposing ``definitions() -> list[AxiomDef]``, loaded in order on first use
-FAMILY_MODULES: tuple[str, ...] = ("axiomatic.axioms.catalogue", "axiomatic.axioms.query_pairs")
+FAMILY_MODULES: tuple[str, ...] = ("axiomatic.axioms.catalogue",)
 
 _DEFAULT: list[Catalogue] = []
 
@@ -331,7 +340,8 @@ def list_axioms(relates: str | None = None) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------- the built-in entries
 def definitions() -> list[AxiomDef]:
-    """Every built-in definition (thesis axioms first, then the ir_axioms family)."""
+    """Every built-in definition (thesis axioms first, then the ir_axioms family, then ARES'
+    query-pair axioms)."""
     from axiomatic.axioms.kernels import aspects as A
     from axiomatic.axioms.kernels import length as L
     from axiomatic.axioms.kernels import proximity as P
@@ -339,7 +349,7 @@ def definitions() -> list[AxiomDef]:
     from axiomatic.axioms.kernels import term_frequency as T
 
     pair, triple = PairAxiomDef, TripleAxiomDef
-    TF, LN, LB, PX, SM, QA = FAMILIES
+    TF, LN, LB, PX, SM, QA, _QP = FAMILIES
     return [
         # --- the thesis axioms (Rennings 2019, ch. 3): strict / extended / relaxed
         pair(
@@ -653,4 +663,86 @@ def definitions() -> list[AxiomDef]:
             kernel=A.div,
             needs=("vocabulary",),
         ),
+        # --- ARES' query-pair axioms (two queries for one document)
+        *query_pair_definitions(),
     ]
+
+
+def query_pair_definitions() -> list[AxiomDef]:
+    """The nine adaptive axioms of ARES' Table 1 (Chen et al. 2022), in the paper's order:
+    two queries for one document (``<q1, q2, d>``), names prefixed ``Q-`` (``Q-REG`` is not
+    ``REG``), computed on a :class:`~axiomatic.axioms.query_pairs.QueryPairContext`."""
+    from axiomatic.axioms.kernels import queries as Q
+
+    c = CHEN22
+
+    def q(
+        name: str,
+        score: str,
+        higher: bool,
+        description: str,
+        citation: str,
+        params: Mapping[str, Any] | None = None,
+        needs: tuple[str, ...] = (),
+        kernel: QueryPairKernel = Q.compare_scores,
+    ) -> QueryPairAxiomDef:
+        return QueryPairAxiomDef(
+            name=name,
+            family=FAMILIES[-1],
+            description=description,
+            citation=citation,
+            params=dict(params or {}),
+            needs=needs,
+            check=Q.check_params,
+            kernel=kernel,
+            score=score,
+            higher_is_better=higher,
+        )
+
+    return [
+        q(
+            "Q-RANK", "rank", False,
+            "prefer the query under which BM25 ranks d higher in the whole corpus (+inf "
+            "beyond depth)", f"{c}; sec. 3.2.1", {"depth": 50, "k1": 0.9, "b": 0.4}, ("corpus",),
+        ),
+        q(
+            "Q-REP-QL", "rep_ql", True,
+            "prefer the query with the higher length-normalized Dirichlet query likelihood",
+            f"{c}; sec. 3.2.2", {"mu": 1000.0},
+        ),
+        q(
+            "Q-REP-TFIDF", "rep_tfidf", True,
+            "prefer the query with the higher length-normalized TF-IDF score", f"{c}; sec. 3.2.2",
+        ),
+        q(
+            "Q-PROX-1", "prox1", False,
+            "prefer the query whose terms occur closer to each other in d (eq. 1)",
+            f"{c}; sec. 3.2.3, eq. 1", needs=("positions",),
+        ),
+        q(
+            "Q-PROX-2", "prox2", False,
+            "prefer the query whose terms first occur earlier in d (eq. 2)",
+            f"{c}; sec. 3.2.3, eq. 2", needs=("positions",),
+        ),
+        q(
+            "Q-REG", "reg", True,
+            "prefer the query whose most diverse term occurs more often in d",
+            f"{c}; sec. 3.2.4; Wu & Fang 2012", needs=("embeddings",),
+        ),
+        q(
+            "Q-STM-1", "stm1", True,
+            "prefer the query semantically closer to d (mean word vectors)",
+            f"{c}; sec. 3.2.5; Fang & Zhai 2006", needs=("embeddings",),
+        ),
+        q(
+            "Q-STM-2", "stm2", True,
+            "when the Q-STM-1 similarities differ by less than threshold, prefer the query with "
+            "more terms in d", f"{c}; sec. 3.2.5", {"threshold": 0.02}, ("embeddings",),
+            kernel=Q.stm2,
+        ),
+        q(
+            "Q-STM-3", "stm3", True,
+            "prefer the query with more terms whose similarity to d exceeds threshold",
+            f"{c}; sec. 3.2.5", {"threshold": 0.35}, ("embeddings",),
+        ),
+    ]  # fmt: skip

@@ -50,134 +50,23 @@ document row as in :meth:`BM25Ranker.retrieve`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from axiomatic.axioms.catalogue import QUERIES, AxiomDef, QueryPairAxiomDef
+from axiomatic.axioms.catalogue import QUERIES, QueryPairAxiomDef, list_axioms
 from axiomatic.axioms.spec import Axiom, parse_axioms
 from axiomatic.index.collection import CollectionIndex
 
 __all__ = [
-    "QUERY_PAIR_FAMILY",
     "QueryPairContext",
-    "definitions",
     "document_preferences",
     "pair_preferences",
     "parse_query_pair_axioms",
     "preference_features",
 ]
-
-QUERY_PAIR_FAMILY = "query-pair"
-CHEN22 = "Chen, Liu, Fang, Mao, Fang, Yang, Xie, Zhang, Ma 2022, ARES (SIGIR), Table 1"
-
-
-# ------------------------------------------------------------------------------ catalogue entries
-def _check(name: str, params: Mapping[str, Any]) -> None:
-    """Every query-pair parameter is a number >= 0; Q-RANK's depth a positive integer."""
-    for key, v in params.items():
-        if v < 0:
-            raise ValueError(f"{name}: parameter {key} must be >= 0 (got {v!r})")
-    depth = params.get("depth")
-    if depth is not None and (int(depth) != depth or depth < 1):
-        raise ValueError(f"{name}: depth must be a positive integer (got {depth!r})")
-
-
-def compare_scores(ctx: QueryPairContext, axiom: Axiom, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Eq. 9 from the per-query score of the axiom (``QueryPairContext.score_<score>``): +1
-    where query ``i[k]`` has the better score (higher or lower, as the definition says), -1
-    where ``j[k]`` has, 0 for equal or undefined (NaN) scores."""
-    s = ctx.scores(axiom)
-    return _compare(s[i], s[j], bool(getattr(axiom.definition, "higher_is_better", True)))
-
-
-def stm2_kernel(ctx: QueryPairContext, axiom: Axiom, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Q-STM-2: where the Q-STM-1 similarities of the two queries differ by less than
-    ``threshold``, prefer the query with more of its terms in d; elsewhere no preference."""
-    s1 = ctx.scores("Q-STM-1")
-    close = np.abs(s1[i] - s1[j]) < axiom.param("threshold")
-    n = ctx.scores(axiom)
-    return np.where(close, _compare(n[i], n[j], True), 0).astype(np.int8)
-
-
-def definitions() -> list[AxiomDef]:
-    """The nine adaptive axioms of Table 1 (Chen et al. 2022), in the paper's order: the
-    catalogue's query-pair family (:data:`axiomatic.axioms.catalogue.FAMILY_MODULES`)."""
-    c = CHEN22
-
-    def q(
-        name: str,
-        score: str,
-        higher: bool,
-        description: str,
-        citation: str,
-        params: Mapping[str, Any] | None = None,
-        needs: tuple[str, ...] = (),
-        kernel: Callable[..., np.ndarray] = compare_scores,
-    ) -> QueryPairAxiomDef:
-        return QueryPairAxiomDef(
-            name=name,
-            family=QUERY_PAIR_FAMILY,
-            description=description,
-            citation=citation,
-            params=dict(params or {}),
-            needs=needs,
-            check=_check,
-            kernel=kernel,
-            score=score,
-            higher_is_better=higher,
-        )
-
-    return [
-        q(
-            "Q-RANK", "rank", False,
-            "prefer the query under which BM25 ranks d higher in the whole corpus (+inf "
-            "beyond depth)", f"{c}; sec. 3.2.1", {"depth": 50, "k1": 0.9, "b": 0.4}, ("corpus",),
-        ),
-        q(
-            "Q-REP-QL", "rep_ql", True,
-            "prefer the query with the higher length-normalized Dirichlet query likelihood",
-            f"{c}; sec. 3.2.2", {"mu": 1000.0},
-        ),
-        q(
-            "Q-REP-TFIDF", "rep_tfidf", True,
-            "prefer the query with the higher length-normalized TF-IDF score", f"{c}; sec. 3.2.2",
-        ),
-        q(
-            "Q-PROX-1", "prox1", False,
-            "prefer the query whose terms occur closer to each other in d (eq. 1)",
-            f"{c}; sec. 3.2.3, eq. 1", needs=("positions",),
-        ),
-        q(
-            "Q-PROX-2", "prox2", False,
-            "prefer the query whose terms first occur earlier in d (eq. 2)",
-            f"{c}; sec. 3.2.3, eq. 2", needs=("positions",),
-        ),
-        q(
-            "Q-REG", "reg", True,
-            "prefer the query whose most diverse term occurs more often in d",
-            f"{c}; sec. 3.2.4; Wu & Fang 2012", needs=("embeddings",),
-        ),
-        q(
-            "Q-STM-1", "stm1", True,
-            "prefer the query semantically closer to d (mean word vectors)",
-            f"{c}; sec. 3.2.5; Fang & Zhai 2006", needs=("embeddings",),
-        ),
-        q(
-            "Q-STM-2", "stm2", True,
-            "when the Q-STM-1 similarities differ by less than threshold, prefer the query with "
-            "more terms in d", f"{c}; sec. 3.2.5", {"threshold": 0.02}, ("embeddings",),
-            kernel=stm2_kernel,
-        ),
-        q(
-            "Q-STM-3", "stm3", True,
-            "prefer the query with more terms whose similarity to d exceeds threshold",
-            f"{c}; sec. 3.2.5", {"threshold": 0.35}, ("embeddings",),
-        ),
-    ]  # fmt: skip
 
 
 def parse_query_pair_axioms(text: str | Axiom | Sequence[str | Axiom] = "all") -> list[Axiom]:
@@ -187,7 +76,7 @@ def parse_query_pair_axioms(text: str | Axiom | Sequence[str | Axiom] = "all") -
     ``"all"`` gives the nine axioms of Table 1 with their defaults. A document-pair axiom is
     a ``ValueError`` suggesting the query-pair names (``REG`` -> ``Q-REG``)."""
     if isinstance(text, str) and text.strip().lower() == "all":
-        return [Axiom.create(d.name) for d in definitions()]
+        return [Axiom.create(r["name"]) for r in list_axioms(relates=QUERIES)]
     return parse_axioms(text, relates=QUERIES)
 
 
@@ -533,15 +422,6 @@ class QueryPairContext:
 
 
 # ------------------------------------------------------------------------------ preferences
-def _compare(a: np.ndarray, b: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """+1 where ``a`` is better, -1 where ``b`` is, 0 for equal or undefined (NaN)."""
-    with np.errstate(invalid="ignore"):
-        s = np.sign(a - b) if higher_is_better else np.sign(b - a)
-    both_inf = np.isinf(a) & np.isinf(b) & (a == b)
-    s = np.where(np.isnan(s) | both_inf, 0.0, s)
-    return s.astype(np.int8)
-
-
 def pair_preferences(
     ctx: QueryPairContext, axiom: Axiom | str, i: np.ndarray, j: np.ndarray
 ) -> np.ndarray:
