@@ -187,6 +187,24 @@ def test_query_pair_axioms_have_their_own_prefix() -> None:
         parse_query_pair_axioms("REG")
 
 
+def test_one_catalogue_lists_what_each_axiom_relates_and_mine_refuses_the_other_kind(
+    tmp_path,
+) -> None:
+    rows = {r["name"]: r for r in json.loads(_ok(["axioms", "--json"]))}
+    assert (rows["TFC1"]["relates"], rows["TFC1"]["arity"]) == ("documents", 2)
+    assert (rows["TFC2"]["relates"], rows["TFC2"]["arity"]) == ("documents", 3)
+    assert (rows["Q-RANK"]["relates"], rows["Q-RANK"]["arity"]) == ("queries", 2)
+    for axioms, why in (
+        ("TFC1 + 0.5*Q-RANK", "an axiom expression combines axioms of one kind"),
+        ("TFC1,Q-RANK", "Q-RANK relates two queries for one document, but axioms relating "),
+    ):
+        res = _run(["mine", "-d", "demo", "-a", axioms, "-o", str(tmp_path / "inst")])
+        assert res.exit_code != 0
+        lines = [ln for ln in res.output.strip().splitlines() if ln.strip()]
+        assert len(lines) == 1 and why in lines[0], res.output
+    assert not (tmp_path / "inst").exists()
+
+
 def test_axioms_command_shows_the_citation() -> None:
     out = _ok(["axioms"])
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}

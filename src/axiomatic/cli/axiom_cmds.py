@@ -200,7 +200,8 @@ def axioms(
     t = Table(
         title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2"; relates: documents '
         "for one query (mine, diagnose, rerank) or queries for one document (Q-*: ARES' "
-        "query-pair family <q1, q2, d>, for `axiomatic ares`); an expression combines one kind)"
+        "query-pair family <q1, q2, d>, for `axiomatic pretrain ares`); an expression combines one "
+        "kind)"
     )
     cols = ("name", "arity", "relates", "relation", "variants", "parameters", "description")
     for col in (*cols, "source"):
