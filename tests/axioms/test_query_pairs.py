@@ -225,6 +225,16 @@ def test_query_pair_expressions_combine_as_document_ones() -> None:
         ctx.scores(combo)
 
 
+def test_hyphenated_query_pair_names_are_names_and_a_subtraction_still_subtracts() -> None:
+    """``Q-PROX-1`` ends in a digit part: the name, not ``Q-PROX`` minus 1."""
+    assert parse_axiom("Q-PROX-1").name == "Q-PROX-1"
+    assert parse_axiom("Q-PROX-1-0.5*Q-REG").name == "Q-PROX-1 - 0.5 * Q-REG"
+    assert parse_axiom("q-prox-1 - Q-PROX-2").name == "Q-PROX-1 - Q-PROX-2"
+    assert parse_axiom("PROX1-0.5*TFC1").name == "PROX1 - 0.5 * TFC1"  # as before
+    with pytest.raises(ValueError, match=r"unknown axiom 'Q-PROX1x' \(did you mean 'Q-PROX-1'"):
+        parse_axiom("Q-PROX1x - Q-REG")
+
+
 def test_the_document_engine_refuses_a_query_pair_axiom_in_one_line() -> None:
     from axiomatic.axioms import QueryContext
     from axiomatic.data.records import Query
