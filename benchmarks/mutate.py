@@ -87,7 +87,10 @@ MODULES: dict[str, list[str]] = {
     ],
     "ares/pairs.py": ["tests/ares/test_ares_pretrain.py", "tests/experiments/test_ares2022.py"],
     "ares/pretrain.py": ["tests/ares/test_ares_pretrain.py"],
-    "axioms/query_pairs.py": ["tests/axioms/test_query_pairs.py"],
+    "axioms/query_pairs.py": [
+        "tests/axioms/test_query_pairs.py",
+        "tests/axioms/test_query_pair_reference.py",
+    ],
     "explain/model.py": [
         "tests/explain/test_explain.py",
         "tests/explain/test_issue22_folds.py",

@@ -58,9 +58,9 @@ def test_specs_within_the_bounds_still_parse() -> None:
 
 def test_query_pair_axiom_specs_are_bounded() -> None:
     """ARES' query-pair axioms: a hostile spec is a ValueError, not a MemoryError."""
-    from axiomatic.axioms.query_pairs import parse_query_pair_axiom
+    from axiomatic.axioms import parse_axiom
 
     with pytest.raises(ValueError, match="characters long"):
-        parse_query_pair_axiom("Q-RANK(depth=" + "-" * 100_000 + "1)")
+        parse_axiom("Q-RANK(depth=" + "-" * 100_000 + "1)")
     with pytest.raises(ValueError, match="levels deep"):
-        parse_query_pair_axiom("Q-RANK(depth=" + "(" * 1_000 + "1" + ")" * 1_000 + ")")
+        parse_axiom("Q-RANK(depth=" + "(" * 1_000 + "1" + ")" * 1_000 + ")")

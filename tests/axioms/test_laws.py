@@ -71,7 +71,7 @@ COUNT_ONLY = [
     "M-AND",
     "LEN-M-AND",
 ]
-ALL_AXIOMS = [row["name"] for row in list_axioms()]
+ALL_AXIOMS = [row["name"] for row in list_axioms(relates="documents")]
 #: axioms whose preference can only grow with the query-term counts of the preferred document
 MONOTONE_IN_COUNTS = ["TFC1", "AND", "M-AND", "LEN-AND", "LEN-M-AND"]
 VARIANTS = ["strict", "extended", "relaxed"]

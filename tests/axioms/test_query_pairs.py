@@ -7,13 +7,11 @@ import math
 import numpy as np
 import pytest
 
+from axiomatic.axioms import Axiom, list_axioms, parse_axiom, parse_axioms
 from axiomatic.axioms.query_pairs import (
-    QueryPairAxiom,
     QueryPairContext,
     document_preferences,
-    list_query_pair_axioms,
     pair_preferences,
-    parse_query_pair_axiom,
     parse_query_pair_axioms,
     preference_features,
 )
@@ -149,23 +147,107 @@ def test_pairs_must_share_their_document() -> None:
 
 
 def test_spec_parsing_and_errors() -> None:
-    assert parse_query_pair_axiom("q_stm_3(threshold=0.4)").spec == "Q-STM-3(threshold=0.4)"
-    assert parse_query_pair_axiom("Q-RANK").param("depth") == 50
+    """One grammar: the query-pair axioms parse with parse_axiom, the same messages."""
+    assert parse_axiom("q_stm_3(threshold=0.4)").spec == "Q-STM-3(threshold=0.4)"
+    assert parse_axiom("Q-RANK").param("depth") == 50
+    assert parse_axiom("Q-REG").spec == "Q-REG" and parse_axiom("Q-REG").variant == ""
     assert [a.name for a in parse_query_pair_axioms("all")][:3] == [
         "Q-RANK",
         "Q-REP-QL",
         "Q-REP-TFIDF",
     ]
     with pytest.raises(ValueError, match="did you mean 'Q-PROX-1'"):
-        QueryPairAxiom.create("PROX1x")
+        Axiom.create("Q-PROX1x")
     with pytest.raises(ValueError, match=r"unknown parameter .treshold.*threshold"):
-        parse_query_pair_axiom("Q-STM-3(treshold=0.3)")
+        parse_axiom("Q-STM-3(treshold=0.3)")
     with pytest.raises(ValueError, match="literal"):
-        parse_query_pair_axiom("Q-STM-3(threshold=__import__('os'))")
+        parse_axiom("Q-STM-3(threshold=__import__('os'))")
     with pytest.raises(ValueError, match="depth must be a positive integer"):
-        parse_query_pair_axiom("Q-RANK(depth=0.5)")
-    rows = list_query_pair_axioms()
+        parse_axiom("Q-RANK(depth=0.5)")
+    with pytest.raises(ValueError, match=r"Q-STM-3: parameter threshold must be >= 0"):
+        parse_axiom("Q-STM-3(threshold=-1)")
+    with pytest.raises(ValueError, match="Q-RANK has no variants"):
+        parse_axiom("Q-RANK(variant='relaxed')")
+    # a global default variant (--variant relaxed) does not apply to axioms without variants
+    assert parse_axioms("Q-RANK,TFC1", default_variant="strict")[0].variant == ""
+    rows = list_axioms(relates="queries")
     assert len(rows) == 9 and {r["family"] for r in rows} == {"query-pair"}
+    assert {(r["relates"], r["arity"], r["relation"]) for r in rows} == {("queries", 2, "q1>q2|d")}
+    assert rows[0]["params"] == {"depth": 50, "k1": 0.9, "b": 0.4}  # no variant, no delta
+
+
+def test_a_list_for_ares_refuses_document_axioms_with_the_query_pair_suggestion() -> None:
+    with pytest.raises(ValueError, match=r"REG relates two documents for one query.*'Q-REG'"):
+        parse_query_pair_axioms("Q-RANK,REG")
+    with pytest.raises(ValueError, match="relates two queries for one document"):
+        parse_axioms("TFC1,Q-RANK", relates="documents")
+
+
+def test_an_expression_of_two_kinds_is_refused_in_one_line_at_parse_time() -> None:
+    for text in ("TFC1 + 0.5*Q-RANK", "Q-RANK | TFC1", "(Q-REG % Q-RANK % LNC1)"):
+        with pytest.raises(ValueError) as exc:
+            parse_axiom(text)
+        msg = str(exc.value)
+        assert "\n" not in msg and "combines axioms of one kind" in msg, msg
+        assert "relates two documents for one query" in msg
+        assert "relates two queries for one document" in msg
+
+
+def test_query_pair_expressions_combine_as_document_ones() -> None:
+    """Weights, sums, cascades and votes of query-pair axioms: the meanings of
+    axioms/algebra.py on the pair vectors, sign-normalized."""
+    ctx, _ = _ctx(
+        [("d0", ["alpha", "beta"]), ("d0", ["beta", "delta"]), ("d0", ["gamma"]), ("d0", ["beta"])]
+    )
+    a, b = np.array([0, 0, 0, 1, 1, 2, 3]), np.array([1, 2, 3, 2, 3, 3, 0])
+    prox = pair_preferences(ctx, "Q-PROX-2", a, b).astype(float)
+    tfidf = pair_preferences(ctx, "Q-REP-TFIDF", a, b).astype(float)
+    stm = pair_preferences(ctx, "Q-STM-1", a, b).astype(float)
+    got = pair_preferences(ctx, "Q-PROX-2 - 2*Q-REP-TFIDF", a, b)
+    np.testing.assert_array_equal(got, np.sign(prox - 2 * tfidf))
+    assert (stm == 0).any() and (stm != 0).any()
+    cascade = np.where(stm != 0, stm, prox)
+    np.testing.assert_array_equal(pair_preferences(ctx, "Q-STM-1 | Q-PROX-2", a, b), cascade)
+    both = np.where(prox == stm, prox, 0)
+    np.testing.assert_array_equal(pair_preferences(ctx, "Q-PROX-2 & Q-STM-1", a, b), both)
+    pos = (prox > 0).astype(int) + (tfidf > 0) + (stm > 0)
+    neg = (prox < 0).astype(int) + (tfidf < 0) + (stm < 0)
+    majority = ((pos > neg) & (pos >= 2)).astype(int) - ((neg > pos) & (neg >= 2))
+    np.testing.assert_array_equal(
+        pair_preferences(ctx, "Q-PROX-2 % Q-REP-TFIDF % Q-STM-1", a, b), majority
+    )
+    assert (majority != prox).any() and (majority != tfidf).any() and (majority != stm).any()
+    combo = parse_axiom("Q-PROX-2 - 2*Q-REP-TFIDF")
+    assert combo.relates == "queries" and parse_axiom(combo.spec) == combo
+    F = preference_features(ctx, a, b, ["Q-PROX-2", combo])
+    np.testing.assert_array_equal(F[:, 1], got)
+    with pytest.raises(ValueError, match="no per-query score"):
+        ctx.scores(combo)
+
+
+def test_hyphenated_query_pair_names_are_names_and_a_subtraction_still_subtracts() -> None:
+    """``Q-PROX-1`` ends in a digit part: the name, not ``Q-PROX`` minus 1."""
+    assert parse_axiom("Q-PROX-1").name == "Q-PROX-1"
+    assert parse_axiom("Q-PROX-1-0.5*Q-REG").name == "Q-PROX-1 - 0.5 * Q-REG"
+    assert parse_axiom("q-prox-1 - Q-PROX-2").name == "Q-PROX-1 - Q-PROX-2"
+    assert parse_axiom("PROX1-0.5*TFC1").name == "PROX1 - 0.5 * TFC1"  # as before
+    with pytest.raises(ValueError, match=r"unknown axiom 'Q-PROX1x' \(did you mean 'Q-PROX-1'"):
+        parse_axiom("Q-PROX1x - Q-REG")
+
+
+def test_the_document_engine_refuses_a_query_pair_axiom_in_one_line() -> None:
+    from axiomatic.axioms import QueryContext
+    from axiomatic.data.records import Query
+
+    idx = CollectionIndex.build(
+        [Document(k, v) for k, v in DOCS.items()], Analyzer(stopwords=False, stemmer=None)
+    )
+    ctx = QueryContext.build(Query("q", "alpha"), [Document(k, v) for k, v in DOCS.items()], idx)
+    for spec in ("Q-RANK", "Q-RANK + Q-REG"):
+        with pytest.raises(ValueError, match="relates two queries for one document"):
+            parse_axiom(spec).preferences(ctx)
+        with pytest.raises(ValueError, match="relates two queries for one document"):
+            parse_axiom(spec).instances(ctx)
 
 
 def test_prox2_counts_a_missing_term_at_the_document_length() -> None:

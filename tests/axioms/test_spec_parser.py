@@ -61,4 +61,7 @@ def test_list_axioms_covers_catalogue():
     assert {"TFC1", "TFC2", "M-TDC", "LNC2"} <= names
     for r in rows:
         assert r["citation"] and r["description"] and r["arity"] in (2, 3)
-        assert r["variants"]
+        assert r["relates"] in ("documents", "queries")
+        # document axioms come in variants; query-pair axioms (ARES, Q-*) have none
+        assert bool(r["variants"]) == (r["relates"] == "documents"), r["name"]
+        assert r["name"].startswith("Q-") == (r["relates"] == "queries"), r["name"]

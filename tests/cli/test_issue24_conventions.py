@@ -164,10 +164,10 @@ def test_flags_show_no_value_type(command: list[str]) -> None:
 
 # ------------------------------------------------------------------ axiom names and sources
 def test_query_pair_axioms_have_their_own_prefix() -> None:
-    from axiomatic.axioms import list_axioms
-    from axiomatic.axioms.query_pairs import list_query_pair_axioms, parse_query_pair_axiom
+    from axiomatic.axioms import list_axioms, parse_axiom
+    from axiomatic.axioms.query_pairs import parse_query_pair_axioms
 
-    qp = [r["name"] for r in list_query_pair_axioms()]
+    qp = [r["name"] for r in list_axioms(relates="queries")]
     assert qp == [
         "Q-RANK",
         "Q-REP-QL",
@@ -179,11 +179,30 @@ def test_query_pair_axioms_have_their_own_prefix() -> None:
         "Q-STM-2",
         "Q-STM-3",
     ]
-    names = [r["name"] for r in list_axioms()] + qp
-    assert len(names) == len(set(names))  # REG and Q-REG, PROX1 and Q-PROX-1
-    assert parse_query_pair_axiom("q-stm-3(threshold=0.4)").spec == "Q-STM-3(threshold=0.4)"
+    names = [r["name"] for r in list_axioms()]  # one catalogue: both kinds
+    assert len(names) == len(set(names)) and set(qp) < set(names)  # REG and Q-REG, PROX1 ...
+    assert not any(n.startswith("Q-") for n in names if n not in qp)
+    assert parse_axiom("q-stm-3(threshold=0.4)").spec == "Q-STM-3(threshold=0.4)"
     with pytest.raises(ValueError, match="did you mean 'Q-REG'"):
-        parse_query_pair_axiom("REG")
+        parse_query_pair_axioms("REG")
+
+
+def test_one_catalogue_lists_what_each_axiom_relates_and_mine_refuses_the_other_kind(
+    tmp_path,
+) -> None:
+    rows = {r["name"]: r for r in json.loads(_ok(["axioms", "--json"]))}
+    assert (rows["TFC1"]["relates"], rows["TFC1"]["arity"]) == ("documents", 2)
+    assert (rows["TFC2"]["relates"], rows["TFC2"]["arity"]) == ("documents", 3)
+    assert (rows["Q-RANK"]["relates"], rows["Q-RANK"]["arity"]) == ("queries", 2)
+    for axioms, why in (
+        ("TFC1 + 0.5*Q-RANK", "an axiom expression combines axioms of one kind"),
+        ("TFC1,Q-RANK", "Q-RANK relates two queries for one document, but axioms relating "),
+    ):
+        res = _run(["mine", "-d", "demo", "-a", axioms, "-o", str(tmp_path / "inst")])
+        assert res.exit_code != 0
+        lines = [ln for ln in res.output.strip().splitlines() if ln.strip()]
+        assert len(lines) == 1 and why in lines[0], res.output
+    assert not (tmp_path / "inst").exists()
 
 
 def test_axioms_command_shows_the_citation() -> None:

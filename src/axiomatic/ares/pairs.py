@@ -25,7 +25,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     from axiomatic.ares.pipeline import Prepared
-    from axiomatic.axioms.query_pairs import QueryPairAxiom, QueryPairContext
+    from axiomatic.axioms.query_pairs import QueryPairContext
+    from axiomatic.axioms.spec import Axiom
 
 __all__ = [
     "LENGTH",
@@ -57,24 +58,16 @@ def axiom_agreement(
     ctx: QueryPairContext,
     q_pos: np.ndarray,
     q_neg: np.ndarray,
-    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    axioms: Sequence[Axiom | str] | str = "all",
     length: bool = True,
 ) -> list[dict[str, Any]]:
     """One row per axiom (and :data:`LENGTH` when ``length``) for the ordered pairs
     ``(q_pos[k], q_neg[k])`` of ``ctx``: ``axiom``, ``prefers`` (its direction), ``pairs``,
     ``decisive``, ``agree`` (decisive pairs whose ``q+`` the axiom prefers) and ``agree_pct``
     (None without a decisive pair)."""
-    from axiomatic.axioms.query_pairs import (
-        parse_query_pair_axiom,
-        parse_query_pair_axioms,
-        preference_features,
-    )
+    from axiomatic.axioms.query_pairs import parse_query_pair_axioms, preference_features
 
-    axs = (
-        parse_query_pair_axioms(axioms)
-        if isinstance(axioms, str)
-        else [parse_query_pair_axiom(a) for a in axioms]
-    )
+    axs = parse_query_pair_axioms(axioms)
     q_pos = np.asarray(q_pos, dtype=np.int64)
     q_neg = np.asarray(q_neg, dtype=np.int64)
     X = preference_features(ctx, q_pos, q_neg, axs).astype(np.int64)
@@ -104,7 +97,7 @@ def _rows(
 def variant_agreement(
     prepared: Sequence[Prepared],
     pairs: Mapping[str, Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]],
-    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    axioms: Sequence[Axiom | str] | str = "all",
     length: bool = True,
 ) -> list[dict[str, Any]]:
     """:func:`axiom_agreement` of every variant, pooled over the collections: ``pairs`` maps a

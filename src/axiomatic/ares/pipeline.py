@@ -36,11 +36,11 @@ import numpy as np
 
 from axiomatic.ares.sampling import SAMPLING_VERSION, PseudoQueries, sample_pseudo_queries
 from axiomatic.axioms.query_pairs import (
-    QueryPairAxiom,
     QueryPairContext,
     parse_query_pair_axioms,
     preference_features,
 )
+from axiomatic.axioms.spec import Axiom
 from axiomatic.data.records import Document
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
@@ -165,7 +165,7 @@ def prepare(
     cache_dir: str | Path | None = None,
     seed: int = 0,
     n_queries: int = 10,
-    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    axioms: Sequence[Axiom | str] | str = "all",
     term_vectors: np.ndarray | None = None,
     analyzer: Analyzer | None = None,
 ) -> Prepared:
@@ -238,7 +238,7 @@ def prepare(
 def setting_features(
     prepared: Prepared,
     setting: str,
-    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    axioms: Sequence[Axiom | str] | str = "all",
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Eq.-9 features ``X`` and labels ``y`` of the (real, pseudo) pairs under ``setting``."""

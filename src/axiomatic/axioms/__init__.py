@@ -1,7 +1,9 @@
 """IR axioms as specifications: value objects, a safe parser, a catalogue, an engine, kernels.
 
 - :mod:`.spec`: :class:`Axiom` (name, variant, params) and the one parser of axiom strings;
-- :mod:`.catalogue`: every :class:`AxiomDef` with family, citation and typed kernel;
+- :mod:`.catalogue`: every :class:`AxiomDef` with family, citation and typed kernel, and what it
+  relates: two or three documents for one query, or two queries for one document (ARES' ``Q-*``
+  axioms, computed by :mod:`.query_pairs`);
 - :mod:`.engine`: holds / preferences / instances, the length precondition applied once;
 - :mod:`.kernels`: array kernels by family (term frequency, length, proximity, semantic, aspects);
 - :mod:`.context`: the per-query arrays every kernel reads.
@@ -15,6 +17,7 @@ from axiomatic.axioms.catalogue import (
     AxiomDef,
     Catalogue,
     PairAxiomDef,
+    QueryPairAxiomDef,
     TripleAxiomDef,
     get_definition,
     list_axioms,
@@ -31,6 +34,7 @@ __all__ = [
     "Instances",
     "PairAxiomDef",
     "QueryContext",
+    "QueryPairAxiomDef",
     "TripleAxiomDef",
     "get_definition",
     "list_axioms",

@@ -28,6 +28,11 @@ Strings are parsed with :mod:`ast` (never ``eval``): ``"TFC1 & LNC1"``,
 names (``M-TDC``, ``TF-LNC``) are names, not subtractions; a subtraction needs an operand that
 is no axiom name on one side (``TFC1-LNC1`` subtracts: ``TFC1-LNC1`` names no axiom).
 
+ARES' query-pair axioms (``Q-*``, two queries for one document) combine with the same operators
+and meanings on their per-pair preference vectors (``"Q-REP-QL + 0.5*Q-PROX-1"``); one
+expression combines axioms of one kind (:meth:`Combination.build
+<axiomatic.axioms.spec.Combination.build>` refuses a mix, so a mixed string fails when parsed).
+
 The value object (:class:`axiomatic.axioms.spec.Combination`) lives with :class:`Axiom` so that
 a combination *is* an axiom spec; this module holds the parser and the evaluation and imports
 nothing of the spec module (leaves are built by callables the spec module hands in).
@@ -36,6 +41,7 @@ nothing of the spec module (leaves are built by callables the spec module hands 
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +50,14 @@ from typing import Any
 import numpy as np
 
 from axiomatic._suggest import suggest
-from axiomatic.axioms.catalogue import PairAxiomDef, get_definition, list_axioms
+from axiomatic.axioms.catalogue import (
+    QUERIES,
+    AxiomDef,
+    PairAxiomDef,
+    QueryPairAxiomDef,
+    get_definition,
+    list_axioms,
+)
 
 __all__ = [
     "OPERATORS",
@@ -69,7 +82,8 @@ OPERATORS: dict[str, tuple[str, str]] = {
 _EXAMPLE = "(TFC1 | ORIG) % PROX1"
 _PREC = {"or": 1, "and": 3, "sum": 5, "scale": 6, "vote": 6, "neg": 7, "norm": 7}
 _FLATTEN = {"and", "or", "sum"}  # associative: nested chains are one node
-_HYPHENATED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+")
+_HYPHENATED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:-\w+)+")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
@@ -114,7 +128,8 @@ def evaluate(node: Any, leaf_matrix: Callable[[Any], np.ndarray]) -> np.ndarray:
             out = ev(kids[0]).copy()
             for k in kids[1:]:
                 undecided = out == 0
-                np.fill_diagonal(undecided, False)
+                if undecided.ndim == 2:  # a matrix (documents); query pairs come as vectors
+                    np.fill_diagonal(undecided, False)
                 if not undecided.any():
                     break
                 out[undecided] = ev(k)[undecided]
@@ -203,25 +218,41 @@ def _is_name(word: str) -> bool:
 
 
 def _protect_names(text: str) -> tuple[str, dict[str, str]]:
-    """Replace hyphenated axiom names (``M-TDC``) by placeholders so that ``-`` is subtraction
-    only between operands; an unknown hyphenated word whose parts are no axioms is an error
-    naming the close catalogue matches."""
+    """Replace hyphenated axiom names (``M-TDC``, ``Q-PROX-1``) by placeholders so that ``-`` is
+    subtraction only between operands; an unknown hyphenated word whose parts are no axioms is
+    an error naming the close catalogue matches.
+
+    A hyphenated word is cut at its longest prefix that names an axiom (``Q-PROX-1-0.5*Q-REG``
+    is ``Q-PROX-1`` minus ``0.5*Q-REG``); a part after a hyphen may start with a digit only
+    inside a name (``PROX1-0.5*TFC1`` subtracts)."""
     masked = _mask_quotes(text)
     names: dict[str, str] = {}
-    out, last = [], 0
-    for m in _HYPHENATED.finditer(masked):
-        word = text[m.start() : m.end()]
-        if _is_name(word):
+    out, last, pos = [], 0, 0
+    while (m := _HYPHENATED.search(masked, pos)) is not None:
+        parts = text[m.start() : m.end()].split("-")
+        prefix = next(
+            (
+                "-".join(parts[:k])
+                for k in range(len(parts), 1, -1)
+                if _is_name("-".join(parts[:k]))
+            ),
+            None,
+        )
+        if prefix is not None:
             key = f"__ax{len(names)}__"
-            names[key] = word
+            names[key] = prefix
             out += [text[last : m.start()], key]
-            last = m.end()
-        elif not all(_is_name(p) for p in word.split("-")):
+            last = pos = m.start() + len(prefix)
+            continue
+        words = list(itertools.takewhile(lambda p: _WORD.fullmatch(p) is not None, parts))
+        if len(words) > 1 and not all(_is_name(p) for p in words):
+            word = "-".join(words)
             raise ValueError(
                 f"unknown axiom {word!r}"
                 + suggest(word, [r["name"] for r in list_axioms()], loose=True)
                 + "; a subtraction of axioms is written with spaces: 'A - B'"
             )
+        pos = m.end()
     out.append(text[last:])
     return "".join(out), names
 
@@ -338,10 +369,30 @@ def parse_expression(
 
 
 # ---------------------------------------------------------------------- catalogue view
-def combination_definition(node: Any, name: str) -> PairAxiomDef:
-    """A catalogue-style entry for a combination (family ``combination``, relation ``>``, no
-    length precondition of its own: the operands apply theirs). Its kernel slices the combined
-    preference matrix, so the engine's ``holds`` works on a combination as on any pair axiom."""
+def combination_definition(node: Any, name: str) -> AxiomDef:
+    """A catalogue-style entry for a combination (family ``combination``, no length
+    precondition of its own: the operands apply theirs), of the kind its leaves relate.
+
+    Documents: relation ``>``; its kernel slices the combined preference matrix, so the
+    engine's ``holds`` works on a combination as on any pair axiom. Queries: its kernel
+    combines the leaves' query-pair preferences (a vector over the pairs ``(i[k], j[k])``) and
+    sign-normalizes them, as :func:`preferences` does for a matrix."""
+    if node.relates == QUERIES:
+
+        def query_kernel(ctx: Any, axiom: Any, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+            """Sign of the combined leaf preferences of the query pairs ``(i[k], j[k])``."""
+            values = evaluate(node, lambda a: a.definition.kernel(ctx, a, i, j))
+            return np.sign(values).astype(np.int8)
+
+        return QueryPairAxiomDef(
+            name=name,
+            family="combination",
+            description="combination of query-pair axioms (ir_axioms operators)",
+            citation="ir_axioms (Bondarenko et al., 2022) axiom arithmetic",
+            kernel=query_kernel,
+            score="",
+            higher_is_better=True,
+        )
 
     def kernel(ctx: Any, variant: str, params: Mapping[str, Any], rows: slice) -> np.ndarray:
         return np.asarray(ctx.cache(("combination", node), lambda: node.preferences(ctx)) > 0)[rows]

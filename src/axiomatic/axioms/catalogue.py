@@ -1,9 +1,20 @@
 """The axiom catalogue: every definition with its family, citation, variants and parameters.
 
-A definition (:class:`AxiomDef`) says *what* an axiom is; its kernel computes the axiom-specific
-preconditions on a :class:`~axiomatic.axioms.context.QueryContext`, and the engine
-(:mod:`axiomatic.axioms.engine`) applies the shared length precondition and turns kernels into
-preferences and instances. :class:`~axiomatic.axioms.spec.Axiom` values name a definition.
+A definition (:class:`AxiomDef`) says *what* an axiom is and what it relates
+(:attr:`AxiomDef.relates` and :attr:`AxiomDef.arity`):
+
+- two documents for one query (:class:`PairAxiomDef`, ``<q, d1, d2>``: TFC1, M-TDC, ...) or
+  three (:class:`TripleAxiomDef`, ``<q, d1, d2, d3>``: TFC2): their kernels compute the
+  axiom-specific preconditions on a :class:`~axiomatic.axioms.context.QueryContext`, and the
+  engine (:mod:`axiomatic.axioms.engine`) applies the shared length precondition and turns
+  kernels into preferences and instances;
+- two queries for one document (:class:`QueryPairAxiomDef`, ``<q1, q2, d>``: ARES' Table 1,
+  family ``query-pair``, names prefixed ``Q-``): their kernels compare the queries on a
+  :class:`~axiomatic.axioms.query_pairs.QueryPairContext`
+  (:func:`~axiomatic.axioms.query_pairs.pair_preferences`).
+
+:class:`~axiomatic.axioms.spec.Axiom` values name a definition of any kind, parsed by the one
+grammar of :mod:`axiomatic.axioms.spec` (an expression combines axioms of one kind only).
 
 No registration at import (DESIGN section 4, item 9): the default catalogue is built on first
 use from the family modules listed in :data:`FAMILY_MODULES` (each exposes ``definitions()``).
@@ -38,6 +49,7 @@ HAGEN16 = "Hagen, Völske, Göring, Stein 2016, Axiomatic result re-ranking (CIK
 ZHENG10 = "Zheng, Fang 2010, Query aspect based term weighting regularization (ECIR)"
 GOLLAPUDI09 = "Gollapudi, Sharma 2009, An axiomatic approach for result diversification (WWW)"
 IRAX = "Bondarenko et al. 2022, Axiomatic retrieval experimentation with ir_axioms (SIGIR)"
+CHEN22 = "Chen, Liu, Fang, Mao, Fang, Yang, Xie, Zhang, Ma 2022, ARES (SIGIR), Table 1"
 
 VARIANTS = ("strict", "extended", "relaxed")
 LENGTH_PARAMS = ("delta", "delta_rel")
@@ -45,8 +57,30 @@ THESIS_VARIANTS = VARIANTS
 FAMILY_VARIANTS = ("extended", "relaxed")
 ONE = ("extended",)
 
-#: families of the built-in definitions (``AxiomDef.family``)
-FAMILIES = ("term frequency", "length", "lower bound", "proximity", "semantic", "query aspects")
+#: families of the built-in definitions (``AxiomDef.family``); the last relates queries
+FAMILIES = (
+    "term frequency",
+    "length",
+    "lower bound",
+    "proximity",
+    "semantic",
+    "query aspects",
+    "query-pair",
+)
+
+#: what a definition relates (``AxiomDef.relates``): documents for one query, or queries for
+#: one document
+DOCUMENTS = "documents"
+QUERIES = "queries"
+RELATES = (DOCUMENTS, QUERIES)
+
+
+def relates_phrase(relates: str, arity: int) -> str:
+    """``"two documents for one query"``, ``"three documents ..."``, ``"two queries for one
+    document"``: how messages and ``axiomatic axioms`` say what an axiom relates."""
+    count = {2: "two", 3: "three"}.get(arity, str(arity))
+    one = "query" if relates == DOCUMENTS else "document"
+    return f"{count} {relates} for one {one}"
 
 
 # ---------------------------------------------------------------------- kernel protocols
@@ -89,6 +123,19 @@ class TripleKernel(Protocol):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 
 
+class QueryPairKernel(Protocol):
+    """``kernel(ctx, axiom, i, j) -> int8[len(i)]`` on a
+    :class:`~axiomatic.axioms.query_pairs.QueryPairContext`.
+
+    Entry ``k`` is the preference of query ``i[k]`` over query ``j[k]`` for their (shared)
+    document: +1 the axiom prefers ``i[k]``, -1 ``j[k]``, 0 neither (eq. 9 of ARES). ``axiom``
+    is the :class:`~axiomatic.axioms.spec.Axiom` with every parameter filled (its spec keys the
+    context's score cache).
+    """
+
+    def __call__(self, ctx: Any, axiom: Any, i: np.ndarray, j: np.ndarray, /) -> np.ndarray: ...
+
+
 # ---------------------------------------------------------------------- definitions
 @dataclass(frozen=True, kw_only=True)
 class AxiomDef:
@@ -97,6 +144,9 @@ class AxiomDef:
     ``length``: the axiom takes the length tolerance ``delta`` / ``delta_rel`` and the engine
     applies it (``|L_i - L_j|`` over pairs; shortest vs longest over triples). ``needs`` names
     the optional context inputs (``positions``, ``similarity``, ``scores``, ``vocabulary``).
+    ``check(name, params)`` (optional) validates the filled parameters (raises ``ValueError``). What an
+    axiom relates is its class's: ``relates`` (:data:`DOCUMENTS` or :data:`QUERIES`) and
+    ``arity`` (how many of them).
     """
 
     name: str
@@ -110,8 +160,10 @@ class AxiomDef:
     length: bool = True
     needs: tuple[str, ...] = ()
     ours: str = ""  # where the definition is our own choice
+    check: Callable[[str, Mapping[str, Any]], None] | None = None
 
     arity: ClassVar[int] = 0
+    relates: ClassVar[str] = DOCUMENTS
 
     def param_names(self) -> tuple[str, ...]:
         base = ("variant",) + (LENGTH_PARAMS if self.length else ())
@@ -142,6 +194,30 @@ class TripleAxiomDef(AxiomDef):
     arity: ClassVar[int] = 3
 
 
+@dataclass(frozen=True, kw_only=True)
+class QueryPairAxiomDef(AxiomDef):
+    """A query-pair axiom (``<q1, q2, d>``: which of two queries fits one document better; ARES,
+    Chen et al. 2022): its kernel is a :class:`QueryPairKernel`.
+
+    ``score`` names the per-query score (``QueryPairContext.score_<score>``) the kernel compares,
+    ``higher_is_better`` its direction. No variants and no length precondition: the parameters
+    are the definition's own (``params``).
+    """
+
+    kernel: QueryPairKernel
+    score: str
+    higher_is_better: bool
+    relation: str = "q1>q2|d"
+    variants: tuple[str, ...] = ()
+    default_variant: str = ""
+    length: bool = False
+    arity: ClassVar[int] = 2
+    relates: ClassVar[str] = QUERIES
+
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(self.params)
+
+
 def _canon(name: str) -> str:
     return name.upper().replace("-", "").replace("_", "").replace(" ", "")
 
@@ -157,11 +233,12 @@ class Catalogue:
     def register(self, definition: AxiomDef, *, replace: bool = False) -> AxiomDef:
         """Add ``definition``; a second definition of the same (canonical) name is an error
         unless ``replace``."""
-        if not isinstance(definition, (PairAxiomDef, TripleAxiomDef)):
+        if not isinstance(definition, (PairAxiomDef, TripleAxiomDef, QueryPairAxiomDef)):
             raise TypeError(
-                f"expected a PairAxiomDef or TripleAxiomDef, got {type(definition).__name__}"
+                "expected a PairAxiomDef, TripleAxiomDef or QueryPairAxiomDef, got "
+                f"{type(definition).__name__}"
             )
-        if definition.default_variant not in definition.variants:
+        if definition.variants and definition.default_variant not in definition.variants:
             raise ValueError(
                 f"{definition.name}: default variant {definition.default_variant!r} is not one "
                 f"of its variants {list(definition.variants)}"
@@ -228,11 +305,19 @@ def get_definition(name: str) -> AxiomDef:
     return default_catalogue().get(name)
 
 
-def list_axioms() -> list[dict[str, Any]]:
-    """One row per axiom: name, family, arity, relation, variants, params, citation, ..."""
+def list_axioms(relates: str | None = None) -> list[dict[str, Any]]:
+    """One row per axiom: name, family, relates, arity, relation, variants, params, citation,
+    ...; ``relates`` (:data:`DOCUMENTS` or :data:`QUERIES`) keeps the axioms of one kind."""
+    if relates is not None and relates not in RELATES:
+        raise ValueError(
+            f"unknown kind {relates!r}; an axiom relates one of {list(RELATES)}"
+            + suggest(relates, RELATES, loose=True)
+        )
     rows = []
     for d in default_catalogue():
-        params: dict[str, Any] = {"variant": d.default_variant}
+        if relates is not None and d.relates != relates:
+            continue
+        params: dict[str, Any] = {"variant": d.default_variant} if d.variants else {}
         if d.length:
             params.update({"delta": "0 (strict/extended)", "delta_rel": "0.1 (relaxed)"})
         params.update({k: v for k, v in d.params.items() if not k.startswith("_")})
@@ -240,6 +325,7 @@ def list_axioms() -> list[dict[str, Any]]:
             {
                 "name": d.name,
                 "family": d.family,
+                "relates": d.relates,
                 "arity": d.arity,
                 "relation": d.relation,
                 "variants": list(d.variants),
@@ -254,7 +340,8 @@ def list_axioms() -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------- the built-in entries
 def definitions() -> list[AxiomDef]:
-    """Every built-in definition (thesis axioms first, then the ir_axioms family)."""
+    """Every built-in definition (thesis axioms first, then the ir_axioms family, then ARES'
+    query-pair axioms)."""
     from axiomatic.axioms.kernels import aspects as A
     from axiomatic.axioms.kernels import length as L
     from axiomatic.axioms.kernels import proximity as P
@@ -262,7 +349,7 @@ def definitions() -> list[AxiomDef]:
     from axiomatic.axioms.kernels import term_frequency as T
 
     pair, triple = PairAxiomDef, TripleAxiomDef
-    TF, LN, LB, PX, SM, QA = FAMILIES
+    TF, LN, LB, PX, SM, QA, _QP = FAMILIES
     return [
         # --- the thesis axioms (Rennings 2019, ch. 3): strict / extended / relaxed
         pair(
@@ -576,4 +663,86 @@ def definitions() -> list[AxiomDef]:
             kernel=A.div,
             needs=("vocabulary",),
         ),
+        # --- ARES' query-pair axioms (two queries for one document)
+        *query_pair_definitions(),
     ]
+
+
+def query_pair_definitions() -> list[AxiomDef]:
+    """The nine adaptive axioms of ARES' Table 1 (Chen et al. 2022), in the paper's order:
+    two queries for one document (``<q1, q2, d>``), names prefixed ``Q-`` (``Q-REG`` is not
+    ``REG``), computed on a :class:`~axiomatic.axioms.query_pairs.QueryPairContext`."""
+    from axiomatic.axioms.kernels import queries as Q
+
+    c = CHEN22
+
+    def q(
+        name: str,
+        score: str,
+        higher: bool,
+        description: str,
+        citation: str,
+        params: Mapping[str, Any] | None = None,
+        needs: tuple[str, ...] = (),
+        kernel: QueryPairKernel = Q.compare_scores,
+    ) -> QueryPairAxiomDef:
+        return QueryPairAxiomDef(
+            name=name,
+            family=FAMILIES[-1],
+            description=description,
+            citation=citation,
+            params=dict(params or {}),
+            needs=needs,
+            check=Q.check_params,
+            kernel=kernel,
+            score=score,
+            higher_is_better=higher,
+        )
+
+    return [
+        q(
+            "Q-RANK", "rank", False,
+            "prefer the query under which BM25 ranks d higher in the whole corpus (+inf "
+            "beyond depth)", f"{c}; sec. 3.2.1", {"depth": 50, "k1": 0.9, "b": 0.4}, ("corpus",),
+        ),
+        q(
+            "Q-REP-QL", "rep_ql", True,
+            "prefer the query with the higher length-normalized Dirichlet query likelihood",
+            f"{c}; sec. 3.2.2", {"mu": 1000.0},
+        ),
+        q(
+            "Q-REP-TFIDF", "rep_tfidf", True,
+            "prefer the query with the higher length-normalized TF-IDF score", f"{c}; sec. 3.2.2",
+        ),
+        q(
+            "Q-PROX-1", "prox1", False,
+            "prefer the query whose terms occur closer to each other in d (eq. 1)",
+            f"{c}; sec. 3.2.3, eq. 1", needs=("positions",),
+        ),
+        q(
+            "Q-PROX-2", "prox2", False,
+            "prefer the query whose terms first occur earlier in d (eq. 2)",
+            f"{c}; sec. 3.2.3, eq. 2", needs=("positions",),
+        ),
+        q(
+            "Q-REG", "reg", True,
+            "prefer the query whose most diverse term occurs more often in d",
+            f"{c}; sec. 3.2.4; Wu & Fang 2012", needs=("embeddings",),
+        ),
+        q(
+            "Q-STM-1", "stm1", True,
+            "prefer the query semantically closer to d (mean word vectors)",
+            f"{c}; sec. 3.2.5; Fang & Zhai 2006", needs=("embeddings",),
+        ),
+        q(
+            "Q-STM-2", "stm2", True,
+            "when the Q-STM-1 similarities differ by less than threshold, prefer the query with "
+            "more terms in d", f"{c}; sec. 3.2.5", {"threshold": 0.02}, ("embeddings",),
+            kernel=Q.stm2,
+        ),
+        q(
+            "Q-STM-3", "stm3", True,
+            "prefer the query with more terms whose similarity to d exceeds threshold",
+            f"{c}; sec. 3.2.5", {"threshold": 0.35}, ("embeddings",),
+        ),
+    ]  # fmt: skip

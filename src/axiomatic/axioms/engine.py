@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from axiomatic.axioms.catalogue import AxiomDef, PairAxiomDef, TripleAxiomDef
+from axiomatic.axioms.catalogue import (
+    DOCUMENTS,
+    AxiomDef,
+    PairAxiomDef,
+    TripleAxiomDef,
+    relates_phrase,
+)
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.kernels._common import length_ok, row_blocks
 
@@ -56,8 +62,21 @@ def _tolerance(d: AxiomDef, params: dict[str, Any]) -> tuple[float | None, float
     return delta, delta_rel
 
 
-def _pair_kernel(axiom: Axiom) -> PairAxiomDef:
+def _document_def(axiom: Axiom) -> AxiomDef:
+    """The definition of an axiom that relates documents (this engine's kind), else a
+    ``ValueError`` saying where the query-pair axioms are computed."""
     d = axiom.definition
+    if d.relates != DOCUMENTS:
+        raise ValueError(
+            f"{axiom.name} relates {relates_phrase(d.relates, d.arity)} (ARES), not documents: "
+            "compute it with axiomatic.axioms.query_pairs.pair_preferences on a "
+            "QueryPairContext"
+        )
+    return d
+
+
+def _pair_kernel(axiom: Axiom) -> PairAxiomDef:
+    d = _document_def(axiom)
     if not isinstance(d, PairAxiomDef):
         raise TypeError(
             f"{axiom.name} is a triple axiom: use .instances(ctx) for its (i, j, k) triples"
@@ -122,7 +141,7 @@ def preferences(axiom: Axiom, ctx: QueryContext) -> np.ndarray:
 
 
 def _triples(axiom: Axiom, ctx: QueryContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    d = axiom.definition
+    d = _document_def(axiom)
     if not isinstance(d, TripleAxiomDef):
         raise TypeError(f"{axiom.name} is a pair axiom: use holds/preferences for its pairs")
     p = dict(axiom.params)
@@ -161,7 +180,7 @@ def instances(
     first ones: candidate lists are ranked, so a prefix favours the top documents and biases
     every fulfilment measured on it.
     """
-    d = axiom.definition
+    d = _document_def(axiom)
     if isinstance(d, TripleAxiomDef):
         i, j, k = _triples(axiom, ctx)
         keep = uniform_sample(len(i), max_instances, seed)

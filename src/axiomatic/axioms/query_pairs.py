@@ -9,7 +9,13 @@ preference feature matrix ``M_A`` of eq. 9 (+1: the axiom prefers ``q_i``, 0: it
 equal, -1: it prefers ``q_j``), and :func:`document_preferences` gives ``M_A`` for all pseudo
 queries of every document at once (``n_docs x k x k``).
 
-The names carry the prefix ``Q-`` (query pair): ``Q-REG`` is not the document-pair ``REG``, and
+They are a family of the one catalogue (:mod:`axiomatic.axioms.catalogue`: definitions of
+:class:`~axiomatic.axioms.catalogue.QueryPairAxiomDef`, ``relates = "queries"``, family
+``query-pair``, listed by ``axiomatic axioms``) and parse with the one grammar of
+:mod:`axiomatic.axioms.spec` into :class:`~axiomatic.axioms.spec.Axiom` values:
+``parse_axiom("Q-STM-3(threshold=0.4)")``, expressions such as ``"Q-REP-QL + 0.5*Q-PROX-1"``
+included (an expression mixing them with document-pair axioms is refused at parse time). The
+names carry the prefix ``Q-`` (query pair): ``Q-REG`` is not the document-pair ``REG``, and
 ``Q-PROX-1`` not the document-pair ``PROX1``.
 
 ===========  =====================================================================  ========
@@ -44,239 +50,38 @@ document row as in :meth:`BM25Ranker.retrieve`.
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from axiomatic._suggest import suggest
+from axiomatic.axioms.catalogue import QUERIES, QueryPairAxiomDef, list_axioms
+from axiomatic.axioms.spec import Axiom, parse_axioms
 from axiomatic.index.collection import CollectionIndex
 
 __all__ = [
-    "QUERY_PAIR_FAMILY",
-    "QueryPairAxiom",
-    "QueryPairAxiomDef",
     "QueryPairContext",
     "document_preferences",
-    "list_query_pair_axioms",
-    "parse_query_pair_axiom",
+    "pair_preferences",
     "parse_query_pair_axioms",
     "preference_features",
-    "query_pair_definitions",
 ]
 
-QUERY_PAIR_FAMILY = "query-pair"
-CHEN22 = "Chen, Liu, Fang, Mao, Fang, Yang, Xie, Zhang, Ma 2022, ARES (SIGIR), Table 1"
+
+def parse_query_pair_axioms(text: str | Axiom | Sequence[str | Axiom] = "all") -> list[Axiom]:
+    """The query-pair axioms of a list, parsed by the one grammar
+    (:func:`axiomatic.axioms.spec.parse_axioms` with ``relates="queries"``: a comma-separated
+    string or a sequence; an expression such as ``"Q-RANK + 0.5*Q-PROX-1"`` is one axiom);
+    ``"all"`` gives the nine axioms of Table 1 with their defaults. A document-pair axiom is
+    a ``ValueError`` suggesting the query-pair names (``REG`` -> ``Q-REG``)."""
+    if isinstance(text, str) and text.strip().lower() == "all":
+        return [Axiom.create(r["name"]) for r in list_axioms(relates=QUERIES)]
+    return parse_axioms(text, relates=QUERIES)
 
 
-# ------------------------------------------------------------------------------ specification
-@dataclass(frozen=True)
-class QueryPairAxiomDef:
-    """One query-centric axiom: its score, whether higher is better, its parameters."""
-
-    name: str
-    score: str  # key of QueryPairContext.score_* that computes it
-    higher_is_better: bool
-    description: str
-    citation: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    needs: tuple[str, ...] = ()  # "corpus", "positions", "embeddings"
-    family: str = QUERY_PAIR_FAMILY
-    arity: int = 2
-    relation: str = "q1>q2|d"
-
-
-def query_pair_definitions() -> list[QueryPairAxiomDef]:
-    """The nine adaptive axioms of Table 1 (Chen et al. 2022), in the paper's order."""
-    c = CHEN22
-    return [
-        QueryPairAxiomDef(
-            "Q-RANK", "rank", False,
-            "prefer the query under which BM25 ranks d higher in the whole corpus (+inf "
-            "beyond depth)", f"{c}; sec. 3.2.1", {"depth": 50, "k1": 0.9, "b": 0.4}, ("corpus",),
-        ),
-        QueryPairAxiomDef(
-            "Q-REP-QL", "rep_ql", True,
-            "prefer the query with the higher length-normalized Dirichlet query likelihood",
-            f"{c}; sec. 3.2.2", {"mu": 1000.0},
-        ),
-        QueryPairAxiomDef(
-            "Q-REP-TFIDF", "rep_tfidf", True,
-            "prefer the query with the higher length-normalized TF-IDF score", f"{c}; sec. 3.2.2",
-        ),
-        QueryPairAxiomDef(
-            "Q-PROX-1", "prox1", False,
-            "prefer the query whose terms occur closer to each other in d (eq. 1)",
-            f"{c}; sec. 3.2.3, eq. 1", needs=("positions",),
-        ),
-        QueryPairAxiomDef(
-            "Q-PROX-2", "prox2", False,
-            "prefer the query whose terms first occur earlier in d (eq. 2)",
-            f"{c}; sec. 3.2.3, eq. 2", needs=("positions",),
-        ),
-        QueryPairAxiomDef(
-            "Q-REG", "reg", True,
-            "prefer the query whose most diverse term occurs more often in d",
-            f"{c}; sec. 3.2.4; Wu & Fang 2012", needs=("embeddings",),
-        ),
-        QueryPairAxiomDef(
-            "Q-STM-1", "stm1", True,
-            "prefer the query semantically closer to d (mean word vectors)",
-            f"{c}; sec. 3.2.5; Fang & Zhai 2006", needs=("embeddings",),
-        ),
-        QueryPairAxiomDef(
-            "Q-STM-2", "stm2", True,
-            "when the Q-STM-1 similarities differ by less than threshold, prefer the query with "
-            "more terms in d", f"{c}; sec. 3.2.5", {"threshold": 0.02}, ("embeddings",),
-        ),
-        QueryPairAxiomDef(
-            "Q-STM-3", "stm3", True,
-            "prefer the query with more terms whose similarity to d exceeds threshold",
-            f"{c}; sec. 3.2.5", {"threshold": 0.35}, ("embeddings",),
-        ),
-    ]  # fmt: skip
-
-
-def _canon(name: str) -> str:
-    return name.upper().replace("-", "").replace("_", "").replace(" ", "")
-
-
-def _definitions_by_canon() -> dict[str, QueryPairAxiomDef]:
-    return {_canon(d.name): d for d in query_pair_definitions()}
-
-
-@dataclass(frozen=True)
-class QueryPairAxiom:
-    """A query-centric axiom with its parameters (immutable; build with :meth:`create` or
-    :func:`parse_query_pair_axiom`, which fill every default)."""
-
-    name: str
-    params: tuple[tuple[str, Any], ...] = ()
-
-    @classmethod
-    def create(cls, name: str, **params: Any) -> QueryPairAxiom:
-        d = _definitions_by_canon().get(_canon(str(name)))
-        if d is None:
-            names = [x.name for x in query_pair_definitions()]
-            raise ValueError(
-                f"unknown query-pair axiom {name!r}; known: {', '.join(names)}"
-                + suggest(name, names, loose=True)
-            )
-        for key in params:
-            if key not in d.params:
-                raise ValueError(
-                    f"unknown parameter {key!r} for query-pair axiom {d.name}; it takes "
-                    f"{sorted(d.params) or 'no parameters'}" + suggest(key, d.params, loose=True)
-                )
-        full = {}
-        for key, default in d.params.items():
-            v = params.get(key, default)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ValueError(f"{d.name}: parameter {key} must be a number (got {v!r})")
-            if v < 0:
-                raise ValueError(f"{d.name}: parameter {key} must be >= 0 (got {v!r})")
-            full[key] = v
-        if d.name == "Q-RANK" and (int(full["depth"]) != full["depth"] or full["depth"] < 1):
-            raise ValueError(f"Q-RANK: depth must be a positive integer (got {full['depth']!r})")
-        return cls(d.name, tuple(sorted(full.items())))
-
-    @property
-    def definition(self) -> QueryPairAxiomDef:
-        return _definitions_by_canon()[_canon(self.name)]
-
-    def param(self, key: str) -> Any:
-        return dict(self.params)[key]
-
-    @property
-    def spec(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.params)
-        return f"{self.name}({args})" if args else self.name
-
-    def __str__(self) -> str:
-        return self.spec
-
-
-def parse_query_pair_axiom(text: str | QueryPairAxiom) -> QueryPairAxiom:
-    """``"Q-RANK"``, ``"Q-STM-3(threshold=0.4)"`` -> :class:`QueryPairAxiom` (parsed with
-    ``ast``)."""
-    if isinstance(text, QueryPairAxiom):
-        return text
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"expected a query-pair axiom like 'Q-RANK(depth=50)' (got {text!r})")
-    s = text.strip()
-    from axiomatic._keyvalue import check_spec_size
-
-    check_spec_size(s, "query-pair axiom")  # before ast: MemoryError / RecursionError otherwise
-    paren = s.find("(")
-    if paren < 0:
-        return QueryPairAxiom.create(s)
-    if not s.endswith(")"):
-        raise ValueError(f"unbalanced parentheses in {text!r}; expected NAME(key=value, ...)")
-    try:
-        call = ast.parse("f" + s[paren:], mode="eval").body
-    except SyntaxError:
-        raise ValueError(f"cannot parse {text!r}; expected NAME(key=value, ...)") from None
-    if not isinstance(call, ast.Call) or call.args:
-        raise ValueError(f"parameters must be named in {text!r} (e.g. Q-STM-3(threshold=0.4))")
-    kwargs: dict[str, Any] = {}
-    for kw in call.keywords:
-        if kw.arg is None:
-            raise ValueError(f"'**' is not allowed in axiom strings ({text!r})")
-        try:
-            kwargs[kw.arg] = ast.literal_eval(kw.value)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            raise ValueError(
-                f"parameter values must be literal numbers; got {ast.unparse(kw.value)!r} in "
-                f"{text!r}"
-            ) from None
-    return QueryPairAxiom.create(s[:paren].strip(), **kwargs)
-
-
-def parse_query_pair_axioms(text: str | Sequence[str | QueryPairAxiom]) -> list[QueryPairAxiom]:
-    """A comma-separated list or a sequence; ``"all"`` gives the nine axioms with defaults."""
-    if isinstance(text, str):
-        if text.strip().lower() == "all":
-            return [QueryPairAxiom.create(d.name) for d in query_pair_definitions()]
-        parts: list[Any] = []
-        depth, cur = 0, ""
-        for ch in text:
-            depth += (ch == "(") - (ch == ")")
-            if ch == "," and depth == 0:
-                parts.append(cur)
-                cur = ""
-            else:
-                cur += ch
-        parts.append(cur)
-        parts = [p for p in parts if p.strip()]
-    else:
-        parts = list(text)
-    if not parts:
-        raise ValueError(
-            "no query-pair axioms given; expected e.g. 'Q-RANK,Q-REP-QL,Q-PROX-1' or 'all'"
-        )
-    return [parse_query_pair_axiom(p) for p in parts]
-
-
-def list_query_pair_axioms() -> list[dict[str, Any]]:
-    """Rows for ``axiomatic axioms``: name, family, arity, relation, params, needs, citation."""
-    return [
-        {
-            "name": d.name,
-            "family": d.family,
-            "arity": d.arity,
-            "relation": d.relation,
-            "variants": [],
-            "params": dict(d.params),
-            "needs": list(d.needs),
-            "citation": d.citation,
-            "description": d.description,
-        }
-        for d in query_pair_definitions()
-    ]
+def _query_axiom(axiom: Axiom | str) -> Axiom:
+    return parse_query_pair_axioms([axiom])[0]
 
 
 # ------------------------------------------------------------------------------ context
@@ -595,15 +400,21 @@ class QueryPairContext:
         sim = self._term_dot(self.doc_vectors, self.doc[self.seg])
         return np.bincount(self.seg, weights=(sim > threshold), minlength=self.n)
 
-    def scores(self, axiom: QueryPairAxiom | str) -> np.ndarray:
-        """Per-query score of ``axiom`` (cached per axiom spec)."""
-        ax = parse_query_pair_axiom(axiom)
+    def scores(self, axiom: Axiom | str) -> np.ndarray:
+        """Per-query score of a single query-pair axiom (cached per axiom spec, the key of the
+        persisted score table of :func:`axiomatic.ares.pipeline.prepare`)."""
+        ax = _query_axiom(axiom)
+        d = ax.definition
+        if not isinstance(d, QueryPairAxiomDef) or not d.score:
+            raise ValueError(
+                f"{ax.name} has no per-query score (a combination of axioms); use "
+                "pair_preferences for its preferences"
+            )
         cache: dict[str, np.ndarray] = self.__dict__.setdefault("_score_cache", {})
         if ax.spec not in cache:
-            d = ax.definition
             p = dict(ax.params)
             fn: Callable[..., np.ndarray] = getattr(self, "score_" + d.score)
-            if d.name in ("Q-STM-2",):
+            if d.name in ("Q-STM-2",):  # its threshold is the kernel's condition
                 cache[ax.spec] = fn()
             else:
                 cache[ax.spec] = fn(**p)
@@ -611,20 +422,15 @@ class QueryPairContext:
 
 
 # ------------------------------------------------------------------------------ preferences
-def _compare(a: np.ndarray, b: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """+1 where ``a`` is better, -1 where ``b`` is, 0 for equal or undefined (NaN)."""
-    with np.errstate(invalid="ignore"):
-        s = np.sign(a - b) if higher_is_better else np.sign(b - a)
-    both_inf = np.isinf(a) & np.isinf(b) & (a == b)
-    s = np.where(np.isnan(s) | both_inf, 0.0, s)
-    return s.astype(np.int8)
-
-
 def pair_preferences(
-    ctx: QueryPairContext, axiom: QueryPairAxiom | str, i: np.ndarray, j: np.ndarray
+    ctx: QueryPairContext, axiom: Axiom | str, i: np.ndarray, j: np.ndarray
 ) -> np.ndarray:
-    """Eq. 9 for query pairs ``(i[k], j[k])`` of the same document: int8 in {-1, 0, +1}."""
-    ax = parse_query_pair_axiom(axiom)
+    """Eq. 9 for query pairs ``(i[k], j[k])`` of the same document: int8 in {-1, 0, +1}.
+
+    ``axiom`` is any query-pair axiom of the catalogue or an expression of them
+    (``"Q-RANK | Q-REP-QL"``, ``"Q-REP-QL + 0.5*Q-PROX-1"``: sign-normalized as every
+    combination)."""
+    ax = _query_axiom(axiom)
     i = np.asarray(i, dtype=np.int64)
     j = np.asarray(j, dtype=np.int64)
     if len(i) != len(j):
@@ -636,34 +442,26 @@ def pair_preferences(
             f"{i[bad]} and {j[bad]} of documents {ctx.doc[i[bad]]} and {ctx.doc[j[bad]]}"
         )
     d = ax.definition
-    if d.name == "Q-STM-2":
-        s1 = ctx.scores("Q-STM-1")
-        close = np.abs(s1[i] - s1[j]) < ax.param("threshold")
-        n = ctx.scores(ax)
-        return np.where(close, _compare(n[i], n[j], True), 0).astype(np.int8)
-    s = ctx.scores(ax)
-    return _compare(s[i], s[j], d.higher_is_better)
+    if not isinstance(d, QueryPairAxiomDef):  # pragma: no cover - parse_query_pair_axioms refuses
+        raise ValueError(f"{ax.name} is no query-pair axiom")
+    return np.asarray(d.kernel(ctx, ax, i, j), dtype=np.int8)
 
 
 def preference_features(
     ctx: QueryPairContext,
     i: np.ndarray,
     j: np.ndarray,
-    axioms: Sequence[QueryPairAxiom | str] | str = "all",
+    axioms: Sequence[Axiom | str] | str = "all",
 ) -> np.ndarray:
     """The preference feature matrix ``M`` (eq. 9): ``len(i) x n_axioms`` int8, column ``a``
-    is ``M_A[i, j]`` of axiom ``a``."""
-    axs = (
-        parse_query_pair_axioms(axioms)
-        if isinstance(axioms, str)
-        else [parse_query_pair_axiom(a) for a in axioms]
-    )
+    is ``M_A[i, j]`` of axiom ``a`` (``axioms`` as :func:`parse_query_pair_axioms` takes)."""
+    axs = parse_query_pair_axioms(axioms)
     cols = [pair_preferences(ctx, a, i, j) for a in axs]
     return np.stack(cols, axis=1) if cols else np.zeros((len(i), 0), dtype=np.int8)
 
 
 def document_preferences(
-    ctx: QueryPairContext, axiom: QueryPairAxiom | str
+    ctx: QueryPairContext, axiom: Axiom | str
 ) -> tuple[np.ndarray, np.ndarray]:
     """``M_A`` for all queries of every document at once.
 

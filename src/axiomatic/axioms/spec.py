@@ -10,6 +10,12 @@ shortcuts to the engine.
 Strings such as ``"TFC1(delta_rel=0.1)"`` or ``"TFC2(variant='relaxed', delta=5)"`` are parsed
 with the shared strict grammar of :mod:`axiomatic._keyvalue` (ast-based, never ``eval``);
 unknown axiom or parameter names get close-match suggestions.
+
+One grammar for every kind of axiom in the catalogue: ARES' query-pair axioms
+(``"Q-STM-3(threshold=0.4)"``, ``"Q-RANK + 0.5*Q-PROX-1"``) parse here too; they have no
+variant (``Axiom.variant`` is ``""``). An expression combines axioms of one kind: a
+document-pair axiom and a query-pair axiom in one expression is refused at parse time, and
+``parse_axioms(..., relates=...)`` refuses axioms of another kind than its consumer computes.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from axiomatic._keyvalue import parse_call, split_top_level
 from axiomatic._suggest import suggest
 from axiomatic.axioms.catalogue import (
     LENGTH_PARAMS,
+    RELATES,
     VARIANTS,
     AxiomDef,
     get_definition,
     list_axioms,
+    relates_phrase,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +48,7 @@ __all__ = [
     "Axiom",
     "AxiomDef",
     "Combination",
+    "check_relates",
     "get_definition",
     "leaves",
     "list_axioms",
@@ -70,9 +79,16 @@ class Axiom:
     def create(cls, name: str, variant: str | None = None, **params: Any) -> Axiom:
         """Validate ``name``/``variant``/``params`` against the catalogue and fill defaults."""
         d = get_definition(name)
+        if not d.variants:  # query-pair axioms: no variants
+            if variant not in (None, ""):
+                raise ValueError(
+                    f"{d.name} has no variants (it relates {relates_phrase(d.relates, d.arity)}"
+                    f"); got variant={variant!r}: drop it"
+                )
+            variant = ""
         if variant is None:
             variant = d.default_variant
-        if variant not in d.variants:
+        if variant not in d.variants and d.variants:
             raise ValueError(
                 f"{d.name} has no variant {variant!r}; expected one of {list(d.variants)}"
                 + suggest(variant, d.variants, loose=True)
@@ -106,6 +122,8 @@ class Axiom:
             if isinstance(default, (int, float)) and not isinstance(default, bool):
                 v = _number(d.name, k, v)
             full[k] = v
+        if d.check is not None:
+            d.check(d.name, full)
         return cls(d.name, variant, tuple(sorted(full.items())))
 
     # ------------------------------------------------------------------ views
@@ -121,15 +139,21 @@ class Axiom:
     def relation(self) -> str:
         return self.definition.relation
 
+    @property
+    def relates(self) -> str:
+        """``"documents"`` or ``"queries"`` (see :data:`axiomatic.axioms.catalogue.RELATES`)."""
+        return self.definition.relates
+
     def param(self, key: str, default: Any = None) -> Any:
         return dict(self.params).get(key, default)
 
     @property
     def spec(self) -> str:
-        """Canonical string, parseable by :func:`parse_axiom` (``None`` params omitted)."""
-        parts = [f"variant={self.variant!r}"]
+        """Canonical string, parseable by :func:`parse_axiom` (``None`` params omitted; an
+        axiom without variant or parameters is its name: ``Q-REG``)."""
+        parts = [f"variant={self.variant!r}"] if self.variant else []
         parts += [f"{k}={v!r}" for k, v in self.params if v is not None and not k.startswith("_")]
-        return f"{self.name}({', '.join(parts)})"
+        return f"{self.name}({', '.join(parts)})" if parts else self.name
 
     def __str__(self) -> str:
         return self.spec
@@ -238,17 +262,44 @@ def split_axiom_list(text: str) -> list[str]:
 
 
 def parse_axioms(
-    text: str | Axiom | Iterable[str | Axiom], default_variant: str | None = None
+    text: str | Axiom | Iterable[str | Axiom],
+    default_variant: str | None = None,
+    *,
+    relates: str | None = None,
 ) -> list[Axiom]:
     """Parse a comma-separated list (``"TFC1,TFC2(variant='relaxed'),M-TDC"``) or a sequence;
     ``default_variant`` applies to the strings that set no variant and whose axiom has it (the
-    others keep their own default; parsed ``Axiom`` values are kept as they are)."""
+    others keep their own default; parsed ``Axiom`` values are kept as they are).
+
+    ``relates`` (``"documents"`` or ``"queries"``): the kind the caller computes; an axiom of
+    the other kind is a ``ValueError`` naming the close matches of the right kind."""
+    if relates is not None and relates not in RELATES:
+        raise ValueError(f"relates must be one of {list(RELATES)} (got {relates!r})")
     if isinstance(text, Axiom):
-        return [text]
-    parts: list[Any] = split_axiom_list(text) if isinstance(text, str) else list(text)
-    if not parts:
-        raise ValueError("no axioms given; expected e.g. 'TFC1,TFC2,M-TDC,LNC2'")
-    return [parse_axiom(p, default_variant) for p in parts]
+        parsed = [text]
+    else:
+        parts: list[Any] = split_axiom_list(text) if isinstance(text, str) else list(text)
+        if not parts:
+            raise ValueError("no axioms given; expected e.g. 'TFC1,TFC2,M-TDC,LNC2'")
+        parsed = [parse_axiom(p, default_variant) for p in parts]
+    if relates is not None:
+        for a in parsed:
+            check_relates(a, relates)
+    return parsed
+
+
+def check_relates(axiom: Axiom, relates: str) -> Axiom:
+    """``axiom`` when it relates ``relates``, else a ``ValueError`` (one line) that says what
+    it relates and suggests the close names of the wanted kind (``REG`` -> ``Q-REG``)."""
+    if axiom.relates == relates:
+        return axiom
+    wanted = [r["name"] for r in list_axioms(relates)]
+    one = "query" if relates == "documents" else "document"
+    raise ValueError(
+        f"{axiom.name} relates {relates_phrase(axiom.relates, axiom.arity)}, but axioms "
+        f"relating {relates} for one {one} are needed here (see `axiomatic axioms`)"
+        + suggest(axiom.name, wanted, loose=True)
+    )
 
 
 def leaves(spec: Any) -> list[Axiom]:
@@ -290,6 +341,15 @@ class Combination(Axiom):
                     f"{o.name} is a triple axiom (arity 3) and has no preference matrix; "
                     "combinations take pairwise axioms"
                 )
+        for o in ops[1:]:
+            if o.relates != ops[0].relates:
+                a, b = ops[0], o
+                raise ValueError(
+                    f"cannot combine {_kind_leaf(a).name} (relates "
+                    f"{relates_phrase(a.relates, 2)}) with {_kind_leaf(b).name} (relates "
+                    f"{relates_phrase(b.relates, 2)}): an axiom expression combines axioms of "
+                    "one kind"
+                )
         op, flat, w = make_node(op, ops, weight)
         probe = cls("", "combined", (), op, flat, w)
         return cls(render(probe, _short), "combined", (), op, flat, w)
@@ -314,7 +374,12 @@ class Combination(Axiom):
 
     @property
     def relation(self) -> str:
-        return ">"
+        return ">" if self.relates == "documents" else "q1>q2|d"
+
+    @property
+    def relates(self) -> str:
+        """What the leaves relate (all of them the same: :meth:`build` refuses a mix)."""
+        return self.leaves()[0].relates
 
     @property
     def spec(self) -> str:
@@ -342,6 +407,11 @@ class Combination(Axiom):
         return Instances(
             i[sel].astype(np.int64), j[sel].astype(np.int64), None, ">", np.zeros(len(sel), bool)
         )
+
+
+def _kind_leaf(a: Axiom) -> Axiom:
+    """The first single axiom of ``a`` (itself for a single axiom): the one a message names."""
+    return leaves(a)[0]
 
 
 def _short(a: Axiom) -> str:

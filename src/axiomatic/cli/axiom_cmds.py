@@ -76,7 +76,9 @@ def _parse_axioms_or_exit(text: str, variant: str | None = None) -> list[Any]:
     from axiomatic.axioms import parse_axioms
 
     try:
-        return parse_axioms(axiom_list(text), default_variant=_check_variant(variant))
+        return parse_axioms(
+            axiom_list(text), default_variant=_check_variant(variant), relates="documents"
+        )
     except (KeyError, ValueError, SyntaxError) as exc:
         raise fail(f"bad --axioms {text!r}: {exc.args[0] if exc.args else exc}") from None
 
@@ -175,7 +177,11 @@ def _unreadable_instances(folder: Path, exc: BaseException) -> str:
 def axioms(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List the axiom catalogue: names, variants, relation, parameters and sources.
+    """List the axiom catalogue: names, what each relates, variants, parameters and sources.
+
+    One catalogue and one grammar: axioms that relate documents for one query (mine,
+    diagnose, rerank) and ARES' query-pair axioms Q-* that relate two queries for one
+    document (pretrain ares); an expression combines axioms of one kind.
 
     Axioms combine with ir_axioms' operators wherever --axioms is taken (mine, diagnose,
     rerank): A & B (decisive only where all agree), A | B (cascade: the first decisive one
@@ -185,24 +191,27 @@ def axioms(
     from rich.table import Table
 
     from axiomatic.axioms import list_axioms
-    from axiomatic.axioms.query_pairs import list_query_pair_axioms
 
-    # the document-pair catalogue, then ARES' query-pair family (<q1, q2, d>; Chen et al. 2022)
-    rows = list_axioms() + list_query_pair_axioms()
+    # one catalogue: the document axioms, then ARES' query-pair family (<q1, q2, d>)
+    rows = list_axioms()
     if as_json:
         console.print_json(json.dumps(rows, default=str))
         return
     t = Table(
-        title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2"; Q-*: ARES\' '
-        "query-pair family <q1, q2, d>, for `axiomatic ares`)"
+        title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2"; relates: documents '
+        "for one query (mine, diagnose, rerank) or queries for one document (Q-*: ARES' "
+        "query-pair family <q1, q2, d>, for `axiomatic pretrain ares`); an expression combines one "
+        "kind)"
     )
-    for col in ("name", "arity", "relation", "variants", "parameters", "description", "source"):
+    cols = ("name", "arity", "relates", "relation", "variants", "parameters", "description")
+    for col in (*cols, "source"):
         t.add_column(col, overflow="fold")
     for r in rows:
         params = r.get("params") or {}
         t.add_row(
             escape(str(r.get("name", ""))),
             str(r.get("arity", "")),
+            str(r.get("relates", "")),
             escape(str(r.get("relation", ""))),
             ", ".join(map(str, r.get("variants", []))),
             escape(", ".join(f"{k}={v}" for k, v in params.items())),

@@ -36,9 +36,11 @@ EXCLUDED = {
 
 
 def default_axioms() -> list[str]:
-    """Names of the default explanation axioms: every pairwise catalogue axiom but
-    :data:`EXCLUDED`, each in its default variant."""
-    return [a["name"] for a in list_axioms() if a["arity"] == 2 and a["name"] not in EXCLUDED]
+    """Names of the default explanation axioms: every catalogue axiom relating two documents
+    but :data:`EXCLUDED`, each in its default variant (ARES' query-pair axioms relate two
+    queries: no preference between two documents)."""
+    rows = list_axioms(relates="documents")
+    return [a["name"] for a in rows if a["arity"] == 2 and a["name"] not in EXCLUDED]
 
 
 def explanation_axioms(axioms: str | Sequence[str | Axiom] | None = None) -> list[Axiom]:
@@ -47,9 +49,11 @@ def explanation_axioms(axioms: str | Sequence[str | Axiom] | None = None) -> lis
     if axioms is None:
         axioms = default_axioms()
     parsed = (
-        parse_axioms(axioms)
+        parse_axioms(axioms, relates="documents")
         if isinstance(axioms, str)
-        else [a if isinstance(a, Axiom) else parse_axioms(a)[0] for a in axioms]
+        else [
+            a if isinstance(a, Axiom) else parse_axioms(a, relates="documents")[0] for a in axioms
+        ]
     )
     if not parsed:
         raise ValueError("no axioms given; pass e.g. 'TFC1,M-TDC,LNC1' or None for the default")

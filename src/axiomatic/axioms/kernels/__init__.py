@@ -5,6 +5,8 @@
 - :mod:`.proximity`: PROX1-5 (on the context's positional index)
 - :mod:`.semantic`: STMC1-3, REG (on the context's term similarity)
 - :mod:`.aspects`: AND, M-AND, DIV (and their LEN- forms)
+- :mod:`.queries`: ARES' query-pair axioms Q-* (two queries for one document; on a
+  :class:`~axiomatic.axioms.query_pairs.QueryPairContext`)
 
 Kernels compute the axiom-specific preconditions only; :mod:`axiomatic.axioms.engine` applies the
 length precondition once, from the catalogue definition, and turns kernels into preferences and
