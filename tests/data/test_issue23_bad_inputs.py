@@ -24,7 +24,7 @@ RUN_LINE = b"q1 Q0 d1 1 2.0 tag\n"
 
 # ----------------------------------------------------------------------------- gzip input
 def test_run_tag_reads_a_truncated_gzip_with_the_run_reader(tmp_path: Path) -> None:
-    from axiomatic.cli.run_inputs import run_tag
+    from axiomatic.data.trec import run_tag
 
     p = tmp_path / "t.trec.gz"
     p.write_bytes(gzip.compress(RUN_LINE * 200)[:-12])

@@ -58,15 +58,15 @@ def axiom_list(text: str) -> str:
     included."""
     from axiomatic._keyvalue import split_top_level
     from axiomatic.axioms.algebra import is_expression
-    from axiomatic.evaluate.metrics import _split_measure_string
+    from axiomatic.evaluate.metrics import split_measure_string
 
     try:
         items = split_top_level(text)
     except ValueError:
-        return ",".join(_split_measure_string(text))  # the parser reports the imbalance
+        return ",".join(split_measure_string(text))  # the parser reports the imbalance
     out: list[str] = []
     for item in items:
-        out += [item] if is_expression(item) else _split_measure_string(item)
+        out += [item] if is_expression(item) else split_measure_string(item)
     return ",".join(out)
 
 
@@ -1058,7 +1058,7 @@ def rerank(
         base_label = str(base_name)
     elif base_kind == "run":
         base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root)
-        from axiomatic.cli.run_inputs import run_tag
+        from axiomatic.data.trec import run_tag
 
         base_path = Path(base_params["path"])
         base_label = base_name or run_tag(base_path) or base_path.name

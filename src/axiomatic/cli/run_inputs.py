@@ -49,7 +49,6 @@ __all__ = [
     "parse_weights",
     "read_named_runs",
     "record_first_stage",
-    "run_tag",
     "with_first_stage",
 ]
 
@@ -59,28 +58,6 @@ class NamedPath:
     name: str
     path: Path
     spec: str  # what the user typed (the legend maps name -> spec)
-
-
-def run_tag(path: Path) -> str | None:
-    """The run's tag when every line carries the same one (6th column), else ``None``.
-
-    Read with the readers' own line reader (:func:`axiomatic.data._io.iter_lines`), so a
-    truncated or corrupt ``.gz`` run, a gzip bomb or a bad byte is the same
-    :class:`~axiomatic.data.errors.ParseError` the run reader gives, never a foreign exception.
-    """
-    from axiomatic.data._io import iter_lines
-
-    tags: set[str] = set()
-    try:
-        for _, line in iter_lines(path):
-            parts = line.split()
-            if len(parts) >= 6:
-                tags.add(parts[5])
-                if len(tags) > 1:
-                    return None
-    except OSError:  # unreadable: the run reader reports it
-        return None
-    return next(iter(tags)) if tags else None
 
 
 def _split(value: str) -> tuple[str | None, Path]:
@@ -122,6 +99,8 @@ def parse_named_paths(
     if bare:
         levels: list[list[str]] = []
         if tag_names:
+            from axiomatic.data.trec import run_tag
+
             tags = [run_tag(path) for _, path in bare]
             if all(tags):
                 levels.append([str(t) for t in tags])
@@ -151,10 +130,10 @@ def parse_named_paths(
 def parse_weights(text: str, axioms: list[Any]) -> list[float]:
     """``--weights`` as one float per pairwise axiom: ``"2,1,0.5"`` (axiom order) or
     ``"TFC1=2,M-TDC=1"`` (unnamed axioms get 1)."""
-    from axiomatic.evaluate.metrics import _split_measure_string
+    from axiomatic.evaluate.metrics import split_measure_string
 
     names = [a.name for a in axioms]
-    items = _split_measure_string(text)
+    items = split_measure_string(text)
     if not items:
         raise fail(f"--weights {text!r} is empty; expected e.g. '2,1' or 'TFC1=2,M-TDC=1'")
     if all("=" in it for it in items):

@@ -60,6 +60,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "read_topics",
+    "run_tag",
     "validate_run_tag",
     "write_qrels",
     "write_run",
@@ -549,3 +550,23 @@ def write_topics(
         else:
             out.append(f"<top>\n<num> Number: {qid}\n<title> {text}\n</top>\n\n")
     return atomic_write_text(path, "".join(out))
+
+
+def run_tag(path: Path) -> str | None:
+    """The run's tag when every line carries the same one (6th column), else ``None``.
+
+    Read with the readers' own line reader (``iter_lines``), so a
+    truncated or corrupt ``.gz`` run, a gzip bomb or a bad byte is the same
+    :class:`~axiomatic.data.errors.ParseError` the run reader gives, never a foreign exception.
+    """
+    tags: set[str] = set()
+    try:
+        for _, line in iter_lines(path):
+            parts = line.split()
+            if len(parts) >= 6:
+                tags.add(parts[5])
+                if len(tags) > 1:
+                    return None
+    except OSError:  # unreadable: the run reader reports it
+        return None
+    return next(iter(tags)) if tags else None

@@ -88,7 +88,7 @@ def _ir_measures() -> Any:
     return ir_measures
 
 
-def _split_measure_string(text: str) -> list[str]:
+def split_measure_string(text: str) -> list[str]:
     """Split on whitespace and commas that are not inside parentheses."""
     out: list[str] = []
     depth = 0
@@ -121,7 +121,7 @@ def parse_measures(measures: str | MeasureLike | Iterable[str | MeasureLike]) ->
     """
     im = _ir_measures()
     if isinstance(measures, str):
-        items: list[Any] = _split_measure_string(measures)
+        items: list[Any] = split_measure_string(measures)
     elif hasattr(measures, "NAME"):
         items = [measures]
     else:

@@ -318,9 +318,9 @@ class ACRank2023(Runner):
             zero[name] = ds
         lang = str(train_all.doc_language or train_all.language or "en")
         if lang.startswith("zh"):
-            from axiomatic.perturb.acrank import _jieba
+            from axiomatic.perturb.acrank import require_jieba
 
-            _jieba()  # a Chinese setting without jieba fails before any training
+            require_jieba()  # a Chinese setting without jieba fails before any training
         texts = [d.text for d in train_all.documents.values()]
         from axiomatic.data.fingerprint import hash_fields
 

@@ -907,7 +907,7 @@ class LiuSmooth(Runner):
         return summary
 
     def _stability(self) -> list[dict[str, Any]]:
-        from axiomatic.training.checkpoint import read_log as _read_log
+        from axiomatic.training.checkpoint import read_log
 
         p = self.plan
         out = []
@@ -917,7 +917,7 @@ class LiuSmooth(Runner):
                 res = self._load(units)
                 if not res:
                     continue
-                logs = [_read_log(self.out_dir / "runs" / u.path() / "log.jsonl") for u in units]
+                logs = [read_log(self.out_dir / "runs" / u.path() / "log.jsonl") for u in units]
                 gn = [x["grad_norm"] for log in logs for x in log if "grad_norm" in x]
                 ok = [r for r in res if not r.get("diverged")]
                 mrr = [r["test"]["MRRmr"] for r in ok]
@@ -947,7 +947,7 @@ class LiuSmooth(Runner):
     def _figures(self, summary: dict[str, Any]) -> dict[str, str]:
         import matplotlib  # the default colour cycle (rcParams: no pyplot, no backend switch)
 
-        from axiomatic.training.checkpoint import read_log as _read_log
+        from axiomatic.training.checkpoint import read_log
 
         p = self.plan
         figs: dict[str, str] = {}
@@ -1017,7 +1017,7 @@ class LiuSmooth(Runner):
                 if u.eps == e and u.clip == c:
                     f = self.out_dir / "runs" / u.path() / "log.jsonl"
                     if f.exists():
-                        logs_by.setdefault((e, c), []).append(_read_log(f))
+                        logs_by.setdefault((e, c), []).append(read_log(f))
         if logs_by:
             fig, (a1, a2) = new_figure(1, 2, figsize=(9, 3.4))
             colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]

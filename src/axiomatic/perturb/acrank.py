@@ -98,7 +98,7 @@ def acrank_stopwords(language: str) -> frozenset[str]:
     return load_stopwords(language)
 
 
-def _jieba() -> object:
+def require_jieba() -> object:
     try:
         import jieba
     except ImportError as exc:
@@ -169,7 +169,7 @@ class ACRankAugmenter:
         self.language = (self.language or "en").lower()
         if self.language.startswith("zh"):
             self.language = "zh"
-            _jieba()  # fail now, not in the middle of training
+            require_jieba()  # fail now, not in the middle of training
         if self.stopwords is None:
             self.stopwords = acrank_stopwords(self.language)
         if self.max_position is not None and int(self.max_position) < 1:
@@ -179,7 +179,7 @@ class ACRankAugmenter:
     def tokens(self, text: str) -> list[tuple[str, int, int]]:
         """``(lowercased token, start, end)`` spans of ``text`` (stopwords kept)."""
         if self.language == "zh":
-            jieba = _jieba()
+            jieba = require_jieba()
             return [
                 (w.lower(), s, e)
                 for w, s, e in jieba.tokenize(text)  # type: ignore[attr-defined]
