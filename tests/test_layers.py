@@ -20,7 +20,16 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: rows of the layer map, bottom to top ("" is the top-level facade ``axiomatic/__init__``)
 LAYERS: list[set[str]] = [
     # utilities that import nothing of the package (but _report -> _atomic: SAME_ROW)
-    {"_atomic", "_callable", "_keyvalue", "_progress", "_report", "_suggest", "resources"},
+    {
+        "_atomic",
+        "_callable",
+        "_keyvalue",
+        "_progress",
+        "_registry",
+        "_report",
+        "_suggest",
+        "resources",
+    },
     {"data", "evaluate"},  # records, readers, catalog | ir_measures, significance
     {"text", "index"},  # analyzers | collection statistics
     {"rankers", "models"},  # lexical / run-file rankers | neural models (the neural rankers)
@@ -33,6 +42,7 @@ LAYERS: list[set[str]] = [
 #: allowed imports between packages of one row (importer, imported)
 SAME_ROW = {
     ("_report", "_atomic"),  # figures and tables are saved atomically
+    ("_registry", "_suggest"),  # one refusal wording for unknown names
     ("evaluate", "data"),
     ("index", "text"),
     ("rankers", "models"),

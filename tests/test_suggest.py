@@ -77,14 +77,10 @@ REMAINING = {
     "data/descriptor.py",
     "diagnose/analyses.py",
     "experiments/acrank2023.py",
-    "experiments/ares2022.py",
-    "experiments/liu_smooth.py",
     "models/clir.py",
-    "models/io.py",
     "perturb/acrank.py",
     "perturb/perturbations.py",
     "training/config.py",
-    "training/smooth.py",
 }
 
 

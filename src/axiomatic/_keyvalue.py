@@ -32,7 +32,8 @@ import warnings
 from typing import Any
 
 _CONSTANTS = {"true": True, "false": False, "none": None}
-_NAME = re.compile(r"^[A-Za-z_][\w-]*$")
+_NAME = re.compile(r"^[A-Za-z0-9_][\w-]*$")
+"""A call name: letters, digits, `_` and `-` (`3partl2` too)."""
 _KEY = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.S)
 _TOKEN = re.compile(r"^[\w./:~*+-]+$")
 

@@ -44,7 +44,13 @@ def suggest(
 ) -> str:
     """`` (did you mean 'a', 'b' or 'c'?)`` for the :func:`close_matches` of ``word``, ``""``
     when nothing is close; appended to the sentence that names the unknown word."""
-    close = [repr(c) for c in close_matches(word, choices, n, cutoff, loose=loose)]
+    return did_you_mean(close_matches(word, choices, n, cutoff, loose=loose))
+
+
+def did_you_mean(names: Iterable[object]) -> str:
+    """`` (did you mean 'a', 'b' or 'c'?)`` for ``names`` (duplicates dropped, order kept),
+    ``""`` for none: the wording of :func:`suggest` for a caller that chose the names."""
+    close = [repr(str(c)) for c in dict.fromkeys(str(n) for n in names)]
     if not close:
         return ""
     listed = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} or {close[-1]}"

@@ -155,7 +155,7 @@ def test_parse_graded_loss() -> None:
     assert isinstance(loss, SOSL) and loss.thresholds == (0.1, 0.6)
     assert isinstance(parse_graded_loss("po(scale=5)"), ProportionalOdds)
     assert isinstance(parse_graded_loss("3partl2"), ThreePartL2)
-    with pytest.raises(ValueError, match="Did you mean sosl"):
+    with pytest.raises(ValueError, match=r"unknown graded loss 'sols' \(did you mean 'sosl'"):
         parse_graded_loss("sols")
     with pytest.raises(ValueError, match="no parameter 'scal'"):
         parse_graded_loss("po(scal=3)")

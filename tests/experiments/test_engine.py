@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from axiomatic._registry import Registry
 from axiomatic.cli.main import app
 from axiomatic.experiments import engine
 from axiomatic.experiments.engine import (
@@ -170,7 +171,10 @@ def _toy_module(tmp_path: Path, monkeypatch) -> str:
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "toy_experiment", module)
     spec.loader.exec_module(module)
-    entry = re.search(r'Experiment\("toy", "([^"]+)", "([^"]+)",\s*"[^"]+"\)', text)
+    entry = re.search(
+        r'REGISTRY\.register\(\s*"toy",\s*Experiment\("toy", "([^"]+)", "([^"]+)",\s*"[^"]+"\)',
+        text,
+    )
     assert entry is not None, "docs/architecture.md lost the toy's registry entry"
     return "toy_experiment:Toy"
 
@@ -181,7 +185,11 @@ def test_the_documented_toy_experiment_runs_resumes_and_refuses(
     import numpy as np
 
     where = _toy_module(tmp_path, monkeypatch)
-    monkeypatch.setitem(REGISTRY, "toy", Experiment("toy", "mean of draws", "none", where))
+    registry = Registry("experiment")
+    for name, entry in REGISTRY.items():
+        registry.register(name, entry)
+    registry.register("toy", Experiment("toy", "mean of draws", "none", where))
+    monkeypatch.setattr(engine, "REGISTRY", registry)
     out = tmp_path / "out"
     lines: list[str] = []
     res = run_experiment("toy", out, quick=True, echo=lines.append)

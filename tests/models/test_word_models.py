@@ -166,9 +166,9 @@ def test_fixed_length_models_reject_unpadded_inputs():
 
 
 def test_build_model_errors_help():
-    with pytest.raises(ValueError, match="Did you mean 'knrm'"):
+    with pytest.raises(ValueError, match="did you mean 'knrm'"):
         build_model("knmr", texts=TEXTS)
-    with pytest.raises(TypeError, match="Did you mean 'n_kernels'"):
+    with pytest.raises(TypeError, match="did you mean 'n_kernels'"):
         build_model("knrm", texts=TEXTS, n_kernel=11)
     with pytest.raises(ValueError, match="texts="):
         build_model("drmm")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 from axiomatic.experiments.units import UnitStore, note_plan_change
 
@@ -413,59 +414,53 @@ class Experiment:
 
 
 _RUNNERS = "axiomatic.experiments."
-REGISTRY: dict[str, Experiment] = {
-    e.name: e
-    for e in (
-        Experiment(
-            "rosset2019",
-            "axiomatic regularization (AR) of KNRM / Conv-KNRM: Figure 1, Table 2, Figure 2",
-            "Rosset et al., SIGIR 2019",
-            _RUNNERS + "rosset2019.run:Rosset2019",
-        ),
-        Experiment(
-            "rennings-augment",
-            "training on mined diagnostic instances vs the AP perturbation baseline (Table 4.9)",
-            "Rennings, MSc thesis 2019",
-            _RUNNERS + "rennings_augment:RenningsAugment",
-        ),
-        Experiment(
-            "liu-smooth",
-            "smooth cosine + Smooth Ordinal Search Loss for cross-lingual graded retrieval",
-            "Liu et al., Cross-Lingual Document Retrieval with Smooth Learning",
-            _RUNNERS + "liu_smooth:LiuSmooth",
-            options=frozenset({"sasaki"}),
-        ),
-        Experiment(
-            "acrank2023",
-            "contrastive learning of axiomatic matching signals (Tables 3-6, Figure 4)",
-            "Bo et al., 2023 (ACRank)",
-            _RUNNERS + "acrank2023:ACRank2023",
-        ),
-        Experiment(
-            "ares2022",
-            "axiomatically regularized pre-training: predictor, zero-/few-shot, ablation",
-            "Chen et al., SIGIR 2022 (ARES)",
-            _RUNNERS + "ares2022:Ares2022",
-        ),
-    )
-}
-"""The experiments ``axiomatic experiment`` lists and runs, by name."""
+REGISTRY: Registry[Experiment] = Registry("experiment")
+"""The experiments ``axiomatic experiment`` lists and runs, by name
+(:class:`axiomatic._registry.Registry`: ``REGISTRY.register(name, Experiment(...))`` adds one)."""
+for _e in (
+    Experiment(
+        "rosset2019",
+        "axiomatic regularization (AR) of KNRM / Conv-KNRM: Figure 1, Table 2, Figure 2",
+        "Rosset et al., SIGIR 2019",
+        _RUNNERS + "rosset2019.run:Rosset2019",
+    ),
+    Experiment(
+        "rennings-augment",
+        "training on mined diagnostic instances vs the AP perturbation baseline (Table 4.9)",
+        "Rennings, MSc thesis 2019",
+        _RUNNERS + "rennings_augment:RenningsAugment",
+    ),
+    Experiment(
+        "liu-smooth",
+        "smooth cosine + Smooth Ordinal Search Loss for cross-lingual graded retrieval",
+        "Liu et al., Cross-Lingual Document Retrieval with Smooth Learning",
+        _RUNNERS + "liu_smooth:LiuSmooth",
+        options=frozenset({"sasaki"}),
+    ),
+    Experiment(
+        "acrank2023",
+        "contrastive learning of axiomatic matching signals (Tables 3-6, Figure 4)",
+        "Bo et al., 2023 (ACRank)",
+        _RUNNERS + "acrank2023:ACRank2023",
+    ),
+    Experiment(
+        "ares2022",
+        "axiomatically regularized pre-training: predictor, zero-/few-shot, ablation",
+        "Chen et al., SIGIR 2022 (ARES)",
+        _RUNNERS + "ares2022:Ares2022",
+    ),
+):
+    REGISTRY.register(_e.name, _e)
 
 
 def experiments() -> list[Experiment]:
-    return list(REGISTRY.values())
+    return REGISTRY.values()
 
 
 def get_experiment(name: str) -> Experiment:
-    """The registry entry ``name`` (case and surrounding spaces ignored); unknown names are
-    refused with a suggestion."""
-    key = name.strip().lower()
-    if key not in REGISTRY:
-        raise ValueError(
-            f"unknown experiment {name!r}{suggest(key, REGISTRY)}; expected one of "
-            f"{', '.join(REGISTRY)} (`axiomatic experiment` lists them)"
-        )
-    return REGISTRY[key]
+    """The registry entry ``name`` (case, ``_`` / ``-`` and surrounding spaces forgiven); an
+    unknown name is refused in one line with the close matches and the known names."""
+    return REGISTRY.get(name)
 
 
 def run_experiment(

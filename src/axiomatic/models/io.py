@@ -10,8 +10,6 @@ A saved model is a folder::
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import inspect
 import json
 from collections.abc import Iterable
@@ -21,6 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from axiomatic._registry import Registry
+from axiomatic._suggest import suggest
 from axiomatic.models.base import NeuralRankingModel, seeded_init
 
 FORMAT = "axiomatic-model"
@@ -30,54 +30,43 @@ WEIGHTS_FILE = "model.safetensors"
 VOCAB_FILE = "vocab.json"
 TOKENIZER_DIR = "tokenizer"
 
-# registry name -> (module, class); resolved lazily so that importing the package stays cheap
-_REGISTRY: dict[str, tuple[str, str]] = {
-    "knrm": ("axiomatic.models.knrm", "KNRM"),
-    "conv-knrm": ("axiomatic.models.knrm", "ConvKNRM"),
-    "drmm": ("axiomatic.models.matchzoo", "DRMM"),
-    "matchpyramid": ("axiomatic.models.matchzoo", "MatchPyramid"),
-    "duet": ("axiomatic.models.matchzoo", "Duet"),
-    "anmm": ("axiomatic.models.matchzoo", "ANMM"),
-    "arc-i": ("axiomatic.models.matchzoo", "ARCI"),
-    "mv-lstm": ("axiomatic.models.matchzoo", "MVLSTM"),
-    "cross-encoder": ("axiomatic.models.transformer", "CrossEncoder"),
-    "bi-encoder": ("axiomatic.models.transformer", "BiEncoder"),
-    "clir-dual": ("axiomatic.models.clir", "SmoothDualEncoder"),
-    "acrank": ("axiomatic.models.acrank", "ACRankModel"),
-}
-_ALIASES = {"cknrm": "conv-knrm", "k-nrm": "knrm", "arci": "arc-i", "mvlstm": "mv-lstm"}
+# registry name -> "module:class"; imported on use so that importing the package stays cheap
+MODELS: Registry[str] = Registry(
+    "model",
+    {
+        "knrm": "axiomatic.models.knrm:KNRM",
+        "conv-knrm": "axiomatic.models.knrm:ConvKNRM",
+        "drmm": "axiomatic.models.matchzoo:DRMM",
+        "matchpyramid": "axiomatic.models.matchzoo:MatchPyramid",
+        "duet": "axiomatic.models.matchzoo:Duet",
+        "anmm": "axiomatic.models.matchzoo:ANMM",
+        "arc-i": "axiomatic.models.matchzoo:ARCI",
+        "mv-lstm": "axiomatic.models.matchzoo:MVLSTM",
+        "cross-encoder": "axiomatic.models.transformer:CrossEncoder",
+        "bi-encoder": "axiomatic.models.transformer:BiEncoder",
+        "clir-dual": "axiomatic.models.clir:SmoothDualEncoder",
+        "acrank": "axiomatic.models.acrank:ACRankModel",
+    },
+    aliases={"cknrm": "conv-knrm", "k-nrm": "knrm"},
+)
+"""The model zoo (:class:`axiomatic._registry.Registry`): ``build_model`` names."""
 _TRANSFORMERS = ("cross-encoder", "bi-encoder", "acrank")
 
 
 def list_models() -> list[str]:
     """Registry names accepted by :func:`build_model`."""
-    return list(_REGISTRY)
-
-
-def _key(name: str) -> str:
-    return name.strip().lower().replace("_", "-").replace(" ", "-")
+    return MODELS.names()
 
 
 def resolve_model_name(name: str) -> str:
-    """Canonical registry name of ``name`` (case, ``_``/``-`` and common spellings forgiven)."""
-    key = _key(name)
-    if key in _REGISTRY:
-        return key
-    squashed = key.replace("-", "")
-    for canonical in _REGISTRY:
-        if canonical.replace("-", "") == squashed:
-            return canonical
-    if squashed in _ALIASES:
-        return _ALIASES[squashed]
-    close = difflib.get_close_matches(key, [*_REGISTRY, *_ALIASES], n=3, cutoff=0.5)
-    hint = f" Did you mean {', '.join(repr(_ALIASES.get(c, c)) for c in close)}?" if close else ""
-    raise ValueError(f"unknown model {name!r}; expected one of {list_models()}.{hint}")
+    """Canonical registry name of ``name`` (case, ``_``/``-`` and common spellings forgiven);
+    an unknown name is one ``ValueError`` line with the close matches."""
+    return MODELS.resolve(name)
 
 
 def model_class(name: str) -> Any:
     """The model class registered as ``name``."""
-    module, cls = _REGISTRY[resolve_model_name(name)]
-    return getattr(importlib.import_module(module), cls)
+    return MODELS.load(name)
 
 
 def is_word_model(name: str) -> bool:
@@ -89,10 +78,9 @@ def _check_config(cls: type, config: dict[str, Any], reserved: Iterable[str] = (
     allowed = set(params) - set(reserved)
     for key in config:
         if key not in allowed:
-            close = difflib.get_close_matches(key, sorted(allowed), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise TypeError(
-                f"{cls.__name__} has no option {key!r}; options are {sorted(allowed)}.{hint}"
+                f"{cls.__name__} has no option {key!r}{suggest(key, sorted(allowed), n=1)}; "
+                f"options are {sorted(allowed)}"
             )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
 from axiomatic.index.collection import CollectionIndex
@@ -100,6 +101,8 @@ _ALIASES = {
     "crossencoder": "cross-encoder",
     "ce": "cross-encoder",
 }
+RANKERS: Registry[tuple[str, str]] = Registry("ranker", _DESCRIPTIONS, aliases=_ALIASES)
+"""Ranker kinds (:class:`axiomatic._registry.Registry`): kind -> (what it is, an example spec)."""
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.+@-]*)\s*=(?!=)(.+)$", re.DOTALL)
 
 
@@ -162,12 +165,13 @@ def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
-    kind = _ALIASES.get(kind, kind)
-    if kind not in _DESCRIPTIONS:
+    found = RANKERS.find(kind)
+    if found is None:
         raise RankerSpecError(
-            f"unknown ranker {kind!r} in spec {spec!r}{suggest(kind, _DESCRIPTIONS, n=2)}; "
-            f"known: {', '.join(_DESCRIPTIONS)}"
+            f"unknown ranker {kind!r} in spec {spec!r}{RANKERS.hint(kind, n=2)}; "
+            f"known: {', '.join(RANKERS)}"
         )
+    kind = found
     if kind in _PATH_KINDS:
         path = rest
         params: dict[str, Any] = {}

@@ -26,7 +26,6 @@ Losses (all modules, registry :data:`GRADED_LOSSES`, parsed from strings by
 
 from __future__ import annotations
 
-import difflib
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -35,6 +34,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from axiomatic._registry import Registry
+from axiomatic._suggest import suggest
 from axiomatic.models.similarity import (  # noqa: F401 - re-exported (public import paths)
     SmoothCosineSimilarity,
     smooth_cosine,
@@ -337,13 +338,19 @@ class ThreePartL2(GradedLoss):
         return f"thresholds={list(self.thresholds)}, high={self.high}, uppers={list(self.uppers)}"
 
 
-GRADED_LOSSES: dict[str, type[GradedLoss]] = {
-    "sosl": SOSL,
-    "mse": GradedMSE,
-    "po": ProportionalOdds,
-    "3partl2": ThreePartL2,
+GRADED_LOSSES: Registry[type[GradedLoss]] = Registry(
+    "graded loss",
+    {"sosl": SOSL, "mse": GradedMSE, "po": ProportionalOdds, "3partl2": ThreePartL2},
+    aliases={"proportional-odds": "po", "pos": "po", "3part": "3partl2", "threepartl2": "3partl2"},
+)
+"""Graded losses by name (:class:`axiomatic._registry.Registry`)."""
+GRADED_PARAMS = {
+    "sosl": {"thresholds"},
+    "mse": {"thresholds"},
+    "po": {"thresholds", "scale", "cuts"},
+    "3partl2": {"thresholds", "high", "uppers"},
 }
-_ALIASES = {"proportional-odds": "po", "pos": "po", "3part": "3partl2", "threepartl2": "3partl2"}
+"""The parameters each graded loss takes in a spec."""
 DISPLAY = {"sosl": "SOSL", "mse": "MSE", "po": "PO", "3partl2": "3PartL2"}
 
 
@@ -351,34 +358,24 @@ def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLo
     """``"sosl(thresholds=0.2,0.7)"``, ``"po(scale=10)"`` (learned cut points; ``"po(cuts=fixed)"``
     keeps them at ``scale * thresholds``), ``"3partl2(high=0.9)"``, ``"mse"``
     -> a loss module (safe parsing, no ``eval``; unknown names get close-match suggestions)."""
-    import re
-
     from axiomatic._keyvalue import parse_call
 
-    # a call name cannot start with a digit: "3partl2(...)" is read as "threepartl2(...)"
-    text = re.sub(r"^\s*3part", "threepart", spec or "sosl", flags=re.I)
     call_name, call_params = parse_call(
-        text, what="graded loss", example="sosl(thresholds=0.2,0.7)", tokens=True, lists=True
+        spec or "sosl",
+        what="graded loss",
+        example="sosl(thresholds=0.2,0.7)",
+        tokens=True,
+        lists=True,
     )
-    call_name = call_name.lower()
-    name = _ALIASES.get(call_name, call_name)
+    name = GRADED_LOSSES.resolve(call_name)
     cls = GRADED_LOSSES.get(name)
-    if cls is None:
-        close = difflib.get_close_matches(name, [*GRADED_LOSSES, *_ALIASES], n=2, cutoff=0.5)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise ValueError(
-            f"unknown graded loss {call_name!r}; expected one of {', '.join(GRADED_LOSSES)}.{hint}"
-        )
     params: dict[str, Any] = dict(call_params)
-    allowed = {"thresholds"} | {"po": {"scale", "cuts"}, "3partl2": {"high", "uppers"}}.get(
-        name, set()
-    )
+    allowed = GRADED_PARAMS[name]
     for k in params:
         if k not in allowed:
-            close = difflib.get_close_matches(k, sorted(allowed), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ValueError(
-                f"graded loss {name!r} has no parameter {k!r}; expected {sorted(allowed)}.{hint}"
+                f"graded loss {name!r} has no parameter {k!r}{suggest(k, sorted(allowed), n=1)}; "
+                f"expected {sorted(allowed)}"
             )
     for k in ("thresholds", "uppers"):
         if k in params and not isinstance(params[k], (list, tuple)):
