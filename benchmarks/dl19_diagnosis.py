@@ -124,7 +124,7 @@ def artificial_table(directory: Path) -> pd.DataFrame | None:
 
 
 def load_instances(directory: Path) -> pd.DataFrame:
-    from axiomatic.diagnose.mining import read_instances
+    from axiomatic.data.instances import read_instances
 
     return read_instances(directory)[0]
 

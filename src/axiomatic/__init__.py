@@ -45,7 +45,7 @@ _API: dict[str, tuple[str, str]] = {
     "parse_axioms": ("axiomatic.axioms.spec", "parse_axioms"),
     "list_axioms": ("axiomatic.axioms.spec", "list_axioms"),
     "mine": ("axiomatic.diagnose.mining", "mine"),
-    "read_instances": ("axiomatic.diagnose.mining", "read_instances"),
+    "read_instances": ("axiomatic.data.instances", "read_instances"),
     # the subpackages axiomatic.diagnose and axiomatic.evaluate are callable (axiomatic._callable):
     # importing one of their modules rebinds the name to the package, which calls the function
     "diagnose": ("axiomatic", "diagnose"),

@@ -46,7 +46,7 @@ def mined(tmp_path_factory) -> Path:
 
 
 def test_mine_writes_shards_and_resumes(mined: Path) -> None:
-    from axiomatic.diagnose.mining import read_instances
+    from axiomatic.data.instances import read_instances
 
     inst, art = read_instances(mined)
     assert len(inst) > 0 and set(inst["variant"]) == {"relaxed"}

@@ -10,6 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from axiomatic.models.similarity import smooth_cosine, smooth_cosine_grad_bound
 from axiomatic.training.smooth import (
     SOSL,
     GradedMSE,
@@ -17,8 +18,6 @@ from axiomatic.training.smooth import (
     ThreePartL2,
     parse_graded_loss,
     predict_grades,
-    smooth_cosine,
-    smooth_cosine_grad_bound,
     validate_thresholds,
 )
 

@@ -11,8 +11,9 @@ from shared_data import require_collection
 def test_dl19_run_file_and_bm25_on_mined_instances(tmp_path):
     require_collection("msmarco-passage-trecdl")
     from axiomatic.data.catalog import load_dataset
+    from axiomatic.data.instances import read_instances
     from axiomatic.diagnose.diagnosis import diagnose
-    from axiomatic.diagnose.mining import mine, read_instances
+    from axiomatic.diagnose.mining import mine
     from axiomatic.diagnose.relations import SKIP_ARTIFICIAL
     from axiomatic.rankers.lexical import BM25Ranker
     from axiomatic.rankers.runfile import RunFileRanker

@@ -10,8 +10,9 @@ import pytest
 
 from axiomatic.axioms import QueryContext, parse_axiom
 from axiomatic.data.demo import demo_dataset
+from axiomatic.data.instances import INSTANCE_SCHEMA, read_instances
 from axiomatic.data.records import Dataset, Document, Query
-from axiomatic.diagnose.mining import INSTANCE_SCHEMA, mine, read_instances
+from axiomatic.diagnose.mining import mine
 from axiomatic.index.cache import dataset_index
 
 AXIOMS = "TFC1,TFC2,M-TDC,LNC2,TFC1(variant='extended'),M-TDC(variant='extended')"

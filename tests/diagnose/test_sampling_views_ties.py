@@ -13,9 +13,10 @@ import pytest
 from axiomatic.axioms import parse_axiom
 from axiomatic.axioms.context import QueryContext
 from axiomatic.data.demo import demo_dataset
+from axiomatic.data.instances import read_instances
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.diagnosis import diagnose
-from axiomatic.diagnose.mining import mine, mine_query, read_instances
+from axiomatic.diagnose.mining import mine, mine_query
 from axiomatic.diagnose.relations import (
     FULFILLED,
     SYMMETRIC_SUFFIX,

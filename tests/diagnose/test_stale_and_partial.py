@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from axiomatic.data.instances import read_instances
 from axiomatic.data.records import Dataset, Document, Query
-from axiomatic.diagnose.mining import mine, read_instances
+from axiomatic.diagnose.mining import mine
 from axiomatic.index.cache import dataset_index
 from axiomatic.text.analyzer import Analyzer
 
@@ -136,7 +137,7 @@ def unfinished(tmp_path_factory):
 
 
 def test_read_instances_refuses_an_unfinished_run(unfinished):
-    from axiomatic.diagnose.mining import IncompleteInstancesError
+    from axiomatic.data.instances import IncompleteInstancesError
 
     with pytest.raises(IncompleteInstancesError, match=r"unfinished.*2 of 3 shards.*allow_partial"):
         read_instances(unfinished)

@@ -77,6 +77,6 @@ def test_holm_skips_nan_and_is_the_one_used_by_diagnosis():
     # m = 2, not 3: 0.01*2 = 0.02, 0.04*1 = 0.04
     np.testing.assert_allclose(adj[[0, 2]], [0.02, 0.04])
     assert np.isnan(holm([np.nan, np.nan])).all()
-    assert diag_stats.holm is holm
+    assert not hasattr(diag_stats, "holm")  # one import path
     with pytest.raises(ValueError, match=r"\[0, 1\] or be NaN"):
         holm([np.nan, -0.1])

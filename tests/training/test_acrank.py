@@ -19,9 +19,8 @@ from axiomatic.perturb.acrank import (
     check_probability,
     query_term_count,
 )
-from axiomatic.training.config import TrainConfig, parse_augmentation
+from axiomatic.training.config import ACRankAugmentSpec, TrainConfig, parse_augmentation
 from axiomatic.training.contrastive import (
-    ACRankAugmentSpec,
     ACRankLossStrategy,
     info_nce,
 )

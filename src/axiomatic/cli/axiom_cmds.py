@@ -95,7 +95,7 @@ _API_TO_CLI = (
     ),
     ("(registry spec: run:PATH,missing=min)", "(--ranker run:FILE,missing=min)"),
     (
-        "pass artificial_docs from mining.read_instances",
+        "pass artificial_docs from axiomatic.read_instances",
         "the instances folder lacks its artificial documents (artificial_docs.parquet); "
         "mine again with `axiomatic mine ... --overwrite`",
     ),
@@ -575,8 +575,8 @@ def diagnose(
     Instances mined from a first stage (`mine --first-stage bm25 --depth 100`) are diagnosed on
     the same candidate lists: the first stage recorded in their manifest is applied again.
     """
+    from axiomatic.data.instances import IncompleteInstancesError, read_instances
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
-    from axiomatic.diagnose.mining import IncompleteInstancesError, read_instances
     from axiomatic.report.tables import effectiveness_table, print_tables
     from axiomatic.report.writer import write_report
 
@@ -1295,7 +1295,7 @@ def counts(
     console.print(to_markdown(wide.fillna(-1).astype(int).replace(-1, "-")), markup=False)
     console.print(f"\nanalyzer: {an.describe()}", markup=False, highlight=False)
     if instances is not None:
-        from axiomatic.diagnose.mining import read_instances
+        from axiomatic.data.instances import read_instances
 
         try:
             inst, _ = read_instances(instances, allow_partial=True)

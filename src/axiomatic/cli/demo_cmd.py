@@ -37,9 +37,10 @@ def demo(
     """
     from axiomatic.axioms import parse_axioms
     from axiomatic.data.demo import demo_dataset
+    from axiomatic.data.instances import read_instances
     from axiomatic.data.trec import write_run
     from axiomatic.diagnose.diagnosis import diagnose
-    from axiomatic.diagnose.mining import mine, read_instances
+    from axiomatic.diagnose.mining import mine
     from axiomatic.index.cache import dataset_index
     from axiomatic.rankers.base import rerank
     from axiomatic.rankers.registry import make_ranker

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from axiomatic._atomic import atomic_write_text  # noqa: F401  (re-exported for the readers)
 from axiomatic.data.errors import DataWarning, ParseError
 
 GRADE_LIMIT = 2**31

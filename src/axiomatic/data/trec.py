@@ -39,10 +39,10 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
+from axiomatic._atomic import atomic_write_text
 from axiomatic.data._io import (
     GRADE_LIMIT,
     ParsedDict,
-    atomic_write_text,
     iter_lines,
     parse_float,
     parse_grade,

@@ -19,6 +19,7 @@ from axiomatic.diagnose.relations import (
     SWEEP_EXCLUDED,
     SYMMETRIC_SUFFIX,
 )
+from axiomatic.evaluate.significance import holm
 
 if TYPE_CHECKING:
     from axiomatic.diagnose.result import Diagnosis
@@ -81,7 +82,7 @@ def mcnemar(diag: Diagnosis, exact: bool | None = None, alpha: float = 0.05) -> 
                     | res.to_dict()
                 )
         if len(rows) > start:
-            adj = stats.holm([r["pvalue"] for r in rows[start:]])
+            adj = holm([r["pvalue"] for r in rows[start:]])
             for r, p in zip(rows[start:], adj, strict=True):
                 r["pvalue_holm"] = float(p)
                 r["significant"] = bool(p < alpha)

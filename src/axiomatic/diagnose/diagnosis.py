@@ -160,7 +160,7 @@ def _validate(instances: pd.DataFrame) -> None:
         raise ValueError(
             f"instance table lacks columns {missing}; expected the schema of "
             "axiomatic.diagnose.mining (query_id, axiom, variant, spec, doc_a, doc_b, doc_c, "
-            "relation, len_*, rel_*, split, artificial); read it with mining.read_instances"
+            "relation, len_*, rel_*, split, artificial); read it with axiomatic.read_instances"
         )
 
 
@@ -339,7 +339,7 @@ def diagnose(
                     raise KeyError(
                         f"document {d!r} of query {q!r} is neither in dataset {dataset.name!r} nor "
                         "among the artificial documents; pass artificial_docs from "
-                        "mining.read_instances"
+                        "axiomatic.read_instances"
                     ) from None
             docs.append(doc)
         per_query.append((dataset.queries[q], slots, docs))

@@ -30,15 +30,12 @@ from axiomatic._atomic import atomic_path, atomic_write_text, clean_stale_temp_f
 from axiomatic.axioms import engine
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.spec import Axiom, parse_axioms
-from axiomatic.data.instances import (  # noqa: F401 - re-exported (public import paths)
+from axiomatic.data.instances import (
     ARTIFICIAL_FILE,
     ARTIFICIAL_SCHEMA,
     FORMAT_VERSION,
     INSTANCE_SCHEMA,
     MANIFEST,
-    IncompleteInstancesError,
-    partial_label,
-    read_instances,
 )
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.artificial import (

@@ -8,8 +8,8 @@ References
 - Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
 - McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions
   or percentages. (Rennings 2019, section 4.2, compares axiomatic performance with this test.)
-- Holm, S. (1979). A simple sequentially rejective multiple test procedure. (:func:`holm` is
-  :func:`axiomatic.evaluate.significance.holm`, re-exported: one implementation for the project.)
+- Holm, S. (1979). A simple sequentially rejective multiple test procedure: one implementation
+  for the project, :func:`axiomatic.evaluate.significance.holm`.
 """
 
 from __future__ import annotations
@@ -20,14 +20,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats as _st
 
-from axiomatic.evaluate.significance import holm
-
 __all__ = [
     "DELTA_GRID",
     "EXACT_MCNEMAR_BELOW",
     "McNemarResult",
     "correlation",
-    "holm",
     "mcnemar",
     "wilson_interval",
 ]

@@ -161,7 +161,7 @@ def holm(pvalues: Sequence[float] | np.ndarray) -> np.ndarray:
     NaN p-values (a test that could not be run, e.g. no instances both rankers scored) are
     skipped: they stay NaN and do not count towards ``m``. Any other value outside ``[0, 1]`` is
     an error. Used by :func:`compare_to_baseline` and the McNemar tests of
-    :mod:`axiomatic.diagnose` (re-exported as ``axiomatic.diagnose.stats.holm``).
+    :mod:`axiomatic.diagnose`.
     """
     p = np.asarray(pvalues, dtype=np.float64).ravel()
     out = np.full(p.shape, np.nan)

@@ -41,8 +41,9 @@ def diagnose_models(
     default: the dataset's default index); the perturbations use the default analyzer, as the
     models see raw text. Returns ``{"instances", "fulfilment", "agreement"}`` (plain dicts,
     JSON-ready)."""
+    from axiomatic.data.instances import read_instances
     from axiomatic.diagnose.diagnosis import diagnose
-    from axiomatic.diagnose.mining import mine, read_instances
+    from axiomatic.diagnose.mining import mine
     from axiomatic.models.ranker import NeuralRanker
     from axiomatic.perturb import DocumentPerturber, build_vocabulary
     from axiomatic.text.analyzer import parse_analyzer

@@ -122,7 +122,7 @@ class RenningsAugment(Runner):
     def run(self) -> dict[str, Any]:
         import torch
 
-        from axiomatic.diagnose.mining import read_instances
+        from axiomatic.data.instances import read_instances
         from axiomatic.models import NeuralRanker, build_model
         from axiomatic.models.scoring import score_candidates
         from axiomatic.training.config import TrainConfig
@@ -227,7 +227,7 @@ class RenningsAugment(Runner):
     def report(self) -> dict[str, Any]:
         """Summarize the units finished so far with this plan's settings (their saved models
         and test runs; the test split's mined instances), without training or mining."""
-        from axiomatic.diagnose.mining import read_instances
+        from axiomatic.data.instances import read_instances
         from axiomatic.models import NeuralRanker, load_model
 
         p = self.plan

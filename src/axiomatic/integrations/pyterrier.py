@@ -538,8 +538,9 @@ def diagnose_frames(
     instances (default: a temporary folder).
     """
     from axiomatic.axioms.spec import parse_axioms
+    from axiomatic.data.instances import read_instances
     from axiomatic.diagnose.diagnosis import diagnose
-    from axiomatic.diagnose.mining import mine, read_instances
+    from axiomatic.diagnose.mining import mine
     from axiomatic.rankers.runfile import RunFileRanker
     from axiomatic.report.tables import effectiveness_table
     from axiomatic.text.analyzer import parse_analyzer

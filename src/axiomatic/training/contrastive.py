@@ -38,9 +38,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from axiomatic.training.config import (  # re-exported: defined with the other augment specs
-    ACRankAugmentSpec,
-)
+from axiomatic.training.config import ACRankAugmentSpec
 from axiomatic.training.losses import pairwise_hinge
 from axiomatic.training.samplers import Pair, negatives_by_query
 from axiomatic.training.strategy_base import LossStrategy, StepContext

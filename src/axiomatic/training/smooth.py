@@ -36,10 +36,7 @@ from torch import nn
 
 from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
-from axiomatic.models.similarity import (  # noqa: F401 - re-exported (public import paths)
-    SmoothCosineSimilarity,
-    smooth_cosine,
-    smooth_cosine_grad_bound,
+from axiomatic.models.similarity import (
     tanh_score_bound,
 )
 
