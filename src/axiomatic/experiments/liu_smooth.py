@@ -29,6 +29,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from axiomatic.evaluate.clir_metrics import (
     relevance_levels,
 )
 from axiomatic.experiments.common import read_json, write_json
+from axiomatic.experiments.schedule import run_units, worker_runner
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -208,10 +210,15 @@ class LiuSmooth:
         out_dir: str | Path,
         echo: Callable[[str], None] = print,
         overwrite: bool = False,
+        workers: int | None = None,
+        scheduler: str | None = None,
     ):
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
+        # None / None: units run one after another here; else on Dask (experiments/schedule.py)
+        self.workers = workers
+        self.scheduler = scheduler
         self._data: dict[tuple[str, str, int], dict[str, Dataset]] = {}
         self._emb: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
         # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
@@ -670,12 +677,24 @@ class LiuSmooth:
         plan = {"experiment": "liu-smooth", **_plain(p.to_dict())}
         note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
         write_toml(plan, self.out_dir / "config.toml")
-        for lang in zero_langs:
-            self.zero_shot(lang)
-        for u, fig3 in first:
-            self.unit(u, train_scores=fig3)
-        for u in todo:
-            self.unit(u)
+        # no unit needs another's result (each builds its data and embeddings itself, seeded):
+        # they may run in any order, on Dask too; a unit planned twice (e.g. Figure 4's eps = 1
+        # unit is Figure 5's nr = 8 one) runs once, with train scores if either asks for them
+        wanted: dict[Unit, bool] = {}
+        for u, fig3 in [*first, *((u, False) for u in todo)]:
+            wanted[u] = wanted.get(u, False) or fig3
+        items: list[tuple[Any, ...]] = [("zero-shot", lang) for lang in zero_langs]
+        items += [("unit", u, fig3) for u, fig3 in wanted.items()]
+        run_units(
+            items,
+            self._run_item,
+            task=partial(_run_item, self.plan, str(self.out_dir)),
+            workers=self.workers,
+            scheduler=self.scheduler,
+            echo=self.echo,
+            label=self._item_label,
+            what="liu-smooth unit",
+        )
         wall = time.perf_counter() - t0
         timing_file = self.out_dir / "timing.json"
         timing = read_json(timing_file) if timing_file.exists() else {"invocations": []}
@@ -687,6 +706,19 @@ class LiuSmooth:
         )
         write_json(timing_file, timing)
         return self.report()
+
+    def _run_item(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """One scheduled item: ``("zero-shot", language)`` or ``("unit", Unit, train_scores)``."""
+        if item[0] == "zero-shot":
+            return self.zero_shot(item[1])
+        return self.unit(item[1], train_scores=item[2])
+
+    def _item_label(self, item: tuple[Any, ...]) -> str:
+        if item[0] == "zero-shot":
+            f = self._zero_shot_file(item[1])
+        else:
+            f = self.out_dir / "runs" / item[1].path()
+        return f.relative_to(self.out_dir).as_posix()
 
     def unreachable(self) -> dict[tuple[float, tuple[float, ...]], str]:
         """``(eps, thresholds)`` of the planned units whose thresholds no score can reach (tanh
@@ -1248,6 +1280,12 @@ def _smooth(xs: Sequence[float], w: int = 20) -> list[float]:
     return out
 
 
+def _run_item(plan: LiuPlan, out_dir: str, item: tuple[Any, ...]) -> dict[str, Any]:
+    """One item of :meth:`LiuSmooth.run` on a Dask worker (the runner and its data are kept by
+    the worker process for its next items)."""
+    return worker_runner(LiuSmooth, plan, out_dir)._run_item(item)
+
+
 def run_liu_smooth(
     out_dir: str | Path, quick: bool = False, echo: Callable[[str], None] = print, **overrides: Any
 ) -> dict[str, Any]:
@@ -1255,6 +1293,7 @@ def run_liu_smooth(
     plan = LiuPlan.quick() if quick else LiuPlan.full()
     report_only = overrides.pop("report_only", False)
     overwrite = bool(overrides.pop("overwrite", False))
+    workers, scheduler = overrides.pop("workers", None), overrides.pop("scheduler", None)
     unknown = sorted(set(overrides) - set(LiuPlan.__dataclass_fields__))
     if unknown:
         import difflib
@@ -1272,5 +1311,7 @@ def run_liu_smooth(
     from axiomatic.data.readers.xquad import check_nr_pool
 
     check_nr_pool(plan.nr_pool)  # before any training (the old "all" is a test-set leak)
-    runner = LiuSmooth(plan, out_dir, echo, overwrite=overwrite)
+    runner = LiuSmooth(
+        plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
+    )
     return runner.report() if report_only else runner.run()
