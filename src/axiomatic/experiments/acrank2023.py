@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
+from axiomatic.experiments.schedule import run_units, worker_runner
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -271,10 +273,15 @@ class ACRank2023:
         out_dir: str | Path,
         echo: Callable[[str], None] = print,
         overwrite: bool = False,
+        workers: int | None = None,
+        scheduler: str | None = None,
     ) -> None:
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
+        # None / None: units run one after another here; else on Dask (experiments/schedule.py)
+        self.workers = workers
+        self.scheduler = scheduler
         self._data_cache: dict[str, _Data] = {}
         # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
         # trained with other settings is refused (or redone with overwrite), never reused
@@ -568,22 +575,60 @@ class ACRank2023:
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
+        if p.threads:  # as in every unit: the diagnosis and the report compute here
+            import torch
+
+            torch.set_num_threads(p.threads)
         self._check_units()  # before any work: a unit of other settings is refused here
         plan = {"experiment": "acrank2023", **_plain(p.to_dict())}
         note_plan_change(self.out_dir / "config.toml", plan, self._note)
         write_toml(plan, self.out_dir / "config.toml")
+        # three phases, each independent units (here one after another, or on Dask): every
+        # training unit; the diagnosis of each setting (here: it reads the setting's trained
+        # models); the zero-shot scoring of each trained unit (reads its model)
+        train = [
+            ("train", sp.name, u, s) for sp in p.settings for s in p.seeds for u in self._units(sp)
+        ]
+        self._schedule(train)
         for sp in p.settings:
-            for seed in p.seeds:
-                for unit in self._units(sp):
-                    self._train_unit(sp, unit, seed)
             if sp.diagnose:
                 self._diagnose(sp)
-        for sp in p.settings:
-            for seed in p.seeds:
-                for unit in self._zero_shot_units(sp):
-                    self._zero_shot_unit(sp, unit, seed)
+        zero = [
+            ("zero-shot", sp.name, u, s)
+            for sp in p.settings
+            for s in p.seeds
+            for u in self._zero_shot_units(sp)
+        ]
+        self._schedule(zero)
         self.echo(f"[acrank2023] all units done ({time.perf_counter() - t0:.0f}s this call)")
         return self.report()
+
+    def _schedule(self, items: list[tuple[str, str, Unit, int]]) -> None:
+        run_units(
+            items,
+            self._run_item,
+            task=partial(_run_item, self.plan, str(self.out_dir)),
+            workers=self.workers,
+            scheduler=self.scheduler,
+            echo=self.echo,
+            label=self._item_label,
+            what="acrank2023 unit",
+        )
+
+    def _run_item(self, item: tuple[str, str, Unit, int]) -> dict[str, Any] | None:
+        """``("train" | "zero-shot", setting name, unit, seed)``: one scheduled unit."""
+        kind, name, unit, seed = item
+        sp = next(sp for sp in self.plan.settings if sp.name == name)
+        if kind == "train":
+            return self._train_unit(sp, unit, seed)
+        self._zero_shot_unit(sp, unit, seed)
+        return None
+
+    def _item_label(self, item: tuple[str, str, Unit, int]) -> str:
+        kind, name, unit, seed = item
+        sp = next(sp for sp in self.plan.settings if sp.name == name)
+        where = self._unit_dir(sp, unit, seed).relative_to(self.out_dir).as_posix()
+        return where if kind == "train" else f"{where} (zero-shot)"
 
     def _check_units(self) -> None:
         """Compare every planned unit (training units and diagnoses) with its stored record
@@ -1033,6 +1078,12 @@ def _plain(d: Any) -> Any:
     return d
 
 
+def _run_item(plan: ACRankPlan, out_dir: str, item: tuple[str, str, Unit, int]) -> Any:
+    """One unit of :meth:`ACRank2023.run` on a Dask worker (the runner and its data are kept by
+    the worker process for its next units)."""
+    return worker_runner(ACRank2023, plan, out_dir)._run_item(item)
+
+
 def run_acrank2023(
     out_dir: str | Path,
     quick: bool = False,
@@ -1043,6 +1094,7 @@ def run_acrank2023(
     plan = ACRankPlan.quick() if quick else ACRankPlan.full()
     report_only = overrides.pop("report_only", False)
     overwrite = bool(overrides.pop("overwrite", False))
+    workers, scheduler = overrides.pop("workers", None), overrides.pop("scheduler", None)
     if overrides.pop("models", None):
         raise ValueError("acrank2023 selects rows per setting: set settings.rows in --config")
     if overrides.get("settings"):
@@ -1064,7 +1116,9 @@ def run_acrank2023(
             row_unit(r, plan.p)
         for pv in sp.p_sweep:
             check_probability(pv, f"settings {sp.name}: p_sweep value")
-    runner = ACRank2023(plan, out_dir, echo, overwrite=overwrite)
+    runner = ACRank2023(
+        plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
+    )
     return runner.report() if report_only else runner.run()
 
 

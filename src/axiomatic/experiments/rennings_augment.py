@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
+from axiomatic.experiments.schedule import run_units, worker_runner
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -100,11 +102,17 @@ class RenningsAugment:
         out_dir: str | Path,
         echo: Callable[[str], None] = print,
         overwrite: bool = False,
+        workers: int | None = None,
+        scheduler: str | None = None,
     ) -> None:
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
         self.overwrite = overwrite
+        # None / None: units run one after another here; else on Dask (experiments/schedule.py)
+        self.workers = workers
+        self.scheduler = scheduler
+        self._loaded: tuple[Any, Any, Any, list[str]] | None = None
         # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
         # trained with other settings is refused (or redone with overwrite), never reused
         self.store = UnitStore(
@@ -113,6 +121,52 @@ class RenningsAugment:
             done="test_run.json",
             echo=lambda m: self.echo(f"[rennings-augment] {m}"),
         )
+
+    def _datasets(self) -> tuple[Any, Any, Any, list[str]]:
+        """Training, dev and test data and the vocabulary texts (loaded once per runner)."""
+        if self._loaded is None:
+            from axiomatic.training.samplers import split_dev
+
+            p = self.plan
+            train_all = load_split(p.train, p.data_root, p.depth)
+            test = load_split(p.test, p.data_root, p.depth)
+            train, dev = split_dev(train_all, p.dev_queries, seed=0)
+            texts = [d.text for d in train_all.documents.values()]
+            self._loaded = (train, dev, test, texts)
+        return self._loaded
+
+    def _train_unit(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """Train one unit ``(model, scheme, seed, folder, trainer config, record)`` (or resume
+        it) and score the test split; returns its per-query values and best dev metric."""
+        import torch
+
+        from axiomatic.models import build_model
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import Trainer
+
+        p = self.plan
+        model, scheme, seed, unit, cfg, record = item
+        train, dev, test, texts = self._datasets()
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        self.store.enter(unit, record)
+        t0 = time.perf_counter()
+        net = build_model(
+            model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
+        )
+        res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
+        run_file = unit / "test_run.json"
+        if run_file.exists():
+            run = read_json(run_file)
+        else:
+            run = score_candidates(net, test, depth=p.depth)
+            write_json(run_file, run)
+        pq = per_query(run, test, MEASURES)
+        self.echo(
+            f"[rennings-augment] {model} {scheme} seed={seed}: "
+            f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
+        )
+        return {"per_query": pq, "best_dev": res.best_dev}
 
     def _mine(self, dataset: Any, axioms: str, name: str) -> Path:
         from axiomatic.diagnose.mining import mine
@@ -166,26 +220,21 @@ class RenningsAugment:
         from axiomatic.diagnose.diagnosis import diagnose
         from axiomatic.diagnose.mining import read_instances
         from axiomatic.evaluate.significance import compare_to_baseline
-        from axiomatic.models import NeuralRanker, build_model
-        from axiomatic.models.scoring import score_candidates
+        from axiomatic.models import NeuralRanker, load_model
         from axiomatic.training.config import TrainConfig, write_toml
-        from axiomatic.training.samplers import split_dev
-        from axiomatic.training.trainer import Trainer
 
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if p.threads:
             torch.set_num_threads(p.threads)
-        train_all = load_split(p.train, p.data_root, p.depth)
-        test = load_split(p.test, p.data_root, p.depth)
-        train, dev = split_dev(train_all, p.dev_queries, seed=0)
+        train, dev, test, texts = self._datasets()
+        # mined here, before any unit: the units read the training instances
         train_inst = self._mine(train, p.weak_axiom, "train")
         # the weak labeler may carry parameters, e.g. TFC1(delta_rel=0.5) for wider length
         # differences (the thesis' TFC1 instances mostly had delta* > 0.1)
         weak_name = p.weak_axiom.split("(")[0].strip()
         test_inst_dir = self._mine(test, p.diagnose_axioms, "test")
         test_instances, test_art = read_instances(test_inst_dir)
-        texts = [d.text for d in train_all.documents.values()]
         from axiomatic.data.fingerprint import hash_fields
 
         manifest = read_json(train_inst / "manifest.json")
@@ -239,39 +288,34 @@ class RenningsAugment:
         plan = {"experiment": "rennings-augment", **asdict(p)}
         note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
         write_toml(plan, self.out_dir / "config.toml")
+        # independent units (here one after another, or on Dask); the diagnosis below reads
+        # their saved models
+        done = run_units(
+            planned,
+            self._train_unit,
+            task=partial(_train_unit, p, str(self.out_dir)),
+            workers=self.workers,
+            scheduler=self.scheduler,
+            echo=self.echo,
+            label=lambda item: item[3].relative_to(self.out_dir).as_posix(),
+            what="rennings-augment unit",
+        )
         rows: list[dict[str, Any]] = []
         runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
         rankers: dict[str, Any] = {}
-        for model, scheme, seed, unit, cfg, record in planned:
-            self.store.enter(unit, record)
-            t0 = time.perf_counter()
-            net = build_model(
-                model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
-            )
-            res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
-            run_file = unit / "test_run.json"
-            if run_file.exists():
-                run = read_json(run_file)
-            else:
-                run = score_candidates(net, test, depth=p.depth)
-                write_json(run_file, run)
-            pq = per_query(run, test, MEASURES)
+        for (model, scheme, seed, unit, _cfg, _record), res in zip(planned, done, strict=True):
+            pq = res["per_query"]
             runs[(model, scheme, seed)] = pq
-            rankers[f"{model}/{scheme}/s{seed}"] = NeuralRanker(
-                net, name=f"{model}/{scheme}/s{seed}"
-            )
+            name = f"{model}/{scheme}/s{seed}"
+            rankers[name] = NeuralRanker(load_model(unit / "model"), name=name)
             rows.append(
                 {
                     "model": model,
                     "scheme": scheme,
                     "seed": seed,
                     **mean_values(pq),
-                    "best_dev": res.best_dev,
+                    "best_dev": res["best_dev"],
                 }
-            )
-            self.echo(
-                f"[rennings-augment] {model} {scheme} seed={seed}: "
-                f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
             )
         # Wilcoxon against `regular` (the thesis' test), Holm over the schemes compared with
         # `regular` on one measure, per model and seed (the project's one policy)
@@ -330,6 +374,12 @@ class RenningsAugment:
         return summary
 
 
+def _train_unit(plan: RenningsPlan, out_dir: str, item: tuple[Any, ...]) -> dict[str, Any]:
+    """One unit of :meth:`RenningsAugment.run` on a Dask worker (the runner and its data are
+    kept by the worker process for its next units)."""
+    return worker_runner(RenningsAugment, plan, out_dir)._train_unit(item)
+
+
 def run_rennings_augment(
     out_dir: str | Path,
     quick: bool = False,
@@ -338,6 +388,7 @@ def run_rennings_augment(
 ) -> dict[str, Any]:
     plan = RenningsPlan.quick() if quick else RenningsPlan()
     overwrite = bool(overrides.pop("overwrite", False))
+    workers, scheduler = overrides.pop("workers", None), overrides.pop("scheduler", None)
     unknown = sorted(set(overrides) - set(RenningsPlan.__dataclass_fields__))
     if unknown:
         raise ValueError(
@@ -345,4 +396,7 @@ def run_rennings_augment(
             f"{sorted(RenningsPlan.__dataclass_fields__)}"
         )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    return RenningsAugment(plan, out_dir, echo, overwrite=overwrite).run()
+    runner = RenningsAugment(
+        plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
+    )
+    return runner.run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from axiomatic.experiments.rosset2019.plan import (
     _slug,
 )
 from axiomatic.experiments.rosset2019.report import RossetReport
+from axiomatic.experiments.schedule import run_units, worker_runner
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -60,10 +62,16 @@ class Rosset2019(RossetReport):
         out_dir: str | Path,
         echo: Callable[[str], None] = print,
         overwrite: bool = False,
+        workers: int | None = None,
+        scheduler: str | None = None,
     ) -> None:
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
+        # None / None: units run one after another here; else on Dask (experiments/schedule.py)
+        self.workers = workers
+        self.scheduler = scheduler
+        self._datas: dict[int, _Data] = {}
         # every unit is keyed by a fingerprint of its settings and data (units.py): a unit
         # trained with other settings is refused (or redone with overwrite), never reused
         self.store = UnitStore(
@@ -71,6 +79,12 @@ class Rosset2019(RossetReport):
         )
 
     # ------------------------------------------------------------------ data
+    def _data_at(self, i: int) -> _Data:
+        """The data of the plan's ``i``-th dataset (loaded once per runner)."""
+        if i not in self._datas:
+            self._datas[i] = self._data(self.plan.datasets[i])
+        return self._datas[i]
+
     def _data(self, dp: DatasetPlan) -> _Data:
         from axiomatic.training.samplers import split_dev
 
@@ -268,22 +282,29 @@ class Rosset2019(RossetReport):
         suffix = "" if norm == "batch" else f"-n{norm}"
         return f"ar-{tag}-l{_fmt(lam)}-m{_fmt(mu)}{suffix}", spec
 
-    # ------------------------------------------------------------------ tuning
-    def _tune(self, data: _Data, dp: DatasetPlan, size: int, model: str) -> tuple[float, float]:
-        p = self.plan
-        if not p.tune:
-            return p.lambda_, p.mu
-        best: tuple[float, float, float] | None = None
-        for lam in p.tune_grid:
-            for mu in p.tune_grid:
-                variant, spec = self._ar(lam, mu, p.axioms)
-                r = self._unit(data, dp, size, model, variant, p.seeds[0], spec, score_test=False)
-                dev = r.get("best_dev")
-                if dev is not None and (best is None or dev > best[0]):
-                    best = (dev, lam, mu)
-        chosen = (best[1], best[2]) if best else (p.lambda_, p.mu)
-        self.echo(f"[rosset2019] tuned {dp.train} n={size} {model}: lambda, mu = {chosen}")
-        return chosen
+    # ------------------------------------------------------------------ scheduling
+    def _schedule(self, items: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return run_units(
+            items,
+            self._run_item,
+            task=partial(_run_item, self.plan, str(self.out_dir)),
+            workers=self.workers,
+            scheduler=self.scheduler,
+            echo=self.echo,
+            label=self._item_label,
+            what="rosset2019 unit",
+        )
+
+    def _run_item(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """``(dataset index, size, model, variant, seed, regularizer, score_test)``: one unit."""
+        i, size, model, variant, seed, spec, score_test = item
+        dp = self.plan.datasets[i]
+        return self._unit(self._data_at(i), dp, size, model, variant, seed, spec, score_test)
+
+    def _item_label(self, item: tuple[Any, ...]) -> str:
+        i, size, model, variant, seed, *_ = item
+        d = self._unit_dir(self.plan.datasets[i], size, model, variant, seed)
+        return d.relative_to(self.out_dir).as_posix()
 
     # ------------------------------------------------------------------ everything
     def run(self) -> dict[str, Any]:
@@ -291,30 +312,55 @@ class Rosset2019(RossetReport):
         self.out_dir.mkdir(parents=True, exist_ok=True)
         from axiomatic.training.config import write_toml
 
-        datas = {id(dp): self._data(dp) for dp in p.datasets}
+        if p.threads:  # as in every unit: the agreement of the report computes here
+            import torch
+
+            torch.set_num_threads(p.threads)
+        datas = {id(dp): self._data_at(i) for i, dp in enumerate(p.datasets)}
         self._check_units(datas)  # before any work: a unit of other settings is refused here
         plan = {"experiment": "rosset2019", **_plain(p.to_dict())}
         note_plan_change(self.out_dir / "config.toml", plan, self.store.echo)
         write_toml(plan, self.out_dir / "config.toml")
-        units: list[dict[str, Any]] = []
+        groups = [
+            (i, size, model)
+            for i, dp in enumerate(p.datasets)
+            for model in p.models
+            for size in dp.sizes
+        ]
+        # two phases of independent units (here one after another, or on Dask): the lambda /
+        # mu grid of every (dataset, size, model) on its first seed (dev metric only), then the
+        # baselines and regularized variants with the lambda, mu chosen on dev
+        grid = [(lam, mu) for lam in p.tune_grid for mu in p.tune_grid] if p.tune else []
+        tuning = [
+            (i, size, model, *self._ar(lam, mu, p.axioms), p.seeds[0], False)
+            for i, size, model in groups
+            for lam, mu in grid
+        ]
+        tuned = iter(self._schedule(tuning))
         chosen: dict[str, Any] = {}
-        for dp in p.datasets:
-            data = datas[id(dp)]
-            for model in p.models:
-                for size in dp.sizes:
-                    lam, mu = self._tune(data, dp, size, model)
-                    chosen[f"{dp.train}|{size}|{model}"] = {"lambda": lam, "mu": mu}
-                    write_json(self.out_dir / "chosen_lambda_mu.json", chosen)
-                    variants = [("base", None), self._ar(lam, mu, p.axioms)]
-                    if (
-                        p.ablation
-                        and size == (p.ablation_size or dp.sizes[0])
-                        and dp is p.datasets[0]
-                    ):
-                        variants += [self._ar(lam, mu, (ax,)) for ax in p.axioms]
-                    for seed in p.seeds:
-                        for variant, spec in variants:
-                            units.append(self._unit(data, dp, size, model, variant, seed, spec))
+        items: list[tuple[Any, ...]] = []
+        for i, size, model in groups:
+            dp = p.datasets[i]
+            lam, mu = p.lambda_, p.mu
+            if p.tune:
+                best: tuple[float, float, float] | None = None
+                for lam_, mu_ in grid:  # the first of equal dev metrics wins
+                    dev = next(tuned).get("best_dev")
+                    if dev is not None and (best is None or dev > best[0]):
+                        best = (dev, lam_, mu_)
+                lam, mu = (best[1], best[2]) if best else (p.lambda_, p.mu)
+                self.echo(
+                    f"[rosset2019] tuned {dp.train} n={size} {model}: lambda, mu = {(lam, mu)}"
+                )
+            chosen[f"{dp.train}|{size}|{model}"] = {"lambda": lam, "mu": mu}
+            variants = [("base", None), self._ar(lam, mu, p.axioms)]
+            if p.ablation and size == (p.ablation_size or dp.sizes[0]) and dp is p.datasets[0]:
+                variants += [self._ar(lam, mu, (ax,)) for ax in p.axioms]
+            items += [
+                (i, size, model, v, seed, spec, True) for seed in p.seeds for v, spec in variants
+            ]
+        write_json(self.out_dir / "chosen_lambda_mu.json", chosen)
+        units = self._schedule(items)
         write_json(self.out_dir / "units.json", units)
         return self.report()
 
@@ -384,6 +430,12 @@ class Rosset2019(RossetReport):
         return self.summarize(groups, tests, chosen)
 
 
+def _run_item(plan: RossetPlan, out_dir: str, item: tuple[Any, ...]) -> dict[str, Any]:
+    """One unit of :meth:`Rosset2019.run` on a Dask worker (the runner and its data are kept by
+    the worker process for its next units)."""
+    return worker_runner(Rosset2019, plan, out_dir)._run_item(item)
+
+
 def run_rosset2019(
     out_dir: str | Path,
     quick: bool = False,
@@ -394,6 +446,7 @@ def run_rosset2019(
     plan = RossetPlan.quick() if quick else RossetPlan.full()
     report_only = overrides.pop("report_only", False)
     overwrite = bool(overrides.pop("overwrite", False))
+    workers, scheduler = overrides.pop("workers", None), overrides.pop("scheduler", None)
     if overrides.get("datasets"):
         overrides["datasets"] = [
             d if isinstance(d, DatasetPlan) else DatasetPlan(**d) for d in overrides["datasets"]
@@ -407,5 +460,7 @@ def run_rosset2019(
             f"{sorted(RossetPlan.__dataclass_fields__)}"
         )
     plan = replace(plan, **{k: v for k, v in overrides.items() if v is not None})
-    runner = Rosset2019(plan, out_dir, echo, overwrite=overwrite)
+    runner = Rosset2019(
+        plan, out_dir, echo, overwrite=overwrite, workers=workers, scheduler=scheduler
+    )
     return runner.report() if report_only else runner.run()
