@@ -6,17 +6,21 @@ process (the experiments' behaviour before Dask). Otherwise each unit is shipped
 
 - ``workers=N``: a ``LocalCluster`` of ``N`` single-threaded worker **processes** (a unit trains
   a model: CPU-bound, so threads would serialize on the GIL);
-- ``scheduler="tcp://HOST:8786"``: the workers of an existing scheduler (e.g. started by
-  dask-jobqueue on SLURM, see docs/training.md). Units write their folders into the
-  experiment's output folder and read the data from the data root, so workers on other machines
-  need both on a shared file system (unlike ``axiomatic mine``, whose workers return tables).
+- ``scheduler="tcp://HOST:8786"``: the workers of an existing scheduler, e.g. started by
+  dask-jobqueue on SLURM (docs/training.md); ``workers`` is then ignored. Units write their
+  folders into the experiment's output folder and read the data from the data root, so workers
+  on other machines need both on a shared file system (unlike ``axiomatic mine``, whose workers
+  return tables).
 
 What is shipped is ``task`` (default ``run_one``) and the unit, both picklable: a module-level
 function that rebuilds the runner from its plan and output folder on the worker
 (:func:`worker_runner` keeps it, with its loaded data, for the worker's next units) and runs
 one unit there. Units write their own folders atomically, so the order in which they finish
 does not matter; the results come back in the order of ``units``, and the parent echoes the
-lines a unit printed on its worker as it finishes.
+lines a unit printed on its worker as it finishes. Units with one label (one folder) are one
+unit, run once: two workers must never write one folder. Work that needs finished units (a
+diagnosis of trained models, a choice on dev) is a later call of :func:`run_units`, or runs in
+the parent between two calls.
 
 Failures:
 
@@ -29,15 +33,18 @@ Failures:
 - an exception raised by a unit is not retried (it would fail again: bad data, a bug); it is
   raised in the parent as it was raised (same type), its message led by the unit's name.
 
-Torch threads: 1 per worker (Dask's nanny starts each worker with ``OMP_NUM_THREADS=1``, and the
-worker sets ``torch.set_num_threads(1)`` before a unit); a plan's own ``threads`` setting, when
-given, still applies inside its units. Results equal a sequential run's: every unit seeds its
-own random state and rebuilds its data deterministically.
+Torch threads: 1 per worker (Dask's nanny starts each worker with ``OMP_NUM_THREADS=1``, and
+before a unit the worker sets ``torch.set_num_threads(1)``, or ``OMP_NUM_THREADS=1`` when torch
+is not imported yet); a plan's own ``threads`` setting, when given, still applies inside its
+units. Results equal a sequential run's: every unit seeds its own random state and rebuilds its
+data deterministically.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -119,12 +126,11 @@ def worker_runner(cls: Callable[..., R], plan: Any, out_dir: str | Path, **kwarg
 
 def _on_worker(task: Callable[[Any], Any], unit: Any) -> tuple[Any, list[str], float]:
     """Run one unit on a worker: one torch thread, the unit's echo lines collected."""
-    try:
-        import torch
-
+    torch = sys.modules.get("torch")
+    if torch is not None:
         torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover - torch is a dependency
-        pass
+    else:  # read when the unit imports torch (not imported here: a unit may not need it)
+        os.environ["OMP_NUM_THREADS"] = "1"
     _LINES.clear()
     t0 = time.perf_counter()
     result = task(unit)
