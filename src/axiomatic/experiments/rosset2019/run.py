@@ -332,9 +332,9 @@ class Rosset2019(RossetReport):
         # baselines and regularized variants with the lambda, mu chosen on dev
         grid = [(lam, mu) for lam in p.tune_grid for mu in p.tune_grid] if p.tune else []
         tuning = [
-            (i, size, model, *self._ar(lam, mu, p.axioms), p.seeds[0], False)
+            (i, size, model, variant, p.seeds[0], spec, False)
             for i, size, model in groups
-            for lam, mu in grid
+            for variant, spec in (self._ar(lam, mu, p.axioms) for lam, mu in grid)
         ]
         tuned = iter(self._schedule(tuning))
         chosen: dict[str, Any] = {}
