@@ -637,6 +637,10 @@ class LiuSmooth:
 
             warnings.warn(f"liu-smooth plan: {msg}", UserWarning, stacklevel=2)
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        if p.threads:  # as in every unit (the machine record of results.json names them)
+            import torch
+
+            torch.set_num_threads(p.threads)
         from axiomatic.experiments.rosset2019 import _plain
         from axiomatic.training.config import write_toml
 
