@@ -29,7 +29,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,7 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS
-from axiomatic.experiments.schedule import run_units, worker_runner
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -604,16 +603,7 @@ class ACRank2023:
         return self.report()
 
     def _schedule(self, items: list[tuple[str, str, Unit, int]]) -> None:
-        run_units(
-            items,
-            self._run_item,
-            task=partial(_run_item, self.plan, str(self.out_dir)),
-            workers=self.workers,
-            scheduler=self.scheduler,
-            echo=self.echo,
-            label=self._item_label,
-            what="acrank2023 unit",
-        )
+        run_runner_units(self, items, "_run_item", label=self._item_label, what="acrank2023 unit")
 
     def _run_item(self, item: tuple[str, str, Unit, int]) -> dict[str, Any] | None:
         """``("train" | "zero-shot", setting name, unit, seed)``: one scheduled unit."""
@@ -1076,12 +1066,6 @@ def _plain(d: Any) -> Any:
     if isinstance(d, (list, tuple)):
         return [_plain(v) for v in d]
     return d
-
-
-def _run_item(plan: ACRankPlan, out_dir: str, item: tuple[str, str, Unit, int]) -> Any:
-    """One unit of :meth:`ACRank2023.run` on a Dask worker (the runner and its data are kept by
-    the worker process for its next units)."""
-    return worker_runner(ACRank2023, plan, out_dir)._run_item(item)
 
 
 def run_acrank2023(

@@ -29,7 +29,6 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,7 @@ from axiomatic.evaluate.clir_metrics import (
     relevance_levels,
 )
 from axiomatic.experiments.common import read_json, write_json
-from axiomatic.experiments.schedule import run_units, worker_runner
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -689,16 +688,7 @@ class LiuSmooth:
             wanted[u] = wanted.get(u, False) or fig3
         items: list[tuple[Any, ...]] = [("zero-shot", lang) for lang in zero_langs]
         items += [("unit", u, fig3) for u, fig3 in wanted.items()]
-        run_units(
-            items,
-            self._run_item,
-            task=partial(_run_item, self.plan, str(self.out_dir)),
-            workers=self.workers,
-            scheduler=self.scheduler,
-            echo=self.echo,
-            label=self._item_label,
-            what="liu-smooth unit",
-        )
+        run_runner_units(self, items, "_run_item", label=self._item_label, what="liu-smooth unit")
         wall = time.perf_counter() - t0
         timing_file = self.out_dir / "timing.json"
         timing = read_json(timing_file) if timing_file.exists() else {"invocations": []}
@@ -1282,12 +1272,6 @@ def _smooth(xs: Sequence[float], w: int = 20) -> list[float]:
             buf.pop(0)
         out.append(float(np.nanmean(buf)))
     return out
-
-
-def _run_item(plan: LiuPlan, out_dir: str, item: tuple[Any, ...]) -> dict[str, Any]:
-    """One item of :meth:`LiuSmooth.run` on a Dask worker (the runner and its data are kept by
-    the worker process for its next items)."""
-    return worker_runner(LiuSmooth, plan, out_dir)._run_item(item)
 
 
 def run_liu_smooth(

@@ -21,7 +21,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.schedule import run_units, worker_runner
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -290,13 +289,10 @@ class RenningsAugment:
         write_toml(plan, self.out_dir / "config.toml")
         # independent units (here one after another, or on Dask); the diagnosis below reads
         # their saved models
-        done = run_units(
+        done = run_runner_units(
+            self,
             planned,
-            self._train_unit,
-            task=partial(_train_unit, p, str(self.out_dir)),
-            workers=self.workers,
-            scheduler=self.scheduler,
-            echo=self.echo,
+            "_train_unit",
             label=lambda item: item[3].relative_to(self.out_dir).as_posix(),
             what="rennings-augment unit",
         )
@@ -372,12 +368,6 @@ class RenningsAugment:
         ]
         (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
         return summary
-
-
-def _train_unit(plan: RenningsPlan, out_dir: str, item: tuple[Any, ...]) -> dict[str, Any]:
-    """One unit of :meth:`RenningsAugment.run` on a Dask worker (the runner and its data are
-    kept by the worker process for its next units)."""
-    return worker_runner(RenningsAugment, plan, out_dir)._train_unit(item)
 
 
 def run_rennings_augment(

@@ -12,10 +12,10 @@ process (the experiments' behaviour before Dask). Otherwise each unit is shipped
   on other machines need both on a shared file system (unlike ``axiomatic mine``, whose workers
   return tables).
 
-What is shipped is ``task`` (default ``run_one``) and the unit, both picklable: a module-level
-function that rebuilds the runner from its plan and output folder on the worker
-(:func:`worker_runner` keeps it, with its loaded data, for the worker's next units) and runs
-one unit there. Units write their own folders atomically, so the order in which they finish
+What is shipped is ``task`` (default ``run_one``) and the unit, both picklable. For an
+experiment runner, :func:`run_runner_units` ships the runner's class, plan and output folder:
+the worker rebuilds the runner (:func:`worker_runner` keeps it, with its loaded data, for the
+worker's next units) and calls the runner's unit method there. Units write their own folders atomically, so the order in which they finish
 does not matter; the results come back in the order of ``units``, and the parent echoes the
 lines a unit printed on its worker as it finishes. Units with one label (one folder) are one
 unit, run once: two workers must never write one folder. Work that needs finished units (a
@@ -48,12 +48,14 @@ import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 __all__ = [
     "ALLOWED_FAILURES",
     "UnitWorkerError",
+    "run_runner_units",
     "run_units",
     "scheduled",
     "worker_echo",
@@ -122,6 +124,11 @@ def worker_runner(cls: Callable[..., R], plan: Any, out_dir: str | Path, **kwarg
     while len(_RUNNERS) > _RUNNERS_KEPT:
         _RUNNERS.popitem(last=False)
     return runner
+
+
+def _runner_task(cls: Callable[..., Any], plan: Any, out_dir: str, method: str, unit: Any) -> Any:
+    """``runner.<method>(unit)`` on a worker, with the runner of :func:`worker_runner`."""
+    return getattr(worker_runner(cls, plan, out_dir), method)(unit)
 
 
 def _on_worker(task: Callable[[Any], Any], unit: Any) -> tuple[Any, list[str], float]:
@@ -200,6 +207,31 @@ def run_units(
     )
     by_label = {label(u): r for u, r in zip(distinct, results, strict=True)}
     return [by_label[label(u)] for u in units]
+
+
+def run_runner_units(
+    runner: Any,
+    units: Sequence[U],
+    method: str,
+    *,
+    label: Callable[[U], str],
+    what: str,
+) -> list[Any]:
+    """:func:`run_units` for an experiment runner: ``runner.<method>(unit)`` for each unit,
+    here or on the Dask workers the runner was given (its ``workers`` and ``scheduler``), with
+    its ``echo``. On a worker the runner is rebuilt as ``type(runner)(runner.plan,
+    runner.out_dir, echo=...)`` (:func:`worker_runner`): the runner's class, plan and units must
+    pickle."""
+    return run_units(
+        units,
+        getattr(runner, method),
+        task=partial(_runner_task, type(runner), runner.plan, str(runner.out_dir), method),
+        workers=runner.workers,
+        scheduler=runner.scheduler,
+        echo=runner.echo,
+        label=label,
+        what=what,
+    )
 
 
 def _run_dask(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from axiomatic.experiments.rosset2019.plan import (
     _slug,
 )
 from axiomatic.experiments.rosset2019.report import RossetReport
-from axiomatic.experiments.schedule import run_units, worker_runner
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -284,15 +283,8 @@ class Rosset2019(RossetReport):
 
     # ------------------------------------------------------------------ scheduling
     def _schedule(self, items: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-        return run_units(
-            items,
-            self._run_item,
-            task=partial(_run_item, self.plan, str(self.out_dir)),
-            workers=self.workers,
-            scheduler=self.scheduler,
-            echo=self.echo,
-            label=self._item_label,
-            what="rosset2019 unit",
+        return run_runner_units(
+            self, items, "_run_item", label=self._item_label, what="rosset2019 unit"
         )
 
     def _run_item(self, item: tuple[Any, ...]) -> dict[str, Any]:
@@ -428,12 +420,6 @@ class Rosset2019(RossetReport):
         chosen_file = self.out_dir / "chosen_lambda_mu.json"
         chosen = read_json(chosen_file) if chosen_file.exists() else {}
         return self.summarize(groups, tests, chosen)
-
-
-def _run_item(plan: RossetPlan, out_dir: str, item: tuple[Any, ...]) -> dict[str, Any]:
-    """One unit of :meth:`Rosset2019.run` on a Dask worker (the runner and its data are kept by
-    the worker process for its next units)."""
-    return worker_runner(Rosset2019, plan, out_dir)._run_item(item)
 
 
 def run_rosset2019(
