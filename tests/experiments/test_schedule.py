@@ -112,3 +112,12 @@ def test_workers_must_be_positive() -> None:
     assert not scheduled(None, None) and scheduled(2, None) and scheduled(None, "tcp://h:1")
     with pytest.raises(ValueError, match=r"workers must be a number >= 1 \(got 0\)"):
         run_units([1], fails, workers=0)
+
+
+def test_ares2022_refuses_workers(tmp_path) -> None:
+    """ARES's stages feed each other: it says so instead of ignoring --workers."""
+    from axiomatic.experiments.ares2022 import run_ares2022
+
+    with pytest.raises(ValueError, match=r"^ares2022 runs its stages in this process .*--workers"):
+        run_ares2022(tmp_path / "ares", quick=True, workers=2)
+    assert not (tmp_path / "ares").exists()

@@ -1058,6 +1058,11 @@ def run_ares2022(
     echo = echo or _echo_default
     plan = AresPlan.quick() if quick else AresPlan()
     overwrite = bool(overrides.pop("overwrite", False))
+    if overrides.pop("workers", None) is not None or overrides.pop("scheduler", None) is not None:
+        raise ValueError(
+            "ares2022 runs its stages in this process (pre-training feeds every later stage, "
+            "docs/training.md 'Units on Dask'): leave out --workers / --scheduler"
+        )
     # the experiment command's generic options, in this plan's terms
     if overrides.get("seeds") is not None:
         overrides["auc_seeds"] = overrides.pop("seeds")
