@@ -595,6 +595,7 @@ class ACRank2023:
         zero = [
             ("zero-shot", sp.name, u, s)
             for sp in p.settings
+            if sp.zero_shot
             for s in p.seeds
             for u in self._zero_shot_units(sp)
         ]
