@@ -102,7 +102,8 @@ _RUNNERS: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
 
 def worker_echo(message: str) -> None:
     """The ``echo`` of a runner on a worker: the lines are sent back with the unit's result
-    and printed by the parent when the unit finishes."""
+    and printed by the parent when the unit finishes (one buffer per worker process: workers
+    run one unit at a time, single-threaded)."""
     _LINES.append(str(message))
 
 
