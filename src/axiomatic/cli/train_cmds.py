@@ -239,6 +239,7 @@ def experiment(
     """Run (or resume: finished runs with the same settings are reused) a paper's training
     experiment; without a name, list the experiments."""
     from axiomatic.experiments.engine import get_experiment, run_experiment
+    from axiomatic.experiments.schedule import UnitWorkerError
 
     if name is None:
         _list_experiments()
@@ -325,8 +326,10 @@ def experiment(
             echo=echo,
             **overrides,
         )
-    except (KeyError, ValueError, FileNotFoundError) as exc:
+    except (KeyError, ValueError, FileNotFoundError, ConnectionError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
+    except UnitWorkerError as exc:  # a unit that keeps killing its Dask workers
+        raise fail(str(exc)) from None
     console.print(f"results: {out / 'summary.md'}", markup=False, highlight=False)
 
 

@@ -2,6 +2,8 @@
 
 Per-query work is embarrassingly parallel, so mining ships whole shards to workers and gathers
 their tables; the caller writes the results, so a remote cluster needs no shared file system.
+The experiments' units (:mod:`axiomatic.experiments.schedule`) use the same client with worker
+processes; they write their own folders (a remote cluster needs the output folder shared).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def dask_client(
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - dask is a dependency
-        raise ImportError("parallel mining needs dask: pip install 'dask[distributed]'") from exc
+        raise ImportError("running on Dask needs dask: pip install 'dask[distributed]'") from exc
     cluster = None
     if scheduler is not None:
         timeout = CONNECT_TIMEOUT_S if connect_timeout is None else connect_timeout
@@ -56,7 +58,7 @@ def _connect(client_cls: Any, scheduler: str, timeout: float) -> Any:
     address = str(scheduler).strip()
     hint = (
         "check the address (e.g. tcp://HOST:8786) and that `dask scheduler` runs there and is "
-        "reachable, or leave out --scheduler to mine with local workers (--workers N)"
+        "reachable, or leave out --scheduler to run on local workers (--workers N)"
     )
     if not address:
         raise ValueError(f"empty Dask scheduler address; {hint}")

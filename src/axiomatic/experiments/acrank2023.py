@@ -46,6 +46,7 @@ from axiomatic.experiments.common import (
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnosis_tables
 from axiomatic.experiments.engine import Plan, Runner, candidate_run
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
@@ -566,20 +567,53 @@ class ACRank2023(Runner):
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
+        if p.threads:  # as in every unit: the diagnosis and the report compute here
+            import torch
+
+            torch.set_num_threads(p.threads)
         self._check_units()  # before any work: a unit of other settings is refused here
         self.write_config()
+        # three phases, each independent units (here one after another, or on Dask): every
+        # training unit; the diagnosis of each setting (here: it reads the setting's trained
+        # models); the zero-shot scoring of each trained unit (reads its model)
+        train = [
+            ("train", sp.name, u, s)
+            for sp in p.settings
+            for s in p.seeds
+            for u in self.units_of(sp)
+        ]
+        self._schedule(train)
         for sp in p.settings:
-            for seed in p.seeds:
-                for unit in self.units_of(sp):
-                    self._train_unit(sp, unit, seed)
             if sp.diagnose:
                 self._diagnose(sp)
-        for sp in p.settings:
-            for seed in p.seeds:
-                for unit in self._zero_shot_units(sp):
-                    self._zero_shot_unit(sp, unit, seed)
+        zero = [
+            ("zero-shot", sp.name, u, s)
+            for sp in p.settings
+            if sp.zero_shot
+            for s in p.seeds
+            for u in self._zero_shot_units(sp)
+        ]
+        self._schedule(zero)
         self.echo(f"[acrank2023] all units done ({time.perf_counter() - t0:.0f}s this call)")
         return self.report()
+
+    def _schedule(self, items: list[tuple[str, str, Unit, int]]) -> None:
+        run_runner_units(self, items, "_run_item", label=self._item_label, what="acrank2023 unit")
+
+    def _run_item(self, item: tuple[str, str, Unit, int]) -> dict[str, Any] | None:
+        """``("train" | "zero-shot", setting name, unit, seed)``: one scheduled unit."""
+        kind, name, unit, seed = item
+        sp = next(sp for sp in self.plan.settings if sp.name == name)
+        if kind == "train":
+            return self._train_unit(sp, unit, seed)
+        self._zero_shot_unit(sp, unit, seed)
+        return None
+
+    def _item_label(self, item: tuple[str, str, Unit, int]) -> str:
+        kind, name, unit, seed = item
+        sp = next(sp for sp in self.plan.settings if sp.name == name)
+        where = self._unit_dir(sp, unit, seed).relative_to(self.out_dir).as_posix()
+        return where if kind == "train" else f"{where} (zero-shot)"
 
     def _check_units(self) -> None:
         """Compare every planned unit (training units and diagnoses) with its stored record

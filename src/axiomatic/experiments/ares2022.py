@@ -1062,6 +1062,11 @@ class Ares2022(Runner):
         the plan's ``docs`` is set, that page too."""
         import torch
 
+        if self.workers is not None or self.scheduler is not None:
+            raise ValueError(
+                "ares2022 runs its stages in this process (pre-training feeds every later "
+                "stage, docs/training.md 'Units on Dask'): leave out --workers / --scheduler"
+            )
         plan, out, echo, store = self.plan, self.out_dir, self.echo, self.store
         data_root = plan.data_root
         torch.set_num_threads(int(plan.threads))

@@ -44,6 +44,7 @@ from axiomatic.evaluate.clir_metrics import (
 )
 from axiomatic.experiments.common import read_json, write_json
 from axiomatic.experiments.engine import Plan, Runner, smooth
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
@@ -632,6 +633,10 @@ class LiuSmooth(Runner):
 
             warnings.warn(f"liu-smooth plan: {msg}", UserWarning, stacklevel=2)
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        if p.threads:  # as in every unit (the machine record of results.json names them)
+            import torch
+
+            torch.set_num_threads(p.threads)
         t0 = time.perf_counter()
         parts = set(p.parts)
         first: list[tuple[Unit, bool]] = []  # (unit, with train scores for Figure 3)
@@ -667,14 +672,30 @@ class LiuSmooth(Runner):
         for u in dict.fromkeys([*(u for u, _ in first), *todo]):
             self.store.check(self.out_dir / "runs" / u.path(), self.unit_record(u))
         self.write_config()
-        for lang in zero_langs:
-            self.zero_shot(lang)
-        for u, fig3 in first:
-            self.unit(u, train_scores=fig3)
-        for u in todo:
-            self.unit(u)
+        # no unit needs another's result (each builds its data and embeddings itself, seeded):
+        # they may run in any order, on Dask too; a unit planned twice (e.g. Figure 4's eps = 1
+        # unit is Figure 5's nr = 8 one) runs once, with train scores if either asks for them
+        wanted: dict[Unit, bool] = {}
+        for u, fig3 in [*first, *((u, False) for u in todo)]:
+            wanted[u] = wanted.get(u, False) or fig3
+        items: list[tuple[Any, ...]] = [("zero-shot", lang) for lang in zero_langs]
+        items += [("unit", u, fig3) for u, fig3 in wanted.items()]
+        run_runner_units(self, items, "_run_item", label=self._item_label, what="liu-smooth unit")
         self.record_timing(time.perf_counter() - t0)
         return self.report()
+
+    def _run_item(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """One scheduled item: ``("zero-shot", language)`` or ``("unit", Unit, train_scores)``."""
+        if item[0] == "zero-shot":
+            return self.zero_shot(item[1])
+        return self.unit(item[1], train_scores=item[2])
+
+    def _item_label(self, item: tuple[Any, ...]) -> str:
+        if item[0] == "zero-shot":
+            f = self._zero_shot_file(item[1])
+        else:
+            f = self.out_dir / "runs" / item[1].path()
+        return f.relative_to(self.out_dir).as_posix()
 
     def unreachable(self) -> dict[tuple[float, tuple[float, ...]], str]:
         """``(eps, thresholds)`` of the planned units whose thresholds no score can reach (tanh

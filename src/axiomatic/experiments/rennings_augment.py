@@ -32,6 +32,7 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
@@ -81,6 +82,52 @@ class RenningsAugment(Runner):
             estimate_line(runs),
         ]
 
+    def _datasets(self) -> tuple[Any, Any, Any, list[str]]:
+        """Training, dev and test data and the vocabulary texts (loaded once per runner)."""
+        if self.__dict__.get("_loaded") is None:
+            from axiomatic.training.samplers import split_dev
+
+            p = self.plan
+            train_all = load_split(p.train, p.data_root, p.depth)
+            test = load_split(p.test, p.data_root, p.depth)
+            train, dev = split_dev(train_all, p.dev_queries, seed=0)
+            texts = [d.text for d in train_all.documents.values()]
+            self._loaded = (train, dev, test, texts)
+        return self._loaded
+
+    def _train_unit(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """Train one unit ``(model, scheme, seed, folder, trainer config, record)`` (or resume
+        it) and score the test split; returns its per-query values and best dev metric."""
+        import torch
+
+        from axiomatic.models import build_model
+        from axiomatic.models.scoring import score_candidates
+        from axiomatic.training.trainer import Trainer
+
+        p = self.plan
+        model, scheme, seed, unit, cfg, record = item
+        train, dev, test, texts = self._datasets()
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        self.store.enter(unit, record)
+        t0 = time.perf_counter()
+        net = build_model(
+            model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
+        )
+        res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
+        run_file = unit / "test_run.json"
+        if run_file.exists():
+            run = read_json(run_file)
+        else:
+            run = score_candidates(net, test, depth=p.depth)
+            write_json(run_file, run)
+        pq = per_query(run, test, MEASURES)
+        self.echo(
+            f"[rennings-augment] {model} {scheme} seed={seed}: "
+            f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
+        )
+        return {"per_query": pq, "best_dev": res.best_dev}
+
     def _mine(self, dataset: Any, axioms: str, name: str) -> Path:
         from axiomatic.diagnose.mining import mine
 
@@ -123,26 +170,21 @@ class RenningsAugment(Runner):
         import torch
 
         from axiomatic.data.instances import read_instances
-        from axiomatic.models import NeuralRanker, build_model
-        from axiomatic.models.scoring import score_candidates
+        from axiomatic.models import NeuralRanker, load_model
         from axiomatic.training.config import TrainConfig
-        from axiomatic.training.samplers import split_dev
-        from axiomatic.training.trainer import Trainer
 
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if p.threads:
             torch.set_num_threads(p.threads)
-        train_all = load_split(p.train, p.data_root, p.depth)
-        test = load_split(p.test, p.data_root, p.depth)
-        train, dev = split_dev(train_all, p.dev_queries, seed=0)
+        train, dev, test, texts = self._datasets()
+        # mined here, before any unit: the units read the training instances
         train_inst = self._mine(train, p.weak_axiom, "train")
         # the weak labeler may carry parameters, e.g. TFC1(delta_rel=0.5) for wider length
         # differences (the thesis' TFC1 instances mostly had delta* > 0.1)
         weak_name = p.weak_axiom.split("(")[0].strip()
         test_inst_dir = self._mine(test, p.diagnose_axioms, "test")
         test_instances, test_art = read_instances(test_inst_dir)
-        texts = [d.text for d in train_all.documents.values()]
         from axiomatic.data.fingerprint import hash_fields
 
         manifest = read_json(train_inst / "manifest.json")
@@ -188,39 +230,31 @@ class RenningsAugment(Runner):
         for *_, unit, _cfg, record in planned:
             self.store.check(unit, record)
         self.write_config()
+        # independent units (here one after another, or on Dask); the diagnosis below reads
+        # their saved models
+        done = run_runner_units(
+            self,
+            planned,
+            "_train_unit",
+            label=lambda item: item[3].relative_to(self.out_dir).as_posix(),
+            what="rennings-augment unit",
+        )
         rows: list[dict[str, Any]] = []
         runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
         rankers: dict[str, Any] = {}
-        for model, scheme, seed, unit, cfg, record in planned:
-            self.store.enter(unit, record)
-            t0 = time.perf_counter()
-            net = build_model(
-                model, texts=texts, seed=seed, embeddings=p.embeddings, **cfg.model_config
-            )
-            res = Trainer(net, cfg, unit, train, dev).fit(resume=True)
-            run_file = unit / "test_run.json"
-            if run_file.exists():
-                run = read_json(run_file)
-            else:
-                run = score_candidates(net, test, depth=p.depth)
-                write_json(run_file, run)
-            pq = per_query(run, test, MEASURES)
+        for (model, scheme, seed, unit, _cfg, _record), res in zip(planned, done, strict=True):
+            pq = res["per_query"]
             runs[(model, scheme, seed)] = pq
-            rankers[f"{model}/{scheme}/s{seed}"] = NeuralRanker(
-                net, name=f"{model}/{scheme}/s{seed}"
-            )
+            name = f"{model}/{scheme}/s{seed}"
+            rankers[name] = NeuralRanker(load_model(unit / "model"), name=name)
             rows.append(
                 {
                     "model": model,
                     "scheme": scheme,
                     "seed": seed,
                     **mean_values(pq),
-                    "best_dev": res.best_dev,
+                    "best_dev": res["best_dev"],
                 }
-            )
-            self.echo(
-                f"[rennings-augment] {model} {scheme} seed={seed}: "
-                f"{mean_values(pq)} ({time.perf_counter() - t0:.0f}s)"
             )
         return self._summarize(rows, runs, rankers, test, test_instances, test_art)
 

@@ -28,6 +28,7 @@ from axiomatic.experiments.rosset2019.plan import (
     _slug,
 )
 from axiomatic.experiments.rosset2019.report import RossetReport
+from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import UnitRecord, dataset_fingerprint
 
 UNIT_CODE = 1
@@ -78,6 +79,13 @@ class Rosset2019(RossetReport, Runner):
         return [*lines, estimate_line(runs)]
 
     # ------------------------------------------------------------------ data
+    def _data_at(self, i: int) -> _Data:
+        """The data of the plan's ``i``-th dataset (loaded once per runner)."""
+        datas: dict[int, _Data] = self.__dict__.setdefault("_datas", {})
+        if i not in datas:
+            datas[i] = self._data(self.plan.datasets[i])
+        return datas[i]
+
     def _data(self, dp: DatasetPlan) -> _Data:
         from axiomatic.training.samplers import split_dev
 
@@ -259,49 +267,74 @@ class Rosset2019(RossetReport, Runner):
         suffix = "" if norm == "batch" else f"-n{norm}"
         return f"ar-{tag}-l{_fmt(lam)}-m{_fmt(mu)}{suffix}", spec
 
-    # ------------------------------------------------------------------ tuning
-    def _tune(self, data: _Data, dp: DatasetPlan, size: int, model: str) -> tuple[float, float]:
-        p = self.plan
-        if not p.tune:
-            return p.lambda_, p.mu
-        best: tuple[float, float, float] | None = None
-        for lam in p.tune_grid:
-            for mu in p.tune_grid:
-                variant, spec = self._ar(lam, mu, p.axioms)
-                r = self._unit(data, dp, size, model, variant, p.seeds[0], spec, score_test=False)
-                dev = r.get("best_dev")
-                if dev is not None and (best is None or dev > best[0]):
-                    best = (dev, lam, mu)
-        chosen = (best[1], best[2]) if best else (p.lambda_, p.mu)
-        self.echo(f"[rosset2019] tuned {dp.train} n={size} {model}: lambda, mu = {chosen}")
-        return chosen
+    # ------------------------------------------------------------------ scheduling
+    def _schedule(self, items: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return run_runner_units(
+            self, items, "_run_item", label=self._item_label, what="rosset2019 unit"
+        )
+
+    def _run_item(self, item: tuple[Any, ...]) -> dict[str, Any]:
+        """``(dataset index, size, model, variant, seed, regularizer, score_test)``: one unit."""
+        i, size, model, variant, seed, spec, score_test = item
+        dp = self.plan.datasets[i]
+        return self._unit(self._data_at(i), dp, size, model, variant, seed, spec, score_test)
+
+    def _item_label(self, item: tuple[Any, ...]) -> str:
+        i, size, model, variant, seed, *_ = item
+        d = self._unit_dir(self.plan.datasets[i], size, model, variant, seed)
+        return d.relative_to(self.out_dir).as_posix()
 
     # ------------------------------------------------------------------ everything
     def run(self) -> dict[str, Any]:
         p = self.plan
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        datas = {id(dp): self._data(dp) for dp in p.datasets}
+        if p.threads:  # as in every unit: the agreement of the report computes here
+            import torch
+
+            torch.set_num_threads(p.threads)
+        datas = {id(dp): self._data_at(i) for i, dp in enumerate(p.datasets)}
         self._check_units(datas)  # before any work: a unit of other settings is refused here
         self.write_config()
-        units: list[dict[str, Any]] = []
+        groups = [
+            (i, size, model)
+            for i, dp in enumerate(p.datasets)
+            for model in p.models
+            for size in dp.sizes
+        ]
+        # two phases of independent units (here one after another, or on Dask): the lambda /
+        # mu grid of every (dataset, size, model) on its first seed (dev metric only), then the
+        # baselines and regularized variants with the lambda, mu chosen on dev
+        grid = [(lam, mu) for lam in p.tune_grid for mu in p.tune_grid] if p.tune else []
+        tuning = [
+            (i, size, model, variant, p.seeds[0], spec, False)
+            for i, size, model in groups
+            for variant, spec in (self._ar(lam, mu, p.axioms) for lam, mu in grid)
+        ]
+        tuned = iter(self._schedule(tuning))
         chosen: dict[str, Any] = {}
-        for dp in p.datasets:
-            data = datas[id(dp)]
-            for model in p.models:
-                for size in dp.sizes:
-                    lam, mu = self._tune(data, dp, size, model)
-                    chosen[f"{dp.train}|{size}|{model}"] = {"lambda": lam, "mu": mu}
-                    write_json(self.out_dir / "chosen_lambda_mu.json", chosen)
-                    variants = [("base", None), self._ar(lam, mu, p.axioms)]
-                    if (
-                        p.ablation
-                        and size == (p.ablation_size or dp.sizes[0])
-                        and dp is p.datasets[0]
-                    ):
-                        variants += [self._ar(lam, mu, (ax,)) for ax in p.axioms]
-                    for seed in p.seeds:
-                        for variant, spec in variants:
-                            units.append(self._unit(data, dp, size, model, variant, seed, spec))
+        items: list[tuple[Any, ...]] = []
+        for i, size, model in groups:
+            dp = p.datasets[i]
+            lam, mu = p.lambda_, p.mu
+            if p.tune:
+                best: tuple[float, float, float] | None = None
+                for lam_, mu_ in grid:  # the first of equal dev metrics wins
+                    dev = next(tuned).get("best_dev")
+                    if dev is not None and (best is None or dev > best[0]):
+                        best = (dev, lam_, mu_)
+                lam, mu = (best[1], best[2]) if best else (p.lambda_, p.mu)
+                self.echo(
+                    f"[rosset2019] tuned {dp.train} n={size} {model}: lambda, mu = {(lam, mu)}"
+                )
+            chosen[f"{dp.train}|{size}|{model}"] = {"lambda": lam, "mu": mu}
+            variants = [("base", None), self._ar(lam, mu, p.axioms)]
+            if p.ablation and size == (p.ablation_size or dp.sizes[0]) and dp is p.datasets[0]:
+                variants += [self._ar(lam, mu, (ax,)) for ax in p.axioms]
+            items += [
+                (i, size, model, v, seed, spec, True) for seed in p.seeds for v, spec in variants
+            ]
+        write_json(self.out_dir / "chosen_lambda_mu.json", chosen)
+        units = self._schedule(items)
         write_json(self.out_dir / "units.json", units)
         return self.report()
 
