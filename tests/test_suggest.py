@@ -1,13 +1,13 @@
 """One close-match rule and one wording for unknown names (issue 25 s7): ``axiomatic._suggest``.
 
 The helpers it replaced (axioms' ``did_you_mean``, the query-pair axioms', the analyzer's, the
-ranker registry's and a dozen inline ``difflib`` calls) are gone; the remaining copies, which
-keep a wording of their own that tests pin (``Did you mean: x``), are listed in
-``REMAINING`` below: each must go, none may be added.
+ranker registry's, the CLI's and every inline ``difflib`` call with its own wording, ``Did you
+mean: x``) are gone: no module but ``_suggest.py`` imports ``difflib``.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -57,6 +57,21 @@ SITES = {
         "TFC1(variant=relaxd)"
     ),
     "facade attribute": lambda: __import__("axiomatic").diagnos,
+    "training setting": lambda: __import__("axiomatic.training.config", fromlist=["x"]).TrainConfig(
+        optimizer="adma"
+    ),
+    "perturbation": lambda: __import__(
+        "axiomatic.perturb.perturbations", fromlist=["x"]
+    ).canonical_perturbation("TFC4"),
+    "ACRank rule": lambda: __import__("axiomatic.perturb.acrank", fromlist=["x"]).canonical_rule(
+        "nonee"
+    ),
+    "dataset": lambda: __import__("axiomatic.data.catalog", fromlist=["x"]).load_dataset(
+        "scifact/tset"
+    ),
+    "ARES variant": lambda: __import__("axiomatic.ares.pretrain", fromlist=["x"]).check_variant(
+        "strikt"
+    ),
 }
 
 
@@ -66,32 +81,57 @@ def test_merged_sites_use_the_one_wording(site: str) -> None:
     assert re.search(r" \(did you mean '[^']+'(, '[^']+')*( or '[^']+')?\?\)", msg), msg
 
 
-#: files that still carry a ``difflib.get_close_matches`` of their own, with their own wording
-#: (pinned by tests as ``Did you mean: x`` / ``Did you mean 'x'``) or owned by other work (ARES)
-REMAINING = {
-    "ares/pipeline.py",
-    "ares/predictor.py",
-    "ares/pretrain.py",
-    "cli/common.py",
-    "data/catalog.py",
-    "data/descriptor.py",
-    "diagnose/analyses.py",
-    "experiments/acrank2023.py",
-    "models/clir.py",
-    "perturb/acrank.py",
-    "perturb/perturbations.py",
-    "training/config.py",
-}
+#: modules still building their own close-match hint with difflib: none
+NOT_YET: set[str] = set()
 
 
-def test_no_new_copies_of_the_suggestion_helper() -> None:
-    found = {
-        p.relative_to(SRC).as_posix()
-        for p in SRC.rglob("*.py")
-        if "get_close_matches" in p.read_text(encoding="utf-8")
-    } - {"_suggest.py"}
-    assert not found - REMAINING, (
+def _imports_difflib(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "difflib" for a in node.names
+        ):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "difflib":
+            return True
+    return False
+
+
+def test_only_the_suggestion_helper_imports_difflib() -> None:
+    found = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if _imports_difflib(p)} - {
+        "_suggest.py"
+    }
+    assert not found - NOT_YET, (
         "use axiomatic._suggest.suggest / close_matches instead of difflib: "
-        f"{sorted(found - REMAINING)}"
+        f"{sorted(found - NOT_YET)}"
     )
-    assert not REMAINING - found, f"gone, remove from REMAINING: {sorted(REMAINING - found)}"
+    assert not NOT_YET - found, f"converted, remove from NOT_YET: {sorted(NOT_YET - found)}"
+
+
+def test_the_structural_check_sees_every_import_form(tmp_path: Path) -> None:
+    for i, line in enumerate(
+        ("import difflib", "import os, difflib as d", "from difflib import get_close_matches")
+    ):
+        (tmp_path / f"m{i}.py").write_text(f"def f():\n    {line}\n")
+        assert _imports_difflib(tmp_path / f"m{i}.py"), line
+    (tmp_path / "ok.py").write_text('"""difflib is mentioned"""\nimport difflibx\n')
+    assert not _imports_difflib(tmp_path / "ok.py")
+
+
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        (["datasets", "inti", "x.toml"], "unknown datasets action 'inti' (did you mean 'init'?);"),
+        (
+            ["evaluate", "-d", "demo", "--run", "x", "--format", "tabel"],
+            "unknown --format 'tabel' (did you mean 'table'?); expected one of table, csv, json",
+        ),
+        (["pretrain", "arse"], "unknown pre-training method 'arse' (did you mean 'ares'?);"),
+    ],
+)
+def test_the_cli_uses_the_one_wording(args: list[str], want: str) -> None:
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2 and want in " ".join(res.output.split()), res.output

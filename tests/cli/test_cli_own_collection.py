@@ -142,7 +142,7 @@ def test_bad_descriptor_is_a_clean_error(tmp_path: Path) -> None:
         app, ["evaluate", "--dataset", str(desc), "--run", str(tmp_path / "run.trec")]
     )
     assert res.exit_code == 2
-    assert "unknown key 'candidate'" in res.output and "Did you mean: candidates" in res.output
+    assert "unknown key 'candidate' (did you mean 'candidates'" in res.output
     assert "Traceback" not in res.output
     res = runner.invoke(app, ["datasets", "init", str(desc)])
     assert res.exit_code == 2 and "--force" in res.output

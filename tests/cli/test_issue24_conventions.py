@@ -56,7 +56,7 @@ def test_evaluate_baseline_is_a_run_name(demo_runs) -> None:
     res = _run([*args, "--baseline", "qll"])
     assert res.exit_code == 2
     text = " ".join(res.output.split())
-    assert "not one of the runs (bm25, ql)" in text and "Did you mean: ql" in text
+    assert "--baseline 'qll' (did you mean 'ql'?) is not one of the runs (bm25, ql)" in text
 
 
 def test_diagnose_baseline_is_a_ranker_name(tmp_path: Path) -> None:

@@ -50,7 +50,10 @@ def test_towers_shapes_and_range(data, encoder) -> None:
 
 def test_unknown_encoder_suggests() -> None:
     vocab = Vocabulary.build(["a b"], model_analyzer("en"))
-    with pytest.raises(ValueError, match="Did you mean 'lstm'"):
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown encoder 'lstn' \(did you mean 'lstm'\?\); expected one of avg, cnn, lstm$",
+    ):
         SmoothDualEncoder(vocab, encoder="lstn")
 
 

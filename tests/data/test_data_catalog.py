@@ -57,7 +57,9 @@ def test_required_names_exist() -> None:
 
 
 def test_unknown_name_suggests_close_matches() -> None:
-    with pytest.raises(UnknownDatasetError, match="Did you mean: scifact/test"):
+    with pytest.raises(
+        UnknownDatasetError, match=r"^unknown dataset 'scifact/tset' \(did you mean 'scifact/test'"
+    ):
         load_dataset("scifact/tset")
     with pytest.raises(ValueError):  # also a ValueError for callers catching broadly
         load_dataset("no-such-thing")

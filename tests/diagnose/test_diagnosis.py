@@ -229,7 +229,7 @@ def test_correlation_with_effectiveness(dataset, instances, artificial):
     c = diag.correlation(eff, "AP")
     assert set(c["n"]) == {2}  # the oracle is left out
     assert "mean" in set(c["axiom"])
-    with pytest.raises(KeyError, match="Did you mean"):
+    with pytest.raises(KeyError, match=r"measure 'APP' \(did you mean 'AP'\?\) is not in"):
         diag.correlation(eff, "APP")
 
 

@@ -50,7 +50,10 @@ def test_rows_map_to_shared_units() -> None:
     assert row_unit("ACRank(TFC-A&D)", 0.5) == row_unit("w/E()&L() TFC-A&D", 0.5)
     assert row_unit("w/L() TFC-D", 0.3) == Unit("acrank-cls", "TFC-D", "infonce", 0.3)
     assert row_unit("AP(TFC-A)", 0.5).model == "cross-encoder"
-    with pytest.raises(ValueError, match="Did you mean 'ACRank"):
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown acrank2023 row 'ACrank\(TFC-A\)' \(did you mean 'ACRank\(TFC-A\)'",
+    ):
         row_unit("ACrank(TFC-A)", 0.5)
 
 

@@ -87,7 +87,7 @@ def test_cli_train_and_errors(tmp_path) -> None:
     assert (tmp_path / "m" / "model" / "config.json").exists()
     assert 'regularizer = "ar(lambda=0.1' in (tmp_path / "m" / "config.toml").read_text()
     res = runner.invoke(app, ["train", "--dataset", "demo/train", "--regularizer", "ar(lamda=1)"])
-    assert res.exit_code == 2 and "Did you mean: lambda" in res.output
+    assert res.exit_code == 2 and "'lamda' (did you mean 'lambda'" in res.output
     res = runner.invoke(app, ["experiment", "roset2019"])
     assert res.exit_code == 2 and "rosset2019" in res.output
     # a changed configuration refuses to resume silently

@@ -56,15 +56,15 @@ def test_rule_errors_say_what_is_expected() -> None:
         "ACRank's rules are TFC-A / TFC-D / TFC-A&D)"
     )
     for key, hint in (
-        ("tfc-x", "'TFC-D', 'TFC-A'"),  # two suggestions at most
-        ("TFC-XYZWV", "'TFC-D', 'TFC-A'"),  # similarity 0.57: the cutoff is 0.5
+        ("tfc-x", "'TFC-D' or 'TFC-A'"),  # two suggestions at most
+        ("TFC-XYZWV", "'TFC-D' or 'TFC-A'"),  # similarity 0.57: the cutoff is 0.5
         ("nonee", "'none'"),  # compared upper-cased, suggested as spelled
     ):
         with pytest.raises(ValueError) as err:
             canonical_rule(key)
         assert str(err.value) == (
-            f"unknown ACRank rule {key!r}; expected one of TFC-A, TFC-D, TFC-A&D or none; "
-            f"did you mean {hint}?"
+            f"unknown ACRank rule {key!r} (did you mean {hint}?); expected one of TFC-A, TFC-D, "
+            "TFC-A&D or none"
         )
     with pytest.raises(ValueError, match=r"^p must be a number in \[0, 1\] \(got 'x'\)$"):
         check_probability("x")

@@ -186,7 +186,7 @@ def test_directions_and_names() -> None:
     assert perturbation_direction("TFC1-D") == +1
     assert perturbation_direction("TFC3") == -1
     assert perturbation_direction("lnc1") == +1
-    with pytest.raises(ValueError, match="Did you mean: TFC3"):
+    with pytest.raises(ValueError, match=r"^unknown perturbation 'TFC4' \(did you mean 'TFC3'"):
         canonical_perturbation("TFC4")
 
 

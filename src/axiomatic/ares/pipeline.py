@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._suggest import suggest
 from axiomatic.ares.sampling import SAMPLING_VERSION, PseudoQueries, sample_pseudo_queries
 from axiomatic.axioms.query_pairs import (
     QueryPairContext,
@@ -112,12 +113,9 @@ def load_collection(
                     break
                 docs.setdefault(did, part[did])
         return AresCollection(name, docs, _positives(ds, docs))
-    import difflib
-
-    close = difflib.get_close_matches(name, COLLECTIONS, n=1)
     raise ValueError(
-        f"unknown ARES collection {name!r}; expected one of {', '.join(COLLECTIONS)}"
-        + (f" (did you mean {close[0]!r}?)" if close else "")
+        f"unknown ARES collection {name!r}{suggest(name, COLLECTIONS, n=1, cutoff=0.6)}; "
+        f"expected one of {', '.join(COLLECTIONS)}"
     )
 
 

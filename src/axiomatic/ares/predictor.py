@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._suggest import suggest
+
 __all__ = [
     "SETTINGS",
     "PreferencePredictor",
@@ -61,13 +63,9 @@ PAPER_AUC = {"I": 0.9027, "II": 0.8714, "III": 0.7734, "IV": 0.8258}
 def check_setting(setting: str) -> str:
     s = str(setting).strip().upper()
     if s not in SETTINGS:
-        import difflib
-
-        close = difflib.get_close_matches(s, SETTINGS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(
-            f"unknown negative-sampling setting {setting!r}; expected one of "
-            f"{', '.join(SETTINGS)} (Chen et al. 2022, Table 2){hint}"
+            f"unknown negative-sampling setting {setting!r}{suggest(s, SETTINGS, n=1, cutoff=0.6)}; "
+            f"expected one of {', '.join(SETTINGS)} (Chen et al. 2022, Table 2)"
         )
     return s
 

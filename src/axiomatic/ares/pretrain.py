@@ -80,6 +80,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from axiomatic._suggest import suggest
 from axiomatic.models.transformer import CrossEncoder, check_head
 from axiomatic.training.distributed import rank_seed
 from axiomatic.training.strategy_base import LossStrategy, StepContext
@@ -108,12 +109,9 @@ the output folder so that a folder with older pairs or predictor is not silently
 def check_variant(name: str) -> str:
     v = str(name).strip().lower().removeprefix("ares_").removeprefix("ares-")
     if v not in VARIANTS:
-        import difflib
-
-        close = difflib.get_close_matches(v, list(VARIANTS), n=1)
         raise ValueError(
-            f"unknown ARES variant {name!r}; expected one of {', '.join(VARIANTS)}"
-            + (f" (did you mean {close[0]!r}?)" if close else "")
+            f"unknown ARES variant {name!r}{suggest(v, VARIANTS, n=1, cutoff=0.6)}; "
+            f"expected one of {', '.join(VARIANTS)}"
         )
     return v
 

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
+from axiomatic._suggest import suggest
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, fail, suggest
+from axiomatic.cli.common import console, fail
 
 METHODS = ("ares",)
 
@@ -57,8 +58,8 @@ def pretrain(
     key = method.strip().lower()
     if key not in METHODS:
         raise fail(
-            f"unknown pre-training method {method!r}; expected one of {METHODS}"
-            + suggest(key, METHODS)
+            f"unknown pre-training method {method!r}{suggest(key, METHODS)}; "
+            f"expected one of {', '.join(METHODS)}"
         )
     import torch
 

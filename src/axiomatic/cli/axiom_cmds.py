@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from axiomatic._suggest import suggest
 from axiomatic.cli.app import app
 from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedOpt
 from axiomatic.cli.common import (
@@ -418,11 +419,9 @@ def _kept_default_variant(axs: list[Any], variant: str | None) -> list[Any]:
 
 def _check_variant(variant: str | None) -> str | None:
     if variant is not None and variant not in VARIANTS:
-        from axiomatic.cli.common import suggest
-
         raise fail(
-            f"unknown --variant {variant!r}; expected one of {', '.join(VARIANTS)}."
-            f"{suggest(variant, VARIANTS)}"
+            f"unknown --variant {variant!r}{suggest(variant, VARIANTS)}; "
+            f"expected one of {', '.join(VARIANTS)}"
         )
     return variant
 
@@ -585,11 +584,9 @@ def diagnose(
     from axiomatic.diagnose.relations import MISSING_POLICIES
 
     if missing not in MISSING_POLICIES:
-        from axiomatic.cli.common import suggest
-
         raise fail(
-            f"unknown --missing {missing!r}; expected one of {', '.join(MISSING_POLICIES)}."
-            f"{suggest(missing, MISSING_POLICIES)}"
+            f"unknown --missing {missing!r}{suggest(missing, MISSING_POLICIES)}; "
+            f"expected one of {', '.join(MISSING_POLICIES)}"
         )
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
     _parse_measures_or_exit(measure)
@@ -632,11 +629,9 @@ def diagnose(
         typed = [n for n, spec in legend.items() if baseline in (spec, spec.removeprefix("run:"))]
         baseline = typed[0] if len(typed) == 1 else baseline  # the spec typed: -r ql
     if baseline is not None and baseline not in rankers:
-        from axiomatic.cli.common import suggest
-
         raise fail(
-            f"--baseline {baseline!r} is not one of the rankers and runs "
-            f"({', '.join(rankers)}); give a name as shown in the table.{suggest(baseline, rankers)}"
+            f"--baseline {baseline!r}{suggest(baseline, rankers)} is not one of the rankers "
+            f"and runs ({', '.join(rankers)}); give a name as shown in the table"
         )
     lexical = [name for name, r in rankers.items() if _uses_analyzer(r)]
     if lexical:
@@ -980,11 +975,9 @@ def rerank(
     except ModuleNotFoundError as exc:
         raise fail(f"axiomatic re-ranking is not available ({exc})") from None
     if aggregation not in AGGREGATIONS:
-        from axiomatic.cli.common import suggest
-
         raise fail(
-            f"unknown --aggregation {aggregation!r}; expected one of {', '.join(AGGREGATIONS)}."
-            f"{suggest(aggregation, AGGREGATIONS)}"
+            f"unknown --aggregation {aggregation!r}{suggest(aggregation, AGGREGATIONS)}; "
+            f"expected one of {', '.join(AGGREGATIONS)}"
         )
     if weights is not None and aggregation != "weighted":
         raise fail("--weights is for --aggregation weighted")

@@ -18,8 +18,9 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from axiomatic._suggest import suggest
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, err_console, fail, suggest
+from axiomatic.cli.common import console, err_console, fail
 
 QrelsOpt = Annotated[
     Path | None,
@@ -185,8 +186,8 @@ def datasets_action(action: list[str], force: bool = False) -> None:
     verb, args = action[0], action[1:]
     if verb != "init":
         raise fail(
-            f"unknown datasets action {verb!r}; expected `axiomatic datasets init FILE.toml` "
-            f"(or no argument to list the catalog).{suggest(verb, ['init'])}"
+            f"unknown datasets action {verb!r}{suggest(verb, ['init'])}; expected "
+            "`axiomatic datasets init FILE.toml` (or no argument to list the catalog)"
         )
     if len(args) != 1:
         raise fail("usage: axiomatic datasets init FILE.toml [--force]")

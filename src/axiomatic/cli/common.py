@@ -1,10 +1,8 @@
-"""Shared CLI helpers: consoles, friendly errors, close-match suggestions."""
+"""Shared CLI helpers: consoles, friendly errors (close-match suggestions: ``axiomatic._suggest``)."""
 
 from __future__ import annotations
 
-import difflib
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -105,12 +103,6 @@ err_console = PipeAwareConsole(stderr=True)
 def stdout_is_terminal() -> bool:
     """Whether standard output is a terminal (tables) rather than a file or pipe (plain text)."""
     return bool(console.is_terminal)
-
-
-def suggest(name: str, choices: Iterable[str], n: int = 3) -> str:
-    """' Did you mean: a, b?' or '' when nothing is close."""
-    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.5)
-    return f" Did you mean: {', '.join(close)}?" if close else ""
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

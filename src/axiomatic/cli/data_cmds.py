@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from axiomatic._suggest import suggest
 from axiomatic.cli.app import app
 from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedOpt
 from axiomatic.cli.common import (
@@ -379,13 +380,13 @@ def evaluate_cmd(
     if test not in ("t", "wilcoxon"):
         raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r})")
     test_kind: Literal["t", "wilcoxon"] = "t" if test == "t" else "wilcoxon"
-    from axiomatic.cli.common import stdout_is_terminal, suggest
+    from axiomatic.cli.common import stdout_is_terminal
 
     fmt = output_format or ("table" if stdout_is_terminal() else "csv")
     if fmt not in EVAL_FORMATS:
         raise fail(
-            f"unknown --format {fmt!r}; expected one of {', '.join(EVAL_FORMATS)}."
-            f"{suggest(fmt, EVAL_FORMATS)}"
+            f"unknown --format {fmt!r}{suggest(fmt, EVAL_FORMATS)}; "
+            f"expected one of {', '.join(EVAL_FORMATS)}"
         )
     ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
     if not ds.qrels:
@@ -507,8 +508,6 @@ def evaluate_cmd(
 def _baseline_name(baseline: str | None, names: list[str]) -> str:
     """``--baseline``: a run name as shown in the table (default the first); an index
     (``--baseline 1``, the option's old meaning) still works when no run has that name."""
-    from axiomatic.cli.common import suggest
-
     if baseline is None:
         return names[0]
     if baseline in names:
@@ -516,8 +515,8 @@ def _baseline_name(baseline: str | None, names: list[str]) -> str:
     if baseline.isdigit() and int(baseline) < len(names):
         return names[int(baseline)]
     raise fail(
-        f"--baseline {baseline!r} is not one of the runs ({', '.join(names)}); give a run "
-        f"name as shown in the table.{suggest(baseline, names)}"
+        f"--baseline {baseline!r}{suggest(baseline, names)} is not one of the runs "
+        f"({', '.join(names)}); give a run name as shown in the table"
     )
 
 

@@ -16,7 +16,8 @@ from typing import Annotated, Any
 
 import typer
 
-from axiomatic.cli.common import fail, suggest
+from axiomatic._suggest import suggest
+from axiomatic.cli.common import fail
 
 FirstStageOpt = Annotated[
     str | None,
@@ -83,11 +84,11 @@ def parse_named_paths(
     for value in values:
         name, path = _split(value)
         if not path.is_file():
-            siblings = [p.name for p in path.parent.glob("*")] if path.parent.is_dir() else []
+            siblings = sorted(p.name for p in path.parent.glob("*")) if path.parent.is_dir() else []
             what = "is a folder" if path.is_dir() else "does not exist"
             raise fail(
-                f"{option} {value!r}: file {path} {what}; expected [NAME=]PATH of a TREC run."
-                f"{suggest(path.name, siblings)}"
+                f"{option} {value!r}: file {path}{suggest(path.name, siblings)} {what}; "
+                "expected [NAME=]PATH of a TREC run"
             )
         parsed.append((name, path, value))
     given = [n for n, _, _ in parsed if n is not None]
@@ -143,8 +144,8 @@ def parse_weights(text: str, axioms: list[Any]) -> list[float]:
             key = key.strip()
             if key not in weights:
                 raise fail(
-                    f"--weights: {key!r} is not one of the pairwise --axioms "
-                    f"({', '.join(names)}).{suggest(key, names)}"
+                    f"--weights: {key!r}{suggest(key, names)} is not one of the pairwise "
+                    f"--axioms ({', '.join(names)})"
                 )
             weights[key] = _number(val, it)
         return [weights[n] for n in names]

@@ -22,7 +22,6 @@ local files only (see :mod:`axiomatic.data.irds`).
 from __future__ import annotations
 
 import copy
-import difflib
 import fnmatch
 import os
 from collections import OrderedDict
@@ -32,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NoReturn
 
+from axiomatic._suggest import suggest
 from axiomatic.data import collections as col
 from axiomatic.data.errors import DatasetUnavailableError, UnknownDatasetError
 from axiomatic.data.fingerprint import hash_fields
@@ -402,10 +402,9 @@ def _entry(name: str, root: Path | None = None) -> _Entry:
     entries = _entries(root)
     entry = entries.get(name)
     if entry is None:
-        close = difflib.get_close_matches(name, list(entries), n=5, cutoff=0.5)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise UnknownDatasetError(
-            f"unknown dataset {name!r}.{hint} List the names with `axiomatic datasets` "
+            f"unknown dataset {name!r}{suggest(name, entries, n=5)}; list the names with "
+            "`axiomatic datasets` "
             "(or axiomatic.data.catalog.dataset_names()); ir_datasets ids work as 'irds:<id>'; "
             "your own collection works as a descriptor FILE.toml (`axiomatic datasets init "
             "FILE.toml` writes a template) or a rank_llm results FILE.json."

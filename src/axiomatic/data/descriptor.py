@@ -27,7 +27,6 @@ counts (or, with ``missing_ids = "drop"``, dropped and counted in a warning).
 
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
 import warnings
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axiomatic._suggest import suggest
 from axiomatic.data.errors import DataError, DataWarning
 from axiomatic.data.records import Dataset, Document, Qrels, Query
 
@@ -188,10 +188,9 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
                 f"dataset descriptor {path} is a symbolic link to no readable file (its target "
                 "is missing, or it points back to itself: a link loop); point it at the real file"
             )
-        near = _near_files(path)
         raise DescriptorError(
-            f"dataset descriptor {path} does not exist.{near} Write a template with "
-            f"`axiomatic datasets init {path}`."
+            f"dataset descriptor {path}{_near_files(path)} does not exist; write a template "
+            f"with `axiomatic datasets init {path}`"
         )
     raw = path.read_bytes()
     try:
@@ -209,16 +208,14 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
     if extra_tables or "dataset" not in data:
         bad = extra_tables[0] if extra_tables else None
         if bad is not None and not isinstance(data[bad], dict):
-            hint = _close(bad, list(DESCRIPTOR_KEYS))
             raise DescriptorError(
-                f"{path}:{lines.get(bad, '?')}: key {bad!r} is outside the [dataset] table.{hint} "
-                "Put every key below a `[dataset]` line."
+                f"{path}:{lines.get(bad, '?')}: key {bad!r}{suggest(bad, DESCRIPTOR_KEYS)} is "
+                "outside the [dataset] table; put every key below a `[dataset]` line"
             )
         if bad is not None:
-            hint = _close(bad, ["dataset"])
             raise DescriptorError(
-                f"{path}:{lines.get('[' + bad + ']', '?')}: unknown table [{bad}].{hint} "
-                "A descriptor has one table, [dataset]."
+                f"{path}:{lines.get('[' + bad + ']', '?')}: unknown table [{bad}]"
+                f"{suggest(bad, ['dataset'])}; a descriptor has one table, [dataset]"
             )
         raise DescriptorError(
             f"{path}: no [dataset] table; expected lines such as\n[dataset]\n"
@@ -229,8 +226,9 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
     for key in table:
         if key not in DESCRIPTOR_KEYS:
             raise DescriptorError(
-                f"{path}:{lines.get(key, '?')}: unknown key {key!r} in [dataset]."
-                f"{_close(key, list(DESCRIPTOR_KEYS))} Known keys: {', '.join(DESCRIPTOR_KEYS)}."
+                f"{path}:{lines.get(key, '?')}: unknown key {key!r}"
+                f"{suggest(key, DESCRIPTOR_KEYS)} in [dataset]; expected one of "
+                f"{', '.join(DESCRIPTOR_KEYS)}"
             )
 
     def get_str(key: str, default: str | None) -> str | None:
@@ -255,8 +253,8 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
         if not p.is_file():
             what = "is a folder, not a file" if p.is_dir() else "does not exist"
             raise DescriptorError(
-                f"{path}:{lines.get(key, '?')}: {key} = {value!r}: {p} {what}.{_near_files(p)} "
-                "Paths are relative to the descriptor's folder."
+                f"{path}:{lines.get(key, '?')}: {key} = {value!r}: {p}{_near_files(p)} {what}; "
+                "paths are relative to the descriptor's folder"
             )
         paths[key] = p
     rel = check_rel_threshold(
@@ -265,8 +263,9 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
     missing = get_str("missing_ids", "error") or "error"
     if missing not in _MISSING_POLICIES:
         raise DescriptorError(
-            f"{path}:{lines.get('missing_ids', '?')}: missing_ids must be one of "
-            f"{', '.join(map(repr, _MISSING_POLICIES))} (got {missing!r}).{_close(missing, list(_MISSING_POLICIES))}"
+            f"{path}:{lines.get('missing_ids', '?')}: unknown missing_ids {missing!r}"
+            f"{suggest(missing, _MISSING_POLICIES)}; expected one of "
+            f"{', '.join(map(repr, _MISSING_POLICIES))}"
         )
     if paths["documents"] is None and not (
         paths["candidates"] and _is_rankllm(paths["candidates"])
@@ -336,18 +335,13 @@ def warn_unreachable_threshold(qrels: Qrels | None, rel: int, where: str) -> Non
         )
 
 
-def _close(name: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(name, choices, n=3, cutoff=0.5)
-    return f" Did you mean: {', '.join(close)}?" if close else ""
-
-
 def _near_files(p: Path) -> str:
+    """`` (did you mean 'a.tsv'?)`` naming the files of ``p``'s folder close to its name (a
+    missing folder is said instead); follows the path in a message."""
     parent = p.parent
     if not parent.is_dir():
         return f" (its folder {parent} does not exist)"
-    names = [c.name for c in parent.iterdir()]
-    close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.5)
-    return f" Files with close names in {parent}: {', '.join(close)}." if close else ""
+    return suggest(p.name, sorted(c.name for c in parent.iterdir()))
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -583,7 +577,7 @@ def load_rankllm_dataset(
     path = Path(path).expanduser()
     rel_threshold = check_rel_threshold(rel_threshold, f"rank_llm dataset {path}")
     if not path.is_file():
-        raise DescriptorError(f"rank_llm results file {path} does not exist.{_near_files(path)}")
+        raise DescriptorError(f"rank_llm results file {path}{_near_files(path)} does not exist")
     res = _rankllm(path, {})
     qrels_: Qrels | None = None
     qname = ""
@@ -629,7 +623,7 @@ def load_dataset_file(
                 "results); rename it so that its format is clear"
             )
         return load_descriptor(path, qrels=qrels, skip_malformed=skip_malformed)
-    raise DescriptorError(f"dataset file {path} does not exist.{_near_files(path)}")
+    raise DescriptorError(f"dataset file {path}{_near_files(path)} does not exist")
 
 
 def write_descriptor_template(path: str | Path, *, overwrite: bool = False) -> Path:

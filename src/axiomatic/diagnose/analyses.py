@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from axiomatic._suggest import suggest
 from axiomatic.diagnose import stats
 from axiomatic.diagnose.relations import (
     FULFILLED,
@@ -235,12 +236,8 @@ def effectiveness_series(
     if measure is None:
         measure = str(frame.columns[0])
     if measure not in frame.columns:
-        import difflib
-
-        close = difflib.get_close_matches(measure, [str(c) for c in frame.columns], n=3)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise KeyError(
-            f"measure {measure!r} is not in the effectiveness table "
-            f"(columns: {list(frame.columns)}).{hint}"
+            f"measure {measure!r}{suggest(measure, frame.columns, cutoff=0.6)} is not in the "
+            f"effectiveness table; expected one of {', '.join(map(str, frame.columns))}"
         )
     return frame[measure].astype(np.float64).rename(measure)

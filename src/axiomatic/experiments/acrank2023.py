@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from axiomatic._report import markdown_table, new_figure, save_figure
+from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
 from axiomatic.experiments.common import (
     load_split,
@@ -100,12 +101,9 @@ def row_unit(row: str, p: float) -> Unit:
         rows[f"w/L() {rule}"] = Unit("acrank-cls", rule, "infonce", p)
         rows[f"w/E()&L() {rule}"] = Unit("acrank", rule, "infonce", p)
     if row not in rows:
-        import difflib
-
-        close = difflib.get_close_matches(row, list(rows), n=2, cutoff=0.5)
         raise ValueError(
-            f"unknown acrank2023 row {row!r}; expected one of {', '.join(rows)}"
-            + (f". Did you mean {', '.join(repr(c) for c in close)}?" if close else "")
+            f"unknown acrank2023 row {row!r}{suggest(row, rows, n=2)}; "
+            f"expected one of {', '.join(rows)}"
         )
     return rows[row]
 

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from axiomatic._suggest import suggest
 from axiomatic.models.similarity import smooth_cosine, tanh_score_bound
 from axiomatic.models.vocab import OOV_ID, PAD_ID, Vocabulary
 from axiomatic.models.word import WordRankingModel
@@ -81,11 +82,10 @@ def _encoder(kind: str, dim: int) -> nn.Module:
         return _CNN(dim, dim)
     if kind == "lstm":
         return _LSTM(dim, dim)
-    import difflib
-
-    close = difflib.get_close_matches(str(kind), ENCODERS, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise ValueError(f"unknown encoder {kind!r}; expected one of {ENCODERS}.{hint}")
+    raise ValueError(
+        f"unknown encoder {kind!r}{suggest(kind, ENCODERS, n=1, cutoff=0.6)}; "
+        f"expected one of {', '.join(ENCODERS)}"
+    )
 
 
 class SmoothDualEncoder(WordRankingModel):

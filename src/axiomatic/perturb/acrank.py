@@ -28,7 +28,6 @@ always visible. An edit that changes nothing (no term drawn, no visible occurren
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,8 @@ from functools import cache
 from importlib import resources
 
 import numpy as np
+
+from axiomatic._suggest import suggest
 
 ACRANK_RULES = ("TFC-A", "TFC-D", "TFC-A&D")
 """ACRank augmentation rules (``none`` means no augmentation)."""
@@ -53,20 +54,16 @@ def canonical_rule(rule: str) -> str:
     key = aliases.get(key, key)
     if key in ACRANK_RULES:
         return key
-    hint = ""
+    expected = f"expected one of {', '.join(ACRANK_RULES)} or none"
     if key in ("TFC1-A", "TFC1-D"):
-        hint = (
-            f" ({key} is Rosset et al.'s one-term perturbation: use it with ar(...) or "
-            "perturb(...); ACRank's rules are TFC-A / TFC-D / TFC-A&D)"
+        raise ValueError(
+            f"unknown ACRank rule {rule!r}; {expected} ({key} is Rosset et al.'s one-term "
+            "perturbation: use it with ar(...) or perturb(...); ACRank's rules are "
+            "TFC-A / TFC-D / TFC-A&D)"
         )
-    else:
-        # compared upper-cased, like the key ("NONEE" is close to "none")
-        names = {name.upper(): name for name in (*ACRANK_RULES, "none")}
-        close = [names[c] for c in difflib.get_close_matches(key, list(names), n=2, cutoff=0.5)]
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise ValueError(
-        f"unknown ACRank rule {rule!r}; expected one of {', '.join(ACRANK_RULES)} or none{hint}"
-    )
+    # the upper-cased key, ignoring case where nothing matches ("NONEE" is close to "none")
+    hint = suggest(key, (*ACRANK_RULES, "none"), n=2, loose=True)
+    raise ValueError(f"unknown ACRank rule {rule!r}{hint}; {expected}")
 
 
 def check_probability(p: float, what: str = "p") -> float:

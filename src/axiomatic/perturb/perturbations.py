@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from axiomatic._suggest import suggest
 from axiomatic.text.analyzer import Analyzer
 
 PERTURBATIONS: dict[str, int] = {"TFC1-A": -1, "TFC1-D": +1, "TFC3": -1, "LNC": +1}
@@ -54,12 +55,9 @@ def canonical_perturbation(name: str) -> str:
     aliases = {"TFC1A": "TFC1-A", "TFC1D": "TFC1-D", "LNC1": "LNC"}
     key = aliases.get(key, key)
     if key not in PERTURBATIONS:
-        import difflib
-
-        close = difflib.get_close_matches(key, list(PERTURBATIONS), n=3, cutoff=0.4)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise ValueError(
-            f"unknown perturbation {name!r}; expected one of {', '.join(PERTURBATIONS)}.{hint}"
+            f"unknown perturbation {name!r}{suggest(key, PERTURBATIONS, cutoff=0.4)}; "
+            f"expected one of {', '.join(PERTURBATIONS)}"
         )
     return key
 

@@ -13,7 +13,6 @@ after ``key=`` is one list value.
 
 from __future__ import annotations
 
-import difflib
 import math
 import numbers
 import re
@@ -94,11 +93,9 @@ def _check_keys(spec: CallSpec, allowed: dict[str, str], what: str) -> dict[str,
     out: dict[str, Any] = {}
     for k, v in spec.params.items():
         if k not in allowed:
-            close = difflib.get_close_matches(k, list(allowed), n=2, cutoff=0.5)
-            hint = f" Did you mean: {', '.join(close)}?" if close else ""
             raise ValueError(
-                f"unknown {what} parameter {k!r} in {str(spec)!r}; "
-                f"expected {', '.join(allowed)}.{hint}"
+                f"unknown {what} parameter {k!r}{suggest(k, allowed, n=2)} in {str(spec)!r}; "
+                f"expected {', '.join(allowed)}"
             )
         out[allowed[k]] = v
     return out
@@ -136,9 +133,9 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
         kw["normalize"] = str(kw["normalize"]).strip().lower()
         if kw["normalize"] not in AR_NORMALIZATIONS:
             raise ValueError(
-                f"regularizer normalize must be one of {', '.join(AR_NORMALIZATIONS)} "
-                f"(got {kw['normalize']!r})"
-                + suggest(kw["normalize"], AR_NORMALIZATIONS, n=1, cutoff=0.6)
+                f"unknown regularizer normalize {kw['normalize']!r}"
+                f"{suggest(kw['normalize'], AR_NORMALIZATIONS, n=1, cutoff=0.6)}; "
+                f"expected one of {', '.join(AR_NORMALIZATIONS)}"
             )
     if "axioms" in kw:
         kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
@@ -196,8 +193,8 @@ def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
     for k, v in call.params.items():
         if k not in allowed:
             raise ValueError(
-                f"unknown acrank parameter {k!r} in {str(call)!r}"
-                f"{suggest(k, allowed, n=1, cutoff=0.6)}; expected {', '.join(allowed)}"
+                f"unknown acrank parameter {k!r}{suggest(k, allowed, n=1, cutoff=0.6)} in "
+                f"{str(call)!r}; expected {', '.join(allowed)}"
             )
         kw[k] = v
     if "rule" in kw:
@@ -319,13 +316,13 @@ class TrainConfig:
         _check_types(self)
         if self.loss not in LOSSES:
             raise ValueError(
-                f"unknown loss {self.loss!r}; expected one of {', '.join(LOSSES)}"
-                + _hint(self.loss, LOSSES)
+                f"unknown loss {self.loss!r}{suggest(self.loss, LOSSES)}; "
+                f"expected one of {', '.join(LOSSES)}"
             )
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(
-                f"unknown optimizer {self.optimizer!r}; expected one of {', '.join(OPTIMIZERS)}"
-                + _hint(self.optimizer, OPTIMIZERS)
+                f"unknown optimizer {self.optimizer!r}{suggest(self.optimizer, OPTIMIZERS)}; "
+                f"expected one of {', '.join(OPTIMIZERS)}"
             )
         from axiomatic.text.analyzer import parse_analyzer
 
@@ -373,8 +370,8 @@ class TrainConfig:
         if unknown:
             k = unknown[0]
             raise ValueError(
-                f"unknown training setting {k!r}; expected one of {', '.join(sorted(names))}"
-                + _hint(k, names)
+                f"unknown training setting {k!r}{suggest(k, sorted(names))}; "
+                f"expected one of {', '.join(sorted(names))}"
             )
         return cls(**data)
 
@@ -453,11 +450,6 @@ def _check_types(cfg: TrainConfig) -> None:
             want = f"a finite number{bound}"
         if not ok:
             raise ValueError(f"setting {name!r} must be {want}{none} (got {_shown(value)})")
-
-
-def _hint(name: str, choices: Any) -> str:
-    close = difflib.get_close_matches(str(name), list(choices), n=3, cutoff=0.5)
-    return f". Did you mean: {', '.join(close)}?" if close else ""
 
 
 # ---------------------------------------------------------------------- TOML
