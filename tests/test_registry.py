@@ -75,10 +75,19 @@ def test_registration_is_checked() -> None:
 
 def test_package_registries_use_it() -> None:
     """Models, graded losses and experiments are Registry instances with the one refusal."""
+    from axiomatic.experiments.engine import REGISTRY
     from axiomatic.models.io import MODELS
+    from axiomatic.rankers.registry import RANKERS
+    from axiomatic.training.config import LOSSES, OPTIMIZERS, TrainConfig
     from axiomatic.training.smooth import GRADED_LOSSES
 
-    assert isinstance(MODELS, Registry) and isinstance(GRADED_LOSSES, Registry)
+    for reg in (MODELS, RANKERS, LOSSES, OPTIMIZERS, GRADED_LOSSES, REGISTRY):
+        assert isinstance(reg, Registry), reg
+    assert RANKERS.resolve("CE") == "cross-encoder" and RANKERS.resolve("TF_IDF") == "tfidf"
+    assert TrainConfig(loss="Hinge", optimizer="AdamW").to_dict()["loss"] == "hinge"
+    assert REGISTRY.resolve("Liu_Smooth") == "liu-smooth"
+    with pytest.raises(ValueError, match=r"^unknown loss 'hnge' \(did you mean 'hinge'\?\)"):
+        TrainConfig(loss="hnge")
     with pytest.raises(ValueError, match=r"unknown model 'knmr' \(did you mean 'knrm'"):
         MODELS.resolve("knmr")
     assert GRADED_LOSSES.resolve("3part") == "3partl2"

@@ -21,10 +21,24 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 
-LOSSES = ("hinge", "mse", "softmax", "graded", "contrastive")
-OPTIMIZERS = ("adam", "adamw")
+LOSSES: Registry[str] = Registry(
+    "loss",
+    {
+        "hinge": "pairwise hinge (Rosset et al. 2019, eq. 2)",
+        "mse": "pointwise squared error to the relevance label",
+        "softmax": "listwise softmax cross-entropy over a query's sampled list",
+        "graded": "a graded (ordinal) loss of training.smooth, chosen by graded_loss",
+        "contrastive": "ACRank's InfoNCE over the generated and labelled negatives",
+    },
+)
+"""The training objectives (``TrainConfig.loss``) by name; the strategy each selects is
+:func:`axiomatic.training.strategies.default_strategy`."""
+OPTIMIZERS: Registry[str] = Registry(
+    "optimizer", {"adam": "Adam", "adamw": "AdamW (decoupled weight decay)"}
+)
 
 
 @dataclass(frozen=True)
@@ -314,16 +328,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _check_types(self)
-        if self.loss not in LOSSES:
-            raise ValueError(
-                f"unknown loss {self.loss!r}{suggest(self.loss, LOSSES)}; "
-                f"expected one of {', '.join(LOSSES)}"
-            )
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(
-                f"unknown optimizer {self.optimizer!r}{suggest(self.optimizer, OPTIMIZERS)}; "
-                f"expected one of {', '.join(OPTIMIZERS)}"
-            )
+        self.loss = LOSSES.resolve(self.loss)  # one spelling in config.toml and records
+        self.optimizer = OPTIMIZERS.resolve(self.optimizer)
         from axiomatic.text.analyzer import parse_analyzer
 
         parse_analyzer(self.analyzer)  # AnalyzerSpecError (a ValueError) names what is wrong
