@@ -453,6 +453,62 @@ def rerank_bench(args: argparse.Namespace) -> dict:
     return {"benchmark": "axiomatic_rerank", "results": out}
 
 
+def rerank_orders_bench(args: argparse.Namespace) -> dict:
+    """KwikSort vs Bradley-Terry vs PageRank on the same aggregated preferences (issue 28):
+    effectiveness of the re-ranked run and the time of the ordering step alone (the axiom
+    preferences are computed once per query and shared), medians over ``--runs``."""
+    import statistics
+
+    from axiomatic.axioms.context import QueryContext
+    from axiomatic.axioms.spec import parse_axioms
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.diagnose.rerank import ORDERS, order_by, preference_stack
+    from axiomatic.evaluate.metrics import evaluate
+    from axiomatic.index.cache import dataset_index
+
+    ds = load_dataset(args.dataset)
+    idx = dataset_index(ds)
+    axs = [a for a in parse_axioms(args.axioms) if a.arity == 2]
+    measures = ["nDCG@10", "RR@10"]
+    thr = ds.rel_threshold
+    base = {q: {d: float(-i) for i, d in enumerate(c)} for q, c in (ds.candidates or {}).items()}
+    rows: dict = {
+        "dataset": args.dataset,
+        "axioms": args.axioms,
+        "queries": len(base),
+        "base": evaluate(base, ds.qrels, measures, rel_threshold=thr),
+    }
+    for depth in args.depths:
+        prefs: dict[str, tuple[list[str], list[str], np.ndarray]] = {}
+        t0 = time.perf_counter()
+        for qid, q in ds.queries.items():
+            ranked = list((ds.candidates or {}).get(qid, []))
+            head = [d for d in ranked[:depth] if d in ds.documents]
+            scores = [base[qid][d] for d in head]  # ORIG's base scores
+            ctx = QueryContext.build(q, [ds.documents[d] for d in head], idx, scores=scores)
+            agg = np.sign(preference_stack(ctx, axs).astype(np.int64).sum(axis=0))
+            prefs[qid] = (ranked, head, agg)
+        pref_s = time.perf_counter() - t0
+        res: dict = {"preferences_seconds": round(pref_s, 3)}
+        for order in ORDERS:
+            times, run = [], {}
+            for _ in range(args.runs):
+                run = {}
+                t0 = time.perf_counter()
+                for qid, (ranked, head, agg) in prefs.items():
+                    pos = order_by(agg, order, seed=0) if len(head) >= 2 else np.arange(len(head))
+                    final = [head[i] for i in pos] + ranked[len(head) :]
+                    run[qid] = {d: float(len(final) - r) for r, d in enumerate(final)}
+                times.append(time.perf_counter() - t0)
+            res[order] = {
+                **evaluate(run, ds.qrels, measures, rel_threshold=thr),
+                "order_seconds_median": round(statistics.median(times), 4),
+                "order_seconds_spread": [round(min(times), 4), round(max(times), 4)],
+            }
+        rows[f"depth{depth}"] = res
+    return {"benchmark": "rerank_orders", "results": rows}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -466,6 +522,11 @@ def main() -> None:
     c.add_argument(
         "--runs", type=int, default=1, help="fresh processes; report medians (default 1)"
     )
+    o = sub.add_parser("rerank-orders")
+    o.add_argument("--dataset", default="trec-dl-2019/bm25")
+    o.add_argument("--axioms", default="TFC1,M-TDC,LNC2")
+    o.add_argument("--depths", type=int, nargs="+", default=[20, 100])
+    o.add_argument("--runs", type=int, default=3)
     m = sub.add_parser("mine")
     m.add_argument("--axioms", default="TFC1,TFC2,M-TDC,LNC2")
     m.add_argument("--synthetic-queries", type=int, default=20)
@@ -490,6 +551,7 @@ def main() -> None:
         "mine": mine_bench,
         "mine-one": mine_one,
         "rerank": rerank_bench,
+        "rerank-orders": rerank_orders_bench,
     }[args.cmd](args)
     print(json.dumps(out, indent=1, default=float))
 

@@ -947,6 +947,15 @@ def rerank(
             "instead of the qrels.",
         ),
     ] = None,
+    order: Annotated[
+        str,
+        typer.Option(
+            "--order",
+            help="How the aggregated preferences become an order: kwiksort (seeded pivots) | "
+            "bradley-terry (maximum-likelihood strengths; cycles tie) | pagerank (losers link "
+            "to winners). Ties and cycles keep the base order.",
+        ),
+    ] = "kwiksort",
     seed: Annotated[int, typer.Option(min=0, help="Seed of the KwikSort pivots.")] = 0,
     train_dataset: Annotated[
         str | None,
@@ -965,15 +974,20 @@ def rerank(
     skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
 ) -> None:
-    """Re-rank a base run by aggregated axiom preferences (KwikSort; Hagen et al. 2016)."""
+    """Re-rank a base run by aggregated axiom preferences (Hagen et al. 2016), ordered by
+    KwikSort, Bradley-Terry or PageRank (--order)."""
     from axiomatic.data.trec import write_run
     from axiomatic.rankers.base import rerank as rerank_fn
     from axiomatic.rankers.registry import make_ranker, parse_ranker_spec, split_name
 
     try:
-        from axiomatic.diagnose.rerank import AGGREGATIONS, axiomatic_rerank
+        from axiomatic.diagnose.rerank import AGGREGATIONS, ORDERS, axiomatic_rerank
     except ModuleNotFoundError as exc:
         raise fail(f"axiomatic re-ranking is not available ({exc})") from None
+    if order not in ORDERS:  # before any data is loaded
+        raise fail(
+            f"unknown --order {order!r}{suggest(order, ORDERS)}; expected one of {', '.join(ORDERS)}"
+        )
     if aggregation not in AGGREGATIONS:
         raise fail(
             f"unknown --aggregation {aggregation!r}{suggest(aggregation, AGGREGATIONS)}; "
@@ -1114,6 +1128,7 @@ def rerank(
             aggregation=aggregation,
             seed=seed,
             index=index,
+            order=order,
             **extra,
         )
     except (KeyError, ValueError) as exc:

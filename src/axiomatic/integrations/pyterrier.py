@@ -385,8 +385,10 @@ class AxiomaticReRanker(pt.Transformer):  # type: ignore[misc,name-defined]
         analyzer: str = "default",
         train: Dataset | str | Path | None = None,
         train_run: Run | pd.DataFrame | None = None,
+        order: str = "kwiksort",
     ) -> None:
         self.axioms = axioms
+        self.order = order
         self.dataset = dataset
         self.depth = depth
         self.aggregation = aggregation
@@ -443,6 +445,7 @@ class AxiomaticReRanker(pt.Transformer):  # type: ignore[misc,name-defined]
             index=index,
             train=train,
             train_run=train_run,
+            order=self.order,
         )
         scores = np.asarray(
             [
