@@ -40,6 +40,7 @@ OUT = REPO / "build" / "mutate"
 #: ids, ``-k`` expressions); mutmut then runs, per mutant, those of them that reach its function
 MODULES: dict[str, list[str]] = {
     "training/contrastive.py": [
+        "tests/training/test_issue22_contrastive_strategy.py",
         "tests/training/test_acrank.py",
         "tests/training/test_issue22_negatives.py",
     ],
