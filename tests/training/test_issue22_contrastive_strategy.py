@@ -51,6 +51,7 @@ def _ctx(model: object, doc_language: str | None, language: str | None = "en") -
         # Chinese: jieba words are ~1.5 characters, the limit is the pair budget minus the query
         (SimpleNamespace(max_length=128), "zh", "en", "zh", 104),  # doc language wins
         (SimpleNamespace(max_length=20), "zh-cn", None, "zh", 8),  # at least 8 positions
+        (SimpleNamespace(max_length=129), "zh", None, "zh", 105),  # the model's own max_length
         (SimpleNamespace(max_doc_len=50), None, "en", "en", 50),  # word models: max_doc_len
         (SimpleNamespace(max_doc_len=50), "zh", None, "zh", 76),  # 2 * 50 - 24
         (SimpleNamespace(), "zh", None, "zh", None),  # no truncation known: no limit
@@ -73,6 +74,10 @@ def test_setup_builds_the_augmenter_for_the_language_and_visible_prefix(
 
 
 # ---------------------------------------------------------------------- from_config
+def test_the_default_margin_is_one() -> None:
+    assert ACRankLossStrategy(ACRankAugmentSpec()).margin == 1.0
+
+
 def test_from_config_takes_the_list_size_and_margin() -> None:
     cfg = TrainConfig(
         loss="contrastive", list_size=5, margin=0.25, augmentation="acrank(loss=hinge, p=0.2)"
@@ -149,6 +154,7 @@ class _StubAugmenter:
 def _step(loss: str, negatives: int | None, margin: float = 1.0):
     s = ACRankLossStrategy(ACRankAugmentSpec(loss=loss, negatives=negatives), margin=margin)
     s.augmenter = _StubAugmenter()  # type: ignore[assignment]
+    s.augmenter.stats.no_query_term = 5  # counted by earlier steps: not this step's
     s.negatives = {"q1": ["d1", "n1", "x1"], "q2": ["n2"]}
     texts = {"d1": "apple pie", "x1": "crumble", "n1": "pear", "d2": "cherry tart", "n2": "plum"}
     ctx = SimpleNamespace(
