@@ -48,30 +48,31 @@ def test_every_method_of_the_plan_ran_its_own_code_path(quick) -> None:
     out, _res = quick
     plan = ComparePlan.quick()
     assert {m for ms in plan.methods.values() for m in ms} == set(METHODS)
-    lr = f"lr{plan.lrs[0]:g}"
     for start, methods in plan.methods.items():
         for method in methods:
-            for seed in plan.seeds:
-                unit = out / "runs" / start / method / lr / f"seed{seed}"
-                log = [json.loads(x) for x in (unit / "log.jsonl").read_text().splitlines()]
-                assert log[0] == {"step": 0, "epoch": 0.0, "dev_mrr@10": log[0]["dev_mrr@10"]}
-                trained = log[1]
-                # what only this method's strategy logs (or its pools, for Rennings)
-                if method == "ar":
-                    assert "ar_loss" in trained
-                elif method == "ap":
-                    assert trained["ap_pairs"] > 0
-                elif method in ("acrank", "acrank-hinge"):
-                    assert trained["aug_plus"] > 0 and trained["aug_minus"] > 0
-                elif method == "infonce":
-                    assert trained["aug_plus"] == 0 and trained["aug_minus"] == 0
-                elif method == "rennings":
-                    assert _json(unit / "metrics.json")["pools"]["axiom"] > 0
-                else:
-                    assert not {"ar_loss", "ap_pairs", "aug_plus"} & set(trained)
-                # finished: no resume state kept, the best model saved
-                assert not (unit / "checkpoint.pt").exists()
-                assert (unit / "model").is_dir()
+            for lr in plan.lrs[start]:
+                for seed in plan.seeds:
+                    unit = out / "runs" / start / method / f"lr{lr:g}" / f"seed{seed}"
+                    log = [json.loads(x) for x in (unit / "log.jsonl").read_text().splitlines()]
+                    assert log[0] == {"step": 0, "epoch": 0.0, "dev_mrr@10": log[0]["dev_mrr@10"]}
+                    trained = log[1]
+                    # what only this method's strategy logs (or its pools, for Rennings)
+                    if method == "ar":
+                        assert "ar_loss" in trained
+                    elif method == "ap":
+                        assert trained["ap_pairs"] > 0
+                    elif method in ("acrank", "acrank-hinge"):
+                        assert trained["aug_plus"] > 0 and trained["aug_minus"] > 0
+                    elif method == "infonce":
+                        assert trained["aug_plus"] == 0 and trained["aug_minus"] == 0
+                    elif method == "rennings":
+                        assert _json(unit / "metrics.json")["pools"]["axiom"] > 0
+                    else:
+                        assert not {"ar_loss", "ap_pairs", "aug_plus"} & set(trained)
+                    # finished: no resume state kept, the best model saved
+                    assert not (unit / "checkpoint.pt").exists()
+                    assert (unit / "model").is_dir()
+    lr = f"lr{plan.lrs['cross-encoder'][0]:g}"
     ares = _json(out / "ares" / f"{plan.ares_variant}-seed0" / "pretrain.json")
     assert ares["train"]["steps"] == plan.ares_steps
     # the ARES unit fine-tunes the pre-trained encoder, not a fresh cross-encoder
@@ -101,8 +102,19 @@ def test_selection_and_learning_curves_come_from_the_trainer_logs(quick) -> None
                 assert sr["curves"][method][str(seed)] == [
                     [s * plan.batch_size, d] for s, d in devs
                 ]
-            assert info["dev_by_lr"][f"{plan.lrs[0]:g}"] == pytest.approx(
-                np.mean(list(info["best_dev"].values()))
+            # every grid point's mean best dev; the best one selected, only it scored on test
+            dev_by_lr = {}
+            for g in plan.lrs[start]:
+                rows = [
+                    _json(out / "runs" / start / method / f"lr{g:g}" / f"seed{s}" / "result.json")
+                    for s in plan.seeds
+                ]
+                dev_by_lr[g] = float(np.mean([r["best_dev"] for r in rows]))
+                assert info["dev_by_lr"][f"{g:g}"] == pytest.approx(dev_by_lr[g])
+                scored = (out / "runs" / start / method / f"lr{g:g}" / "seed0" / "test").is_dir()
+                assert scored == (g == info["lr"])
+            assert info["lr"] == max(
+                dev_by_lr, key=lambda g: (dev_by_lr[g], -plan.lrs[start].index(g))
             )
 
 
