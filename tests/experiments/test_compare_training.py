@@ -5,6 +5,7 @@ out), not taken from the experiment's helpers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -225,3 +226,18 @@ def test_a_bad_plan_is_refused_before_any_work(tmp_path) -> None:
     with pytest.raises(ValueError, match="no methods"):
         exp.plan(True, starts=["bi-encoder"])
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["reduced", "gpu"])
+def test_the_configs_are_valid_plans_that_write_the_page(name: str) -> None:
+    from axiomatic.training.config import read_toml
+
+    root = Path(__file__).resolve().parents[2]
+    data = read_toml(root / "configs" / f"compare-training-{name}.toml")["plan"]
+    plan = get_experiment("compare-training").plan(False, **data)
+    assert plan.docs == "docs/comparison.md"
+    assert set(plan.starts) == {"bi-encoder", "cross-encoder"}
+    assert {m for ms in plan.methods.values() for m in ms} == set(METHODS)
+    assert plan.seeds == [0, 1, 2]
+    if name == "gpu":  # the paper-scale config is the plan's defaults (--full), page added
+        assert dataclasses.replace(plan, docs=None) == ComparePlan.full()

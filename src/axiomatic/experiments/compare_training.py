@@ -82,15 +82,26 @@ METHODS: dict[str, dict[str, Any]] = {
     "ap": {"augmentation": "perturb(axioms=TFC1-A,TFC1-D,TFC3,LNC)"},
     "acrank": {
         "loss": "contrastive",
-        "augmentation": "acrank(rule='TFC-A&D', p=0.5, loss=infonce)",
+        "augmentation": "acrank(rule='TFC-A&D', p=0.5, loss=infonce, negatives=3)",
     },
     "acrank-hinge": {"augmentation": "acrank(rule='TFC-A&D', p=0.5, loss=hinge)"},
-    "infonce": {"loss": "contrastive", "augmentation": "acrank(rule=none, loss=infonce)"},
+    "infonce": {
+        "loss": "contrastive",
+        "augmentation": "acrank(rule=none, loss=infonce, negatives=3)",
+    },
     "ares": {},
 }
 """Method -> the :class:`~axiomatic.training.config.TrainConfig` fields it sets on top of the
 shared ones (each paper's defaults; ``ares`` fine-tunes plainly from its pre-trained start).
 Everything else (loss, optimizer, budget, dev selection) is the same for every method."""
+
+DOCS_PER_PAIR = {
+    "plain": 2, "ar": 4, "rennings": 2, "ap": 4, "acrank": 6, "acrank-hinge": 4,
+    "infonce": 4, "ares": 2,
+}  # fmt: skip
+"""Documents scored per training pair (the step cost relative to ``plain``'s 2): AR and AP add
+a perturbed copy of both documents, ACRank the two edits and 3 negatives, InfoNCE 3 negatives;
+Rennings swaps half the pairs for axiom pairs."""
 
 BASELINE = "plain"
 START_ROW = "start (no training)"
@@ -127,16 +138,20 @@ class ComparePlan(Plan):
     train: str = "msmarco-dev-top20/train"
     depth: int = 20
     """Candidates per training query (and dev query)."""
-    dev_queries: int = 100
+    dev_queries: int = 80
     """Training queries held out for dev selection (the same for every unit)."""
-    examples: int = 19200
-    """Training examples (pairs drawn by the sampler) every run sees at most."""
+    examples: int = 32000
+    """Training examples (pairs drawn by the sampler) every run sees at most: 1,000 steps of
+    32, past the cross-encoder's best dev point of the learning curves (28,800-35,200)."""
     batch_size: int = 32
     eval_every: int = 50
     """Dev evaluation every this many steps (and at the start)."""
-    patience: int = 4
+    patience: int = 6
     lrs: dict[str, list[float]] = field(
-        default_factory=lambda: {"bi-encoder": [1e-6, 5e-6], "cross-encoder": [1e-5, 2e-5]}
+        default_factory=lambda: {
+            "bi-encoder": [1e-6, 3e-6, 1e-5],
+            "cross-encoder": [1e-5, 2e-5, 5e-5],
+        }
     )
     """Per start, the learning-rate grid, the same for every method of that start; the best
     on dev is reported (the bi-encoder only loses from 2e-5 on, docs/training.md)."""
@@ -156,7 +171,7 @@ class ComparePlan(Plan):
     """Rennings' weak labeler, mined on the training queries."""
     ares_collections: list[str] = field(default_factory=lambda: ["msmarco-20k"])
     ares_variant: str = "simple"
-    ares_steps: int = 400
+    ares_steps: int = 2000
     ares_batch_size: int = 16
     ares_lr: float = 2e-5
     ares_eval_every: int = 100
@@ -340,7 +355,7 @@ class CompareTraining(Runner):
             f"  {p.train} (dev: {p.dev_queries} held-out queries) -> {', '.join(p.test_sets)}",
             *(f"  {s}: {', '.join(p.methods[s])}; lr grid {p.lrs[s]}" for s in p.starts),
             f"  {p.examples} examples ({steps} steps of {p.batch_size}), seeds {p.seeds}",
-            estimate_line(runs),
+            estimate_line(runs).split(";")[0] + f"; estimated time: {_estimate(p)}",
         ]
         return lines
 
@@ -896,6 +911,54 @@ class CompareTraining(Runner):
 
 
 # ---------------------------------------------------------------------- helpers
+CPU_SECONDS_PER_PAIR = {"knrm": 0.004, "conv-knrm": 0.012, "transformer": 0.22}
+"""Rough CPU seconds per training pair (2 documents) of one step at 128 word pieces: the MiniLM
+cross-encoder's hinge step of 16 pairs takes 3.4 s on one quiet core and ~7.9 s under the
+shared load of this machine (docs/training.md, "Speed"); a bi-encoder step costs about the same
+per document. Scaled linearly with ``max_length``."""
+CPU_SCORES_PER_SECOND = {
+    "knrm": 2000.0, "conv-knrm": 800.0, "transformer": 20.0, "bi-encoder": 100.0,
+}  # fmt: skip
+"""Rough CPU (query, document) pairs scored per second at 128 word pieces (the cross-encoder:
+21 pairs/s on one thread, docs/acrank.md; the bi-encoder encodes each text once, so a query's
+candidate list costs about one text per document)."""
+
+
+def _estimate(p: ComparePlan) -> str:
+    """Rough CPU hours of a plan: training steps (scaled by each method's documents per pair),
+    dev evaluations (the start and every ``eval_every`` steps, without early stopping), ARES
+    pre-training and the test scoring of the selected runs and the starts."""
+    from axiomatic.models.io import is_word_model, resolve_model_name
+
+    steps = max(1, p.examples // p.batch_size)
+    evals = 1 + steps // max(1, p.eval_every)
+    test_pairs = len(p.test_sets) * (p.test_queries or 200) * p.test_depth
+    total = 0.0
+    for s in p.starts:
+        scale = 1.0
+        if not is_word_model(s):
+            kind = "transformer"
+            scale = float(p.model_config.get(s, {}).get("max_length", 128)) / 128
+        else:
+            kind = s if s in CPU_SECONDS_PER_PAIR else "conv-knrm"
+        pair = CPU_SECONDS_PER_PAIR[kind] * scale
+        bi = resolve_model_name(s) == "bi-encoder"
+        rate = CPU_SCORES_PER_SECOND["bi-encoder" if bi else kind] / scale
+        for m in p.methods.get(s, []):
+            runs = len(p.lrs.get(s, [])) * len(p.seeds)
+            train = steps * p.batch_size * pair * DOCS_PER_PAIR[m] / 2
+            dev = evals * p.dev_queries * p.depth / rate
+            total += runs * (train + dev) + len(p.seeds) * test_pairs / rate
+            if m == "ares":
+                total += len(p.seeds) * p.ares_steps * p.ares_batch_size * pair * 2
+        total += len(p.seeds) * test_pairs / rate  # the untrained start
+    return (
+        f"~{total / 3600:.1f} h on 2 CPU cores (rough: {steps} steps x documents per pair, "
+        f"{evals} dev evaluations per run without early stopping, test scoring; a GPU is "
+        "~50-100x faster: 1,500 MiniLM steps of 32 pairs took ~70 s on one H100)"
+    )
+
+
 def _device() -> Any:
     from axiomatic.models.device import choose_device
 
