@@ -911,17 +911,18 @@ class CompareTraining(Runner):
 
 
 # ---------------------------------------------------------------------- helpers
-CPU_SECONDS_PER_PAIR = {"knrm": 0.004, "conv-knrm": 0.012, "transformer": 0.22}
-"""Rough CPU seconds per training pair (2 documents) of one step at 128 word pieces: the MiniLM
-cross-encoder's hinge step of 16 pairs takes 3.4 s on one quiet core and ~7.9 s under the
-shared load of this machine (docs/training.md, "Speed"); a bi-encoder step costs about the same
-per document. Scaled linearly with ``max_length``."""
+CPU_SECONDS_PER_PAIR = {"knrm": 0.004, "conv-knrm": 0.012, "transformer": 0.6}
+"""CPU seconds per training pair (2 documents) of one step at 128 word pieces, as measured on
+this 2-core machine under its usual shared load (load average 4-5, one torch thread): a MiniLM
+cross-encoder hinge step of 16 pairs at 96 word pieces took 7.4 s (AR: 14.4 s), a bi-encoder
+step 18-20 s (a quiet core: 3.4 s at 128, docs/training.md "Speed"). Scaled linearly with
+``max_length``."""
 CPU_SCORES_PER_SECOND = {
-    "knrm": 2000.0, "conv-knrm": 800.0, "transformer": 20.0, "bi-encoder": 100.0,
+    "knrm": 2000.0, "conv-knrm": 800.0, "transformer": 12.0, "bi-encoder": 15.0,
 }  # fmt: skip
-"""Rough CPU (query, document) pairs scored per second at 128 word pieces (the cross-encoder:
-21 pairs/s on one thread, docs/acrank.md; the bi-encoder encodes each text once, so a query's
-candidate list costs about one text per document)."""
+"""CPU (query, document) pairs scored per second at 128 word pieces under the same load (the
+MiniLM cross-encoder 15-17 pairs/s at 96 pieces, the bi-encoder 11-25; 21 pairs/s on a quieter
+core, docs/acrank.md)."""
 
 
 def _estimate(p: ComparePlan) -> str:
@@ -953,9 +954,10 @@ def _estimate(p: ComparePlan) -> str:
                 total += len(p.seeds) * p.ares_steps * p.ares_batch_size * pair * 2
         total += len(p.seeds) * test_pairs / rate  # the untrained start
     return (
-        f"~{total / 3600:.1f} h on 2 CPU cores (rough: {steps} steps x documents per pair, "
-        f"{evals} dev evaluations per run without early stopping, test scoring; a GPU is "
-        "~50-100x faster: 1,500 MiniLM steps of 32 pairs took ~70 s on one H100)"
+        f"~{total / 3600:.1f} h on this 2-core CPU under its shared load (rough: {steps} "
+        "steps x documents per pair, "
+        f"{evals} dev evaluations per run without early stopping, test scoring; one H100 is "
+        "several hundred times faster: 1,500 MiniLM steps of 32 pairs took ~70 s there)"
     )
 
 
@@ -1154,7 +1156,7 @@ def render_markdown(plan: ComparePlan, res: Mapping[str, Any], figure: str | Non
             cols = ["method"]
             for meas in MEASURES:
                 cols += [meas, f"{meas} vs plain", f"{meas} verdict"]
-            lines += [markdown_table(rows, cols), ""]
+            lines += [markdown_table(rows, cols), "", _answer(cmp), ""]
         diag = sr.get("diagnosis")
         if diag:
             lines += [
@@ -1208,6 +1210,22 @@ def render_markdown(plan: ComparePlan, res: Mapping[str, Any], figure: str | Non
     return "\n".join(lines) + "\n"
 
 
+def _answer(cmp: Mapping[str, Any]) -> str:
+    """One sentence per table: which methods beat plain significantly, by how much."""
+    if not cmp.get("rows"):
+        return "No method was tested against plain here."
+    parts: dict[str, list[str]] = {"helps": [], "hurts": []}
+    for system, by_measure in cmp["rows"].items():
+        for meas, c in by_measure.items():
+            v = c["verdict"].split(" (")[0]
+            if v in parts:
+                parts[v].append(f"{system} on {meas} ({c['diff']:+.3f}, p={c['p_holm']:.3g})")
+    text = "Significantly above plain (Holm p < 0.05): " + ("; ".join(parts["helps"]) or "none")
+    if parts["hurts"]:
+        text += ". Significantly below plain: " + "; ".join(parts["hurts"])
+    return text + "."
+
+
 def _listed_methods(p: ComparePlan) -> list[str]:
     return list(dict.fromkeys(m for s in p.starts for m in p.methods.get(s, [])))
 
@@ -1235,6 +1253,8 @@ def _cost_caption(res: Mapping[str, Any]) -> str:
         "Wall seconds of training per 1,000 examples seen (dev evaluations included: the same "
         "for every method), mean over the selected runs; peak memory: "
         + (", ".join(sorted(kinds)) or "not measured")
-        + ", the largest over the seeds. All runs of one invocation, one after the other on "
-        "the same machine."
+        + ", the largest over the seeds (on CPU the growth over the process' size when the run "
+        "started: memory an earlier run freed and this one reused is not counted, so compare "
+        "CPU figures loosely; on CUDA the peak of allocated tensors, reset per run). Runs of "
+        "one invocation run one after the other on the same machine."
     )
