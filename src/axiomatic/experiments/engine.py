@@ -449,6 +449,12 @@ for _e in (
         "Chen et al., SIGIR 2022 (ARES)",
         _RUNNERS + "ares2022:Ares2022",
     ),
+    Experiment(
+        "compare-training",
+        "every axiomatic training method on the same data, start, budget and seeds",
+        "issue 26: the papers above compared",
+        _RUNNERS + "compare_training:CompareTraining",
+    ),
 ):
     REGISTRY.register(_e.name, _e)
 

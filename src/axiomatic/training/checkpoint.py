@@ -82,6 +82,12 @@ def load_checkpoint_state(
     saved = state.get("config")
     if saved is not None and config is not None:
         mine = dict(config)
+        # a setting added to TrainConfig after the checkpoint was written: its default (the
+        # old behaviour) is what the checkpoint was trained with
+        from axiomatic.training.config import TrainConfig
+
+        defaults = TrainConfig().to_dict()
+        saved = {**{k: v for k, v in defaults.items() if k not in saved}, **saved}
         diff = sorted(k for k in set(saved) | set(mine) if saved.get(k) != mine.get(k))
         if diff:
             raise ValueError(

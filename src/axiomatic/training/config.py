@@ -319,6 +319,10 @@ class TrainConfig:
     :mod:`axiomatic.training.smooth`)."""
     log_grad_norm: bool = False
     """Log the total gradient norm (before clipping) of every step as ``grad_norm``."""
+    eval_at_start: bool = False
+    """Also compute the dev metric before the first step (logged as step 0), so that the start
+    itself can be the best checkpoint: a run whose training only lowers the dev metric then
+    keeps the start's weights (``best_step == 0``)."""
     seed: int = 0
     analyzer: str = "default"
     """Text analysis of the perturbations (query-term membership) and of the BM25 candidates
@@ -408,6 +412,7 @@ _SETTINGS: dict[str, tuple[str, float | None, bool, bool]] = {
     "lr_schedule": ("text", None, True, False),
     "graded_loss": ("text", None, True, True),
     "log_grad_norm": ("boolean", None, True, False),
+    "eval_at_start": ("boolean", None, True, False),
     "seed": ("integer", 0, True, False),
     "analyzer": ("text", None, True, False),
 }

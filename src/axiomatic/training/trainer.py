@@ -458,6 +458,22 @@ class Trainer:
         run = score_candidates(self.model, self.dev_data, depth=self.config.dev_depth)
         return mrr_at_k(run, self.dev_data.qrels or {}, 10, self.dev_data.rel_threshold)
 
+    def _evaluate_start(self, history: list[dict[str, Any]], log_path: Path) -> None:
+        """The dev metric of the start (``eval_at_start``): logged as step 0 and saved as the
+        best checkpoint so far, so that a run whose every step lowers the metric keeps the
+        start (and early stopping counts from it)."""
+        dist = self.dist
+        dev = dist.broadcast(self.evaluate_dev() if dist.is_main else None)
+        if dev is None:
+            return
+        record: dict[str, Any] = {"step": 0, "epoch": 0.0, "dev_mrr@10": dev}
+        self.best_dev, self.best_step, self.bad_evals = dev, 0, 0
+        if dist.is_main:
+            _atomic_torch_save(self.model.state_dict(), self.out_dir / "best.pt")
+            with open(log_path, "a", encoding="utf-8") as log:
+                log.write(json.dumps(record) + "\n")
+        history.append(record)
+
     # ------------------------------------------------------------------ fit
     def fit(self, resume: bool = True) -> TrainResult:
         """Train (or resume) until ``steps``/``epochs`` or early stopping; returns a summary.
@@ -487,6 +503,8 @@ class Trainer:
             log_path.unlink()
         dist.barrier()  # the log is truncated before the other ranks read it
         history = _read_log(log_path)
+        if step == 0 and cfg.eval_at_start and not self._finished:
+            self._evaluate_start(history, log_path)
         if not self._finished:
             self.model.train()
             from axiomatic._progress import track
