@@ -542,6 +542,16 @@ def diagnose(
             "(absorbs floating-point noise; 0 = exact).",
         ),
     ] = 1e-9,
+    band: Annotated[
+        str | None,
+        typer.Option(
+            "--band",
+            help="Calibrated effects (ABNIRML): 'auto' = per ranker, the median over the "
+            "diagnosed queries of the score gap between its top two candidates; or a number "
+            "(the same band for every ranker). Adds delta, pos/neg/neutral, the effect "
+            "(pos-neg)/n with a 95% CI and a sign test to every table.",
+        ),
+    ] = None,
     analyzer: Annotated[
         str | None,
         typer.Option(
@@ -591,6 +601,17 @@ def diagnose(
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
     _parse_measures_or_exit(measure)
     measure, measures = _correlation_measure(measure, measures)
+    band_value: str | float | None = None
+    if band is not None:
+        from axiomatic.diagnose.effects import resolve_band
+
+        try:
+            band_value = resolve_band(band)  # type: ignore[assignment]
+        except ValueError:
+            raise fail(
+                f"--band must be 'auto' or a number >= 0 (got {band!r}); e.g. --band auto "
+                "calibrates it per ranker, --band 0.5 uses 0.5 for every ranker"
+            ) from None
     check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root, qrels, skip_malformed)
     ds = _first_stage_of_instances(
@@ -667,6 +688,7 @@ def diagnose(
                 oracle=oracle and bool(ds.qrels),
                 missing=missing,
                 tie_tolerance=tie_tolerance,
+                band=band_value,
             )
     except (KeyError, ValueError) as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
