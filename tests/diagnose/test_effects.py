@@ -73,11 +73,12 @@ def _diag(band: object, **kw: object) -> Diagnosis:
     )
 
 
-def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+def _agresti_min(pos: int, neg: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Agresti & Min (2005): add 1/2 to each cell of the matched table, then Wald."""
+    b, c, m = pos + 0.5, neg + 0.5, n + 2
+    theta = (b - c) / m
+    se = math.sqrt((b + c) - (b - c) ** 2 / m) / m
+    return max(-1.0, theta - z * se), min(1.0, theta + z * se)
 
 
 def test_auto_band_is_the_median_top_gap_of_the_candidates() -> None:
@@ -98,9 +99,13 @@ def test_counts_effect_interval_and_sign_test_by_hand() -> None:
     t = table.loc["TFC1"]
     assert (t["pos"], t["neg"], t["neutral"], t["n"]) == (3, 2, 3, 8)
     assert t["effect"] == pytest.approx((3 - 2) / 8)
-    lo, hi = _wilson(3, 5)
-    assert t["effect_ci_low"] == pytest.approx(5 / 8 * (2 * lo - 1))
-    assert t["effect_ci_high"] == pytest.approx(5 / 8 * (2 * hi - 1))
+    # b = 3.5, c = 2.5, m = 10: centre 0.1, se = sqrt(6 - 0.1) / 10
+    lo, hi = (
+        0.1 - 1.959963984540054 * math.sqrt(5.9) / 10,
+        0.1 + 1.959963984540054 * math.sqrt(5.9) / 10,
+    )
+    assert (t["effect_ci_low"], t["effect_ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert (lo, hi) == pytest.approx(_agresti_min(3, 2, 8))
     assert t["sign_p"] == pytest.approx(binomtest(3, 5, 0.5).pvalue)
     # fulfilment (ties only at 1e-9) is not the effect: 6 of 8 have s(a) > s(b), but three of
     # them by no more than the band
@@ -190,12 +195,15 @@ def test_band_counts_and_interval_edges() -> None:
         2,
         2,
     )
-    assert effect_interval(0, 0, 4) == (0.0, 0.0, 0.0)
+    eff, lo, hi = effect_interval(0, 0, 4)  # all neutral: centred on 0, not of zero width
+    assert eff == 0.0 and lo == pytest.approx(-hi) and hi > 0
     assert all(np.isnan(effect_interval(0, 0, 0)))
-    eff, lo, hi = effect_interval(10, 0, 10)
-    assert (
-        eff == 1.0 and hi == pytest.approx(1.0) and lo == pytest.approx(2 * _wilson(10, 10)[0] - 1)
-    )
+    eff, lo, hi = effect_interval(10, 0, 10)  # all pos: the interval does not collapse
+    assert eff == 1.0 and hi == 1.0 and lo == pytest.approx(_agresti_min(10, 0, 10)[0])
+    assert lo < 0.7
+    # the neutral share widens the interval: 100 pos of 100 vs 100 pos of 200
+    wide, narrow = effect_interval(100, 0, 200), effect_interval(100, 0, 100)
+    assert wide[2] - wide[1] > narrow[2] - narrow[1]
 
 
 # ------------------------------------------------------------------------------ sample hash

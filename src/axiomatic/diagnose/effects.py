@@ -21,10 +21,8 @@ instances) and ``delta`` is the median over queries of ``|s(rank 1) - s(rank 2)|
 with fewer than two scored candidates are left out).
 
 The paired test is the two-sided sign test of ``pos`` against ``neg`` (neutral instances carry
-no sign): ``binomtest(pos, pos + neg, 1/2)``. The 95% interval of the effect is conditional on
-the number of signed instances ``m = pos + neg``: the Wilson interval ``[lo, hi]`` of
-``pos / m`` mapped through ``effect = (m / n)(2 p - 1)``, so that it excludes 0 exactly when
-the Wilson interval of the sign share excludes 1/2.
+no sign): ``binomtest(pos, pos + neg, 1/2)``. The 95% interval of the effect is Agresti and
+Min's adjusted Wald interval for a difference of matched proportions (:func:`effect_interval`).
 
 The *sample hash* (:func:`sample_hash`) is a digest of what the instances ask: per instance the
 query id, the documents, the axiom and the expected direction, independent of row order, so
@@ -39,8 +37,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 from scipy import stats as _st
-
-from axiomatic.diagnose import stats
 
 __all__ = [
     "BAND_COLUMNS",
@@ -194,13 +190,29 @@ def sign_test(pos: int, neg: int) -> float:
 def effect_interval(
     pos: int, neg: int, n: int, confidence: float = 0.95
 ) -> tuple[float, float, float]:
-    """``(effect, low, high)``: ``(pos - neg) / n`` and its interval (see the module doc)."""
+    r"""``(effect, low, high)``: the effect ``(pos - neg) / n`` and its Agresti-Min interval.
+
+    The effect is a difference of matched proportions (``pos`` and ``neg`` play the discordant
+    cells of McNemar's table), so the interval is Agresti & Min's (2005, *Biometrics* 61:515)
+    adjusted Wald interval for it: with :math:`b = pos + 1/2`, :math:`c = neg + 1/2`,
+    :math:`m = n + 2`,
+
+    .. math::
+        \tilde\theta = (b - c) / m, \quad
+        se = \sqrt{(b + c) - (b - c)^2 / m} \,/\, m, \quad
+        \tilde\theta \pm z\, se
+
+    clipped to ``[-1, 1]``. Unlike a Wald interval it does not collapse when every instance
+    falls on one side, and unlike an interval conditional on ``pos + neg`` it carries the
+    uncertainty of the neutral share. ``n == 0``: NaN.
+    """
     if n <= 0:
         return float("nan"), float("nan"), float("nan")
-    m = pos + neg
-    effect = (pos - neg) / n
-    if m == 0:
-        return effect, 0.0, 0.0
-    lo, hi = stats.wilson_interval(pos, m, confidence)
-    scale = m / n
-    return effect, float(scale * (2 * lo - 1)), float(scale * (2 * hi - 1))
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1) (got {confidence!r}); use e.g. 0.95")
+    z = float(_st.norm.ppf(0.5 + confidence / 2.0))
+    b, c, m = pos + 0.5, neg + 0.5, n + 2.0
+    centre = (b - c) / m
+    se = np.sqrt(max((b + c) - (b - c) ** 2 / m, 0.0)) / m
+    lo, hi = max(-1.0, centre - z * se), min(1.0, centre + z * se)
+    return (pos - neg) / n, float(lo), float(hi)

@@ -489,8 +489,8 @@ def effect_frame(diagnosis: Diagnosis) -> pd.DataFrame:
 EFFECT_NOTE = (
     "effect = (pos - neg) / n: pos = the ranker prefers the document the axiom expects by more "
     "than its band δ, neg = the other one by more than δ, neutral = within δ (ABNIRML, "
-    "MacAvaney et al. 2022); 95% CI: Wilson interval of pos / (pos + neg) scaled by "
-    "(pos + neg) / n; p: two-sided sign test of pos against neg"
+    "MacAvaney et al. 2022); 95% CI: Agresti-Min interval of a difference of matched "
+    "proportions; p: two-sided sign test of pos against neg"
 )
 
 
