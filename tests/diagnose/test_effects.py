@@ -28,8 +28,9 @@ SCORES = {
     "q1": {"d1": 5.0, "d2": 4.0, "d3": 3.5, "d4": 1.0, "a1": 100.0},
     # q2: 2.0, 1.7 -> gap 0.3
     "q2": {"e1": 2.0, "e2": 1.7, "e3": 0.0},
-    # q3: 0.9, 0.4 -> gap 0.5; the median of (1.0, 0.3, 0.5) is 0.5 (the mean would be 0.6)
-    "q3": {"f1": 0.9, "f2": 0.4},
+    # q3: 2.4, 0.4 -> gap 2.0; the median of (1.0, 0.3, 2.0) is 1.0 (the mean would be 1.1;
+    # with the non-candidate a1, q1's gap would be 95 and the median 2.0)
+    "q3": {"f1": 2.4, "f2": 0.4},
 }
 
 
@@ -54,9 +55,9 @@ def _row(q: str, a: str, b: str, axiom: str = "TFC1", relation: str = ">") -> di
                 doc_c=None, relation=relation)  # fmt: skip
 
 
-# TFC1 margins s(a) - s(b) against the auto band 0.5:
-#  (d1,d2) 1.0 pos | (d2,d3) 0.5 neutral (the band is inclusive) | (d4,d1) -4 neg
-#  (a1,d1) 95 pos  | (e1,e2) 0.3 neutral | (e3,e1) -2 neg | (e1,e3) 2 pos | (f1,f2) 0.5 neutral
+# TFC1 margins s(a) - s(b) against the auto band 1.0:
+#  (d1,d2) 1.0 neutral (the band is inclusive) | (d2,d3) 0.5 neutral | (d4,d1) -4 neg
+#  (a1,d1) 95 pos  | (e1,e2) 0.3 neutral | (e3,e1) -2 neg | (e1,e3) 2 pos | (f1,f2) 2 pos
 TFC1 = [("q1", "d1", "d2"), ("q1", "d2", "d3"), ("q1", "d4", "d1"), ("q1", "a1", "d1"),
         ("q2", "e1", "e2"), ("q2", "e3", "e1"), ("q2", "e1", "e3"), ("q3", "f1", "f2")]  # fmt: skip
 
@@ -83,7 +84,7 @@ def _agresti_min(pos: int, neg: int, n: int, z: float = 1.959963984540054) -> tu
 
 def test_auto_band_is_the_median_top_gap_of_the_candidates() -> None:
     diag = _diag("auto")
-    assert diag.band == {"toy": pytest.approx(0.5)}  # median(1.0, 0.3, 0.5), a1 left out
+    assert diag.band == {"toy": pytest.approx(1.0)}  # median(1.0, 0.3, 2.0), a1 left out
     assert median_top_gap([np.array([5.0, 4.0, 3.5]), np.array([0.3, np.nan, 0.0])]) == (
         pytest.approx(0.65),  # median of 1.0 and 0.3 (NaN scores left out)
         2,
@@ -91,7 +92,7 @@ def test_auto_band_is_the_median_top_gap_of_the_candidates() -> None:
     # a ranker on another scale gets its own band
     scaled = diagnose(_instances(), [DictRanker("x10", SCORES, 10.0)], _dataset(),
                       {"a1": Document("a1", "a1")}, band="auto")  # fmt: skip
-    assert scaled.band == {"x10": pytest.approx(5.0)}
+    assert scaled.band == {"x10": pytest.approx(10.0)}
 
 
 def test_counts_effect_interval_and_sign_test_by_hand() -> None:
@@ -118,7 +119,7 @@ def test_counts_effect_interval_and_sign_test_by_hand() -> None:
 
 def test_a_given_band_and_a_band_per_ranker() -> None:
     t = _diag(0.25).table().set_index("axiom").loc["TFC1"]
-    # at 0.25: (d2,d3) 0.5, (e1,e2) 0.3 and (f1,f2) 0.5 become pos
+    # at 0.25: (d1,d2) 1.0, (d2,d3) 0.5 and (e1,e2) 0.3 become pos
     assert (t["delta"], t["pos"], t["neg"], t["neutral"]) == (0.25, 6, 2, 0)
     t = _diag({"toy": 3.0}).table().set_index("axiom").loc["TFC1"]
     assert (t["pos"], t["neg"], t["neutral"]) == (1, 1, 6)  # only 95 and -4 are outside
@@ -255,4 +256,4 @@ def test_every_table_and_output_names_the_sample(tmp_path) -> None:
 
     data = json.loads(paths["json"].read_text())
     assert data["summary"]["sample"] == h and data["table"][0]["sample"] == h
-    assert data["table"][0]["delta"] == pytest.approx(0.5)
+    assert data["table"][0]["delta"] == pytest.approx(1.0)
