@@ -480,7 +480,9 @@ def effect_frame(diagnosis: Diagnosis) -> pd.DataFrame:
                     if np.isnan(rec["effect"])
                     else f"{rec['effect']:+.3f} [{rec['effect_ci_low']:+.3f}, "
                     f"{rec['effect_ci_high']:+.3f}]",
-                    "sign test p": "-" if np.isnan(rec["sign_p"]) else f"{rec['sign_p']:.2g}",
+                    "sign test p": "-"
+                    if np.isnan(rec["sign_p"])
+                    else ("< 1e-300" if rec["sign_p"] == 0 else f"{rec['sign_p']:.2g}"),
                 }
             )
     return pd.DataFrame(rows)
