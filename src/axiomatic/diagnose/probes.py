@@ -16,6 +16,7 @@ skipped and counted.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from collections.abc import Sequence
 
@@ -62,7 +63,9 @@ def probe_instances(
     order is not meaningful, so it is refused).
 
     Returns ``(instances, artificial)``: the instance table and a table ``doc_id, text,
-    source_doc_id, query_id, k`` of the manipulated documents (ids ``DOC~probe:NAME``), as
+    source_doc_id, query_id, k`` of the manipulated documents (ids ``DOC~probe:NAME~DIGEST``,
+    the first 12 hex digits of the SHA-256 of the manipulated text, so that the sample hash of
+    :func:`axiomatic.diagnose.effects.sample_hash` covers the texts judged), as
     :func:`axiomatic.read_instances` gives them. ``instances.attrs["skipped"]`` counts the
     documents a probe left unchanged, per probe.
     """
@@ -95,7 +98,9 @@ def probe_instances(
                 if new == text:
                     skipped[p] += 1
                     continue
-                art_id = f"{d}~{PROBE_PREFIX}{p}"
+                # the id carries a digest of the text, so the sample hash covers what was judged
+                digest = hashlib.sha256(new.encode("utf-8")).hexdigest()[:12]
+                art_id = f"{d}~{PROBE_PREFIX}{p}~{digest}"
                 la, lb = len(text.split()), len(new.split())
                 rel = labels.get(d)
                 rows.append(
@@ -129,14 +134,5 @@ def probe_instances(
             inst[c] = inst[c].astype("Int64")
     inst.attrs["skipped"] = skipped
     art = pd.DataFrame(arts, columns=["doc_id", "text", "source_doc_id", "query_id", "k"])
-    # one manipulated text per (document, probe): the same document under two queries is
-    # manipulated per query (seeded by the query), so keep the ids apart
-    if art["doc_id"].duplicated().any():
-        dup = art["doc_id"].duplicated(keep=False)
-        new_ids = art["doc_id"].where(~dup, art["doc_id"] + "@" + art["query_id"].astype(str))
-        mapping = dict(zip(zip(art["query_id"], art["doc_id"], strict=True), new_ids, strict=True))
-        inst["doc_b"] = [
-            mapping[(q, b)] for q, b in zip(inst["query_id"], inst["doc_b"], strict=True)
-        ]
-        art["doc_id"] = new_ids
+    art = art.drop_duplicates("doc_id", ignore_index=True)  # the same text under two queries
     return inst, art

@@ -5,8 +5,9 @@ is then measured with the calibrated band of :mod:`axiomatic.diagnose.effects`. 
 no claim that one text is more relevant: they show what a ranker is sensitive to.
 
 =================== ==========================================================================
-``shuffle-words``   the whitespace tokens in a random order
-``shuffle-sentences`` the sentences in a random order (documents of one sentence: no probe)
+``shuffle-words``   the whitespace tokens in a random order (never the original one)
+``shuffle-sentences`` the sentences in a random order (never the original one; documents of
+                    one sentence: no probe)
 ``typos``           in each word of at least 4 letters, with probability ``TYPO_RATE``, two
                     adjacent inner letters swapped (first and last letter kept)
 ``remove-stopwords`` tokens whose lowercase letters form a stopword of the packaged list dropped
@@ -42,16 +43,26 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
 
 
+def _shuffled(items: list[str], rng: np.random.Generator) -> list[str]:
+    """``items`` in a random order other than the given one (when their values allow one): an
+    identity draw would be no probe, so it is drawn again (at most 20 times)."""
+    out = items
+    for _ in range(20):
+        out = [items[i] for i in rng.permutation(len(items))]
+        if out != items:
+            break
+    return out
+
+
 def _shuffle_words(text: str, rng: np.random.Generator, donor: str) -> str:
-    words = text.split()
-    return " ".join(words[i] for i in rng.permutation(len(words)))
+    return " ".join(_shuffled(text.split(), rng))
 
 
 def _shuffle_sentences(text: str, rng: np.random.Generator, donor: str) -> str:
     sents = sentences(text)
     if len(sents) < 2:
         return text
-    return " ".join(sents[i] for i in rng.permutation(len(sents)))
+    return " ".join(_shuffled(sents, rng))
 
 
 def _typo(word: str, rng: np.random.Generator) -> str:

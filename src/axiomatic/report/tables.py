@@ -186,7 +186,10 @@ def length_tolerance(spec: str) -> tuple[float | None, str]:
     length), ``|Δlen|≤5``, ``no length limit``, or ``""`` for axioms without a length parameter.
     """
     from axiomatic.axioms.spec import parse_axiom
+    from axiomatic.diagnose.probes import PROBE_PREFIX
 
+    if spec.startswith(PROBE_PREFIX):  # a text probe: no length parameter
+        return None, ""
     try:
         ax = parse_axiom(base_spec(spec))
     except (ValueError, SyntaxError, KeyError):
