@@ -1,7 +1,9 @@
 """The calibrated-effects example of docs/diagnosis.md, from the commands themselves (issue 28).
 
 Mines ``trec-dl-2019/bm25`` (relaxed TFC1, M-TDC and LNC2, at most 200 instances per query and
-axiom, seed 0), runs ``axiomatic diagnose --band auto`` with BM25 and QL, and writes the section
+axiom, seed 0), runs ``axiomatic diagnose --band auto`` with BM25 and QL, ``axiomatic probe``
+(every text probe) with BM25 and QL on the same dataset and with BM25 and the MiniLM
+bi-encoder on the demo, and writes the section
 between the markers ``<!-- calibrated effects: begin -->`` and ``<!-- calibrated effects: end -->``
 into ``--out``/effects.md; with ``--write-docs`` also into docs/diagnosis.md (replacing the
 section there, or appending it; ``benchmarks/dl19_diagnosis.py --write-docs`` keeps it).
@@ -27,6 +29,10 @@ END = "<!-- calibrated effects: end -->"
 MINE = ["mine", "--dataset", "trec-dl-2019/bm25", "--axioms", "TFC1,M-TDC,LNC2",
         "--variant", "relaxed", "--max-per-query", "200", "--seed", "0"]  # fmt: skip
 DIAGNOSE = ["diagnose", "-r", "bm25", "-r", "ql", "--band", "auto", "--no-oracle"]
+PROBE_DL19 = ["probe", "-d", "trec-dl-2019/bm25", "-r", "bm25", "-r", "ql", "--probes", "all",
+              "--depth", "10", "--seed", "0"]  # fmt: skip
+PROBE_DEMO = ["probe", "-d", "demo", "-r", "bm25", "-r", "minilm", "--probes", "all",
+              "--depth", "10", "--seed", "0"]  # fmt: skip
 
 
 def _cli(args: list[str]) -> float:
@@ -68,8 +74,7 @@ def _reading(table: pd.DataFrame) -> str:
     )
 
 
-def section(table: pd.DataFrame, data: dict, mine_cmd: str, diag_cmd: str, wall: float) -> str:
-    band = data["summary"]["band"]
+def _rows(table: pd.DataFrame) -> list[str]:
     rows = [
         "| ranker | axiom | n | fulfilled % | δ | pos | neg | neutral | effect [95% CI] | sign p |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -85,6 +90,35 @@ def section(table: pd.DataFrame, data: dict, mine_cmd: str, diag_cmd: str, wall:
             f"| {r.ranker} | {r.spec} | {r.n} | {100 * r.fraction:.1f} | {r.delta:.4f} | "
             f"{r.pos} | {r.neg} | {r.neutral} | {eff} | {p} |"
         )
+    return rows
+
+
+def _probe_part(table: pd.DataFrame, data: dict, cmd: str, wall: float) -> list[str]:
+    band = ", ".join(f"{k} δ = {v:.4f}" for k, v in data["summary"]["band"].items())
+    return [
+        "```bash",
+        f"axiomatic {cmd}",
+        "```",
+        "",
+        f"Bands: {band}; probe sample `{data['summary']['sample']}` "
+        f"({data['summary']['instances']:,} pairs over {data['summary']['queries']} queries); "
+        f"wall time {wall:.1f} s.",
+        "",
+        *_rows(table),
+        "",
+    ]
+
+
+def section(
+    table: pd.DataFrame,
+    data: dict,
+    mine_cmd: str,
+    diag_cmd: str,
+    wall: float,
+    probes: list[tuple[pd.DataFrame, dict, str, float]],
+) -> str:
+    band = data["summary"]["band"]
+    rows = _rows(table)
     bands = ", ".join(f"{k} δ = {v:.4f}" for k, v in band.items())
     return "\n".join(
         [
@@ -143,6 +177,39 @@ def section(table: pd.DataFrame, data: dict, mine_cmd: str, diag_cmd: str, wall:
             *rows,
             "",
             _reading(table),
+            "",
+            "### Text probes",
+            "",
+            "`axiomatic probe` (API: `axiomatic.diagnose.probes.probe_instances`, then "
+            "`diagnose(..., band=...)`) applies ABNIRML's text manipulations to the first "
+            "`--depth` candidates of each query of any re-ranking dataset, for any ranker that "
+            "scores text: `shuffle-words`, `shuffle-sentences` (never the original order), "
+            "`typos` (in each word of 4+ letters, with probability 0.2, two adjacent inner "
+            "letters swapped), `remove-stopwords` (the packaged English list), `case-fold`, "
+            "`add-sentence` (a random sentence of a candidate of another query appended), "
+            "`remove-sentence` (one random sentence dropped). Every manipulation is seeded by "
+            "(seed, probe, query, document); one that leaves a text unchanged gives no pair. "
+            "Each pair is (original, manipulated) with the relation `>`: **a positive effect "
+            "means the ranker prefers the original by more than its band**, a negative one the "
+            "manipulated text; the probes make no claim about which is more relevant. The "
+            "manipulated document ids carry a digest of their text, so the sample hash covers "
+            "the texts judged. It is its own command rather than `diagnose --probes` because "
+            "`diagnose` reads instances that `mine` wrote (`--instances`), while probes are "
+            "generated from a dataset in a second: `probe` takes `--dataset`, `--ranker`, "
+            "`--probes`, `--depth`, `--seed` and `--band` (default `auto`) and writes the same "
+            "report files as `diagnose`.",
+            "",
+            *[line for part in probes for line in _probe_part(*part)],
+            "BM25 and QL see a bag of analyzed terms (lowercased, stopwords removed), so word "
+            "and sentence order, case and stopwords leave every score exactly equal: those "
+            "probes are all neutral, the check that the probes change nothing else. A typo "
+            "removes a term occurrence, which they never reward. Appending a sentence is "
+            "fulfilled (the original scores higher) almost always for both, but beyond its band "
+            "only for BM25: QL's smoothed length normalization moves the score by less than its "
+            "typical top-two gap. The MiniLM bi-encoder (demo) moves its score beyond its band "
+            "on many shuffled texts, in both directions: it reads word order, without a "
+            "significant preference on these 10 queries; its tokenizer lowercases, so case "
+            "folding leaves it neutral too.",
             END,
         ]
     )
@@ -162,7 +229,19 @@ def main() -> None:
     data = json.loads((rep / "diagnosis.json").read_text(encoding="utf-8"))
     mine_cmd = shlex.join([*MINE, "--out", "inst/"])
     diag_cmd = shlex.join([*DIAGNOSE, "-i", "inst/", "-o", "rep/"])
-    text = section(table, data, mine_cmd, diag_cmd, wall)
+    probes = []
+    for args_, name in ((PROBE_DL19, "probe-dl19"), (PROBE_DEMO, "probe-demo")):
+        folder = work / name
+        t = _cli([*args_, "-o", str(folder), "--no-plots"])
+        probes.append(
+            (
+                pd.read_csv(folder / "diagnosis.csv"),
+                json.loads((folder / "diagnosis.json").read_text(encoding="utf-8")),
+                shlex.join([*args_, "-o", f"{name}/"]),
+                t,
+            )
+        )
+    text = section(table, data, mine_cmd, diag_cmd, wall, probes)
     (work / "effects.md").write_text(text + "\n", encoding="utf-8")
     print(text)
     if args.write_docs:
