@@ -257,3 +257,19 @@ def test_every_table_and_output_names_the_sample(tmp_path) -> None:
     data = json.loads(paths["json"].read_text())
     assert data["summary"]["sample"] == h and data["table"][0]["sample"] == h
     assert data["table"][0]["delta"] == pytest.approx(1.0)
+
+
+def test_merging_two_banded_diagnoses_keeps_each_rankers_band() -> None:
+    a = _diag("auto")
+    other = DictRanker("x10", SCORES, 10.0)
+    b = diagnose(_instances(), [other], _dataset(), {"a1": Document("a1", "a1")}, band="auto")
+    both = diagnose(_instances(), [DictRanker("toy", SCORES), other], _dataset(),
+                    {"a1": Document("a1", "a1")}, band="auto")  # fmt: skip
+    merged = a.merge(b)
+    assert merged.band == both.band == {"toy": pytest.approx(1.0), "x10": pytest.approx(10.0)}
+    pd.testing.assert_frame_equal(merged.table(), both.table())
+    # with one side unbanded there are no effects to show
+    assert (
+        a.merge(diagnose(_instances(), [other], _dataset(), {"a1": Document("a1", "a1")})).band
+        is None
+    )
