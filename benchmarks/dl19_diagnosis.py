@@ -722,7 +722,13 @@ def main(argv: list[str] | None = None) -> int:
     write_markdown(a, b, c, args, args.out / "diagnosis.md")
     if args.write_docs:
         docs = REPO / "docs"
-        shutil.copyfile(args.out / "diagnosis.md", docs / "diagnosis.md")
+        # keep the calibrated-effects section that benchmarks/band_example.py writes
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from band_example import keep_section
+
+        previous = (docs / "diagnosis.md").read_text(encoding="utf-8")
+        new = (args.out / "diagnosis.md").read_text(encoding="utf-8")
+        (docs / "diagnosis.md").write_text(keep_section(previous, new), encoding="utf-8")
         for png in sorted(img.glob("*.png")):
             shutil.copyfile(png, docs / "img" / png.name)
     summary: dict = {}

@@ -1,4 +1,4 @@
-"""Axiom commands: ``axioms`` (catalogue), ``mine``, ``diagnose`` and ``rerank``.
+"""Axiom commands: ``axioms`` (catalogue), ``mine``, ``diagnose``, ``probe`` and ``rerank``.
 
 Typical session::
 
@@ -542,6 +542,16 @@ def diagnose(
             "(absorbs floating-point noise; 0 = exact).",
         ),
     ] = 1e-9,
+    band: Annotated[
+        str | None,
+        typer.Option(
+            "--band",
+            help="Calibrated effects (ABNIRML): 'auto' = per ranker, the median over the "
+            "diagnosed queries of the score gap between its top two candidates; or a number "
+            "(the same band for every ranker). Adds delta, pos/neg/neutral, the effect "
+            "(pos-neg)/n with a 95% CI and a sign test to every table.",
+        ),
+    ] = None,
     analyzer: Annotated[
         str | None,
         typer.Option(
@@ -591,6 +601,17 @@ def diagnose(
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
     _parse_measures_or_exit(measure)
     measure, measures = _correlation_measure(measure, measures)
+    band_value: str | float | None = None
+    if band is not None:
+        from axiomatic.diagnose.effects import resolve_band
+
+        try:
+            band_value = resolve_band(band)  # type: ignore[assignment]
+        except ValueError:
+            raise fail(
+                f"--band must be 'auto' or a number >= 0 (got {band!r}); e.g. --band auto "
+                "calibrates it per ranker, --band 0.5 uses 0.5 for every ranker"
+            ) from None
     check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root, qrels, skip_malformed)
     ds = _first_stage_of_instances(
@@ -667,6 +688,7 @@ def diagnose(
                 oracle=oracle and bool(ds.qrels),
                 missing=missing,
                 tie_tolerance=tie_tolerance,
+                band=band_value,
             )
     except (KeyError, ValueError) as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
@@ -698,6 +720,114 @@ def diagnose(
         measure=measure,
         min_n=min_n,
         baseline=baseline,
+    )
+    console.print(
+        f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",
+        markup=False,
+    )
+
+
+@app.command()
+def probe(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (CSV, JSON, HTML).")],
+    ranker: Annotated[
+        list[str],
+        typer.Option(
+            "--ranker",
+            "-r",
+            help="Ranker spec (repeatable), optionally NAME=SPEC, as in `axiomatic diagnose` "
+            "(run files cannot score manipulated texts).",
+        ),
+    ],
+    probes: Annotated[
+        str,
+        typer.Option(
+            "--probes",
+            help="Comma-separated text manipulations, or all: shuffle-words, "
+            "shuffle-sentences, typos, remove-stopwords, case-fold, add-sentence, "
+            "remove-sentence.",
+        ),
+    ] = "all",
+    depth: Annotated[
+        int, typer.Option(min=1, help="Candidates per query to manipulate (the top ones).")
+    ] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of every manipulation.")] = 0,
+    band: Annotated[
+        str,
+        typer.Option(
+            "--band",
+            help="No-difference band: 'auto' (per ranker, the median gap between its top two "
+            "candidates) or a number, as in `axiomatic diagnose --band`.",
+        ),
+    ] = "auto",
+    analyzer: Annotated[
+        str | None, typer.Option("--analyzer", help=ANALYZER_HELP + " For lexical rankers.")
+    ] = None,
+    plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
+    data_root: DataRoot = None,
+) -> None:
+    """Probe rankers with text manipulations (ABNIRML): the effect of shuffling words, typos,
+    ... on each ranker's scores of a dataset's top candidates, against its no-difference band.
+
+    Each pair is (original, manipulated): a positive effect means the ranker prefers the
+    original text by more than its band. The report is a diagnosis report (`diagnose`'s
+    files), with the probe sample's hash.
+    """
+    from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
+    from axiomatic.diagnose.effects import resolve_band
+    from axiomatic.diagnose.probes import parse_probes, probe_instances
+    from axiomatic.report.tables import print_tables
+    from axiomatic.report.writer import write_report
+
+    try:
+        names = parse_probes(probes)
+    except ValueError as exc:
+        raise fail(str(exc).replace("unknown probe", "unknown --probes")) from None
+    try:
+        band_value = resolve_band(band)
+    except ValueError:
+        raise fail(
+            f"--band must be 'auto' or a number >= 0 (got {band!r}); e.g. --band auto"
+        ) from None
+    check_output_dir(out)
+    ds = _load_dataset(dataset, data_root)
+    an = _analyzer_for(analyzer or DEFAULT_ANALYZER, ds)
+    legend: dict[str, str] = {}
+    rankers = _make_rankers(ranker, [], ds, an, False, legend, data_root)
+    try:
+        inst, art = probe_instances(ds, names, depth=depth, seed=seed)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if inst.empty:
+        raise fail(f"no probe changed any of the top {depth} candidates of {ds.name!r}")
+    skipped = {p: n for p, n in inst.attrs.get("skipped", {}).items() if n}
+    if skipped:
+        console.print(
+            "left unchanged (no pair): "
+            + ", ".join(f"{p} {n:,} documents" for p, n in skipped.items()),
+            markup=False,
+            highlight=False,
+        )
+    try:
+        diag = diagnose_fn(inst, rankers, ds, art, band=band_value)  # type: ignore[arg-type]
+    except (KeyError, ValueError) as exc:
+        raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
+    diag.metadata["analyzer"] = an.describe()
+    diag.metadata["legend"] = legend
+    diag.metadata["probes"] = {"probes": names, "depth": depth, "seed": seed}
+    print_tables(diag, None, console=console)
+    paths = write_report(
+        diag,
+        None,
+        out,
+        title=f"Text probes: {ds.name}",
+        plots=plots,
+        notes=[
+            f"Probes {', '.join(names)} on the top {depth} candidates of each query (seed "
+            f"{seed}); doc_a = the original, doc_b = the manipulated text: a positive effect "
+            "means the ranker prefers the original by more than its band."
+        ],
     )
     console.print(
         f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",

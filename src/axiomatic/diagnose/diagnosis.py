@@ -54,6 +54,12 @@ import pandas as pd
 
 from axiomatic._progress import track
 from axiomatic.data.records import Dataset, Document, Qrels, Query
+from axiomatic.diagnose.effects import (
+    instance_margins,
+    median_top_gap,
+    resolve_band,
+    sample_hash,
+)
 from axiomatic.diagnose.oracle import QrelsOracle
 from axiomatic.diagnose.relations import (
     DEFAULT_TIE_TOLERANCE,
@@ -104,6 +110,56 @@ def _score_query(
     if idx.size:
         scores[idx] = _checked(ranker, query, [docs[i] for i in idx])
     return scores, bool(artificial.any())
+
+
+_CALIBRATION_NOTE = (
+    "auto: per ranker, the median over the diagnosed queries of |s(rank 1) - s(rank 2)| of its "
+    "scores of the query's candidates (for a full-retrieval dataset: the query's documents among "
+    "the instances)"
+)
+
+
+def _calibration_docs(dataset: Dataset, query_id: str, docs: list[Document]) -> list[Document]:
+    """Candidates of ``query_id`` that are not among ``docs`` (scored with them, for the band)."""
+    if not dataset.is_reranking or query_id not in (dataset.candidates or {}):
+        return []
+    have = {d.doc_id for d in docs}
+    extra = []
+    for d in dataset.candidate_ids(query_id):
+        if d not in have and d in dataset.documents:
+            have.add(d)
+            extra.append(dataset.documents[d])
+    return extra
+
+
+def _candidate_scores(
+    dataset: Dataset, query_id: str, docs: list[Document], scores: np.ndarray
+) -> np.ndarray:
+    """The scores (aligned with ``docs`` + the calibration extra) of the query's candidates."""
+    if not dataset.is_reranking or query_id not in (dataset.candidates or {}):
+        return scores[: len(docs)]  # full retrieval: the query's documents among the instances
+    cands = set(dataset.candidate_ids(query_id))
+    keep = np.fromiter((d.doc_id in cands for d in docs), dtype=bool, count=len(docs))
+    return np.r_[scores[: len(docs)][keep], scores[len(docs) :]]
+
+
+def _band_of(spec: object, name: str, top_lists: list[np.ndarray]) -> float:
+    if spec == "auto":
+        delta, n_q = median_top_gap(top_lists)
+        if n_q == 0:
+            raise ValueError(
+                f"cannot calibrate the band of ranker {name!r}: no query has two scored "
+                "candidates; pass a number as band (e.g. band=0.1)"
+            )
+        return delta
+    if isinstance(spec, dict):
+        if name not in spec:
+            raise ValueError(
+                f"band has no value for ranker {name!r} (it has {sorted(spec)}); give every "
+                "ranker a value or use band='auto'"
+            )
+        return float(spec[name])
+    return float(spec)  # type: ignore[arg-type]
 
 
 def _artificial_inputs(
@@ -221,6 +277,7 @@ def diagnose(
     tie_tolerance: float = DEFAULT_TIE_TOLERANCE,
     confidence: float = 0.95,
     missing: str = "both",
+    band: str | float | Mapping[str, float] | None = None,
 ) -> Diagnosis:
     """Diagnose ``rankers`` on diagnostic ``instances`` mined from ``dataset``.
 
@@ -247,6 +304,14 @@ def diagnose(
         missed a document (otherwise both views are the same and only one is kept).
         Artificial documents are always skipped for run files.
 
+    band: the no-difference band of calibrated effects (ABNIRML; :mod:`axiomatic.diagnose.effects`):
+        ``None`` (default) adds nothing; a number >= 0 is the band of every ranker; a mapping
+        ranker -> number gives each its own; ``"auto"`` calibrates it per ranker on the
+        dataset's candidates of the diagnosed queries (the median over queries of the score gap
+        between the ranker's top two candidates; one more scoring of those lists, in the same
+        batched call per query). Each table row then also gets ``delta``, ``pos`` / ``neg`` /
+        ``neutral`` counts, the ``effect`` (pos - neg) / n with its interval and the sign test.
+
     Instances flagged ``symmetric`` (or with relation ``=``) expect equal scores: only a tie
     fulfils them, and they are grouped apart (:data:`SYMMETRIC_SUFFIX`).
 
@@ -254,6 +319,7 @@ def diagnose(
     evaluated with array operations (:func:`evaluate_relations`).
     """
     _validate(instances)
+    band_spec = resolve_band(band)
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {MISSING_POLICIES} (got {missing!r})")
     if isinstance(rankers, Mapping):
@@ -320,7 +386,7 @@ def diagnose(
     # Resolve queries and documents once.
     order = np.argsort(slot_q, kind="stable")
     bounds = np.flatnonzero(np.r_[True, slot_q[order][1:] != slot_q[order][:-1], True])
-    per_query: list[tuple[Query, np.ndarray, list[Document]]] = []
+    per_query: list[tuple[Query, np.ndarray, list[Document], list[Document]]] = []
     for s, e in itertools.pairwise(bounds):
         slots = order[s:e]
         q = str(slot_q[slots[0]])
@@ -342,7 +408,8 @@ def diagnose(
                         "axiomatic.read_instances"
                     ) from None
             docs.append(doc)
-        per_query.append((dataset.queries[q], slots, docs))
+        extra = _calibration_docs(dataset, q, docs) if band_spec == "auto" else []
+        per_query.append((dataset.queries[q], slots, docs, extra))
 
     relation = inst["relation"].astype(str).to_numpy()
     if "symmetric" in inst:
@@ -352,17 +419,25 @@ def diagnose(
     policies = ["skip", "below"] if missing == "both" else [missing]
     by_policy: dict[str, dict[str, np.ndarray]] = {p: {} for p in policies}
     skips_by: dict[str, dict[str, dict[str, int]]] = {p: {} for p in policies}
+    margins_by: dict[str, dict[str, np.ndarray]] = {p: {} for p in policies}
+    deltas: dict[str, float] = {}
     any_missing = False
     for name, ranker in named:
         scores = np.full(slot_d.size, np.nan)
         unseen_ok = ranker_can_score_unseen(ranker)
         dropped_art = False
-        for query, slots, docs in track(
+        top_lists: list[np.ndarray] = []
+        for query, slots, docs, extra in track(
             per_query, description=f"diagnosing {name}", total=len(per_query)
         ):
-            q_scores, dropped = _score_query(ranker, query, docs, slot_art[slots], unseen_ok)
-            scores[slots] = q_scores
+            art = np.r_[slot_art[slots], np.zeros(len(extra), bool)]
+            all_scores, dropped = _score_query(ranker, query, docs + extra, art, unseen_ok)
+            scores[slots] = all_scores[: len(docs)]
+            if band_spec == "auto":
+                top_lists.append(_candidate_scores(dataset, query.query_id, docs, all_scores))
             dropped_art |= dropped
+        if band_spec is not None:
+            deltas[name] = _band_of(band_spec, name, top_lists)
         unscored = np.isnan(scores) & ~slot_art
         any_missing |= bool(unscored.any())
         inst_art = slot_art[ia] | slot_art[ib] | ((ic >= 0) & slot_art[np.maximum(ic, 0)])
@@ -371,6 +446,9 @@ def diagnose(
             sc = np.where(ic >= 0, s_pol[np.maximum(ic, 0)], np.nan)
             out = evaluate_relations(relation, s_pol[ia], s_pol[ib], sc, tie_tolerance)
             skipped = out == SKIPPED
+            if band_spec is not None:
+                marg = instance_margins(relation, s_pol[ia], s_pol[ib], sc)
+                margins_by[policy][name] = np.where(skipped, np.nan, marg)
             reasons: dict[str, int] = {}
             if dropped_art and (skipped & inst_art).any():
                 reasons[SKIP_ARTIFICIAL] = int((skipped & inst_art).sum())
@@ -385,6 +463,14 @@ def diagnose(
         policies = ["skip"]  # every ranker scored every document: the two views coincide
     main = policies[0]
     rt = dataset.rel_threshold if rel_threshold is None else int(rel_threshold)
+    band_meta: dict[str, object] = {}
+    if band_spec is not None:
+        band_meta = {
+            "band": deltas,
+            "band_calibration": _CALIBRATION_NOTE
+            if band_spec == "auto"
+            else ("given per ranker" if isinstance(band_spec, dict) else "given"),
+        }
     return Diagnosis(
         instances=inst,
         outcomes=pd.DataFrame(by_policy[main]),
@@ -394,10 +480,15 @@ def diagnose(
         rel_threshold=rt,
         dataset_name=dataset.name,
         confidence=confidence,
-        metadata={"tie_tolerance": tie_tolerance, "missing": missing}
+        metadata={"tie_tolerance": tie_tolerance, "missing": missing, "sample": sample_hash(inst)}
+        | band_meta
         # read_instances(allow_partial=True) labels an unfinished mining output
         | ({"partial": str(instances.attrs["partial"])} if instances.attrs.get("partial") else {}),
         view=VIEW_OF_POLICY[main] if any_missing else "",
         views={VIEW_OF_POLICY[p]: pd.DataFrame(by_policy[p]) for p in policies[1:]},
         view_skips={VIEW_OF_POLICY[p]: skips_by[p] for p in policies[1:]},
+        margins=pd.DataFrame(margins_by[main]) if band_spec is not None else None,
+        view_margins={VIEW_OF_POLICY[p]: pd.DataFrame(margins_by[p]) for p in policies[1:]}
+        if band_spec is not None
+        else {},
     )

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from axiomatic._atomic import atomic_path, atomic_write_text
-from axiomatic.diagnose import analyses, stats
+from axiomatic.diagnose import analyses, effects, stats
 from axiomatic.diagnose.relations import (
     FULFILLED,
     GROUP_KEYS,
@@ -47,6 +47,12 @@ class Diagnosis:
     views: dict[str, pd.DataFrame] = field(default_factory=dict)
     """Outcomes of the other views, by name, aligned with ``instances`` (see :meth:`in_view`)."""
     view_skips: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    margins: pd.DataFrame | None = None
+    """With a band (``diagnose(..., band=...)``): the signed score margin of every instance and
+    ranker in the direction the axiom expects (NaN where skipped), aligned with ``instances``;
+    the no-difference band of each ranker is ``metadata["band"]``."""
+    view_margins: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Margins of the other views, by name (as :attr:`views`)."""
 
     # ------------------------------------------------------------------ views
     def view_names(self) -> list[str]:
@@ -56,7 +62,7 @@ class Diagnosis:
     def in_view(self, name: str) -> Diagnosis:
         """The diagnosis seen in view ``name`` (one of :meth:`view_names`), without other views."""
         if name == self.view:
-            return Diagnosis(**{**self.__dict__, "views": {}, "view_skips": {}})
+            return Diagnosis(**{**self.__dict__, "views": {}, "view_skips": {}, "view_margins": {}})
         if name not in self.views:
             raise KeyError(f"no view {name!r} in this diagnosis; it has {self.view_names()}")
         return Diagnosis(
@@ -67,6 +73,8 @@ class Diagnosis:
                 "view": name,
                 "views": {},
                 "view_skips": {},
+                "margins": self.view_margins.get(name) if self.margins is not None else None,
+                "view_margins": {},
             }
         )
 
@@ -76,6 +84,12 @@ class Diagnosis:
         if name in self.views:
             return self.views[name]
         raise KeyError(f"no view {name!r} in this diagnosis; it has {self.view_names()}")
+
+    def _view_margins(self, name: str) -> pd.DataFrame:
+        assert self.margins is not None
+        if not self.view or not name or name == self.view:
+            return self.margins
+        return self.view_margins[name]
 
     # ------------------------------------------------------------------ helpers
     def _keys(self) -> pd.DataFrame:
@@ -129,7 +143,55 @@ class Diagnosis:
         ``ci_low``/``ci_high``."""
         res = self._aggregate()
         res.insert(res.columns.get_loc("spec") + 1, "relation", self._group_relations(res))
+        if self.band is not None:
+            res = self._with_effects(res)
+        res["sample"] = self.sample
         return res
+
+    @property
+    def band(self) -> dict[str, float] | None:
+        """The no-difference band of each ranker (``diagnose(..., band=...)``), else None."""
+        if self.margins is None or "band" not in self.metadata:
+            return None
+        return {str(k): float(v) for k, v in dict(self.metadata["band"]).items()}
+
+    @property
+    def sample(self) -> str:
+        """Hash of the probe sample (:func:`axiomatic.diagnose.effects.sample_hash`): the same
+        for two diagnoses of the same instances, whatever their order."""
+        value = self.metadata.get("sample")
+        if isinstance(value, str) and value:
+            return value
+        return effects.sample_hash(self.instances)
+
+    def _with_effects(self, table: pd.DataFrame) -> pd.DataFrame:
+        """``table`` with the band columns (:data:`~axiomatic.diagnose.effects.BAND_COLUMNS`)
+        after the fraction's interval: counts against each ranker's band, the effect
+        (pos - neg) / n with its interval and the two-sided sign test (NaN effect and test for
+        symmetric groups, which expect no direction)."""
+        band = self.band or {}
+        assert self.margins is not None
+        keys = self._keys()
+        codes, uniques = pd.factorize(pd.MultiIndex.from_frame(keys), sort=False)
+        index = {tuple(k): g for g, k in enumerate(uniques)}
+        rows = []
+        for r in table.itertuples(index=False):
+            rec = r._asdict()
+            delta = band.get(rec["ranker"], float("nan"))
+            g = index[(rec["axiom"], rec["variant"], rec["spec"])]
+            m = self.margins[rec["ranker"]].to_numpy(dtype=np.float64)[codes == g]
+            pos, neg, neutral = effects.band_counts(m, delta)
+            n = pos + neg + neutral
+            eff, lo, hi = effects.effect_interval(pos, neg, n, self.confidence)
+            p = effects.sign_test(pos, neg) if n else float("nan")
+            if rec["relation"] == "=":
+                eff = lo = hi = p = float("nan")
+            rows.append((delta, pos, neg, neutral, eff, lo, hi, p))
+        extra = pd.DataFrame(rows, columns=list(effects.BAND_COLUMNS), index=table.index)
+        for c in ("pos", "neg", "neutral"):
+            extra[c] = extra[c].astype(np.int64)
+        at = table.columns.get_loc("ci_high") + 1
+        return pd.concat([table.iloc[:, :at], extra, table.iloc[:, at:]], axis=1)
 
     def _group_relations(self, table: pd.DataFrame) -> list[str]:
         """The relation of each row's group: ``=`` for a symmetric group, else the relation
@@ -162,7 +224,13 @@ class Diagnosis:
     def by_relevance(self) -> pd.DataFrame:
         """:meth:`table` broken down by relevance-pair type (column ``rel_type``)."""
         extra = pd.DataFrame({"rel_type": self.relevance_types()}, index=self.instances.index)
-        return self._aggregate(extra)
+        return self._sampled(self._aggregate(extra))
+
+    def _sampled(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with the probe sample's hash as its last column ``sample``."""
+        frame = frame.copy()
+        frame["sample"] = self.sample
+        return frame
 
     def mcnemar(self, exact: bool | None = None, alpha: float = 0.05) -> pd.DataFrame:
         """McNemar test between every two rankers on the instances both scored, per axiom group.
@@ -171,7 +239,7 @@ class Diagnosis:
         pairs compared on that group's instances). ``exact=None``: exact binomial test when
         fewer than 25 instances are discordant.
         """
-        return analyses.mcnemar(self, exact, alpha)
+        return self._sampled(analyses.mcnemar(self, exact, alpha))
 
     def delta_sweep(
         self,
@@ -188,7 +256,7 @@ class Diagnosis:
         are the axioms in ``exclude_axioms`` (LNC2, which does not ask for equal lengths), as in
         the thesis.
         """
-        return analyses.delta_sweep(self, deltas, exclude_artificial, exclude_axioms)
+        return self._sampled(analyses.delta_sweep(self, deltas, exclude_artificial, exclude_axioms))
 
     def correlation(
         self,
@@ -241,6 +309,9 @@ class Diagnosis:
             "skips": self.skips,
             "rel_threshold": self.rel_threshold,
             "partial": self.partial,
+            "sample": self.sample,
+            "sample_sha256": effects.sample_hash(self.instances, full=True),
+            "band": self.band,
         }
 
     # ------------------------------------------------------------------ I/O
@@ -275,6 +346,12 @@ class Diagnosis:
         for j, v in enumerate(self.views):
             for i, r in enumerate(self.rankers):
                 frame[f"__view{j}_outcome_{i}"] = self.views[v][r].to_numpy(dtype=np.int8)
+        if self.margins is not None:
+            for i, r in enumerate(self.rankers):
+                frame[f"__margin_{i}"] = self.margins[r].to_numpy(dtype=np.float64)
+            for j, v in enumerate(self.views):
+                for i, r in enumerate(self.rankers):
+                    frame[f"__view{j}_margin_{i}"] = self.view_margins[v][r].to_numpy(np.float64)
         with atomic_path(d / "outcomes.parquet") as tmp:
             frame.to_parquet(tmp, index=False)
         meta = {
@@ -316,7 +393,23 @@ class Diagnosis:
                 {r: frame[c].to_numpy(dtype=np.int8) for r, c in zip(rankers, cols, strict=True)}
             )
             out_cols += cols
+        margins = None
+        view_margins: dict[str, pd.DataFrame] = {}
+        if "__margin_0" in frame:
+            cols = [f"__margin_{i}" for i in range(len(rankers))]
+            margins = pd.DataFrame(
+                {r: frame[c].to_numpy(np.float64) for r, c in zip(rankers, cols, strict=True)}
+            )
+            out_cols += cols
+            for j, v in enumerate(meta.get("views", [])):
+                cols = [f"__view{j}_margin_{i}" for i in range(len(rankers))]
+                view_margins[str(v)] = pd.DataFrame(
+                    {r: frame[c].to_numpy(np.float64) for r, c in zip(rankers, cols, strict=True)}
+                )
+                out_cols += cols
         return cls(
+            margins=margins,
+            view_margins=view_margins,
             view=str(meta.get("view", "")),
             views=views,
             view_skips={
@@ -348,6 +441,19 @@ class Diagnosis:
         if clash:
             raise ValueError(f"both diagnoses contain rankers {sorted(clash)}; rename one")
         names = [v for v in dict.fromkeys(self.view_names() + other.view_names()) if v]
+        metadata = self.metadata | other.metadata
+        banded = self.band is not None and other.band is not None
+        if banded:  # both with a band: each ranker keeps its own
+            metadata["band"] = (self.band or {}) | (other.band or {})
+        else:  # effects need every ranker's margins
+            metadata.pop("band", None)
+            metadata.pop("band_calibration", None)
+
+        def margins(v: str) -> pd.DataFrame | None:
+            if not banded:
+                return None
+            return pd.concat([self._view_margins(v), other._view_margins(v)], axis=1)
+
         if names:
             # a diagnosis without views (every document scored) is the same in every view
             views = [
@@ -367,10 +473,12 @@ class Diagnosis:
                 rel_threshold=self.rel_threshold,
                 dataset_name=self.dataset_name,
                 confidence=self.confidence,
-                metadata=self.metadata | other.metadata,
+                metadata=metadata,
                 view=names[0],
                 views=dict(views[1:]),
                 view_skips=dict(skips[1:]),
+                margins=margins(names[0]),
+                view_margins={v: m for v in names[1:] if (m := margins(v)) is not None},
             )
         return Diagnosis(
             instances=self.instances,
@@ -381,7 +489,8 @@ class Diagnosis:
             rel_threshold=self.rel_threshold,
             dataset_name=self.dataset_name,
             confidence=self.confidence,
-            metadata=self.metadata | other.metadata,
+            metadata=metadata,
+            margins=margins(""),
         )
 
 

@@ -73,6 +73,9 @@ def render_html(
             else ""
         )
         + f" · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>",
+        f"<p class='meta'>{esc(tables.sample_line(diagnosis))}: the SHA-256 of the instances' "
+        "query ids, documents, axioms and expected directions, in any order (full digest: "
+        "<code>summary.sample_sha256</code> in diagnosis.json)</p>",
     ]
     ov = tables.overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
     base = ov.attrs.get("baseline")
@@ -109,6 +112,13 @@ def render_html(
     note = tables.oracle_note(diagnosis)
     if note:
         parts.append(f"<div class='note'>{esc(note)}</div>")
+    effects = tables.effect_frame(diagnosis)
+    if len(effects):
+        parts.append(
+            f"<h2>Calibrated effects</h2><p>{esc(tables.EFFECT_NOTE)}. "
+            f"{esc(str(tables.band_line(diagnosis)))}.</p>"
+        )
+        parts.append(f"<div class='scroll'>{tables.to_html_table(effects, index=False)}</div>")
     variants = {g[1] for g in diagnosis.groups()}
     if len(variants) > 1:
         parts.append(

@@ -186,7 +186,10 @@ def length_tolerance(spec: str) -> tuple[float | None, str]:
     length), ``|Δlen|≤5``, ``no length limit``, or ``""`` for axioms without a length parameter.
     """
     from axiomatic.axioms.spec import parse_axiom
+    from axiomatic.diagnose.probes import PROBE_PREFIX
 
+    if spec.startswith(PROBE_PREFIX):  # a text probe: no length parameter
+        return None, ""
     try:
         ax = parse_axiom(base_spec(spec))
     except (ValueError, SyntaxError, KeyError):
@@ -452,6 +455,63 @@ def relevance_frame(diagnosis: Diagnosis) -> pd.DataFrame:
     )
     p = p.reindex(columns=[c for c in REL_TYPES if c in p.columns]).fillna("-")
     return p.reset_index()
+
+
+def effect_frame(diagnosis: Diagnosis) -> pd.DataFrame:
+    """Calibrated effects (``diagnose(..., band=...)``) per view, ranker and axiom group:
+    fulfilment (%), the ranker's band, pos / neg / neutral counts, the effect (pos - neg) / n
+    with its interval, and the sign test's p-value. Empty without a band."""
+    if diagnosis.band is None:
+        return pd.DataFrame()
+    rows = []
+    for view, d in view_diagnoses(diagnosis):
+        t = d.table()
+        labels = group_labels(d)
+        for r in t.itertuples(index=False):
+            rec = r._asdict()
+            rows.append(
+                {
+                    **({"view": view} if len(diagnosis.views) else {}),
+                    "ranker": rec["ranker"],
+                    "axiom": labels.get(rec["spec"], rec["spec"]),
+                    "fulfilled %": _pct(rec["fraction"]),
+                    "δ (band)": f"{rec['delta']:.4g}",
+                    "pos": rec["pos"],
+                    "neg": rec["neg"],
+                    "neutral": rec["neutral"],
+                    "effect [95% CI]": "-"
+                    if np.isnan(rec["effect"])
+                    else f"{rec['effect']:+.3f} [{rec['effect_ci_low']:+.3f}, "
+                    f"{rec['effect_ci_high']:+.3f}]",
+                    "sign test p": "-"
+                    if np.isnan(rec["sign_p"])
+                    else ("< 1e-300" if rec["sign_p"] == 0 else f"{rec['sign_p']:.2g}"),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+EFFECT_NOTE = (
+    "effect = (pos - neg) / n: pos = the ranker prefers the document the axiom expects by more "
+    "than its band δ, neg = the other one by more than δ, neutral = within δ (ABNIRML, "
+    "MacAvaney et al. 2022); 95% CI: Agresti-Min interval of a difference of matched "
+    "proportions; p: two-sided sign test of pos against neg"
+)
+
+
+def sample_line(diagnosis: Diagnosis) -> str:
+    """``probe sample sha256:... (N instances)``: the hash that says which pairs were judged."""
+    return f"probe sample {diagnosis.sample} ({len(diagnosis.instances):,} instances)"
+
+
+def band_line(diagnosis: Diagnosis) -> str | None:
+    """The band of each ranker and how it was set (``None`` without a band)."""
+    band = diagnosis.band
+    if band is None:
+        return None
+    how = str((diagnosis.metadata or {}).get("band_calibration", ""))
+    values = ", ".join(f"{r} {v:.4g}" for r, v in band.items())
+    return f"no-difference band δ: {values}" + (f" ({how})" if how else "")
 
 
 CORRELATION_COLUMNS = [
@@ -842,6 +902,16 @@ def print_tables(
     legend = legend_lines(diagnosis)
     if legend:
         console.print("rankers: " + "; ".join(legend), markup=False, highlight=False)
+    effects = effect_frame(diagnosis)
+    if len(effects):
+        print_fitted(
+            console,
+            effects.set_index(["view", "ranker"] if "view" in effects else ["ranker"]),
+            title="Calibrated effects (no-difference band)",
+            caption=EFFECT_NOTE,
+        )
+        console.print(band_line(diagnosis), markup=False, highlight=False)
+    console.print(sample_line(diagnosis), markup=False, highlight=False)
     for view, d in views:
         for r, reasons in d.skips.items():
             for reason, n in reasons.items():

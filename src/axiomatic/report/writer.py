@@ -59,6 +59,26 @@ def _label_partial_csvs(paths: dict[str, Path], label: str) -> None:
         _text(path, buf.getvalue())
 
 
+def _label_sample_csvs(paths: dict[str, Path], sample: str) -> None:
+    """Give every written CSV table that lacks it a last column ``sample`` holding the probe
+    sample's hash, so that a table says which instances it was computed on."""
+    import csv
+    import io
+
+    for key, path in paths.items():
+        if not key.endswith("_csv"):
+            continue
+        with open(path, encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+        if not rows or "sample" in rows[0]:
+            continue
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow([*rows[0], "sample"])
+        writer.writerows([*row, sample] for row in rows[1:])
+        _text(path, buf.getvalue())
+
+
 def write_report(
     diagnosis: Diagnosis,
     effectiveness: Any = None,
@@ -192,6 +212,7 @@ def write_report(
         mean_over=mean_over,
     )
     paths["html"] = _text(out / "report.html", page)
+    _label_sample_csvs(paths, diagnosis.sample)
     if getattr(diagnosis, "partial", None):
         _label_partial_csvs(paths, str(diagnosis.partial))
     paths["manifest"] = _write_manifest(out, paths, previous)

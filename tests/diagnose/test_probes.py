@@ -1,0 +1,110 @@
+"""Text probes (ABNIRML manipulations): what each one changes, seeding, and their diagnosis with
+the calibrated band (issue 28)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from axiomatic.data.catalog import load_dataset
+from axiomatic.diagnose.diagnosis import diagnose
+from axiomatic.diagnose.effects import sample_hash
+from axiomatic.diagnose.probes import parse_probes, probe_instances
+from axiomatic.perturb.text_probes import PROBES, manipulate, sentences
+from axiomatic.rankers.registry import make_ranker
+from axiomatic.text.analyzer import load_stopwords
+
+TEXT = "The Quick brown fox jumps. It jumped over lazy dogs! Then everything slept quietly?"
+DONOR = "Bananas are yellow. Apples are red."
+
+
+def _rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def test_each_manipulation_changes_what_it_says() -> None:
+    out = manipulate("shuffle-words", TEXT, _rng())
+    assert out != TEXT and Counter(out.split()) == Counter(TEXT.split())
+    out = manipulate("shuffle-sentences", TEXT, _rng(1))
+    assert out != TEXT and sorted(sentences(out)) == sorted(sentences(TEXT))
+    assert manipulate("shuffle-sentences", "One sentence only.", _rng()) == "One sentence only."
+    out = manipulate("remove-sentence", TEXT, _rng())
+    assert len(sentences(out)) == 2 and set(sentences(out)) < set(sentences(TEXT))
+    out = manipulate("add-sentence", TEXT, _rng(), DONOR)
+    assert out.startswith(TEXT) and out[len(TEXT) + 1 :] in sentences(DONOR)
+    assert manipulate("case-fold", TEXT, _rng()) == TEXT.lower()
+    stop = load_stopwords("en")
+    out = manipulate("remove-stopwords", TEXT, _rng())
+    assert "The" not in out.split() and "It" not in out.split() and "fox" in out.split()
+    assert all(w.lower().strip(".!?") not in stop for w in out.split())
+
+
+def test_typos_swap_two_inner_letters_of_long_words() -> None:
+    text = " ".join(["information"] * 200 + ["cat"] * 50)
+    out = manipulate("typos", text, _rng()).split()
+    changed = [w for w in out[:200] if w != "information"]
+    assert out[200:] == ["cat"] * 50  # words under four letters are left alone
+    assert 0.1 < len(changed) / 200 < 0.3  # TYPO_RATE = 0.2
+    for w in changed:
+        assert w[0] == "i" and w[-1] == "n" and sorted(w) == sorted("information")
+        diff = [i for i, (a, b) in enumerate(zip(w, "information", strict=True)) if a != b]
+        assert len(diff) == 2 and diff[1] == diff[0] + 1
+
+
+def test_probes_are_seeded_and_do_not_depend_on_the_other_probes() -> None:
+    ds = load_dataset("demo")
+    a, art_a = probe_instances(ds, "typos,shuffle-words", depth=5, seed=3)
+    b, art_b = probe_instances(ds, "shuffle-words", depth=5, seed=3)
+    c, art_c = probe_instances(ds, "shuffle-words", depth=5, seed=4)
+    shuf_a = art_a[art_a["doc_id"].str.contains("shuffle-words")].reset_index(drop=True)
+    assert shuf_a.equals(art_b.reset_index(drop=True))
+    assert not art_b["text"].equals(art_c["text"])  # another seed, other texts...
+    assert sample_hash(b) != sample_hash(c)  # ... and another sample
+    again, _ = probe_instances(ds, "shuffle-words", depth=5, seed=3)
+    assert sample_hash(again) == sample_hash(b)
+    # every pair is (original, manipulated) of the same query, and every manipulated text exists
+    assert set(a["doc_b"]) == set(art_a["doc_id"])
+    src = dict(zip(art_a["doc_id"], art_a["source_doc_id"], strict=True))
+    assert all(src[b] == d for d, b in zip(a["doc_a"], a["doc_b"], strict=True))
+    assert (a["relation"] == ">").all() and a["axiom"].str.startswith("probe:").all()
+    for q, g in a.groupby("query_id"):
+        assert set(g["doc_a"]) <= set(ds.candidate_ids(q)[:5])
+
+
+def test_a_bag_of_words_ranker_is_exactly_neutral_on_order_and_case() -> None:
+    ds = load_dataset("demo")
+    inst, art = probe_instances(ds, "shuffle-words,case-fold,remove-stopwords,typos", depth=10)
+    diag = diagnose(inst, [make_ranker("bm25", ds)], ds, art, band="auto")
+    t = diag.table().set_index("axiom")
+    for p in ("probe:shuffle-words", "probe:case-fold", "probe:remove-stopwords"):
+        # BM25 (default analyzer: lowercase, stopwords removed) sees the same bag of terms
+        assert (t.loc[p, "pos"], t.loc[p, "neg"], t.loc[p, "effect"]) == (0, 0, 0.0), p
+        assert t.loc[p, "neutral"] == t.loc[p, "n"] > 0
+    # a typo removes a term occurrence: BM25 never prefers the misspelt text
+    assert t.loc["probe:typos", "neg"] == 0 and t.loc["probe:typos", "pos"] > 0
+
+
+def test_unknown_probe_names_are_refused_with_a_suggestion() -> None:
+    assert parse_probes("all") == list(PROBES)
+    with pytest.raises(ValueError, match="unknown probe 'typo' \\(did you mean 'typos'\\?\\)"):
+        parse_probes("typo")
+
+
+def test_cli_probe_writes_a_report_with_effects_and_the_sample(tmp_path: Path) -> None:
+    from axiomatic.cli.main import app
+
+    res = CliRunner().invoke(app, ["probe", "-d", "demo", "-r", "bm25", "--probes",
+                                   "shuffle-words,typos", "--no-plots", "-o", str(tmp_path / "r")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "r" / "diagnosis.csv")
+    assert set(table["axiom"]) == {"probe:shuffle-words", "probe:typos"}
+    assert {"delta", "effect", "sign_p", "sample"} <= set(table.columns)
+    res = CliRunner().invoke(app, ["probe", "-d", "demo", "-r", "bm25", "--probes", "typo",
+                                   "-o", str(tmp_path / "x")])  # fmt: skip
+    assert res.exit_code != 0 and "unknown --probes 'typo'" in res.output
