@@ -64,6 +64,21 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert "Which way the pre-training pairs point" in md
     # the few-shot curve is only for few_shot_variants: the ablation variant gets none
     assert not any(r["model"] == "ARES_rep" for r in results["few_shot"].values())
+    # --report-only re-renders the same stage results from the folder (issue 25), and names
+    # a stage that has not finished (one ARES quick run serves both checks)
+    (out / "summary.md").unlink()
+    res = CliRunner().invoke(app, ["experiment", "ares2022", "--report-only", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    again = json.loads((out / "results.json").read_text())
+    for stage in ("predictor", "zero_shot", "few_shot", "few_shot_tests", "ablation"):
+        assert again[stage] == results[stage], stage
+    assert again["diagnosis"] == results["diagnosis"]
+    assert "Zero-shot re-ranking" in (out / "summary.md").read_text()
+    (out / "zero_shot.json").unlink()
+    res = CliRunner().invoke(app, ["experiment", "ares2022", "--report-only", "-o", str(out)])
+    assert res.exit_code == 2 and "zero_shot.json: the zero-shot stage has not finished" in (
+        res.output
+    )
 
 
 def test_axioms_lists_the_query_pair_family() -> None:

@@ -140,27 +140,6 @@ def test_rennings_report_only_summarizes_the_finished_units(tmp_path: Path) -> N
     assert res.exit_code == 2 and "no mined test instances" in res.output
 
 
-@pytest.mark.slow
-def test_ares_report_only_rerenders_a_finished_quick_folder(tmp_path: Path) -> None:
-    out = tmp_path / "ares"
-    res = CliRunner().invoke(app, ["experiment", "ares2022", "--quick", "-o", str(out)])
-    assert res.exit_code == 0, res.output
-    first = json.loads((out / "results.json").read_text())
-    (out / "summary.md").unlink()
-    res = CliRunner().invoke(app, ["experiment", "ares2022", "--report-only", "-o", str(out)])
-    assert res.exit_code == 0, res.output
-    again = json.loads((out / "results.json").read_text())
-    for stage in ("predictor", "zero_shot", "few_shot", "few_shot_tests", "ablation"):
-        assert again[stage] == first[stage], stage
-    assert again["diagnosis"] == first["diagnosis"]
-    assert "Zero-shot re-ranking" in (out / "summary.md").read_text()
-    (out / "zero_shot.json").unlink()
-    res = CliRunner().invoke(app, ["experiment", "ares2022", "--report-only", "-o", str(out)])
-    assert res.exit_code == 2 and "zero_shot.json: the zero-shot stage has not finished" in (
-        res.output
-    )
-
-
 # ---------------------------------------------------------------------- the documented toy
 def _toy_module(tmp_path: Path, monkeypatch) -> str:
     """The toy experiment of docs/architecture.md, as an importable module."""
