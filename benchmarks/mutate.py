@@ -73,6 +73,7 @@ MODULES: dict[str, list[str]] = {
         "tests/clir/test_issue22_smooth_science.py",
     ],
     "data/readers/xquad.py": [
+        "tests/data/test_issue22_xquad_candidates.py",
         "tests/data/test_issue22_xquad_split.py",
         "tests/clir/test_xquad_no_leak.py",
         "tests/data/test_data_readers.py",
