@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import sys
 import time
 from pathlib import Path
 
@@ -149,8 +148,6 @@ def main() -> None:
             }
             print(model, seed, json.dumps(summary), flush=True)
             write(result)
-    modules = sorted({m.split(".")[0] for m in sys.modules if not m.startswith("_")})
-    result["modules"] = modules
     write(result)
     print("bm25", json.dumps(result["bm25"]))
 

@@ -255,7 +255,6 @@ def plot_importances(results: dict[str, Any], path: Path) -> Path:
     ax.set_title("ARES preference predictor: axiom importance (cf. Chen et al. 2022, Fig. 2)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, path)
     return path
 
@@ -783,7 +782,6 @@ def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Pa
     ax.set_title("Few-shot fine-tuning (cf. Chen et al. 2022, Fig. 3)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, path)
     return path
 

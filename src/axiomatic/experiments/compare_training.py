@@ -930,7 +930,6 @@ class CompareTraining(Runner):
             ax.set_ylabel("dev RR@10")
             ax.legend(fontsize=8)
         fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
         save_figure(fig, path)
         return path
 
