@@ -93,6 +93,11 @@ MODULES: dict[str, list[str]] = {
         "tests/axioms/test_query_pairs.py",
         "tests/axioms/test_query_pair_reference.py",
     ],
+    "axioms/kernels/queries.py": [
+        "tests/axioms/test_query_pair_kernels.py",
+        "tests/axioms/test_query_pair_reference.py",
+        "tests/axioms/test_query_pairs.py",
+    ],
     "explain/model.py": [
         "tests/explain/test_explain.py",
         "tests/explain/test_issue22_folds.py",

@@ -30,11 +30,9 @@ def check_params(name: str, params: Mapping[str, Any]) -> None:
 
 def compare(a: np.ndarray, b: np.ndarray, higher_is_better: bool) -> np.ndarray:
     """+1 where ``a`` is better, -1 where ``b`` is, 0 for equal or undefined (NaN)."""
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # inf - inf (equal infinities) is NaN, as is NaN - x
         s = np.sign(a - b) if higher_is_better else np.sign(b - a)
-    both_inf = np.isinf(a) & np.isinf(b) & (a == b)
-    s = np.where(np.isnan(s) | both_inf, 0.0, s)
-    return s.astype(np.int8)
+    return np.where(np.isnan(s), 0.0, s).astype(np.int8)
 
 
 def compare_scores(ctx: Any, axiom: Any, i: np.ndarray, j: np.ndarray) -> np.ndarray:
