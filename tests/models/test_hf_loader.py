@@ -100,7 +100,7 @@ def test_every_path_gives_the_embeddings_of_before() -> None:
 
     torch.manual_seed(0)
     bi = BiEncoder(max_length=64).embed_texts(TEXTS, bf16=False).numpy()
-    st = HFBiEncoderRanker(f"st:{minilm_path()}", device="cpu")._embed(TEXTS)
+    st = HFBiEncoderRanker(f"st:{minilm_path()}", device="cpu").embed(TEXTS)
     ref = SentenceTransformer(str(minilm_path()), device="cpu", local_files_only=True).encode(
         TEXTS, convert_to_numpy=True
     )

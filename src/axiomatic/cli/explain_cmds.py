@@ -133,3 +133,150 @@ def explain(
     if out is not None:
         files = write_explanation(expl, out, title=f"Axiomatic explanations: {ds.name}")
         console.print(f"report: {escape(str(files['html']))} (CSV, PNG and markdown beside it)")
+
+
+@app.command()
+def patch(
+    ranker: Annotated[
+        list[str],
+        typer.Option(
+            "--ranker",
+            "-r",
+            help="Transformer ranker to patch (repeatable), optionally NAME=SPEC: minilm, "
+            "model:DIR (a MiniLM cross- or bi-encoder the toolkit trained), st:DIR, "
+            "cross-encoder:DIR, hf:DIR.",
+        ),
+    ],
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help=DATASET_HELP)
+    ] = "msmarco-dev-top20/test",
+    axioms: Annotated[
+        str,
+        typer.Option(
+            "--axioms", "-a", help="Minimal-pair axioms: TFC1-I, TFC1-R, TDC, LNC2 or all."
+        ),
+    ] = "all",
+    pairs: Annotated[
+        int, typer.Option("--pairs", min=1, help="Seeded sample of minimal pairs per axiom.")
+    ] = 50,
+    depth: Annotated[
+        int, typer.Option(min=1, help="Pairs are built from each query's top DEPTH candidates.")
+    ] = 10,
+    components: Annotated[
+        str, typer.Option(help="Components to patch: residual, head, mlp (comma-separated).")
+    ] = "residual,head,mlp",
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Pairs per batch.")] = 16,
+    filler: Annotated[
+        str, typer.Option(help="Filler word that pads the baseline (one word piece).")
+    ] = "a",
+    max_length: Annotated[
+        int,
+        typer.Option("--max-length", min=8, help="Longest pair in word pieces (longer: left out)."),
+    ] = 512,
+    min_delta: Annotated[
+        float,
+        typer.Option(
+            "--min-delta",
+            min=0.0,
+            max=0.99,
+            help="Leave out pairs whose score difference is below this fraction of the median "
+            "absolute difference of their axiom (their ratio is noise).",
+        ),
+    ] = 0.05,
+    seed: Annotated[int, typer.Option(help="Seed of the pair sample.")] = 0,
+    threads: Annotated[
+        int | None, typer.Option(min=1, help="Torch CPU threads (default: torch's).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder for the CSV tables, heat maps, patching.json/.md/.html (default: only "
+            "print the summary).",
+        ),
+    ] = None,
+    data_root: Annotated[
+        Path | None,
+        typer.Option("--data-root", help="Folder holding the shared collections."),
+    ] = None,
+) -> None:
+    """Where in a transformer ranker an axiom lives: activation patching on minimal pairs
+    (Chen, Merullo & Eickhoff, SIGIR 2024)."""
+    import time
+
+    import torch
+    from rich.table import Table
+
+    from axiomatic.cli.axiom_cmds import _load_dataset, _make_rankers
+    from axiomatic.explain.patching import COMPONENTS, patching_target
+    from axiomatic.explain.patching import patch as patch_fn
+    from axiomatic.explain.patching_report import pair_sample_hash, summary_frame, write_patching
+    from axiomatic.perturb.minimal_pairs import minimal_pairs, parse_minimal_axioms
+
+    if out is not None:
+        check_output_dir(out)
+    try:
+        parse_minimal_axioms(axioms)
+    except ValueError as exc:
+        raise fail(f"bad --axioms: {exc}") from None
+    comps = [c.strip() for c in components.split(",") if c.strip()]
+    bad = [c for c in comps if c not in COMPONENTS]
+    if bad or not comps:
+        raise fail(
+            f"bad --components {components!r}: expected one or more of {', '.join(COMPONENTS)}"
+        )
+    if threads is not None:
+        torch.set_num_threads(threads)
+    ds = _load_dataset(dataset, data_root)
+    systems: dict[str, Any] = dict(_make_rankers(list(ranker), [], ds))
+    results = []
+    all_pairs: list[Any] = []
+    seen: set[str] = set()
+    for name, r in systems.items():
+        try:
+            target = patching_target(r, name=name, max_length=max_length)
+            built = minimal_pairs(
+                ds, axioms, depth=depth, per_axiom=pairs, seed=seed, filler=filler,
+                pieces=target.pieces,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise fail(f"--ranker {name!r}: {exc}") from None
+        t0 = time.perf_counter()
+        with console.status(f"patching {escape(name)}: {len(built)} pairs"):
+            try:
+                res = patch_fn(target, built, components=comps, batch_size=batch_size,
+                               min_delta=min_delta)  # fmt: skip
+            except ValueError as exc:
+                raise fail(f"--ranker {name!r}: {exc}") from None
+        console.print(
+            f"{escape(name)}: {len(res.pairs)} pairs in {time.perf_counter() - t0:.1f} s "
+            f"({res.timing['pairs_per_second']:.3f} pairs/s, "
+            f"{res.timing['seconds_per_component']:.2f} s per component)"
+        )
+        results.append(res)
+        for p in built:
+            key = "\x1f".join((p.axiom, p.query_id, p.doc_id, p.baseline, p.perturbed))
+            if key not in seen:
+                seen.add(key)
+                all_pairs.append(p)
+    sample = pair_sample_hash(all_pairs)
+    table = Table(title=f"activation patching: {escape(ds.name)} · pair sample {sample[:12]}")
+    cols = ["model", "axiom", "patched", "mean_delta", "perturbed_higher", "top_heads", "top_mlp"]
+    for c in cols:
+        table.add_column(c)
+    for res in results:
+        for _, row in summary_frame(res).iterrows():
+            table.add_row(
+                *[f"{row[c]:.3f}" if isinstance(row[c], float) else escape(str(row[c]))
+                  for c in cols]
+            )  # fmt: skip
+    console.print(table)
+    if out is not None:
+        extra = {"dataset": ds.name, "depth": depth, "seed": seed, "filler": filler,
+                 "threads": torch.get_num_threads()}  # fmt: skip
+        files = write_patching(results, all_pairs, out, title=f"Activation patching: {ds.name}",
+                               extra=extra)  # fmt: skip
+        console.print(
+            f"report: {escape(str(files['html']))} (CSV, PNG, JSON and markdown beside it)"
+        )

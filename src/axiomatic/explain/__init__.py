@@ -13,6 +13,10 @@ ranking the axioms explain, its importances say which axioms do.
 - :mod:`.features`: the pair table (ternary preference per axiom, the ranker's order as target);
 - :mod:`.model`: query-grouped held-out fidelity, buckets, importances, random baseline;
 - :mod:`.report`: CSV, PNG, markdown and HTML output.
+
+Activation patching (Chen et al. 2024; needs torch, so not imported here):
+:mod:`.patching` (which components carry an axiom's score difference on minimal pairs) and
+:mod:`.patching_report` (its tables, heat maps and pages); ``axiomatic patch`` on the CLI.
 """
 
 from axiomatic.explain.features import (

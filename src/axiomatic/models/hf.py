@@ -110,10 +110,31 @@ class HFBiEncoderRanker(_HFRanker):
         if sbert.is_file() and "max_length" not in kwargs:
             self.max_length = int(_read_json(sbert).get("max_seq_length", self.max_length))
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def components(self) -> tuple[Any, Any, Any]:
+        """``(tokenizer, model, device)``, loaded on first use (the encoder is an ``AutoModel``)."""
+        return self._tokenizer_and_model("AutoModel")
+
+    def pool(self, tokens: Any, mask: Any) -> Any:
+        """Sentence vectors ``(B, H)`` from token vectors ``(B, L, H)`` and the attention mask
+        ``(B, L)``: this folder's pooling, L2-normalized under cosine similarity."""
         import torch
 
-        tok, model, dev = self._tokenizer_and_model("AutoModel")
+        m = mask.unsqueeze(-1).float()
+        if self.pooling == "cls":
+            v = tokens[:, 0]
+        elif self.pooling == "max":
+            v = tokens.masked_fill(m == 0, -1e9).max(1).values
+        else:
+            v = (tokens * m).sum(1) / m.sum(1).clamp(min=1e-9)
+        if self.similarity == "cosine":
+            v = torch.nn.functional.normalize(v, dim=-1)
+        return v
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors ``(N, H)`` of ``texts`` (float64), as :meth:`score` compares them."""
+        import torch
+
+        tok, model, dev = self.components()
         out = []
         with torch.inference_mode():
             for i in range(0, len(texts), self.batch_size):
@@ -125,35 +146,32 @@ class HFBiEncoderRanker(_HFRanker):
                     return_tensors="pt",
                 ).to(dev)
                 tokens = model(**enc).last_hidden_state.float()
-                mask = enc["attention_mask"].unsqueeze(-1).float()
-                if self.pooling == "cls":
-                    v = tokens[:, 0]
-                elif self.pooling == "max":
-                    v = tokens.masked_fill(mask == 0, -1e9).max(1).values
-                else:
-                    v = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                if self.similarity == "cosine":
-                    v = torch.nn.functional.normalize(v, dim=-1)
+                v = self.pool(tokens, enc["attention_mask"])
                 out.append(v.cpu().numpy().astype(np.float64))
         return np.concatenate(out) if out else np.zeros((0, 1))
 
     def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
         if not documents:
             return np.zeros(0, dtype=np.float64)
-        q = self._embed([query.text])[0]
-        return self._embed([d.text for d in documents]) @ q  # type: ignore[no-any-return]
+        q = self.embed([query.text])[0]
+        return self.embed([d.text for d in documents]) @ q  # type: ignore[no-any-return]
 
 
 class HFCrossEncoderRanker(_HFRanker):
     """A local cross-encoder folder (``*ForSequenceClassification``): the logit of
     ``[CLS] q [SEP] d [SEP]`` (with two labels, the logit of label 1 minus that of label 0)."""
 
+    def components(self) -> tuple[Any, Any, Any]:
+        """``(tokenizer, model, device)``, loaded on first use (the model is an
+        ``AutoModelForSequenceClassification``)."""
+        return self._tokenizer_and_model("AutoModelForSequenceClassification")
+
     def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
         import torch
 
         if not documents:
             return np.zeros(0, dtype=np.float64)
-        tok, model, dev = self._tokenizer_and_model("AutoModelForSequenceClassification")
+        tok, model, dev = self.components()
         texts = [d.text for d in documents]
         out = []
         with torch.inference_mode():
