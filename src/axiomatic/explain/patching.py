@@ -100,7 +100,8 @@ class PatchTarget:
     ``"bi-encoder"`` (the patched run is the document alone; the query vector is computed once,
     unpatched). ``score_fn(inputs, queries)`` runs the whole model on ``inputs`` (``input_ids``,
     ``attention_mask``, ``token_type_ids``) and returns scores ``(B,)``; it must call
-    ``encoder`` so the hooks see the run.
+    ``encoder`` so the hooks see the run. ``prepare(queries)`` (bi-encoders) computes the
+    fixed query side before any hook is installed.
     """
 
     def __init__(
@@ -111,6 +112,7 @@ class PatchTarget:
         score_fn: Callable[[dict[str, torch.Tensor], list[str]], torch.Tensor],
         tokenizer: Any = None,
         max_length: int = 512,
+        prepare: Callable[[list[str]], Any] | None = None,
     ) -> None:
         if kind not in ("cross-encoder", "bi-encoder"):
             raise ValueError(f"kind must be 'cross-encoder' or 'bi-encoder' (got {kind!r})")
@@ -120,6 +122,7 @@ class PatchTarget:
         self.score_fn = score_fn
         self.tokenizer = tokenizer
         self.max_length = int(max_length)
+        self.prepare = prepare
         self.layers: Any = _bert_layers(encoder, name)
         attn = self.layers[0].attention.self
         self.n_layers = len(self.layers)
@@ -260,15 +263,16 @@ def patching_target(ranker: Any, name: str | None = None, max_length: int = 512)
         model.eval()
         qcache: dict[str, torch.Tensor] = {}
 
+        def embed_q(texts: list[str]) -> torch.Tensor:
+            return model.embed_texts(texts, bf16=False, as_query=True)
+
         def bi_score(inputs: dict[str, torch.Tensor], queries: list[str]) -> torch.Tensor:
-            q = _query_vectors(
-                qcache, queries, lambda t: model.embed_texts(t, bf16=False, as_query=True)
-            )
+            q = _query_vectors(qcache, queries, embed_q)
             d = model.embed(inputs["input_ids"], inputs["attention_mask"]).float()
             return model.scale * (F.normalize(d, dim=-1) * q.to(d.device)).sum(-1)
 
         return PatchTarget(label, "bi-encoder", model.encoder, bi_score, model.tokenizer,
-                           max_length)  # fmt: skip
+                           max_length, lambda qs: _query_vectors(qcache, qs, embed_q))  # fmt: skip
     if isinstance(ranker, HFCrossEncoderRanker):
         tok, hf, _ = ranker.components()
 
@@ -289,7 +293,8 @@ def patching_target(ranker: Any, name: str | None = None, max_length: int = 512)
             d = ranker.pool(hf(**inputs).last_hidden_state.float(), inputs["attention_mask"])
             return (d * q.to(d.device)).sum(-1)
 
-        return PatchTarget(label, "bi-encoder", hf, hf_bi_score, tok, max_length)
+        return PatchTarget(label, "bi-encoder", hf, hf_bi_score, tok, max_length,
+                           lambda qs: _query_vectors(qcache_hf, qs, embed_hf))  # fmt: skip
     raise ValueError(
         f"cannot patch {label!r} ({type(model).__name__}): patching needs a transformer ranker "
         "(minilm, model:PATH of a MiniLM cross- or bi-encoder, st:DIR, cross-encoder:DIR, hf:DIR)"
@@ -589,6 +594,9 @@ def patch_tokens(
     kind_seconds: dict[str, float] = {}
     was_training = target.encoder.training
     target.encoder.eval()
+    if target.prepare is not None and tokens.queries:
+        with torch.inference_mode():
+            target.prepare(list(dict.fromkeys(tokens.queries)))
     try:
         with torch.inference_mode():
             for start in range(0, n, batch_size):
