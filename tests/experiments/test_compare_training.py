@@ -236,7 +236,9 @@ def test_the_configs_are_valid_plans_that_write_the_page(name: str) -> None:
     data = read_toml(root / "configs" / f"compare-training-{name}.toml")["plan"]
     plan = get_experiment("compare-training").plan(False, **data)
     assert plan.docs == "docs/comparison.md"
-    assert set(plan.starts) == {"bi-encoder", "cross-encoder"}
+    # the reduced config runs the bi-encoder start only (the cross-encoder's rows stay in it)
+    want = {"bi-encoder"} if name == "reduced" else {"bi-encoder", "cross-encoder"}
+    assert set(plan.starts) == want
     assert {m for ms in plan.methods.values() for m in ms} == set(METHODS)
     assert plan.seeds == [0, 1, 2]
     if name == "gpu":  # the paper-scale config is the plan's defaults (--full), page added
