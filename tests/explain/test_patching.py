@@ -375,3 +375,33 @@ def test_patched_scores_are_the_rankers_scores() -> None:
         order = sorted(range(len(pairs)), key=lambda i: (pairs[i].query_id, pairs[i].doc_id))
         np.testing.assert_allclose(got["s_base"], want[order, 0], atol=1e-5)
         np.testing.assert_allclose(got["s_pert"], want[order, 1], atol=1e-5)
+
+
+def test_a_hugging_face_cross_encoder_folder_is_patched_as_it_scores(tmp_path) -> None:
+    """``cross-encoder:DIR`` (a ``BertForSequenceClassification`` folder, here a small random
+    one with the MiniLM tokenizer): the target's scores are the ranker's, the hooks sit in
+    its ``bert`` module, and the last layer's [CLS] restores everything (the classifier reads
+    the pooled [CLS])."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from axiomatic.data.records import Document, Query
+    from axiomatic.models.hf import HFCrossEncoderRanker
+    from axiomatic.models.hf_loader import load_tokenizer
+
+    torch.manual_seed(0)
+    tok = load_tokenizer()
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2,
+                     num_attention_heads=4, intermediate_size=64, num_labels=1)  # fmt: skip
+    BertForSequenceClassification(cfg).eval().save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    ranker = HFCrossEncoderRanker(f"hf:{tmp_path}", device="cpu")
+    target = patching_target(ranker, "ce")
+    assert (target.kind, target.n_layers, target.n_heads) == ("cross-encoder", 2, 4)
+    pairs = minimal_pairs(_dataset(), "TFC1-I,TDC", depth=2, pieces=target.pieces)
+    res = patch(target, pairs, components=("residual",), min_delta=0.0)
+    for p, row in zip(pairs, res.pairs.itertuples(), strict=True):
+        q = Query(p.query_id, p.query)
+        want = ranker.score(q, [Document("b", p.baseline), Document("p", p.perturbed)])
+        np.testing.assert_allclose([row.s_base, row.s_pert], want, atol=1e-5)
+    last = res.effects[(res.effects.layer == 2) & (res.effects.role == "[CLS]")]
+    np.testing.assert_allclose(last["mean"], 1.0, atol=1e-5)
