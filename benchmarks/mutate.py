@@ -102,6 +102,9 @@ MODULES: dict[str, list[str]] = {
         "tests/explain/test_explain.py",
         "tests/explain/test_issue22_folds.py",
     ],
+    # activation patching (issue 28): the minimal pairs and the patching engine
+    "perturb/minimal_pairs.py": ["tests/perturb/test_minimal_pairs.py"],
+    "explain/patching.py": ["tests/explain/test_patching.py"],
 }
 
 #: mutmut's exit-code reading (mutmut.stats.status_by_exit_code), folded into our columns

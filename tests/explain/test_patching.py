@@ -405,3 +405,24 @@ def test_a_hugging_face_cross_encoder_folder_is_patched_as_it_scores(tmp_path) -
         np.testing.assert_allclose([row.s_base, row.s_pert], want, atol=1e-5)
     last = res.effects[(res.effects.layer == 2) & (res.effects.role == "[CLS]")]
     np.testing.assert_allclose(last["mean"], 1.0, atol=1e-5)
+
+
+def test_aggregate_is_the_share_of_the_summed_difference() -> None:
+    bert = toy_bert(seed=3)
+    with torch.no_grad():
+        for name, p in bert.named_parameters():
+            if "LayerNorm" not in name and "word_embeddings" not in name:
+                p.mul_(3.0)
+    target = toy_target(bert)
+    tokens = toy_pairs(7, seed=1)
+    res = patch_tokens(target, tokens, attention=False, min_delta=0.0)
+    ref = reference_fractions(target, tokens)
+    delta = res.pairs["delta"].to_numpy()
+    e = res.effects
+    for layer, head in ((0, 1), (1, 1)):
+        want = float((ref[("head", layer, head)] * delta).sum() / delta.sum())
+        row = e[(e.component == "head") & (e.layer == layer) & (e["head"] == head)].iloc[0]
+        assert row["aggregate"] == pytest.approx(want, rel=1e-4, abs=1e-6)
+        assert row["agg_low"] <= row["aggregate"] <= row["agg_high"]
+    last = e[(e.component == "residual") & (e.layer == 2) & (e.role == "[CLS]")].iloc[0]
+    assert (last["aggregate"], last["agg_low"], last["agg_high"]) == pytest.approx((1, 1, 1))

@@ -96,3 +96,93 @@ def test_names_are_checked() -> None:
         parse_minimal_axioms("TFC1-X")
     with pytest.raises(ValueError, match="candidate lists"):
         minimal_pairs(Dataset("f", {}, {}), "all")
+
+
+def test_every_field_of_each_axioms_pair() -> None:
+    """One document, one query: each axiom's pair written out in full (ids, query, texts,
+    spans, term and what it replaced), with word pieces from a map."""
+    from axiomatic.perturb.minimal_pairs import MinimalPair
+
+    docs = {"d": Document("d", "Owls hunt mice at night.  "), "e": Document("e", "Mice hide.")}
+    ds = Dataset("t", {"q": Query("q", "owls mice")}, docs, candidates={"q": ["d", "e"]})
+    pieces = {"owls": 2, "mice": 1, "hunt": 1, "at": 1, "night.": 2, "Owls": 2, "Mice": 1}
+    pairs = minimal_pairs(ds, "all", depth=1, seed=1, pieces=lambda w: pieces.get(w, 1))
+    by = {p.axiom: p for p in pairs}
+    body = "Owls hunt mice at night."
+    t = by["TFC1-I"].term
+    assert t == "owls"  # two pieces: two fillers
+    assert by["TFC1-I"] == MinimalPair(
+        "TFC1-I", "q", "d", "owls mice", body + " a" * pieces[t], f"{body} {t}",
+        (len(body) + 1, len(body) + 1 + len(t)), (len(body) + 1, len(body) + 2 * pieces[t]),
+        t, "a",
+    )  # fmt: skip
+    # TFC1-R: the only non-query non-stopword words are 'hunt' (1 piece) and 'night.' (not a
+    # bare word); 'mice' (1 piece) can replace 'hunt', 'owls' (2 pieces) nothing
+    r = by["TFC1-R"]
+    assert r == MinimalPair(
+        "TFC1-R", "q", "d", "owls mice", docs["d"].text, "Owls mice mice at night.  ",
+        (5, 9), (5, 9), "mice", "hunt",
+    )  # fmt: skip
+    # TDC over the pool of d alone: both terms occur once -> no pair; with both documents in the
+    # pool 'owls' occurs in 1, 'mice' in 2: 'owls' (2 pieces) against 'mice' + 1 filler
+    assert "TDC" not in by
+    (tdc,) = minimal_pairs(ds, "TDC", depth=2, pieces=lambda w: pieces.get(w, 1))[:1]
+    assert tdc == MinimalPair(
+        "TDC", "q", "d", "owls mice", f"{body} mice a", f"{body} owls",
+        (len(body) + 1, len(body) + 5), (len(body) + 1, len(body) + 7), "owls", "mice",
+    )  # fmt: skip
+    n = 2 + 1 + 1 + 1 + 2  # word pieces of the body
+    assert by["LNC2"] == MinimalPair(
+        "LNC2", "q", "d", "owls mice", body + " a" * n, f"{body} {body}",
+        (len(body) + 1, 2 * len(body) + 1), (len(body) + 1, len(body) + 2 * n), "", "a",
+    )  # fmt: skip
+
+
+def test_tdc_ranks_all_terms_by_document_frequency() -> None:
+    docs = {
+        "a": Document("a", "alpha beta gamma"),
+        "b": Document("b", "beta gamma"),
+        "c": Document("c", "gamma"),
+    }
+    q = {"q": Query("q", "gamma beta alpha delta")}
+    ds = Dataset("t", q, docs, candidates={"q": ["a", "b", "c"]})
+    (p, *_) = minimal_pairs(ds, "TDC", depth=3)
+    # df: delta 0 (in no candidate), alpha 1, beta 2, gamma 3: the extremes are compared
+    assert (p.term, p.replaced) == ("delta", "gamma")
+    same = Dataset("t", {"q": Query("q", "beta gamma")}, {"b": docs["b"]}, candidates={"q": ["b"]})
+    assert minimal_pairs(same, "TDC", depth=1) == []  # equal frequencies: no pair
+
+
+def test_defaults_queries_without_lists_and_stopword_only_queries() -> None:
+    docs = {f"d{i}": Document(f"d{i}", f"word{chr(97 + i)} text here") for i in range(12)}
+    queries = {
+        "q0": Query("q0", "the of"),  # stopwords only, first: the others still get pairs
+        "q1": Query("q1", "text"),
+        "q2": Query("q2", "here"),  # no candidate list
+    }
+    ds = Dataset("t", queries, docs, candidates={"q0": ["d0"], "q1": [f"d{i}" for i in range(12)]})
+    pairs = minimal_pairs(ds)
+    assert pairs == minimal_pairs(ds, "all", depth=10, seed=0)
+    assert {p.query_id for p in pairs} == {"q1"}
+    assert {p.doc_id for p in pairs} == {f"d{i}" for i in range(10)}
+    unset = Dataset("t", queries, docs, candidates=ds.candidates, language="")
+    assert minimal_pairs(unset) == pairs  # no language: English stopwords
+
+
+def test_samples_are_seeded_and_without_repeats() -> None:
+    docs = {f"d{i}": Document(f"d{i}", f"alpha w{i}x") for i in range(30)}
+    ds = Dataset("t", {"q": Query("q", "alpha")}, docs, candidates={"q": list(docs)})
+    a = minimal_pairs(ds, "TFC1-I", depth=30, per_axiom=25, seed=5)
+    assert a == minimal_pairs(ds, "TFC1-I", depth=30, per_axiom=25, seed=5)
+    assert len({p.doc_id for p in a}) == 25  # drawn without replacement
+    assert a != minimal_pairs(ds, "TFC1-I", depth=30, per_axiom=25, seed=6)
+
+
+def test_messages_name_the_problem() -> None:
+    with pytest.raises(ValueError, match="depth must be >= 1"):
+        minimal_pairs(_ds(), depth=0)
+    with pytest.raises(ValueError, match="no axiom given; expected one or more of TFC1-I, TFC1-R"):
+        parse_minimal_axioms(" , ")
+    with pytest.raises(ValueError, match="filler 'xx' is 2 word pieces"):
+        minimal_pairs(_ds(), filler="xx", pieces=lambda w: len(w))
+    assert parse_minimal_axioms(["TDC", "lnc2"]) == ["TDC", "LNC2"]

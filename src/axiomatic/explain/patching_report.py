@@ -30,12 +30,14 @@ __all__ = [
 ]
 
 EXPLAINER = (
-    "Restored fraction: (s(baseline, patched) - s(baseline)) / (s(perturbed) - s(baseline)) "
-    "per minimal pair, when one component's activation in the baseline run is replaced by its "
-    "activation in the perturbed run; mean over pairs with a 95 % t-interval. 1: the component "
-    "alone carries the whole score difference; 0: none of it. Heads and MLPs are patched at "
-    "every position; the residual stream after each layer (0 = embeddings) at the positions of "
-    "one role."
+    "Restored share: when one component's activation in the baseline run is replaced by its "
+    "activation in the perturbed run, the score moves by s(baseline, patched) - s(baseline); "
+    "summed over the minimal pairs and divided by the summed difference s(perturbed) - "
+    "s(baseline), with a 95 % bootstrap interval over pairs (the tables and heat maps). 1: the "
+    "component alone carries the whole score difference; 0: none of it. The CSV also has the "
+    "mean of the per-pair fractions with its t-interval (noisier: pairs with small differences "
+    "weigh as much as the others). Heads and MLPs are patched at every position; the residual "
+    "stream after each layer (0 = embeddings) at the positions of one role."
 )
 
 
@@ -57,14 +59,14 @@ def head_matrix(result: PatchResult, axiom: str) -> pd.DataFrame:
     """Mean restored fraction of every head: layers x heads."""
     e = result.effects
     e = e[(e["axiom"] == axiom) & (e["component"] == "head")]
-    return e.pivot(index="layer", columns="head", values="mean").sort_index()
+    return e.pivot(index="layer", columns="head", values="aggregate").sort_index()
 
 
 def role_matrix(result: PatchResult, axiom: str) -> pd.DataFrame:
     """Mean restored fraction of the residual stream: layers (0 = embeddings) x roles."""
     e = result.effects
     e = e[(e["axiom"] == axiom) & (e["component"] == "residual")]
-    w = e.pivot(index="layer", columns="role", values="mean").sort_index()
+    w = e.pivot(index="layer", columns="role", values="aggregate").sort_index()
     return w[[r for r in ROLES if r in w.columns]]
 
 
@@ -76,8 +78,8 @@ def summary_frame(result: PatchResult, k: int = 3) -> pd.DataFrame:
     for ax, g in result.pairs.groupby("axiom", sort=False):
         kept = g[g["kept"]]
         e = result.effects[result.effects["axiom"] == ax]
-        heads = e[e["component"] == "head"].sort_values("mean", ascending=False).head(k)
-        mlps = e[e["component"] == "mlp"].sort_values("mean", ascending=False).head(1)
+        heads = e[e["component"] == "head"].sort_values("aggregate", ascending=False).head(k)
+        mlps = e[e["component"] == "mlp"].sort_values("aggregate", ascending=False).head(1)
         rows.append(
             {
                 "model": result.model,
@@ -87,11 +89,12 @@ def summary_frame(result: PatchResult, k: int = 3) -> pd.DataFrame:
                 "mean_delta": float(g["delta"].mean()),
                 "perturbed_higher": float((g["delta"] > 0).mean()),
                 "top_heads": "; ".join(
-                    f"{int(r.layer)}.{int(r.head)} {r.mean:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
+                    f"{int(r.layer)}.{int(r.head)} {r.aggregate:.2f} "
+                    f"[{r.agg_low:.2f}, {r.agg_high:.2f}]"
                     for r in heads.itertuples()
                 ),
                 "top_mlp": "; ".join(
-                    f"{int(r.layer)} {r.mean:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
+                    f"{int(r.layer)} {r.aggregate:.2f} [{r.agg_low:.2f}, {r.agg_high:.2f}]"
                     for r in mlps.itertuples()
                 ),
             }
@@ -105,13 +108,14 @@ def duplicate_heads(result: PatchResult, k: int = 5) -> pd.DataFrame:
     a = result.attention
     if a.empty:
         return a
-    e = result.effects[result.effects["component"] == "head"][["axiom", "layer", "head", "mean"]]
+    e = result.effects[result.effects["component"] == "head"]
+    e = e[["axiom", "layer", "head", "aggregate", "agg_low", "agg_high"]]
     m = a.merge(e, on=["axiom", "layer", "head"], how="left")
     m["ratio"] = m["dup_doc"] / m["dup_doc_uniform"].where(m["dup_doc_uniform"] > 0)
-    m = m.rename(columns={"mean": "restored"})
+    m = m.rename(columns={"aggregate": "restored"})
     out = m.sort_values(["axiom", "dup_doc"], ascending=[True, False]).groupby("axiom").head(k)
     cols = ["axiom", "layer", "head", "positions", "dup_doc", "dup_doc_uniform", "ratio",
-            "dup_query", "restored"]  # fmt: skip
+            "dup_query", "restored", "agg_low", "agg_high"]  # fmt: skip
     return out[cols].reset_index(drop=True)
 
 
@@ -135,7 +139,7 @@ def _heatmaps(result: PatchResult, axioms: Sequence[str]) -> bytes:
             ax.set_xlabel(xlabel)
             ax.set_ylabel("layer" if row == 0 else "layer (0 = embeddings)")
             if row == 0:
-                ax.set_title(f"{ax_name}: restored fraction", fontsize=9)
+                ax.set_title(f"{ax_name}: restored share", fontsize=9)
             fig.colorbar(im, ax=ax, fraction=0.046)
     fig.suptitle(f"{result.model} ({result.kind})", fontsize=10)
     fig.tight_layout()
