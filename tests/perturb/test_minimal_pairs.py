@@ -106,7 +106,11 @@ def test_every_field_of_each_axioms_pair() -> None:
     docs = {"d": Document("d", "Owls hunt mice at night.  "), "e": Document("e", "Mice hide.")}
     ds = Dataset("t", {"q": Query("q", "owls mice")}, docs, candidates={"q": ["d", "e"]})
     pieces = {"owls": 2, "mice": 1, "hunt": 1, "at": 1, "night.": 2, "Owls": 2, "Mice": 1}
-    pairs = minimal_pairs(ds, "all", depth=1, seed=1, pieces=lambda w: pieces.get(w, 1))
+
+    def count(w: str) -> int:
+        return pieces.get(w, pieces.get(w.lower(), 1))
+
+    pairs = minimal_pairs(ds, "all", depth=1, seed=1, pieces=count)
     by = {p.axiom: p for p in pairs}
     body = "Owls hunt mice at night."
     t = by["TFC1-I"].term
@@ -126,7 +130,7 @@ def test_every_field_of_each_axioms_pair() -> None:
     # TDC over the pool of d alone: both terms occur once -> no pair; with both documents in the
     # pool 'owls' occurs in 1, 'mice' in 2: 'owls' (2 pieces) against 'mice' + 1 filler
     assert "TDC" not in by
-    (tdc,) = minimal_pairs(ds, "TDC", depth=2, pieces=lambda w: pieces.get(w, 1))[:1]
+    (tdc,) = minimal_pairs(ds, "TDC", depth=2, pieces=count)[:1]
     assert tdc == MinimalPair(
         "TDC", "q", "d", "owls mice", f"{body} mice a", f"{body} owls",
         (len(body) + 1, len(body) + 5), (len(body) + 1, len(body) + 7), "owls", "mice",
@@ -151,18 +155,27 @@ def test_tdc_ranks_all_terms_by_document_frequency() -> None:
     assert (p.term, p.replaced) == ("delta", "gamma")
     same = Dataset("t", {"q": Query("q", "beta gamma")}, {"b": docs["b"]}, candidates={"q": ["b"]})
     assert minimal_pairs(same, "TDC", depth=1) == []  # equal frequencies: no pair
+    unseen = Dataset("t", {"q": Query("q", "zeta eta")}, {"b": docs["b"]}, candidates={"q": ["b"]})
+    assert minimal_pairs(unseen, "TDC", depth=1) == []  # in no candidate: equal (0), no pair
+    # three terms, two tied at the rare end: the extremes still differ, so a pair
+    docs4 = {**docs, "d": Document("d", "omega gamma")}
+    tied = Dataset("t", {"q": Query("q", "alpha omega gamma")}, docs4,
+                   candidates={"q": ["a", "b", "c", "d"]})  # fmt: skip
+    (p, *_) = minimal_pairs(tied, "TDC", depth=4)  # df: alpha 1, omega 1, gamma 4
+    assert (p.term, p.replaced) == ("alpha", "gamma")
 
 
 def test_defaults_queries_without_lists_and_stopword_only_queries() -> None:
     docs = {f"d{i}": Document(f"d{i}", f"word{chr(97 + i)} text here") for i in range(12)}
     queries = {
         "q0": Query("q0", "the of"),  # stopwords only, first: the others still get pairs
-        "q1": Query("q1", "text"),
+        "q1": Query("q1", "text words"),
         "q2": Query("q2", "here"),  # no candidate list
     }
     ds = Dataset("t", queries, docs, candidates={"q0": ["d0"], "q1": [f"d{i}" for i in range(12)]})
     pairs = minimal_pairs(ds)
     assert pairs == minimal_pairs(ds, "all", depth=10, seed=0)
+    assert pairs != minimal_pairs(ds, "all", depth=10, seed=1)
     assert {p.query_id for p in pairs} == {"q1"}
     assert {p.doc_id for p in pairs} == {f"d{i}" for i in range(10)}
     unset = Dataset("t", queries, docs, candidates=ds.candidates, language="")
@@ -181,6 +194,12 @@ def test_samples_are_seeded_and_without_repeats() -> None:
 def test_messages_name_the_problem() -> None:
     with pytest.raises(ValueError, match="depth must be >= 1"):
         minimal_pairs(_ds(), depth=0)
+    with pytest.raises(
+        ValueError, match=r"\(e\.g\. msmarco-dev-top20/test\) or give it a first stage$"
+    ):
+        minimal_pairs(Dataset("f", {}, {}), "all")
+    with pytest.raises(ValueError, match="expected one of TFC1-I, TFC1-R, TDC, LNC2 "):
+        parse_minimal_axioms("TFC9")
     with pytest.raises(ValueError, match="no axiom given; expected one or more of TFC1-I, TFC1-R"):
         parse_minimal_axioms(" , ")
     with pytest.raises(ValueError, match="filler 'xx' is 2 word pieces"):
