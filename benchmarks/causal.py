@@ -120,8 +120,8 @@ def model_section(name: str, folder: Path, img: str) -> list[str]:
         + ".",
         "",
         "**Effect of each axiom's minimal pairs and the components that carry it** (restored "
-        "share of the summed score difference over the patched pairs, with its 95 % bootstrap "
-        "interval; the per-pair mean with its t-interval is in `patch_effects.csv`):",
+        "share over the patched pairs, with its 95 % bootstrap interval; the unweighted mean "
+        "with its t-interval is in `patch_effects.csv`):",
         "",
     ]
     rows = []
@@ -190,7 +190,7 @@ def verdict(name: str, folder: Path) -> str:
     early, carrying = r["early_dup_heads"], r["early_dup_carrying"]
     names = ", ".join(f"{int(a)}.{int(b)}" for a, b in early[["layer", "head"]].to_numpy())
     carry = ", ".join(
-        f"{int(x.layer)}.{int(x.head)} ({_fmt_ci(x)})" for _, x in carrying.iterrows()
+        f"{int(x['layer'])}.{int(x['head'])} ({_fmt_ci(x)})" for _, x in carrying.iterrows()
     )
     if early.empty:
         return (
@@ -219,6 +219,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", type=Path, default=REPO / "outputs" / "causal")
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="Keep a ranker's finished patching output (its patching.json) instead of redoing it",
+    )
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     sections: list[str] = []
@@ -230,9 +235,14 @@ def main() -> None:
         cmd = ["patch", "-r", f"{name}={spec}", "-d", DATASET, "--pairs", str(args.pairs),
                "--depth", str(args.depth), "--seed", "0", "--threads", str(args.threads),
                "-o", str(folder)]  # fmt: skip
-        if folder.exists():
-            shutil.rmtree(folder)
-        seconds, _ = _cli(cmd)
+        if args.reuse and (folder / "patching.json").is_file():
+            seconds = json.loads((folder / "patching.json").read_text())["models"][0]["timing"][
+                "seconds"
+            ]
+        else:
+            if folder.exists():
+                shutil.rmtree(folder)
+            seconds, _ = _cli(cmd)
         runs.append((name, spec, seconds, " ".join(["axiomatic", *cmd[:-2]])))
         img = f"causal_{name}.png"
         if args.write_docs:
@@ -269,11 +279,13 @@ def main() -> None:
         "",
         "Both texts of a pair have the same number of word pieces (pairs that do not, or that "
         "exceed 512, are left out and counted), so every position has a partner. The "
-        "**restored share** of a component is the sum over pairs of s(baseline, patched) - "
-        "s(baseline) divided by the sum of s(perturbed) - s(baseline), with a 95 % bootstrap "
-        "interval over pairs (the per-pair fraction, averaged with a t-interval, is in the "
-        "CSVs; it is noisier, since a pair with a small difference weighs as much as one with "
-        "a large difference); pairs whose score difference is below 5 % of their axiom's "
+        "**restored share** of a component is its fraction (s(baseline, patched) - "
+        "s(baseline)) / (s(perturbed) - s(baseline)) of each pair's difference, averaged over "
+        "the pairs weighted by the size of that difference, with a 95 % bootstrap interval "
+        "over pairs (the unweighted mean with its t-interval and every pair's fraction are in "
+        "the CSVs; the unweighted mean is noisier, since a pair with a tiny difference weighs "
+        "as much as one with a large difference); pairs whose score difference is below 5 % "
+        "of their axiom's "
         "median absolute difference are left out. Components: the residual stream "
         "after each layer (0 = embeddings) at the positions of one role (`[CLS]`, the query "
         "segment of a cross-encoder, `[SEP]`, the `perturbed` positions, other occurrences "
@@ -298,7 +310,7 @@ def main() -> None:
         "",
     ]
     for _name, _spec, seconds, cmd in runs:
-        text.append(f"  - `{cmd}` ({seconds:.0f} s)")
+        text.append(f"  - `{cmd}` ({seconds:.0f} s of patching)")
     text += [
         "",
         f"How good the patched rankers are on the whole `{DATASET}` split "

@@ -407,7 +407,7 @@ def test_a_hugging_face_cross_encoder_folder_is_patched_as_it_scores(tmp_path) -
     np.testing.assert_allclose(last["mean"], 1.0, atol=1e-5)
 
 
-def test_aggregate_is_the_share_of_the_summed_difference() -> None:
+def test_aggregate_is_the_difference_weighted_mean_fraction() -> None:
     bert = toy_bert(seed=3)
     with torch.no_grad():
         for name, p in bert.named_parameters():
@@ -420,7 +420,9 @@ def test_aggregate_is_the_share_of_the_summed_difference() -> None:
     delta = res.pairs["delta"].to_numpy()
     e = res.effects
     for layer, head in ((0, 1), (1, 1)):
-        want = float((ref[("head", layer, head)] * delta).sum() / delta.sum())
+        want = float((ref[("head", layer, head)] * np.abs(delta)).sum() / np.abs(delta).sum())
+        cols = res.fractions[f"head:{layer}:{head}"].to_numpy()
+        np.testing.assert_allclose(cols, ref[("head", layer, head)], rtol=1e-4, atol=1e-6)
         row = e[(e.component == "head") & (e.layer == layer) & (e["head"] == head)].iloc[0]
         assert row["aggregate"] == pytest.approx(want, rel=1e-4, abs=1e-6)
         assert row["agg_low"] <= row["aggregate"] <= row["agg_high"]

@@ -523,8 +523,10 @@ class PatchResult:
     ``pairs``: one row per pair (axiom, ids, tokens, ``s_base``, ``s_pert``, ``delta``, ``kept``);
     ``effects``: one row per axiom and component (``component`` residual/head/mlp, ``layer``,
     ``head``, ``role``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high`` of the per-pair restored
-    fraction; ``aggregate``, ``agg_low``, ``agg_high``: the restored share of the summed
-    difference with its bootstrap interval, :func:`_aggregate_ci`);
+    fraction; ``aggregate``, ``agg_low``, ``agg_high``: the restored share, the per-pair
+    fractions weighted by the size of their score difference, with a bootstrap interval,
+    :func:`_aggregate_ci`); ``fractions``: the per-pair restored fraction of every component
+    (one row per pair as in ``pairs``, one column ``kind:layer:head-or-role`` per component);
     ``attention``: per axiom, layer and head, the duplicate-token attention (see the module
     docstring); ``timing``: seconds, pairs per second, forward passes, seconds per component;
     ``dropped``: pairs left out before patching and why; ``settings``: the run's settings.
@@ -534,6 +536,7 @@ class PatchResult:
     kind: str
     pairs: pd.DataFrame
     effects: pd.DataFrame
+    fractions: pd.DataFrame
     attention: pd.DataFrame
     timing: dict[str, float]
     dropped: dict[str, int]
@@ -676,6 +679,11 @@ def patch_tokens(
                 }
             )
     effects = pd.DataFrame(rows)
+    ids = [c for c in ("axiom", "query_id", "doc_id") if c in pairs.columns]
+    names = [f"{k}:{layer}:{ROLES[i] if k == 'residual' else i}" for k, layer, i in comps]
+    fractions = pd.concat(
+        [pairs[ids].reset_index(drop=True), pd.DataFrame(frac.T, columns=names)], axis=1
+    )
     att_rows = []
     for ax, acc in att_sums.items():
         for l_ in range(target.n_layers):
@@ -720,6 +728,7 @@ def patch_tokens(
         target.kind,
         pairs,
         effects,
+        fractions,
         pd.DataFrame(att_rows, columns=att_cols),
         timing,
         {"small difference": int((~kept).sum())},
@@ -730,20 +739,25 @@ def patch_tokens(
 def _aggregate_ci(
     restored: np.ndarray, delta: np.ndarray, seed: int = 0, resamples: int = 1000
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per component (rows of ``restored``, ``(C, n)``): the restored share of the summed score
-    difference, ``sum(restored) / sum(delta)`` over the pairs, with a 95 % percentile bootstrap
-    interval over pairs (``resamples`` draws, seeded). Dominated by the pairs with the largest
-    differences, it is steadier than the mean of per-pair fractions."""
+    """Per component (rows of ``restored``, ``(C, n)``: ``s(baseline, patched) - s(baseline)``
+    per pair): the restored share ``sum(sign(delta) * restored) / sum(|delta|)``, i.e. the mean
+    of the per-pair fractions weighted by ``|delta|`` (``sum(restored) / sum(delta)`` when every
+    perturbed document scores higher; pairs in which it scores lower count with their own
+    direction instead of cancelling the others), with a 95 % percentile bootstrap interval over
+    pairs (``resamples`` draws, seeded). Steadier than the unweighted mean, in which a pair with
+    a tiny difference weighs as much as one with a large difference."""
     c, n = restored.shape
     nan = np.full(c, np.nan)
-    if n == 0 or delta.sum() == 0:
+    size = np.abs(delta)
+    if n == 0 or size.sum() == 0:
         return nan, nan, nan
-    point = restored.sum(1) / delta.sum()
+    signed = restored * np.sign(delta)[None]
+    point = signed.sum(1) / size.sum()
     if n < 2:
         return point, nan, nan
     idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    den = delta[idx].sum(1)  # (R,)
-    num = restored[:, idx].sum(2)  # (C, R)
+    den = size[idx].sum(1)  # (R,)
+    num = signed[:, idx].sum(2)  # (C, R)
     boot = np.divide(num, den[None], out=np.full_like(num, np.nan), where=den[None] != 0)
     lo, hi = np.nanpercentile(boot, [2.5, 97.5], axis=1)
     return point, lo, hi

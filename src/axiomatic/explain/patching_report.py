@@ -31,13 +31,14 @@ __all__ = [
 
 EXPLAINER = (
     "Restored share: when one component's activation in the baseline run is replaced by its "
-    "activation in the perturbed run, the score moves by s(baseline, patched) - s(baseline); "
-    "summed over the minimal pairs and divided by the summed difference s(perturbed) - "
-    "s(baseline), with a 95 % bootstrap interval over pairs (the tables and heat maps). 1: the "
-    "component alone carries the whole score difference; 0: none of it. The CSV also has the "
-    "mean of the per-pair fractions with its t-interval (noisier: pairs with small differences "
-    "weigh as much as the others). Heads and MLPs are patched at every position; the residual "
-    "stream after each layer (0 = embeddings) at the positions of one role."
+    "activation in the perturbed run, the pair's score moves by s(baseline, patched) - "
+    "s(baseline); its fraction of the pair's difference s(perturbed) - s(baseline), averaged "
+    "over the minimal pairs weighted by the size of that difference, with a 95 % bootstrap "
+    "interval over pairs (the tables and heat maps). 1: the component alone carries the whole "
+    "score difference; 0: none of it. The CSV also has the unweighted mean with its t-interval "
+    "(noisier: a pair with a tiny difference weighs as much as the others) and "
+    "patch_fractions.csv every pair's fraction. Heads and MLPs are patched at every position; "
+    "the residual stream after each layer (0 = embeddings) at the positions of one role."
 )
 
 
@@ -178,7 +179,12 @@ def write_patching(
     sample = pair_sample_hash(pairs)
     extra = dict(extra or {})
     files: dict[str, Path] = {}
-    for name, attr in (("effects", "effects"), ("pairs", "pairs"), ("attention", "attention")):
+    for name, attr in (
+        ("effects", "effects"),
+        ("pairs", "pairs"),
+        ("attention", "attention"),
+        ("fractions", "fractions"),
+    ):
         frame = pd.concat(
             [getattr(r, attr).assign(model=r.model, pair_sample=sample[:12]) for r in results],
             ignore_index=True,
