@@ -147,7 +147,7 @@ def model_section(name: str, folder: Path, img: str) -> list[str]:
         _md(residual_flow(effects, "TFC1-I")),
         "",
     ]
-    for axiom in ("TFC1-I", "TFC1-R"):
+    for axiom in ("TFC1-I", "TFC1-R", "LNC2"):
         r = duplicate_reading(effects, attention, axiom)
         if not r:
             continue
@@ -169,7 +169,11 @@ def model_section(name: str, folder: Path, img: str) -> list[str]:
             f"Spearman correlation over all {len(effects[(effects.axiom == axiom) & (effects.component == 'head')])} "
             f"heads between duplicate attention and restored share: {r['spearman']:.2f} "
             f"(p = {r['spearman_p']:.3g}). Of the five heads that carry most of {axiom}, "
-            f"{len(r['top_dup_overlap'])} are duplicate-token heads"
+            + (
+                "1 is a duplicate-token head"
+                if len(r["top_dup_overlap"]) == 1
+                else f"{len(r['top_dup_overlap'])} are duplicate-token heads"
+            )
             + (
                 f" ({', '.join(f'{a}.{b}' for a, b in r['top_dup_overlap'])})"
                 if r["top_dup_overlap"]
@@ -242,7 +246,10 @@ def main() -> None:
         else:
             if folder.exists():
                 shutil.rmtree(folder)
-            seconds, _ = _cli(cmd)
+            _cli(cmd)
+            seconds = json.loads((folder / "patching.json").read_text())["models"][0]["timing"][
+                "seconds"
+            ]
         runs.append((name, spec, seconds, " ".join(["axiomatic", *cmd[:-2]])))
         img = f"causal_{name}.png"
         if args.write_docs:
@@ -253,8 +260,20 @@ def main() -> None:
     ev_cmd = ["evaluate", "-d", DATASET, "-r", "bm25",
               *[x for item in args.ranker for x in ("-r", item)],
               "--measures", "RR@10,nDCG@10", "--format", "csv"]  # fmt: skip
-    _, ev_out = _cli(ev_cmd)
-    (args.work / "effectiveness.csv").write_text(ev_out)
+    ev_file = args.work / "effectiveness.csv"
+    if not (args.reuse and ev_file.is_file()):
+        _, ev_out = _cli(ev_cmd)
+        ev_file.write_text(ev_out)
+    ev = pd.read_csv(ev_file)
+    ev_rows = []
+    for ranker, g in ev.groupby("ranker", sort=False):
+        row: dict[str, object] = {"ranker": ranker}
+        for _, r in g.iterrows():
+            row[r["measure"]] = r["value"]
+            if pd.notna(r["diff"]):
+                row[f"{r['measure']} vs BM25"] = f"{r['diff']:+.3f} (Holm p {r['pvalue_holm']:.3g})"
+        ev_rows.append(row)
+    ev_table = _md(pd.DataFrame(ev_rows).fillna(""))
     load = os.getloadavg()
     text = [
         "# Where in the model an axiom lives: activation patching",
@@ -313,12 +332,11 @@ def main() -> None:
         text.append(f"  - `{cmd}` ({seconds:.0f} s of patching)")
     text += [
         "",
-        f"How good the patched rankers are on the whole `{DATASET}` split "
-        f"(`axiomatic {' '.join(ev_cmd)}`):",
+        f"How good the patched rankers are on the whole `{DATASET}` split, re-ranking its "
+        f"BM25 top 20 (`axiomatic {' '.join(ev_cmd)}`; paired t-tests against BM25, Holm "
+        "over the rankers per measure):",
         "",
-        "```",
-        ev_out.strip(),
-        "```",
+        ev_table,
     ]
     text += [
         "",
