@@ -474,7 +474,6 @@ def _duplicate_attention(
     target: PatchTarget,
     cache: dict[tuple[str, int], torch.Tensor],
     inputs: dict[str, torch.Tensor],
-    base_ids: torch.Tensor,
     roles: torch.Tensor,
 ) -> np.ndarray:
     """``(layers, heads, 4)`` sums over the batch's perturbed positions that have another
@@ -638,9 +637,7 @@ def patch_tokens(
                         sub = torch.tensor([axes[i] == ax for i in idx], device=device)
                         part = {k: v[sub] for k, v in pert.items()}
                         sub_cache = {k: v[sub] for k, v in cache.items() if k[0] == "residual"}
-                        acc = _duplicate_attention(
-                            target, sub_cache, part, base["input_ids"][sub], roles[sub]
-                        )
+                        acc = _duplicate_attention(target, sub_cache, part, roles[sub])
                         att_sums[ax] = att_sums.get(ax, 0) + acc
                 if progress is not None:
                     progress(min(start + batch_size, n), n)

@@ -18,6 +18,7 @@ import pandas as pd
 from axiomatic._atomic import atomic_write_text
 from axiomatic._report import figure_bytes, markdown_frame, new_figure
 from axiomatic.explain.patching import ROLES, PatchResult
+from axiomatic.explain.report import _table  # the explanations page's HTML table style
 from axiomatic.perturb.minimal_pairs import MinimalPair
 
 __all__ = [
@@ -250,11 +251,6 @@ def write_patching(
     atomic_write_text(p, _html(results, images, sample, title, extra))
     files["html"] = p
     return files
-
-
-def _table(frame: pd.DataFrame) -> str:
-    fmt = {"float_format": lambda x: f"{x:.3f}", "index": False, "border": 0}
-    return "<div class='scroll'>" + frame.to_html(classes="tbl", **fmt) + "</div>"
 
 
 def _html(
