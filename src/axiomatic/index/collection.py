@@ -102,62 +102,78 @@ class CollectionIndex:
         candidates lazily instead (once per document, :meth:`token_ids`).
         """
         vocab: dict[str, int] = {}
-        indptr = [0]
-        indices: list[int] = []
-        data: list[int] = []
+        # surface token -> term id (-1: a stopword). Analysis is per token after tokenizing
+        # (stopping, then stemming), so each distinct surface form is analyzed once and every
+        # later occurrence is one dictionary look-up (a C-level ``map`` over the document).
+        tok2id: dict[str, int] = {}
+        stopwords = analyzer.stopword_set
+        ids = array("i")  # every token's term id, stopwords (-1) included, documents in order
+        ends = array("q")  # end offset of each document in ``ids``
         doc_ids: list[str] = []
-        doc_len: list[int] = []
         texts: dict[str, str] | None = {} if keep_texts else None
         seen: set[str] = set()
-        tok_ids = array("i") if positions else None
-        tok_offsets = [0]
         it: Iterable[Document] = documents
         if progress:
             from axiomatic._progress import track
 
             it = track(documents, description="indexing")
+        get = tok2id.get
         for doc in it:
             if doc.doc_id in seen:
                 raise ValueError(
                     f"duplicate document id {doc.doc_id!r}: document ids must be unique"
                 )
             seen.add(doc.doc_id)
-            tokens = analyzer.analyze(doc.text)
-            counts = Counter(tokens)
-            for term, c in counts.items():
-                tid = vocab.get(term)
-                if tid is None:
-                    tid = len(vocab)
-                    vocab[term] = tid
-                indices.append(tid)
-                data.append(c)
-            indptr.append(len(indices))
-            if tok_ids is not None:
-                tok_ids.extend(map(vocab.__getitem__, tokens))
-                tok_offsets.append(len(tok_ids))
+            tokens = analyzer.tokenize(doc.text)
+            row = list(map(get, tokens))
+            if None in row:
+                # new surface forms, in order of first occurrence (term ids are assigned in
+                # that order, the order of the vocabulary)
+                for t in dict.fromkeys(tokens):
+                    if t not in tok2id:
+                        if t in stopwords:
+                            tok2id[t] = -1
+                        else:
+                            term = analyzer.stem((t,))[0]
+                            tok2id[t] = vocab.setdefault(term, len(vocab))
+                row = list(map(tok2id.__getitem__, tokens))
+            ids.extend(row)  # type: ignore[arg-type]  # every None was filled above
+            ends.append(len(ids))
             doc_ids.append(doc.doc_id)
-            doc_len.append(len(tokens))
             if texts is not None:
                 texts[doc.doc_id] = doc.text
+        n = len(doc_ids)
+        all_ids = np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
+        raw_ends = np.frombuffer(ends, dtype=np.int64) if n else np.zeros(0, np.int64)
+        keep = all_ids >= 0
+        tokens_arr = all_ids[keep]
+        # tokens kept per document: kept-token prefix sums at each document's end
+        kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+        offsets = np.concatenate(([0], kept_before[raw_ends])).astype(np.int64)
+        doc_len = np.diff(offsets)
+        rows = np.repeat(np.arange(n, dtype=np.int64), doc_len)
+        # one count per (document, term): coo -> csr sums the duplicates
+        tf = sp.csr_matrix(
+            sp.coo_matrix(
+                (np.ones(len(tokens_arr), dtype=np.int32), (rows, tokens_arr.astype(np.int64))),
+                shape=(n, len(vocab)),
+            )
+        )
+        tf.sum_duplicates()
+        tf.sort_indices()
         tf = sp.csr_matrix(
             (
-                np.asarray(data, dtype=np.int32),
-                np.asarray(indices, dtype=np.int32),
-                np.asarray(indptr, dtype=np.int64),
+                tf.data.astype(np.int32, copy=False),
+                tf.indices.astype(np.int32, copy=False),
+                tf.indptr.astype(np.int64, copy=False),
             ),
-            shape=(len(doc_ids), len(vocab)),
+            shape=(n, len(vocab)),
         )
-        tf.sort_indices()
         terms = [""] * len(vocab)
         for t, i in vocab.items():
             terms[i] = t
-        table = None
-        if tok_ids is not None:
-            table = (
-                np.frombuffer(tok_ids, dtype=np.int32) if len(tok_ids) else np.zeros(0, np.int32),
-                np.asarray(tok_offsets, dtype=np.int64),
-            )
-        return cls(analyzer, doc_ids, terms, tf, np.asarray(doc_len, dtype=np.int64), texts, table)
+        table = (tokens_arr, offsets) if positions else None
+        return cls(analyzer, doc_ids, terms, tf, doc_len.astype(np.int64), texts, table)
 
     # ------------------------------------------------------------------ stats
     @property

@@ -2,9 +2,13 @@
 
 Every ranker does two jobs with the same per-posting kernel, so the two agree to float precision:
 
-* **full-collection retrieval** (:meth:`retrieve`, :meth:`retrieve_run`): a document x term weight
-  matrix is computed once (lazily, per ranker) from the index's CSR counts; a query's scores are one
-  sparse product over the query terms' columns (no per-document Python);
+* **full-collection retrieval** (:meth:`retrieve`, :meth:`retrieve_many`, :meth:`retrieve_run`):
+  a document x term weight matrix is computed once (lazily, per ranker) from the index's CSR
+  counts; a query's scores are one sparse product over the query terms' columns (no
+  per-document Python). BM25 with numba (the ``fast`` extra) instead runs one compiled loop for a
+  batch of queries over the index's column-major counts, computing each posting's weight as it
+  reads it (no weight matrix; the same float operations, so the same scores and order:
+  :mod:`axiomatic.rankers._bm25_kernel`);
 * **re-ranking** (:meth:`score`): the candidates' count vectors over the query terms are read from
   the index rows; documents that are *not* in the index (artificial or perturbed documents, or an
   id whose text differs from the indexed one) are analyzed with :meth:`CollectionIndex.analyze_texts`
@@ -27,6 +31,7 @@ import scipy.sparse as sp
 
 from axiomatic.data.records import Document, Query, Run
 from axiomatic.index.collection import CollectionIndex
+from axiomatic.rankers import _bm25_kernel
 
 __all__ = [
     "BM25Ranker",
@@ -39,6 +44,10 @@ __all__ = [
     "ql_weights",
     "tfidf_weights",
 ]
+
+
+#: queries per :meth:`LexicalRanker.retrieve_many` call in :meth:`LexicalRanker.retrieve_run`
+_BATCH = 256
 
 
 # ---------------------------------------------------------------------------- pure kernels
@@ -236,12 +245,36 @@ class LexicalRanker:
 
     def retrieve(self, query: Query, k: int = 1000) -> list[tuple[str, float]]:
         """Top ``k`` documents of the whole collection as ``(doc_id, score)``, best first."""
+        rows, scores, n = self.retrieve_many([query], k)
+        ids = self.index.doc_ids
+        m = int(n[0])
+        return [
+            (ids[r], float(v))
+            for r, v in zip(rows[0, :m].tolist(), scores[0, :m].tolist(), strict=True)
+        ]
+
+    def retrieve_many(
+        self, queries: Sequence[Query], k: int = 1000
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Top ``k`` of the whole collection for each query, as arrays: index rows
+        (``n_q x k``, int64), their scores (float64) and how many of each row are filled (a
+        query matches fewer than ``k`` documents when few contain its terms); best first, ties
+        by row. The batch form of :meth:`retrieve` (no per-document Python)."""
         if int(k) != k or k < 1:
             raise ValueError(f"k must be a positive integer (got {k!r})")
-        scores, matched = self.scores_all(query)
-        rows, s = _top_k(scores, matched, int(k))
-        ids = self.index.doc_ids
-        return [(ids[r], float(v)) for r, v in zip(rows.tolist(), s.tolist(), strict=True)]
+        self._check()
+        k = int(k)
+        n_q = len(queries)
+        out_rows = np.zeros((n_q, k), dtype=np.int64)
+        out_scores = np.zeros((n_q, k), dtype=np.float64)
+        out_n = np.zeros(n_q, dtype=np.int64)
+        for i, q in enumerate(queries):
+            scores, matched = self.scores_all(q)
+            rows, s = _top_k(scores, matched, k)
+            out_rows[i, : len(rows)] = rows
+            out_scores[i, : len(rows)] = s
+            out_n[i] = len(rows)
+        return out_rows, out_scores, out_n
 
     def retrieve_run(self, queries: Iterable[Query] | Mapping[str, Query], k: int = 1000) -> Run:
         """Full-collection retrieval for many queries (a :data:`Run`, top ``k`` per query)."""
@@ -249,8 +282,12 @@ class LexicalRanker:
 
         qs = list(queries.values()) if isinstance(queries, Mapping) else list(queries)
         run: Run = {}
-        for q in track(qs, description=f"retrieving with {self.name}", total=len(qs)):
-            run[q.query_id] = dict(self.retrieve(q, k))
+        ids = self.index.doc_ids
+        batches = [qs[i : i + _BATCH] for i in range(0, len(qs), _BATCH)]
+        for batch in track(batches, description=f"retrieving with {self.name}", total=len(batches)):
+            rows, scores, n = self.retrieve_many(batch, k)
+            for q, r, s, m in zip(batch, rows.tolist(), scores.tolist(), n.tolist(), strict=True):
+                run[q.query_id] = dict(zip([ids[x] for x in r[:m]], s[:m], strict=True))
         return run
 
     def __repr__(self) -> str:
@@ -275,6 +312,7 @@ class BM25Ranker(LexicalRanker):
         super().__init__(index)
         self.k1 = k1
         self.b = b
+        self._norm_cache: tuple[tuple[float, float], np.ndarray] | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -289,6 +327,76 @@ class BM25Ranker(LexicalRanker):
     ) -> np.ndarray:
         idf = bm25_idf(self.index.df[term_ids], self.index.n_docs)
         return bm25_weights(tf, doc_len, idf, self.index.avg_doc_len, self.k1, self.b)
+
+    def retrieve_many(
+        self, queries: Sequence[Query], k: int = 1000
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # Compiled when numba is there (the ``fast`` extra): each posting's weight computed from
+        # the index's column-major counts as it is read, one call for every query; the same
+        # float operations as the numpy form (``_bm25_kernel``), so the same scores and order.
+        fn = _bm25_kernel.compiled()
+        cls = type(self)
+        if (
+            fn is None
+            or cls._query_weights is not LexicalRanker._query_weights
+            or cls._posting_weights is not BM25Ranker._posting_weights
+            or cls._doc_offset is not LexicalRanker._doc_offset
+        ):
+            return super().retrieve_many(queries, k)
+        if int(k) != k or k < 1:
+            raise ValueError(f"k must be a positive integer (got {k!r})")
+        self._check()
+        index = self.index
+        # the queries' in-vocabulary terms and counts, as :meth:`_query_terms` gives them (the
+        # same order), gathered in plain lists: per query, one analysis and one Counter
+        analyze = index.analyzer.analyze
+        vocab_get = index.vocab.get
+        terms: list[int] = []
+        qtfs: list[int] = []
+        ptr = [0]
+        for q in queries:
+            counts: dict[str, int] = {}  # a Counter's order and counts, without its overhead
+            for term in analyze(q.text):
+                counts[term] = counts.get(term, 0) + 1
+            for term, c in counts.items():
+                tid = vocab_get(term)
+                if tid is not None:
+                    terms.append(tid)
+                    qtfs.append(c)
+            ptr.append(len(terms))
+        q_ptr = np.asarray(ptr, dtype=np.int64)
+        q_terms = np.asarray(terms, dtype=np.int64)
+        q_tf = np.asarray(qtfs, dtype=np.float64)
+        q_idf = bm25_idf(index.df[q_terms], index.n_docs)
+        csc = index.tf_csc
+        k = int(k)
+        out_rows = np.zeros((len(queries), k), dtype=np.int64)
+        out_scores = np.zeros((len(queries), k), dtype=np.float64)
+        out_n = np.zeros(len(queries), dtype=np.int64)
+        fn(
+            csc.indptr,
+            csc.indices,
+            csc.data,
+            self._norm(),
+            q_ptr,
+            q_terms,
+            q_idf,
+            q_tf,
+            k,
+            out_rows,
+            out_scores,
+            out_n,
+        )
+        return out_rows, out_scores, out_n
+
+    def _norm(self) -> np.ndarray:
+        """``k1 * (1 - b + b * |d| / avgdl)`` per document (as :func:`bm25_weights` computes it)."""
+        key = (self.k1, self.b)
+        if self._norm_cache is None or self._norm_cache[0] != key:
+            doc_len = np.asarray(self.index.doc_len, dtype=np.float64)
+            norm = self.k1 * (1.0 - self.b + self.b * doc_len / max(self.index.avg_doc_len, 1e-12))
+            self._norm_cache = (key, norm)
+        return self._norm_cache[1]
 
 
 # ---------------------------------------------------------------------------- TF-IDF

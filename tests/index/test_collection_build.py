@@ -1,0 +1,107 @@
+"""``CollectionIndex.build`` against a per-document reference (analyze, count, assign ids).
+
+The build maps each distinct surface token to its term once and assembles the count matrix from
+one array of token ids; the reference is the obvious per-document form. Vocabulary order (first
+occurrence), counts, lengths and the positional table must be identical.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from axiomatic.data.records import Document
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.text.analyzer import Analyzer
+
+WORDS = [
+    "the",
+    "a",
+    "of",
+    "running",
+    "runs",
+    "runner",
+    "ran",
+    "cats",
+    "cat's",
+    "CATS",
+    "Straße",
+    "strasse",
+    "ﬁsh",
+    "fish",
+    "fishes",
+    "and",
+    "to",
+    "in",
+    "is",
+    "was",
+    "were",
+    "been",
+    "connection",
+    "connected",
+    "connecting",
+    "x",
+    "y",
+    "z",
+    "42",
+    "42nd",
+]
+
+
+def _docs(seed: int, n: int) -> list[Document]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        m = int(rng.integers(0, 25))  # some documents are empty or only stopwords
+        out.append(Document(f"d{i}", " ".join(rng.choice(WORDS, size=m)) + f" new{i % 7}"))
+    out.append(Document("stops", "the a of and to"))
+    out.append(Document("empty", ""))
+    return out
+
+
+def _reference(docs: list[Document], analyzer: Analyzer):
+    vocab: dict[str, int] = {}
+    rows, lens, table = [], [], []
+    for d in docs:
+        toks = analyzer.analyze(d.text)
+        counts = Counter(toks)
+        for t in counts:
+            vocab.setdefault(t, len(vocab))
+        rows.append({vocab[t]: c for t, c in counts.items()})
+        lens.append(len(toks))
+        table.append([vocab[t] for t in toks])
+    dense = np.zeros((len(docs), len(vocab)), dtype=np.int64)
+    for i, r in enumerate(rows):
+        for j, c in r.items():
+            dense[i, j] = c
+    return list(vocab), dense, np.asarray(lens), table
+
+
+@pytest.mark.parametrize(
+    "analyzer",
+    [Analyzer(), Analyzer(stemmer=None, stopwords=False), Analyzer(stemmer="porter")],
+    ids=["default", "raw", "porter"],
+)
+def test_build_equals_reference(analyzer):
+    docs = _docs(3, 60)
+    index = CollectionIndex.build(docs, analyzer)
+    terms, dense, lens, table = _reference(docs, Analyzer.from_config(analyzer.config()))
+    assert index.terms == terms
+    assert np.array_equal(index.tf.toarray(), dense)
+    assert index.tf.dtype == np.int32 and index.tf.has_sorted_indices
+    assert np.array_equal(index.doc_len, lens) and index.doc_len.dtype == np.int64
+    for r, expected in enumerate(table):
+        assert index.token_ids(r).tolist() == expected
+    assert np.array_equal(index.df, (dense > 0).sum(axis=0))
+    assert np.array_equal(index.cf, dense.sum(axis=0))
+
+
+def test_build_without_positions_and_duplicate_ids():
+    docs = _docs(4, 10)
+    index = CollectionIndex.build(docs, Analyzer(), positions=False)
+    assert index.token_table is None
+    assert index.token_ids(0).tolist() == [index.vocab[t] for t in Analyzer().analyze(docs[0].text)]
+    with pytest.raises(ValueError, match="duplicate document id 'd0'"):
+        CollectionIndex.build([*docs, Document("d0", "again")], Analyzer())
