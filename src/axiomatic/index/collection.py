@@ -26,6 +26,9 @@ from axiomatic.text.analyzer import Analyzer
 
 FORMAT_VERSION = 1
 
+#: tokens held as strings at a time while indexing (then turned into term ids)
+_CHUNK_TOKENS = 1 << 20
+
 
 @dataclass
 class AnalyzedDocs:
@@ -103,11 +106,14 @@ class CollectionIndex:
         """
         vocab: dict[str, int] = {}
         # surface token -> term id (-1: a stopword). Analysis is per token after tokenizing
-        # (stopping, then stemming), so each distinct surface form is analyzed once and every
-        # later occurrence is one dictionary look-up (a C-level ``map`` over the document).
+        # (stopping, then stemming), so each distinct surface form is analyzed once. Documents
+        # are tokenized in chunks; a chunk's new surface forms are found in one C-level pass
+        # (``dict.fromkeys`` keeps first occurrences in order, the order term ids are assigned
+        # in) and its tokens become ids in another (``map``): no Python loop over tokens.
         tok2id: dict[str, int] = {}
         stopwords = analyzer.stopword_set
-        ids = array("i")  # every token's term id, stopwords (-1) included, documents in order
+        stem = analyzer.stem
+        ids: list[np.ndarray] = []  # every token's term id, stopwords (-1) included, in order
         ends = array("q")  # end offset of each document in ``ids``
         doc_ids: list[str] = []
         texts: dict[str, str] | None = {} if keep_texts else None
@@ -117,7 +123,22 @@ class CollectionIndex:
             from axiomatic._progress import track
 
             it = track(documents, description="indexing")
-        get = tok2id.get
+        chunk: list[str] = []
+        n_tokens = 0
+
+        def flush() -> None:
+            new = [t for t in dict.fromkeys(chunk) if t not in tok2id]
+            kept = []
+            for t in new:
+                if t in stopwords:
+                    tok2id[t] = -1
+                else:
+                    kept.append(t)
+            for t, term in zip(kept, stem(kept), strict=True):  # one stemmer call per chunk
+                tok2id[t] = vocab.setdefault(term, len(vocab))
+            ids.append(np.fromiter(map(tok2id.__getitem__, chunk), np.int32, len(chunk)))
+            chunk.clear()
+
         for doc in it:
             if doc.doc_id in seen:
                 raise ValueError(
@@ -125,25 +146,17 @@ class CollectionIndex:
                 )
             seen.add(doc.doc_id)
             tokens = analyzer.tokenize(doc.text)
-            row = list(map(get, tokens))
-            if None in row:
-                # new surface forms, in order of first occurrence (term ids are assigned in
-                # that order, the order of the vocabulary)
-                for t in dict.fromkeys(tokens):
-                    if t not in tok2id:
-                        if t in stopwords:
-                            tok2id[t] = -1
-                        else:
-                            term = analyzer.stem((t,))[0]
-                            tok2id[t] = vocab.setdefault(term, len(vocab))
-                row = list(map(tok2id.__getitem__, tokens))
-            ids.extend(row)  # type: ignore[arg-type]  # every None was filled above
-            ends.append(len(ids))
+            chunk.extend(tokens)
+            n_tokens += len(tokens)
+            ends.append(n_tokens)
             doc_ids.append(doc.doc_id)
             if texts is not None:
                 texts[doc.doc_id] = doc.text
+            if len(chunk) >= _CHUNK_TOKENS:
+                flush()
+        flush()
         n = len(doc_ids)
-        all_ids = np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
+        all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int32)
         raw_ends = np.frombuffer(ends, dtype=np.int64) if n else np.zeros(0, np.int64)
         keep = all_ids >= 0
         tokens_arr = all_ids[keep]

@@ -263,18 +263,14 @@ class Analyzer:
         if st is None:
             return list(tokens)
         cache = self._cache
-        # cached stems in one C-level pass; the stemmer only for tokens not seen before
+        # cached stems in one C-level pass; the stemmer only for tokens not seen before, each
+        # once, in one call
         out: list[str | None] = list(map(cache.get, tokens))
         if None in out:
-            for k, s in enumerate(out):
-                if s is None:
-                    t = tokens[k]
-                    s = cache.get(t)
-                    if s is None:
-                        s = st.stemWord(t)
-                        cache[t] = s
-                    out[k] = s
-        return out  # type: ignore[return-value]  # every None was filled above
+            new = list(dict.fromkeys(t for t, s in zip(tokens, out, strict=True) if s is None))
+            cache.update(zip(new, st.stemWords(new), strict=True))
+            return list(map(cache.__getitem__, tokens))
+        return out  # type: ignore[return-value]  # no None: every token was cached
 
     def analyze(self, text: str) -> list[str]:
         """Index terms of ``text``, in order (positions are list indices)."""
