@@ -47,8 +47,8 @@ SPEED: dict[str, tuple[str, list[str], list[str]]] = {
     ),
     "neural-diagnosis": (
         "bench_neural_diagnosis.py",
-        [],
-        ["--quick"],
+        ["--queries", "2", "--threads", "1", "--rounds", "3", "--repeats", "3"],
+        ["--queries", "1", "--threads", "1", "--rounds", "1", "--skip-encode"],
     ),
 }
 
