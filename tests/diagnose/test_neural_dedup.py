@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,8 @@ from axiomatic.diagnose.mining import mine
 from axiomatic.index.cache import dataset_index
 from axiomatic.models import NeuralRanker, build_model
 from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.hf import HFBiEncoderRanker, HFCrossEncoderRanker
+from axiomatic.models.hf_loader import minilm_path
 from axiomatic.models.transformer import BiEncoder
 from axiomatic.rankers.base import score_lists
 
@@ -65,6 +68,49 @@ def cross_encoder() -> NeuralRankingModel:
     return build_model("cross-encoder", max_length=32, seed=0).eval()
 
 
+@pytest.fixture(scope="module")
+def cross_encoder_folder(tmp_path_factory) -> str:
+    """A small random ``BertForSequenceClassification`` folder with MiniLM's tokenizer."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from axiomatic.models.hf_loader import load_tokenizer
+
+    folder = tmp_path_factory.mktemp("ce-folder")
+    torch.manual_seed(0)
+    tok = load_tokenizer()
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2,
+                     num_attention_heads=4, intermediate_size=64, num_labels=1)  # fmt: skip
+    BertForSequenceClassification(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return f"hf:{folder}"
+
+
+KINDS = ["bi_encoder", "cross_encoder", "st_folder", "cross_encoder_folder"]
+"""The packaged MiniLM models (through ``NeuralRanker``) and the folder rankers (``st:DIR``,
+``cross-encoder:DIR``)."""
+
+
+def _ranker(which: str, request: pytest.FixtureRequest, batch_size: int = 128) -> tuple:
+    """``(ranker, scorer, encoder module)``: the scorer is the object whose ``embed_texts`` /
+    ``score_pairs`` the diagnosis calls, the module the one whose forward passes it pays."""
+    if which in ("bi_encoder", "cross_encoder"):
+        model = request.getfixturevalue(which)
+        ranker = NeuralRanker(model, name="dedup", batch_size=batch_size, bf16=False)
+        return ranker, model, model.encoder
+    if which == "st_folder":
+        folder_ranker: Any = HFBiEncoderRanker(
+            f"st:{minilm_path()}", name="dedup", batch_size=batch_size, max_length=32
+        )
+    else:
+        folder_ranker = HFCrossEncoderRanker(
+            request.getfixturevalue("cross_encoder_folder"),
+            name="dedup",
+            batch_size=batch_size,
+            max_length=32,
+        )
+    return folder_ranker, folder_ranker, folder_ranker.components()[1]
+
+
 def _slots(ds: Dataset, inst: pd.DataFrame, art: dict[str, Document]) -> list[tuple[str, str]]:
     """Distinct (query id, document id) of the instances, as the diagnosis indexes them."""
     out = set()
@@ -84,7 +130,7 @@ class DirectPairs:
     call, no batching, nothing shared): a bi-encoder's query and document vectors, a
     cross-encoder's pair score."""
 
-    def __init__(self, model: NeuralRankingModel, name: str = "direct") -> None:
+    def __init__(self, model: Any, name: str = "direct") -> None:
         self._model = model  # not ``model``: that would take the neural path under test
         self.name = name
         self._memo: dict[tuple[str, str], float] = {}  # only to keep the test short
@@ -92,7 +138,7 @@ class DirectPairs:
     def _one(self, query: str, doc: str) -> float:
         if (query, doc) not in self._memo:
             m = self._model
-            if isinstance(m, BiEncoder):
+            if callable(getattr(m, "embed_texts", None)):
                 q = m.embed_texts([query], 1, False, as_query=True)[0]
                 s = m.score_embedded(q, m.embed_texts([doc], 1, False))[0]
             else:
@@ -104,7 +150,7 @@ class DirectPairs:
         return np.array([self._one(query.text, d.text) for d in documents])
 
 
-@pytest.mark.parametrize("which", ["bi_encoder", "cross_encoder"])
+@pytest.mark.parametrize("which", KINDS)
 def test_deduplicated_diagnosis_equals_scoring_every_pair_directly(
     which: str, mined, request: pytest.FixtureRequest
 ) -> None:
@@ -112,15 +158,14 @@ def test_deduplicated_diagnosis_equals_scoring_every_pair_directly(
     the reference's very numbers, so the same outcomes and margins; in batches of 128 the
     same up to float noise. Broken checks: scoring a document against another query's vector,
     or scattering sorted scores back in the wrong order, fails both comparisons."""
-    model = request.getfixturevalue(which)
     ds, inst, art = mined
     slots = _slots(ds, inst, art)
-    direct = DirectPairs(model)
+    exact, scorer, _ = _ranker(which, request, batch_size=1)
+    direct = DirectPairs(scorer)
     lists = [
         (ds.queries[q], [art.get(d) or ds.documents[d] for qq, d in slots if qq == q])
         for q in sorted({q for q, _ in slots})
     ]
-    exact = NeuralRanker(model, name="dedup", batch_size=1, bf16=False)
     got = score_lists(exact, lists)
     want = [direct.score(q, docs) for q, docs in lists]
     for g, w in zip(got, want, strict=True):
@@ -131,12 +176,12 @@ def test_deduplicated_diagnosis_equals_scoring_every_pair_directly(
     assert diag.margins is not None
     np.testing.assert_array_equal(diag.margins["dedup"], diag.margins["direct"])
 
-    batched = NeuralRanker(model, name="batched", bf16=False)  # SCORE_BATCH_SIZE
+    batched = _ranker(which, request)[0]  # SCORE_BATCH_SIZE
     for g, w in zip(score_lists(batched, lists), want, strict=True):
         np.testing.assert_allclose(g, w, rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("which", ["bi_encoder", "cross_encoder"])
+@pytest.mark.parametrize("which", KINDS)
 def test_diagnosis_encodes_each_distinct_input_once(
     which: str, mined, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,11 +190,12 @@ def test_diagnosis_encodes_each_distinct_input_once(
     slots the instances name. Broken checks: scoring query by query (the old per-query
     ``Ranker.score`` loop) encodes shared documents again and fails the counts; keying the
     pairs by ids instead of texts scores the repeated query's pairs twice."""
-    model = request.getfixturevalue(which)
+    ranker, model, encoder = _ranker(which, request)
     ds, inst, art = mined
     slots = _slots(ds, inst, art)
     pairs = {(ds.queries[q].text, _text(ds, art, d)) for q, d in slots}
-    if which == "bi_encoder":
+    bi = which in ("bi_encoder", "st_folder")
+    if bi:
         expected = Counter({(True, q): 1 for q, _ in pairs})
         expected.update({(False, d): 1 for _, d in pairs})
         method = "embed_texts"
@@ -167,18 +213,18 @@ def test_diagnosis_encodes_each_distinct_input_once(
         return inner(*args, **kwargs)
 
     rows: list[int] = []
-    hook = model.encoder.register_forward_pre_hook(
+    hook = encoder.register_forward_pre_hook(
         lambda _m, _a, kw: rows.append(int(kw["input_ids"].shape[0])), with_kwargs=True
     )
     monkeypatch.setattr(model, method, counting)
     try:
-        diag = diagnose(inst, NeuralRanker(model, name="dedup", bf16=False), ds, art)
+        diag = diagnose(inst, ranker, ds, art)
     finally:
         hook.remove()
     assert len(diag.outcomes) == len(inst)
     assert seen == expected  # every distinct input, each once, nothing else
     assert sum(rows) == sum(expected.values())  # one encoder row per distinct input
-    assert sum(expected.values()) < len(slots) + (which == "bi_encoder") * len(ds.queries)
+    assert sum(expected.values()) < len(slots) + bi * len(ds.queries)
     assert len(pairs) < len(slots)  # the repeated query text shares pairs
 
 
