@@ -196,19 +196,26 @@ def _without_yeast(ds: Dataset) -> Dataset:
 
 
 def test_score_candidates_batches_across_queries(dataset: Dataset) -> None:
-    """One ``score_pairs`` call scores every pair when they fit in one chunk (no per-query
-    loop), and depth, empty lists and the default batch size are those of the old paths."""
-    calls: list[int] = []
+    """One ``score_pairs`` call scores every distinct text pair once when they fit in one
+    chunk (no per-query loop), and depth, empty lists and the default batch size are those of
+    the old paths. Broken check: scoring every (query id, document id) pair fails the count."""
+    calls: list[list[tuple[str, str]]] = []
 
     class Counting(_NaNForYeast):
         def score_pairs(self, queries, documents, batch_size=64, bf16=None):  # type: ignore[override]
-            calls.append(len(queries))
+            calls.append(list(zip(queries, documents, strict=True)))
             assert batch_size == SCORE_BATCH_SIZE
             return super().score_pairs(queries, documents, batch_size, bf16)
 
     model = Counting()
     clean = _without_yeast(dataset)
     run = score_candidates(model, clean, depth=3)
-    assert calls == [sum(min(3, len(c)) for c in (clean.candidates or {}).values())]
+    pairs = [
+        (clean.queries[q].text, clean.documents[d].text)
+        for q, c in (clean.candidates or {}).items()
+        for d in c[:3]
+    ]
+    assert len(set(pairs)) < len(pairs)  # "again" repeats q1's text with q2's candidates
+    assert len(calls) == 1 and Counter(calls[0]) == Counter(set(pairs))
     assert run["none"] == {} and all(len(v) == 3 for q, v in run.items() if q != "none")
     assert NeuralRanker(model).batch_size == SCORE_BATCH_SIZE

@@ -27,8 +27,10 @@ breakdown by relevance of the documents involved, McNemar tests between rankers,
 document-length sweep (section 4.3.1, Figs 4.5-4.8) and the correlation with retrieval
 effectiveness across rankers (Fig. 4.2).
 
-Each query's distinct documents are scored once per ranker (one batched ``score`` call per
-query); every instance is then evaluated with array operations. Rankers that declare
+Each query's distinct documents are scored once per ranker, all queries in one
+:func:`~axiomatic.rankers.base.score_lists` call (a neural model scores each distinct text or
+text pair of the diagnosis once, in length-sorted batches across queries; another ranker gets
+one ``score`` call per query); every instance is then evaluated with array operations. Rankers that declare
 ``can_score_unseen_documents = False`` (TREC run files; see :class:`axiomatic.rankers.base.Ranker`)
 skip instances on artificial documents; the skip is counted per ranker and axiom and reported.
 Any other ranker is asked for every document, and its errors propagate.
@@ -52,7 +54,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from axiomatic._progress import track
 from axiomatic.data.records import Dataset, Document, Qrels, Query
 from axiomatic.diagnose.effects import (
     instance_margins,
@@ -73,43 +74,54 @@ from axiomatic.diagnose.relations import (
     evaluate_relations,
 )
 from axiomatic.diagnose.result import Diagnosis
-from axiomatic.rankers.base import Ranker, ranker_can_score_unseen
+from axiomatic.rankers.base import Ranker, ranker_can_score_unseen, score_lists
 
 __all__ = ["AnalyzerMismatchWarning", "diagnose"]
 
 
-def _checked(ranker: Ranker, query: Query, docs: Sequence[Document]) -> np.ndarray:
-    s = np.asarray(ranker.score(query, docs), dtype=np.float64)
-    if s.shape != (len(docs),):
+def _checked(name: str, scores: np.ndarray, n_docs: int) -> np.ndarray:
+    s = np.asarray(scores, dtype=np.float64)
+    if s.shape != (n_docs,):
         raise ValueError(
-            f"ranker {ranker.name!r} returned {s.shape} scores for {len(docs)} documents; "
+            f"ranker {name!r} returned {s.shape} scores for {n_docs} documents; "
             "Ranker.score must return one float per document"
         )
     return s
 
 
-def _score_query(
+def _score_queries(
     ranker: Ranker,
-    query: Query,
-    docs: list[Document],
-    artificial: np.ndarray,
+    lists: list[tuple[Query, list[Document], np.ndarray]],
     can_score_unseen: bool,
-) -> tuple[np.ndarray, bool]:
-    """Scores of ``docs`` (NaN where not scorable) and whether artificial docs were left out.
+) -> tuple[list[np.ndarray], bool]:
+    """Scores of each query's ``docs`` (NaN where not scorable) and whether artificial
+    documents were left out; ``lists`` holds ``(query, docs, artificial mask)``.
 
     The ranker's declaration decides (:func:`axiomatic.rankers.base.ranker_can_score_unseen`),
     never its exceptions: a ranker that declares it can score unseen documents gets every
     document and whatever it raises propagates (a model failing on long LNC2 duplicates is an
     error, not a skip). A ranker that declares it cannot (a run file) is not asked for
     artificial documents, and returns NaN for the real documents it does not have.
+
+    All queries are scored in one :func:`~axiomatic.rankers.base.score_lists` call: a neural
+    model then scores each distinct text (bi-encoder) or text pair (cross-encoder) of the whole
+    diagnosis once, in length-sorted batches across queries.
     """
     if can_score_unseen:
-        return _checked(ranker, query, docs), False
-    scores = np.full(len(docs), np.nan)
-    idx = np.flatnonzero(~artificial)
-    if idx.size:
-        scores[idx] = _checked(ranker, query, [docs[i] for i in idx])
-    return scores, bool(artificial.any())
+        got = score_lists(ranker, [(q, docs) for q, docs, _ in lists])
+        return [
+            _checked(ranker.name, s, len(docs)) for (_, docs, _), s in zip(lists, got, strict=True)
+        ], False
+    keep = [np.flatnonzero(~art) for _, _, art in lists]
+    got = score_lists(
+        ranker, [(q, [docs[i] for i in k]) for (q, docs, _), k in zip(lists, keep, strict=True)]
+    )
+    out = []
+    for (_, docs, _), k, s in zip(lists, keep, got, strict=True):
+        scores = np.full(len(docs), np.nan)
+        scores[k] = _checked(ranker.name, s, k.size)
+        out.append(scores)
+    return out, any(bool(art.any()) for _, _, art in lists)
 
 
 _CALIBRATION_NOTE = (
@@ -315,7 +327,9 @@ def diagnose(
     Instances flagged ``symmetric`` (or with relation ``=``) expect equal scores: only a tie
     fulfils them, and they are grouped apart (:data:`SYMMETRIC_SUFFIX`).
 
-    Each query's distinct documents are scored once per ranker; all instances are then
+    Each query's distinct documents are scored once per ranker, all queries in one
+    :func:`~axiomatic.rankers.base.score_lists` call (a neural model: each distinct text, or
+    text pair, of the whole diagnosis once, in length-sorted batches); all instances are then
     evaluated with array operations (:func:`evaluate_relations`).
     """
     _validate(instances)
@@ -424,18 +438,19 @@ def diagnose(
     any_missing = False
     for name, ranker in named:
         scores = np.full(slot_d.size, np.nan)
-        unseen_ok = ranker_can_score_unseen(ranker)
-        dropped_art = False
         top_lists: list[np.ndarray] = []
-        for query, slots, docs, extra in track(
-            per_query, description=f"diagnosing {name}", total=len(per_query)
-        ):
-            art = np.r_[slot_art[slots], np.zeros(len(extra), bool)]
-            all_scores, dropped = _score_query(ranker, query, docs + extra, art, unseen_ok)
+        per_list, dropped_art = _score_queries(
+            ranker,
+            [
+                (query, docs + extra, np.r_[slot_art[slots], np.zeros(len(extra), bool)])
+                for query, slots, docs, extra in per_query
+            ],
+            ranker_can_score_unseen(ranker),
+        )
+        for (query, slots, docs, _extra), all_scores in zip(per_query, per_list, strict=True):
             scores[slots] = all_scores[: len(docs)]
             if band_spec == "auto":
                 top_lists.append(_candidate_scores(dataset, query.query_id, docs, all_scores))
-            dropped_art |= dropped
         if band_spec is not None:
             deltas[name] = _band_of(band_spec, name, top_lists)
         unscored = np.isnan(scores) & ~slot_art

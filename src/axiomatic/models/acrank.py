@@ -131,6 +131,7 @@ class ACRankModel(_MiniLMModel):
             self.config["encoder_config"] = self.encoder.config.to_dict()
 
     encode_batch = CrossEncoder.encode_batch
+    tokenizes_pairs = True  # CrossEncoder's inputs: score_pairs runs length-sorted batches
 
     def signals(
         self,

@@ -132,29 +132,53 @@ class HFBiEncoderRanker(_HFRanker):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors ``(N, H)`` of ``texts`` (float64), as :meth:`score` compares them."""
+        if not texts:
+            return np.zeros((0, 1))
+        return self.embed_texts(texts).numpy().astype(np.float64)
+
+    def embed_texts(
+        self,
+        texts: Sequence[str],
+        batch_size: int | None = None,
+        bf16: bool | None = None,
+        as_query: bool = False,
+    ) -> Any:
+        """Sentence vectors ``(N, H)`` (a CPU float32 tensor) of ``texts``, tokenized once and
+        encoded in length-sorted batches (:mod:`axiomatic.models.batching`); the signature of
+        :class:`~axiomatic.models.scoring.SeparateEncoder` (queries and documents are truncated
+        alike here, and ``bf16`` is not offered: the folder's weights run as saved)."""
         import torch
 
+        from axiomatic.models.batching import cpu_row_cap, run_sorted, tokenize_once
+
         tok, model, dev = self.components()
-        out = []
-        with torch.inference_mode():
-            for i in range(0, len(texts), self.batch_size):
-                enc = tok(
-                    list(texts[i : i + self.batch_size]),
-                    max_length=self.max_length,
-                    truncation=True,
-                    padding=True,
-                    return_tensors="pt",
-                ).to(dev)
-                tokens = model(**enc).last_hidden_state.float()
-                v = self.pool(tokens, enc["attention_mask"])
-                out.append(v.cpu().numpy().astype(np.float64))
-        return np.concatenate(out) if out else np.zeros((0, 1))
+        if not texts:
+            return torch.zeros((0, int(model.config.hidden_size)))
+        ids = tokenize_once(tok, texts, max_length=self.max_length)
+
+        def step(batch: dict[str, Any]) -> Any:
+            return self.pool(model(**batch).last_hidden_state.float(), batch["attention_mask"])
+
+        size = self.batch_size if batch_size is None else int(batch_size)
+        return run_sorted(ids, size, step, dev, cpu_row_cap(model.config, dev))
+
+    def score_embedded(self, query: Any, documents: Any) -> Any:
+        """Scores ``(N,)`` of document vectors for one query vector (cosine or dot, as the
+        folder says; row by row, so a score does not depend on the other documents)."""
+        return (documents * query).sum(-1)
 
     def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
         if not documents:
             return np.zeros(0, dtype=np.float64)
-        q = self.embed([query.text])[0]
-        return self.embed([d.text for d in documents]) @ q  # type: ignore[no-any-return]
+        return self.score_lists([(query, documents)])[0]
+
+    def score_lists(self, lists: Sequence[tuple[Query, Sequence[Document]]]) -> list[np.ndarray]:
+        """Scores of several queries' documents, each distinct query and document text encoded
+        once (:func:`axiomatic.models.scoring.score_text_lists`)."""
+        from axiomatic.models.scoring import score_text_lists
+
+        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
+        return score_text_lists(self, texts, self.batch_size, None, self.name)
 
 
 class HFCrossEncoderRanker(_HFRanker):
@@ -166,29 +190,50 @@ class HFCrossEncoderRanker(_HFRanker):
         ``AutoModelForSequenceClassification``)."""
         return self._tokenizer_and_model("AutoModelForSequenceClassification")
 
-    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+    def score_pairs(
+        self,
+        queries: Sequence[str],
+        documents: Sequence[str],
+        batch_size: int | None = None,
+        bf16: bool | None = None,
+    ) -> Any:
+        """Scores (a CPU float32 tensor) of text pairs, tokenized once and run in
+        length-sorted batches (:mod:`axiomatic.models.batching`); ``bf16`` is not offered (the
+        folder's weights run as saved)."""
         import torch
 
+        from axiomatic.models.batching import cpu_row_cap, run_sorted, tokenize_once
+
+        if len(queries) != len(documents):
+            raise ValueError(
+                f"score_pairs needs one query per document (got {len(queries)} queries and "
+                f"{len(documents)} documents)"
+            )
+        if not documents:
+            return torch.zeros(0)
+        tok, model, dev = self.components()
+        ids = tokenize_once(tok, queries, documents, max_length=self.max_length)
+
+        def step(batch: dict[str, Any]) -> Any:
+            logits = model(**batch).logits.float()
+            return logits[:, 0] if logits.shape[1] == 1 else logits[:, 1] - logits[:, 0]
+
+        size = self.batch_size if batch_size is None else int(batch_size)
+        cap = cpu_row_cap(getattr(model, "config", None), dev)
+        return run_sorted(ids, size, step, dev, cap)
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
         if not documents:
             return np.zeros(0, dtype=np.float64)
-        tok, model, dev = self.components()
-        texts = [d.text for d in documents]
-        out = []
-        with torch.inference_mode():
-            for i in range(0, len(texts), self.batch_size):
-                batch = texts[i : i + self.batch_size]
-                enc = tok(
-                    [query.text] * len(batch),
-                    batch,
-                    max_length=self.max_length,
-                    truncation="longest_first",
-                    padding=True,
-                    return_tensors="pt",
-                ).to(dev)
-                logits = model(**enc).logits.float()
-                s = logits[:, 0] if logits.shape[1] == 1 else logits[:, 1] - logits[:, 0]
-                out.append(s.cpu().numpy().astype(np.float64))
-        return np.concatenate(out)
+        return self.score_lists([(query, documents)])[0]
+
+    def score_lists(self, lists: Sequence[tuple[Query, Sequence[Document]]]) -> list[np.ndarray]:
+        """Scores of several queries' documents, each distinct (query text, document text) pair
+        scored once (:func:`axiomatic.models.scoring.score_text_lists`)."""
+        from axiomatic.models.scoring import score_text_lists
+
+        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
+        return score_text_lists(self, texts, self.batch_size, None, self.name)
 
 
 def hf_ranker(

@@ -24,7 +24,8 @@ class NeuralRanker:
     :func:`~axiomatic.rankers.base.rerank` scores a whole dataset with this ranker through
     :func:`~axiomatic.models.scoring.score_candidates` (``batch_size`` and ``bf16`` passed on),
     the function experiments score with: same model and batch size, same scores, bit for bit.
-    :meth:`score` scores one query's list (diagnosis, PyTerrier).
+    :meth:`score` scores one query's list (PyTerrier); a diagnosis scores all queries' lists at
+    once through :func:`~axiomatic.rankers.base.score_lists` (each distinct text or pair once).
     """
 
     def __init__(

@@ -5,18 +5,29 @@
 wraps a model) all call, so one model scores one dataset identically, bit for bit, wherever it
 is scored:
 
-* pairs are batched across queries (one query's list rarely fills a batch);
+* pairs are batched across queries (one query's list rarely fills a batch), and each distinct
+  ``(query text, document text)`` pair is scored once (a document text that two ids share, a
+  query text that two queries share);
 * a model that encodes queries and documents separately (:class:`SeparateEncoder`, e.g. the
   MiniLM :class:`~axiomatic.models.transformer.BiEncoder`) encodes each distinct query text
   and each distinct document text once and scores the vectors, instead of encoding a document
   again for every query that retrieved it;
+* distinct inputs go to the model longest first (by characters; a transformer then sorts each
+  call by word pieces, :mod:`axiomatic.models.batching`), so a padded batch holds inputs of
+  about one length;
 * a NaN score is an error naming the query and the documents (:func:`nan_score_error`), never a
   run that orders them arbitrarily;
 * a query with no candidates gets an empty ranking ``{}``.
 
-Float scores depend (in the last bits) on how pairs are grouped into padded batches, so the
+:func:`score_text_lists` is the same for raw texts: a list of ``(query text, document texts)``
+per query, scored in one go. A diagnosis scores every ranker's documents of all queries (real
+and LNC2's artificial ones) through it, so the distinct texts of one diagnosis call are its
+cache: each is encoded once, and nothing outlives the call.
+
+Float scores depend (in the last bits) on how inputs are grouped into padded batches, so the
 batch size is part of the result: :data:`SCORE_BATCH_SIZE` is the one default of this function
-and of :class:`~axiomatic.models.ranker.NeuralRanker`.
+and of :class:`~axiomatic.models.ranker.NeuralRanker`. With ``batch_size=1`` every input runs
+alone, and the scores are those of scoring each pair by itself, bit for bit.
 
 The module imports no torch at import time: :mod:`axiomatic.rankers.base` reads the NaN check
 from here without making lexical ranking import torch.
@@ -71,6 +82,21 @@ class SeparateEncoder(Protocol):
     def score_embedded(self, query: torch.Tensor, documents: torch.Tensor) -> torch.Tensor: ...
 
 
+@runtime_checkable
+class PairScorer(Protocol):
+    """A model that scores text pairs: ``score_pairs(queries, documents, batch_size=...,
+    bf16=...)`` -> ``(N,)`` CPU float tensor (every :class:`NeuralRankingModel`, the
+    ``cross-encoder:`` folder ranker)."""
+
+    def score_pairs(
+        self,
+        queries: Sequence[str],
+        documents: Sequence[str],
+        batch_size: int = ...,
+        bf16: bool | None = ...,
+    ) -> torch.Tensor: ...
+
+
 def nan_score_error(
     scorer: str, query_id: str, ids: Sequence[str], scores: np.ndarray, hint: str = ""
 ) -> ValueError | None:
@@ -117,10 +143,8 @@ def score_candidates(
         ids = list(dataset.candidate_ids(qid))
         lists.append((qid, ids[:depth] if depth is not None else ids))
     label = name or str(getattr(model, "model_type", type(model).__name__))
-    if isinstance(model, SeparateEncoder):
-        scores = _score_separately(model, dataset, lists, docs, batch_size, bf16, label)
-    else:
-        scores = _score_pairs(model, dataset, lists, docs, batch_size, bf16, label)
+    texts = [(dataset.queries[qid].text, [docs[d].text for d in ids]) for qid, ids in lists]
+    scores = score_text_lists(model, texts, batch_size, bf16, label)
     run: Run = {}
     for (qid, ids), s in zip(lists, scores, strict=True):
         error = nan_score_error(label, qid, ids, s, _MODEL_NAN_HINT)
@@ -130,78 +154,114 @@ def score_candidates(
     return run
 
 
+def score_text_lists(
+    model: PairScorer | SeparateEncoder,
+    lists: Sequence[tuple[str, Sequence[str]]],
+    batch_size: int = SCORE_BATCH_SIZE,
+    bf16: bool | None = None,
+    name: str | None = None,
+) -> list[np.ndarray]:
+    """Scores (float64, one array per list) of ``lists``: ``(query text, document texts)``.
+
+    Each distinct pair is scored once (a :class:`SeparateEncoder`: each distinct query text and
+    document text is encoded once), longest inputs first, in calls of
+    ``batch_size`` x :data:`_BATCHES_PER_CALL` between which the progress bar (``name``)
+    advances. NaN scores are returned as they are (:func:`score_candidates` refuses them).
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+    label = name or str(getattr(model, "model_type", type(model).__name__))
+    if isinstance(model, SeparateEncoder):
+        return _score_separately(model, lists, batch_size, bf16, label)
+    return _score_pairs(model, lists, batch_size, bf16, label)
+
+
+def _longest_first(lengths: Sequence[int]) -> np.ndarray:
+    return np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+
+
 def _score_pairs(
     model: Any,
-    dataset: Dataset,
-    lists: list[tuple[str, list[str]]],
-    docs: Mapping[str, Document],
+    lists: Sequence[tuple[str, Sequence[str]]],
     batch_size: int,
     bf16: bool | None,
     label: str,
 ) -> list[np.ndarray]:
-    """Every (query, candidate) pair through ``model.score_pairs``, batched across queries."""
-    qs: list[str] = []
-    ds: list[str] = []
-    for qid, ids in lists:
-        text = dataset.queries[qid].text
-        qs.extend([text] * len(ids))
-        ds.extend(docs[d].text for d in ids)
+    """Each distinct ``(query, document)`` text pair through ``model.score_pairs`` once,
+    batched across queries, longest pairs first."""
+    row: dict[tuple[str, str], int] = {}
+    rows = [
+        np.fromiter(
+            (row.setdefault((q, d), len(row)) for d in texts), dtype=np.int64, count=len(texts)
+        )
+        for q, texts in lists
+    ]
+    pairs = list(row)
+    order = _longest_first([len(q) + len(d) for q, d in pairs])
     step = batch_size * _BATCHES_PER_CALL
     # bf16 is passed only when asked for: None is every model's default
     options: dict[str, Any] = {"batch_size": batch_size, **({} if bf16 is None else {"bf16": bf16})}
-    parts = [
-        model.score_pairs(qs[i : i + step], ds[i : i + step], **options).numpy().astype(np.float64)
-        for i in track(range(0, len(qs), step), description=f"scoring with {label}")
-    ]
-    flat = np.concatenate(parts) if parts else np.zeros(0)
-    out = []
-    start = 0
-    for _qid, ids in lists:
-        out.append(flat[start : start + len(ids)])
-        start += len(ids)
-    return out
+    flat = np.zeros(len(pairs))
+    for i in track(range(0, len(pairs), step), description=f"scoring with {label}"):
+        chunk = order[i : i + step]
+        got = model.score_pairs(
+            [pairs[j][0] for j in chunk], [pairs[j][1] for j in chunk], **options
+        )
+        flat[chunk] = got.numpy().astype(np.float64)
+    return [flat[r] for r in rows]
 
 
 def _score_separately(
     model: SeparateEncoder,
-    dataset: Dataset,
-    lists: list[tuple[str, list[str]]],
-    docs: Mapping[str, Document],
+    lists: Sequence[tuple[str, Sequence[str]]],
     batch_size: int,
     bf16: bool | None,
     label: str,
 ) -> list[np.ndarray]:
     """Each distinct query text and document text encoded once (per group of queries holding at
-    most :data:`MAX_DISTINCT_DOCUMENTS` distinct documents), then ``score_embedded``."""
+    most :data:`MAX_DISTINCT_DOCUMENTS` distinct documents), longest first, then
+    ``score_embedded``."""
+    import torch
+
     groups: list[list[int]] = [[]]
     seen: set[str] = set()
-    for i, (_qid, ids) in enumerate(lists):
-        new = {docs[d].text for d in ids} - seen
+    for i, (_q, texts) in enumerate(lists):
+        new = set(texts) - seen
         if groups[-1] and len(seen) + len(new) > MAX_DISTINCT_DOCUMENTS:
             groups.append([])
-            seen = {docs[d].text for d in ids}
+            seen = set(texts)
         else:
             seen |= new
         groups[-1].append(i)
+    del seen
     out: list[np.ndarray] = [np.zeros(0)] * len(lists)
-    for group in track(groups, description=f"scoring with {label}"):
+    step = batch_size * _BATCHES_PER_CALL
+    for group in groups:
         q_row: dict[str, int] = {}
         d_row: dict[str, int] = {}
         for i in group:
-            qid, ids = lists[i]
-            if ids:
-                q_row.setdefault(dataset.queries[qid].text, len(q_row))
-            for d in ids:
-                d_row.setdefault(docs[d].text, len(d_row))
+            query, texts = lists[i]
+            if texts:
+                q_row.setdefault(query, len(q_row))
+            for d in texts:
+                d_row.setdefault(d, len(d_row))
         if not d_row:
             continue
         q_vecs = model.embed_texts(list(q_row), batch_size, bf16, as_query=True)
-        d_vecs = model.embed_texts(list(d_row), batch_size, bf16)
+        d_texts = list(d_row)
+        order = _longest_first([len(d) for d in d_texts])
+        parts = [
+            model.embed_texts([d_texts[j] for j in order[i : i + step]], batch_size, bf16)
+            for i in track(range(0, len(d_texts), step), description=f"scoring with {label}")
+        ]
+        d_vecs = torch.cat(parts)  # longest first
+        where = np.empty_like(order)
+        where[order] = np.arange(order.size)  # row of each distinct text in d_vecs
         for i in group:
-            qid, ids = lists[i]
-            if not ids:
+            query, texts = lists[i]
+            if not texts:
                 continue
-            rows = [d_row[docs[d].text] for d in ids]
-            q = q_vecs[q_row[dataset.queries[qid].text]]
+            q = q_vecs[q_row[query]]
+            rows = where[[d_row[d] for d in texts]]
             out[i] = model.score_embedded(q, d_vecs[rows]).numpy().astype(np.float64)
     return out

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from axiomatic.models.base import NeuralRankingModel
+from axiomatic.models.batching import Tokenized, cpu_row_cap, run_sorted, tokenize_once
 from axiomatic.models.device import use_bf16
 from axiomatic.models.hf_loader import load_encoder, load_pooler, load_tokenizer
 
@@ -91,6 +92,12 @@ class _MiniLMModel(NeuralRankingModel):
             cached = self.__dict__["_bf16_cache"]
         return cached[1]
 
+    #: whether ``encode_batch`` is :class:`CrossEncoder`'s (``[CLS] q [SEP] d [SEP]``, truncated
+    #: longest first to ``max_length``): then :meth:`score_pairs` tokenizes every pair once and
+    #: runs length-sorted batches (:mod:`axiomatic.models.batching`). A subclass that builds
+    #: its inputs otherwise sets it to ``False`` (the base class's batches, in input order).
+    tokenizes_pairs = False
+
     def score_pairs(
         self,
         queries: Sequence[str],
@@ -100,15 +107,54 @@ class _MiniLMModel(NeuralRankingModel):
     ) -> torch.Tensor:
         """Scores of text pairs (no grad). With bf16 (default where the hardware is fast at it)
         the encoder runs on a cached bf16 copy of its weights, about 1.6x faster than autocast
-        on AMX CPUs; the scoring head stays float32, so scores are not rounded to bf16."""
+        on AMX CPUs; the scoring head stays float32, so scores are not rounded to bf16.
+
+        A pair model (:attr:`tokenizes_pairs`) tokenizes all pairs in one call and runs them
+        in batches sorted by length, longest first: a batch pads to about its own length
+        instead of to the longest pair that arrived with it."""
         bf16 = use_bf16(bf16, self.device, self.supports_bf16)
-        if not bf16:
-            return super().score_pairs(queries, documents, batch_size, bf16=False)
-        self.__dict__["_fast_bf16"] = True
+        self.__dict__["_fast_bf16"] = bf16
         try:
-            return super().score_pairs(queries, documents, batch_size, bf16=False)
+            if not self.tokenizes_pairs:
+                return super().score_pairs(queries, documents, batch_size, bf16=False)
+            return self._score_sorted(queries, documents, batch_size)
         finally:
             self.__dict__["_fast_bf16"] = False
+
+    def _score_sorted(
+        self, queries: Sequence[str], documents: Sequence[str], batch_size: int
+    ) -> torch.Tensor:
+        if len(queries) != len(documents):
+            raise ValueError(
+                f"score_pairs needs one query per document (got {len(queries)} queries and "
+                f"{len(documents)} documents)"
+            )
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+        tok = tokenize_once(self.tokenizer, queries, documents, max_length=self.max_length)
+        return self._run_sorted(tok, batch_size, lambda batch: self(**batch))
+
+    #: whether a CPU batch is cut so that no activation exceeds
+    #: :data:`~axiomatic.models.batching.CPU_TENSOR_BYTES` (see :mod:`axiomatic.models.batching`)
+    cap_cpu_batches = True
+
+    def _run_sorted(
+        self,
+        tok: Tokenized,
+        batch_size: int,
+        step: Callable[[dict[str, torch.Tensor]], torch.Tensor],
+    ) -> torch.Tensor:
+        """``step(batch)`` (a score or a vector per input) over the length-sorted batches of
+        ``tok`` (:func:`~axiomatic.models.batching.run_sorted`), in eval mode without grad,
+        put back in input order (a CPU float32 tensor)."""
+        device = self.device
+        cap = cpu_row_cap(self.encoder.config, device) if self.cap_cpu_batches else None
+        was_training = self.training
+        self.eval()
+        try:
+            return run_sorted(tok, batch_size, step, device, cap)
+        finally:
+            self.train(was_training)
 
     def _weights_key(self) -> tuple[Any, ...]:
         """What the bf16 copy depends on, from public API only: the storages, the optimizer
@@ -169,6 +215,7 @@ class CrossEncoder(_MiniLMModel):
     """
 
     model_type = "cross-encoder"
+    tokenizes_pairs = True
 
     def __init__(
         self,
@@ -318,26 +365,29 @@ class BiEncoder(_MiniLMModel):
         as_query: bool = False,
     ) -> torch.Tensor:
         """L2-normalized vectors ``(N, hidden)`` of ``texts`` (no grad), truncated as documents
-        (``max_length``) or, with ``as_query``, as queries (``max_query_length``)."""
-        device = self.device
-        bf16 = use_bf16(bf16, device, self.supports_bf16)
+        (``max_length``) or, with ``as_query``, as queries (``max_query_length``).
+
+        The texts are tokenized in one call and encoded in batches sorted by length, longest
+        first (:mod:`axiomatic.models.batching`), as sentence-transformers' ``encode`` sorts
+        them; the vectors come back in input order."""
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+        if not texts:
+            return torch.zeros((0, self.hidden_size))
+        bf16 = use_bf16(bf16, self.device, self.supports_bf16)
         max_length = self.max_query_length if as_query else self.max_length
-        was_training = self.training
-        self.eval()
+        tok = tokenize_once(self.tokenizer, texts, max_length=max_length)
         self.__dict__["_fast_bf16"] = bool(bf16)
-        out = []
         try:
-            with torch.inference_mode():
-                for i in range(0, len(texts), batch_size):
-                    enc = self._tok(texts[i : i + batch_size], max_length, "t")
-                    v = self.embed(
-                        enc["t_input_ids"].to(device), enc["t_attention_mask"].to(device)
-                    )
-                    out.append(F.normalize(v.float(), dim=-1).cpu())
+            return self._run_sorted(
+                tok,
+                batch_size,
+                lambda b: F.normalize(
+                    self.embed(b["input_ids"], b["attention_mask"]).float(), dim=-1
+                ),
+            )
         finally:
             self.__dict__["_fast_bf16"] = False
-            self.train(was_training)
-        return torch.cat(out) if out else torch.zeros((0, self.hidden_size))
 
     def score_query(
         self, query: str, documents: Sequence[str], batch_size: int = 64, bf16: bool | None = None
@@ -352,5 +402,9 @@ class BiEncoder(_MiniLMModel):
         """Scores ``(N,)`` of document vectors ``(N, hidden)`` for one query vector
         ``(hidden,)``, both from :meth:`embed_texts` (unit length): ``scale * cos``, the value
         of :meth:`forward` (see :mod:`axiomatic.models.scoring`, which encodes each distinct
-        text of a dataset once and scores through this)."""
-        return self.scale * (documents @ query)
+        text of a dataset once and scores through this).
+
+        Each row is reduced on its own (a product and a row sum, not a matrix-vector product,
+        whose blocking depends on the number of rows), so a document's score does not depend
+        on which other documents are scored with it."""
+        return self.scale * (documents * query).sum(-1)

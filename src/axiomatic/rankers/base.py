@@ -15,7 +15,12 @@ import numpy as np
 
 from axiomatic._progress import track
 from axiomatic.data.records import Dataset, Document, Query, Run
-from axiomatic.models.scoring import SCORE_BATCH_SIZE, nan_score_error, score_candidates
+from axiomatic.models.scoring import (
+    SCORE_BATCH_SIZE,
+    nan_score_error,
+    score_candidates,
+    score_text_lists,
+)
 
 
 @runtime_checkable
@@ -102,6 +107,37 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
             raise error
         run[query.query_id] = {d: float(s) for d, s in zip(ids, scores, strict=True)}
     return run
+
+
+def score_lists(
+    ranker: Ranker, lists: Sequence[tuple[Query, Sequence[Document]]]
+) -> list[np.ndarray]:
+    """Scores (float64) of several queries' documents with ``ranker``, one array per list.
+
+    A ranker that wraps a neural model (see :func:`rerank`) is scored by
+    :func:`axiomatic.models.scoring.score_text_lists` with its ``batch_size`` and ``bf16``: all
+    lists in one go, each distinct (query, document) text pair once (a bi-encoder: each
+    distinct text once), longest inputs first. A ranker with a ``score_lists(lists)`` method of
+    its own (the Hugging Face folder rankers) is asked through it. Any other ranker scores list
+    by list with :meth:`Ranker.score`. Scores are returned as they come (NaN included).
+    """
+    model = _neural_model(ranker)
+    if model is not None:
+        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
+        return score_text_lists(
+            model,
+            texts,
+            getattr(ranker, "batch_size", SCORE_BATCH_SIZE),
+            getattr(ranker, "bf16", None),
+            name=ranker.name,
+        )
+    own = getattr(ranker, "score_lists", None)
+    if callable(own):
+        return [np.asarray(s, dtype=np.float64) for s in own(lists)]
+    return [
+        np.asarray(ranker.score(q, docs), dtype=np.float64) if docs else np.zeros(0)
+        for q, docs in track(list(lists), description=f"scoring with {ranker.name}")
+    ]
 
 
 _RUN_FILE_NAN_HINT = (
