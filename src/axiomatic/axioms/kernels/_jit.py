@@ -1,17 +1,31 @@
 """Compiled kernels, optional (the ``fast`` extra installs numba).
 
 Where a kernel's numpy form is dominated by per-call overhead rather than by arithmetic, one
-compiled loop does the same IEEE-754 operations in a fraction of the time. LB1 on a few hundred
-candidates is that case: its numpy form is about a dozen vectorised calls on an ``n x n`` matrix,
-each 2-9 us at 100 candidates (broadcasting pays a per-row overhead), so the calls, not the 10^4
-comparisons, are the cost: ~50 us warm, ~95 us as the once-per-query call of
+compiled loop does the same IEEE-754 operations in a fraction of the time:
+
+- ``sign_pairs``, ``coded_pairs``, ``tf_lnc_pairs``: the ``int8[n, n]`` preference matrix of
+  most pair axioms in one pass (their ``preferences_kernel``), instead of the engine's
+  ``holds`` block, diagonal and ``holds - holds.T`` (five ``n x n`` numpy passes, one of them a
+  transposed read: 1.2-2 ms per axiom at 1,000 candidates on a shared 2-core machine, the
+  compiled pass about half that; with a sparse mask, such as PROX1's same query-term subset,
+  only the admitted pairs are visited), with the length precondition applied in the same pass;
+- ``prox_features``: every proximity feature in one scan of the candidates' token ids (the
+  vectorized form is ~40 numpy calls per feature group);
+- ``row_counts``: the context's query-term counts from the index rows (scipy's fancy indexing
+  costs more in checks than in work at a few hundred candidates).
+
+LB1 on a few hundred candidates is the first case: its numpy form is about a dozen vectorised
+calls on an ``n x n`` matrix, each 2-9 us at 100 candidates (broadcasting pays a per-row
+overhead), so the calls, not the 10^4 comparisons, are the cost: ~50 us warm, ~95 us as the once-per-query call of
 ``benchmarks/bench_axioms.py compare``; the loop below takes ~12 us warm, ~42 us there. Above
 :data:`~axiomatic.axioms.kernels.term_frequency.LB1_DENSE_MAX` candidates the numpy form (sorted
 score ranges, ~0.7 ms at 1,000) is as fast as the loop (~0.8 ms), and stays in use.
 
 Every compiled kernel has a numpy twin giving bit-identical results (``tests/axioms/
-test_jit.py``); the twin runs when numba is not installed or ``AXIOMATIC_JIT=0`` is set. No
-``fastmath``: the same roundings as numpy, NaN and infinities included.
+test_jit.py``, ``tests/axioms/test_compiled_preferences.py``); the twin runs when numba is not
+installed or ``AXIOMATIC_JIT=0`` is set (a preference kernel then declines and the engine
+evaluates the axiom's kernel). No ``fastmath``: the same roundings as numpy, NaN and
+infinities included.
 
 Kernels compile on first use and are cached on disk (numba ``cache=True``, in ``__pycache__``
 beside this file or numba's user cache): the first use in a process pays the numba import and a
@@ -83,7 +97,7 @@ def warm_up() -> dict[str, Any]:
     used = enabled()
     if used:
         for name, example in _EXAMPLES.items():
-            fn = kernel(name)
+            fn = kernel(name.split("@")[0])  # "name@variant": another argument type
             assert fn is not None
             fn(*example())
     return {
@@ -137,8 +151,324 @@ def lb1_pairs(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) ->
                 out[j, i] = -pref
 
 
-KERNELS: dict[str, Callable[..., Any]] = {"lb1_pairs": lb1_pairs}
+def sign_pairs(
+    f1: np.ndarray,
+    f2: np.ndarray,
+    codes: np.ndarray,
+    mask: np.ndarray,
+    close: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    r"""A preference matrix ``holds - holds.T`` into ``out`` (``int8[n, n]`` of zeros) where
+    ``holds[i, j] = mask[codes[i], codes[j]] and close[i, j] and (f1_i, f2_i) > (f1_j, f2_j)``,
+    the order lexicographic (``f1_i > f1_j``, or ``f1_i == f1_j`` and ``f2_i > f2_j``; a NaN
+    compares false, as in numpy). ``mask`` (``bool[u, u]`` over the codes ``0 <= codes < u``)
+    and ``close`` (``bool[n, n]``; shape ``(0, 0)``: every pair) must be symmetric: then
+    ``holds - holds.T`` is ``mask * close * (gt - lt)``, one pass with no transposed read.
 
+    Only the cells the mask admits are visited: the documents are grouped by code, and the
+    rows of one code loop over the columns of the codes it admits (all columns, contiguous,
+    when it admits every document), so a sparse mask (the same query-term subset) costs its
+    pairs, not ``n^2``.
+    """
+    n = len(f1)
+    u = mask.shape[0]
+    size = np.zeros(u + 1, np.int64)
+    for j in range(n):
+        size[codes[j] + 1] += 1
+    for a in range(u):
+        size[a + 1] += size[a]
+    members = np.empty(n, np.int64)
+    fill = size[:u].copy()
+    for j in range(n):
+        members[fill[codes[j]]] = j
+        fill[codes[j]] += 1
+    cols = np.empty(n, np.int64)
+    dense = close.shape[0] == n
+    for a in range(u):
+        if size[a + 1] == size[a]:
+            continue
+        k = 0
+        for b in range(u):
+            if mask[a, b]:
+                for t in range(size[b], size[b + 1]):
+                    cols[k] = members[t]
+                    k += 1
+        if k == 0:
+            continue
+        for t in range(size[a], size[a + 1]):
+            i = members[t]
+            a1 = f1[i]
+            a2 = f2[i]
+            if k == n:  # every column: a contiguous, branch-free row
+                for j in range(n):
+                    b1 = f1[j]
+                    b2 = f2[j]
+                    gt = (a1 > b1) | ((a1 == b1) & (a2 > b2))
+                    lt = (a1 < b1) | ((a1 == b1) & (a2 < b2))
+                    v = np.int8(gt) - np.int8(lt)
+                    if dense:
+                        v = v * np.int8(close[i, j])
+                    out[i, j] = v
+            else:
+                for x in range(k):
+                    j = cols[x]
+                    if dense and not close[i, j]:
+                        continue
+                    b1 = f1[j]
+                    b2 = f2[j]
+                    gt = (a1 > b1) | ((a1 == b1) & (a2 > b2))
+                    lt = (a1 < b1) | ((a1 == b1) & (a2 < b2))
+                    out[i, j] = np.int8(gt) - np.int8(lt)
+
+
+def coded_pairs(pref: np.ndarray, codes: np.ndarray, close: np.ndarray, out: np.ndarray) -> None:
+    r"""``out[i, j] = pref[codes[i], codes[j]] * close[i, j]`` (``int8[n, n]``, every cell written;
+    ``close`` of shape ``(0, 0)``: every pair): a preference matrix over the distinct rows
+    (``int8[u, u]``) gathered to the documents, as ``pref[codes][:, codes]`` does, with the
+    length precondition applied. Each distinct code's row is gathered once (``u x n``) and
+    copied to the rows of its documents.
+    """
+    n = len(codes)
+    u = pref.shape[0]
+    rows = np.empty((u, n), np.int8)
+    for a in range(u):
+        for j in range(n):
+            rows[a, j] = pref[a, codes[j]]
+    dense = close.shape[0] == n
+    for i in range(n):
+        r = rows[codes[i]]
+        if dense:
+            for j in range(n):
+                out[i, j] = r[j] * np.int8(close[i, j])
+        else:
+            for j in range(n):
+                out[i, j] = r[j]
+
+
+def tf_lnc_pairs(L: np.ndarray, C: np.ndarray, close: np.ndarray, out: np.ndarray) -> None:
+    r"""TF-LNC's preference matrix into ``out`` (``int8[n, n]`` of zeros): ``sign(L_i - L_j)``
+    where some query term has equal rest length ``L_i - C_iw == L_j - C_jw`` (int64, exact, the
+    test of :func:`axiomatic.axioms.kernels.length.tf_lnc`), masked by ``close`` (``(0, 0)``:
+    every pair). Equal rest is symmetric, so each unordered pair is tested once, and it needs
+    ``0 < L_i - L_j = C_iw - C_jw <= max(C) - min(C)``: with the documents sorted by length,
+    each is tested against the few longer ones within that difference only.
+    """
+    n, m = C.shape
+    if n == 0 or m == 0:
+        return
+    dense = close.shape[0] == n
+    reach = C.max() - C.min()
+    order = np.argsort(L, kind="mergesort")
+    for x in range(n):
+        j = order[x]  # the shorter document
+        lj = L[j]
+        for y in range(x + 1, n):
+            i = order[y]
+            d = L[i] - lj
+            if d > reach:
+                break
+            if d == 0 or (dense and not close[i, j]):
+                continue
+            for w in range(m):
+                if C[i, w] - C[j, w] == d:  # L_i - C_iw == L_j - C_jw, rearranged exactly
+                    out[i, j] = 1
+                    out[j, i] = -1
+                    break
+
+
+def row_counts(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    rows: np.ndarray,
+    lut: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    r"""``out[i, lut[t]] += c`` for every stored entry ``(t, c)`` of CSR row ``rows[i]`` (rows
+    ``< 0`` skipped; ``lut[t] = -1`` for the columns not asked for): the ``n x |q|`` counts
+    ``tf[rows][:, cols].toarray()`` gives (duplicates summed), in one pass over the rows'
+    entries."""
+    for i in range(len(rows)):
+        r = rows[i]
+        if r < 0:
+            continue
+        for e in range(indptr[r], indptr[r + 1]):
+            k = lut[indices[e]]
+            if k >= 0:
+                out[i, k] += data[e]
+
+
+def prox_features(
+    toks: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    lut: np.ndarray,
+    m: int,
+    ph: np.ndarray,
+    avg_between: np.ndarray,
+    first_sum: np.ndarray,
+    phrase: np.ndarray,
+    group_occ: np.ndarray,
+    group_cnt: np.ndarray,
+    span: np.ndarray,
+) -> None:
+    r"""The proximity features of :mod:`axiomatic.axioms.kernels.proximity` for every candidate
+    ``i`` with ``lo[i] >= 0`` (those with >= 2 distinct query terms), its tokens (term ids)
+    being ``toks[lo[i]:hi[i]]``; ``lut[token]`` is the token's query term (``0 <= k < m``) or
+    -1, ``ph`` the analyzed query's ids (the phrase). Written into the output arrays (the other
+    candidates keep what the caller put there):
+
+    - ``avg_between`` mean of ``|first(a) - first(b)| - 1`` over pairs of present terms,
+      ``first_sum`` the sum of first positions;
+    - ``phrase`` the start of the first occurrence of ``ph`` (unchanged: none);
+    - for every occurrence, its group (per present term the closest occurrence, ties to the
+      smaller position): ``group_occ`` the fewest non-query tokens strictly inside a group,
+      ``group_cnt`` how many groups have that few, ``span`` the mean group width.
+
+    Every value is a sum of integers below 2^53 or one division, so the same floats as the
+    vectorized form in any order of summation.
+    """
+    k_ph = len(ph)
+    longest = 0
+    for i in range(len(lo)):
+        if lo[i] >= 0 and hi[i] - lo[i] > longest:
+            longest = hi[i] - lo[i]
+    occ = np.empty(longest, np.int64)  # occurrence positions, ascending
+    occ_t = np.empty(longest, np.int64)  # their terms
+    tp = np.empty(longest, np.int64)  # occurrence positions by term, ascending per term
+    first = np.empty(m, np.int64)
+    start = np.empty(m + 1, np.int64)
+    fill = np.empty(m, np.int64)
+    for i in range(len(lo)):
+        a = lo[i]
+        if a < 0:
+            continue
+        L = hi[i] - a
+        n_occ = 0
+        first[:] = -1
+        start[:] = 0
+        for p in range(L):
+            k = lut[toks[a + p]]
+            if k >= 0:
+                occ[n_occ] = p
+                occ_t[n_occ] = k
+                n_occ += 1
+                start[k + 1] += 1
+                if first[k] < 0:
+                    first[k] = p
+        # first occurrences
+        total = 0.0
+        pairs = 0
+        fs = 0.0
+        for x in range(m):
+            if first[x] < 0:
+                continue
+            fs += first[x]
+            for y in range(x + 1, m):
+                if first[y] >= 0:
+                    total += abs(first[x] - first[y]) - 1
+                    pairs += 1
+        avg_between[i] = total / max(pairs, 1)
+        first_sum[i] = fs
+        # the phrase: it starts with a query term, so only occurrences can start it
+        if k_ph > 0:
+            for e in range(n_occ):
+                s = occ[e]
+                if s + k_ph > L:
+                    break
+                ok = True
+                for off in range(k_ph):
+                    if toks[a + s + off] != ph[off]:
+                        ok = False
+                        break
+                if ok:
+                    phrase[i] = s
+                    break
+        if n_occ == 0:
+            continue
+        # closest groupings: positions of each term, sorted, term-major
+        for w in range(m):
+            start[w + 1] += start[w]
+            fill[w] = start[w]
+        for e in range(n_occ):
+            k = occ_t[e]
+            tp[fill[k]] = occ[e]
+            fill[k] += 1
+        best = -1
+        count = 0
+        width = 0.0
+        for e in range(n_occ):
+            p = occ[e]
+            g_lo = p
+            g_hi = p
+            for w in range(m):
+                s0 = start[w]
+                s1 = start[w + 1]
+                if s1 == s0:
+                    continue
+                # the first position >= p of term w (binary search) and its predecessor: the
+                # closer one, the right one only on a strict win
+                x, y = s0, s1
+                while x < y:
+                    mid = (x + y) // 2
+                    if tp[mid] < p:
+                        x = mid + 1
+                    else:
+                        y = mid
+                if x == s0:
+                    cpos = tp[x]
+                elif x == s1:
+                    cpos = tp[x - 1]
+                else:
+                    left = tp[x - 1]
+                    right = tp[x]
+                    cpos = right if right - p < p - left else left
+                if cpos < g_lo:
+                    g_lo = cpos
+                if cpos > g_hi:
+                    g_hi = cpos
+            inside = 0
+            if g_hi > g_lo:
+                # tokens in [g_lo + 1, g_hi) minus the occurrences among them (binary searches
+                # in the ascending occurrence positions)
+                x, y = 0, n_occ
+                while x < y:
+                    mid = (x + y) // 2
+                    if occ[mid] < g_lo + 1:
+                        x = mid + 1
+                    else:
+                        y = mid
+                u, v = x, n_occ
+                while u < v:
+                    mid = (u + v) // 2
+                    if occ[mid] < g_hi:
+                        u = mid + 1
+                    else:
+                        v = mid
+                inside = (g_hi - g_lo - 1) - (u - x)
+            if best < 0 or inside < best:
+                best = inside
+                count = 1
+            elif inside == best:
+                count += 1
+            width += g_hi - g_lo
+        group_occ[i] = best
+        group_cnt[i] = count
+        span[i] = width / n_occ
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "lb1_pairs": lb1_pairs,
+    "sign_pairs": sign_pairs,
+    "coded_pairs": coded_pairs,
+    "tf_lnc_pairs": tf_lnc_pairs,
+    "prox_features": prox_features,
+    "row_counts": row_counts,
+}
+
+#: one call per kernel with the argument types the kernels are called with (warm_up compiles or
+#: loads exactly these signatures, so that no first use compiles)
 _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
     "lb1_pairs": lambda: (
         np.linspace(2.0, 1.0, 100),
@@ -146,4 +476,44 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         0.1,
         np.zeros((100, 100), dtype=np.int8),
     ),
+    "sign_pairs": lambda: (
+        np.linspace(2.0, 1.0, 10),
+        np.zeros(10),
+        np.zeros(10, dtype=np.int64),
+        np.ones((1, 1), dtype=bool),
+        np.ones((10, 10), dtype=bool),
+        np.empty((10, 10), dtype=np.int8),
+    ),
+    "coded_pairs": lambda: (
+        np.eye(3, dtype=np.int8),
+        np.arange(10, dtype=np.int64) % 3,
+        np.ones((10, 10), dtype=bool),
+        np.empty((10, 10), dtype=np.int8),
+    ),
+    "row_counts": lambda: (
+        np.array([0, 2, 3], dtype=np.int32),  # the index's CSR arrays (scipy keeps int32)
+        np.array([0, 4, 1], dtype=np.int32),
+        np.array([2, 1, 5], dtype=np.int32),
+        np.array([1, -1, 0]),
+        np.array([1, 0, -1, -1, -1], dtype=np.int32),
+        np.zeros((3, 2), dtype=np.int64),
+    ),
+    "prox_features": lambda: _prox_example(np.int32),
+    "prox_features@int64": lambda: _prox_example(np.int64),
+    "tf_lnc_pairs": lambda: (
+        np.arange(10, dtype=np.int64),
+        np.eye(10, 3, dtype=np.int64),
+        np.ones((10, 10), dtype=bool),
+        np.zeros((10, 10), dtype=np.int8),
+    ),
 }
+
+
+def _prox_example(dtype: Any) -> tuple[Any, ...]:
+    """``prox_features`` on token ids of ``dtype`` (the index's int32 token table, or the int64
+    positional table of documents outside the index)."""
+    toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
+    lo, hi = np.array([0, -1, 3]), np.array([3, -1, 7])
+    lut = np.array([-1, 0, 1, -1, -1, -1], dtype=np.int32)
+    out = [np.zeros(3) for _ in range(6)]
+    return (toks, lo, hi, lut, 2, np.array([1, 2]), *out)

@@ -12,7 +12,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import presence_codes, present, run_starts, wins
+from axiomatic.axioms.kernels import _jit
+from axiomatic.axioms.kernels._common import (
+    presence_codes,
+    present,
+    run_starts,
+    sign_preferences,
+    wins,
+)
 
 
 def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
@@ -69,6 +76,66 @@ def _occurrences(ctx: QueryContext) -> _Occurrences | None:
     return ctx.cache("prox_occurrences", compute)
 
 
+#: the feature arrays of :func:`_compiled_features`, in its kernel's argument order
+FEATURES = ("avg_between", "first_sum", "phrase", "group_occ", "group_cnt", "span")
+
+
+def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
+    """Every proximity feature from one pass of the compiled
+    :func:`~axiomatic.axioms.kernels._jit.prox_features` over the candidates' tokens (the
+    index's token table; documents outside the index: the positional table), cached; the
+    same values as the vectorized forms below. None when compiled kernels are off.
+
+    One pass serves every feature group: the scan of the tokens is most of the work, so the
+    first proximity axiom pays for all of them (about what the vectorized first positions
+    alone cost) and the others read them."""
+    fn = _jit.kernel("prox_features")
+    if fn is None:
+        return None
+
+    def compute() -> dict[str, np.ndarray]:
+        n = ctx.n
+        out = {
+            "avg_between": np.zeros(n),
+            "first_sum": np.zeros(n),
+            "phrase": np.full(n, np.inf),
+            "group_occ": np.zeros(n),
+            "group_cnt": np.zeros(n),
+            "span": np.full(n, np.inf),
+        }
+        need = present(ctx).sum(axis=1) >= 2
+        if not need.any():
+            return out
+        table = ctx.index.token_table if ctx.index is not None else None
+        if table is not None and (ctx.rows[need] >= 0).all():
+            toks, starts = table
+            r = np.maximum(ctx.rows, 0)
+            lo, hi = np.where(need, starts[r], -1), starts[r + 1]
+            size = ctx.index.n_terms
+        else:
+            toks, _, offsets = ctx.positional_table(min_terms=2)
+            lo, hi = np.where(need, offsets[:-1], -1), offsets[1:]
+            size = ctx.index.n_terms + len(ctx._cache.get("oov_ids", ()))
+        q = ctx.query_term_ids()
+        ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
+        # the query term of every id (a repeated id keeps its first term), as in
+        # QueryContext.positional_table
+        lut = np.full(max(size, int(q.max()) + 1), -1, dtype=np.int32)
+        lut[q[::-1]] = np.arange(len(q))[::-1]
+        fn(
+            np.asarray(toks),
+            np.ascontiguousarray(lo, dtype=np.int64),
+            np.ascontiguousarray(hi, dtype=np.int64),
+            lut,
+            len(q),
+            ph,
+            *(out[f] for f in FEATURES),
+        )
+        return out
+
+    return ctx.cache("prox_compiled", compute)
+
+
 def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
     """``avg_between`` and ``first_sum`` (PROX1, PROX2) from the first occurrences."""
 
@@ -77,6 +144,9 @@ def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         avg_between = np.zeros(n)
         first_sum = np.zeros(n)
         out = {"avg_between": avg_between, "first_sum": first_sum}
+        fast = _compiled_features(ctx)
+        if fast is not None:
+            return {f: fast[f] for f in out}
         o = _occurrences(ctx)
         if o is None:
             return out
@@ -111,6 +181,9 @@ def _phrase_feature(ctx: QueryContext) -> dict[str, np.ndarray]:
     def compute() -> dict[str, np.ndarray]:
         phrase = np.full(ctx.n, np.inf)
         out = {"phrase": phrase}
+        fast = _compiled_features(ctx)
+        if fast is not None:
+            return {f: fast[f] for f in out}
         o = _occurrences(ctx)
         if o is None:
             return out
@@ -146,6 +219,9 @@ def _group_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         group_cnt = np.zeros(n)
         span = np.full(n, np.inf)
         out = {"group_occ": group_occ, "group_cnt": group_cnt, "span": span}
+        fast = _compiled_features(ctx)
+        if fast is not None:
+            return {f: fast[f] for f in out}
         o = _occurrences(ctx)
         if o is None:
             return out
@@ -249,3 +325,63 @@ def prox5(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     prefer the smaller average span of the closest query-term groups."""
     f = _group_features(ctx)["span"]
     return _all_terms(ctx, rows) & (f[rows, None] < f[None, :])
+
+
+# ---------------------------------------------------------------------- preference matrices
+# the kernels above as one compiled pass each (``PairAxiomDef``'s ``preferences_kernel``; None
+# without compiled kernels: the engine evaluates the kernel). Their masks over distinct
+# presence rows: the same subset of >= 2 query terms (:func:`_same_subset`), or every query
+# term in both documents (:func:`_all_terms`); both symmetric.
+def _subset_mask(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, mask)``: :func:`_same_subset` as a ``u x u`` mask over the presence codes."""
+    U, codes = presence_codes(ctx)
+    many = U.sum(axis=1) > 1
+    mask = np.diag(many) if ctx.n_terms > 1 else np.zeros((len(U), len(U)), dtype=bool)
+    return codes, mask
+
+
+_BOTH_ALL = np.array([[False, False], [False, True]])
+
+
+def _all_mask(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, mask)``: :func:`_all_terms` as code 1 (every query term, ``|q| > 1``) and 0."""
+    P = np.asarray(present(ctx).all(axis=1)) & (ctx.n_terms > 1)
+    return P.astype(np.int64), _BOTH_ALL
+
+
+def prox1_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    codes, mask = _subset_mask(ctx)
+    return sign_preferences(-_first_features(ctx)["avg_between"], close, None, codes, mask)
+
+
+def prox2_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    codes, mask = _subset_mask(ctx)
+    return sign_preferences(-_first_features(ctx)["first_sum"], close, None, codes, mask)
+
+
+def prox3_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    # phrase_i < phrase_j exactly when -phrase_i > -phrase_j (negation is exact, inf included)
+    codes, mask = _subset_mask(ctx)
+    return sign_preferences(-_phrase_feature(ctx)["phrase"], close, None, codes, mask)
+
+
+def prox4_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    # fewer words inside (o_i < o_j, i.e. -o_i > -o_j), then more groupings (c_i > c_j)
+    f = _group_features(ctx)
+    codes, mask = _all_mask(ctx)
+    return sign_preferences(-f["group_occ"], close, f["group_cnt"], codes, mask)
+
+
+def prox5_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    codes, mask = _all_mask(ctx)
+    return sign_preferences(-_group_features(ctx)["span"], close, None, codes, mask)
