@@ -71,6 +71,13 @@ def _with_jit(on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_jit, "_enabled", on)
 
 
+@pytest.fixture(autouse=True)
+def _compiled_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiled kernels on in every test (also under ``AXIOMATIC_JIT=0``, which the suite runs
+    with too); the tests comparing both forms switch them themselves."""
+    _with_jit(True, monkeypatch)
+
+
 def _indexed_contexts(seed: int) -> list[QueryContext]:
     """Random texts, indexed; queries of 1-4 words (one outside the vocabulary at times);
     scores and random term vectors (some terms without one, some zero, some duplicated)."""
@@ -184,7 +191,7 @@ def _symmetric(rng: np.random.Generator, shape: int, p: float) -> np.ndarray:
 def test_sign_pairs_equal_the_numpy_definition(seed: int) -> None:
     rng = np.random.default_rng(seed)
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 1.0 + 2**-52, 2.0])
-    fn = _jit.kernel("sign_pairs") if _jit.enabled() else None
+    fn = _jit.kernel("sign_pairs")
     for t in range(60):
         n = int(rng.integers(1, 50))
         f1 = rng.choice(specials, n) if t % 3 == 0 else np.round(rng.normal(0, 2, n), 0)
@@ -379,3 +386,68 @@ def test_vocabulary_ids_equal_np_unique() -> None:
         np.testing.assert_array_equal(uid, want_uid)
         np.testing.assert_array_equal(inv, want_inv)
         np.testing.assert_array_equal(np.diff(indptr), np.diff(tf.indptr)[ctx.rows])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_length_closeness_kernels_equal_length_ok(seed: int) -> None:
+    """The compiled pairwise test (up to LENGTH_PAIRS_MAX candidates) and the compiled bound
+    comparison (above it) give length_ok's matrix, NaN and negative tolerances included."""
+    from axiomatic.axioms.kernels import _common
+
+    rng = np.random.default_rng(seed)
+    tolerances = [
+        (None, 0.1),
+        (0, None),
+        (3, None),
+        (2.5, 0.3),
+        (None, 0.0),
+        (None, 1.0),
+        (None, 1.5),
+        (-1, None),
+        (None, float("nan")),
+        (float("nan"), None),
+        (None, 63 / 90),
+    ]
+    for t in range(30):
+        n = int(rng.integers(1, 40)) if t % 5 else _common.LENGTH_PAIRS_MAX + 7
+        L = rng.integers(0, int(rng.choice([3, 20, 200])), size=n).astype(np.int64)
+        if t % 7 == 0:
+            L[: n // 2] = rng.choice([63, 90, 0], size=n // 2)
+        for delta, delta_rel in tolerances:
+            want = _common.length_ok(L[:, None], L[None, :], delta, delta_rel)
+            np.testing.assert_array_equal(_common.lengths_close(L, delta, delta_rel), want)
+            out = np.empty((n, n), dtype=bool)
+            d = 0.0 if delta is None else float(delta)
+            r = 0.0 if delta_rel is None else float(delta_rel)
+            _jit.length_pairs(L, d, r, delta is not None, delta_rel is not None, out)
+            np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dominance_pairs_equal_tfc1_on_the_distinct_rows(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from axiomatic.axioms.kernels import term_frequency
+
+    rng = np.random.default_rng(seed)
+    for _ in range(25):
+        n, m = int(rng.integers(1, 60)), int(rng.integers(1, 6))
+        C = rng.integers(0, int(rng.choice([2, 3, 9])), size=(n, m)).astype(np.int64)
+        ctx = QueryContext.from_arrays(C, C.sum(axis=1) + rng.integers(0, 9, size=n))
+        for variant in ("strict", "extended", "relaxed"):
+            if variant == "strict" and m != 1:
+                continue
+            close = _symmetric(rng, n, 0.6) if n % 2 else None
+            cond, codes = term_frequency._tfc1_rows(ctx, variant)
+            H = cond[codes][:, codes] & (True if close is None else close)
+            want = H.astype(np.int8) - H.T.astype(np.int8)
+            for kernel in [_jit.kernel("dominance_pairs"), _jit.dominance_pairs]:
+                out = np.zeros((n, n), dtype=np.int8)
+                cl = np.zeros((0, 0), bool) if close is None else close
+                kernel(C, variant == "relaxed", cl, out)
+                np.testing.assert_array_equal(out, want)
+            # above DOMINANCE_MAX the distinct rows are gathered: the same matrix
+            monkeypatch.setattr(term_frequency, "DOMINANCE_MAX", 0)
+            got = term_frequency.tfc1_preferences(ctx, variant, {}, close)
+            monkeypatch.setattr(term_frequency, "DOMINANCE_MAX", 256)
+            np.testing.assert_array_equal(got, want)

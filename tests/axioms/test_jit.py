@@ -51,8 +51,11 @@ def _cases(seed: int, count: int, max_n: int = 40):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_compiled_lb1_equals_the_numpy_definition(seed: int) -> None:
+def test_compiled_lb1_equals_the_numpy_definition(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    monkeypatch.delenv(_jit.ENV_VAR, raising=False)  # compiled, also in an AXIOMATIC_JIT=0 run
     compiled = _jit.kernel("lb1_pairs")
     assert compiled is not None
     for s, pres, margin in _cases(seed, 150):

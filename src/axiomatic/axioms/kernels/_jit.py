@@ -277,6 +277,83 @@ def tf_lnc_pairs(L: np.ndarray, C: np.ndarray, close: np.ndarray, out: np.ndarra
                     break
 
 
+def length_pairs(
+    L: np.ndarray, delta: float, delta_rel: float, use_delta: bool, use_rel: bool, out: np.ndarray
+) -> None:
+    r"""``out[i, j] = length_ok(L_i, L_j, delta, delta_rel)`` (``bool[n, n]``) for int64
+    lengths, evaluated on every unordered pair with the same operations as
+    :func:`axiomatic.axioms.kernels._common.length_ok`: the integer difference, compared as a
+    float64 with ``delta``; the quotient ``float(diff) / float(max)`` (0 for two empty
+    documents) with ``delta_rel``. A NaN tolerance fails every pair, the diagonal included."""
+    n = len(L)
+    for i in range(n):
+        a = L[i]
+        for j in range(i, n):
+            b = L[j]
+            diff = abs(a - b)
+            ok = True
+            if use_delta:
+                ok = np.float64(diff) <= delta
+            if use_rel and ok:
+                mx = a if a >= b else b
+                rel = np.float64(diff) / np.float64(mx) if mx > 0 else 0.0
+                ok = rel <= delta_rel
+            out[i, j] = ok
+            out[j, i] = ok
+
+
+def threshold_pairs(L: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
+    r"""``out[i, j] = L_j >= B_i and L_i >= B_j`` (``bool[n, n]``): the closeness matrix of
+    :func:`axiomatic.axioms.kernels._common.lengths_close` from its per-document bounds ``B``,
+    ``G & G.T`` for ``G = L[None, :] >= B[:, None]`` without the transposed read."""
+    n = len(L)
+    for i in range(n):
+        bi = B[i]
+        li = L[i]
+        for j in range(n):
+            out[i, j] = (L[j] >= bi) & (li >= B[j])
+
+
+def dominance_pairs(C: np.ndarray, relaxed: bool, close: np.ndarray, out: np.ndarray) -> None:
+    r"""TFC1's preference matrix into ``out`` (``int8[n, n]`` of zeros) straight from the
+    ``n x |q|`` counts: ``d_i`` holds over ``d_j`` when ``c(w, d_i) > c(w, d_j)`` for every
+    term (strict, extended) or ``>=`` for every term with a larger sum (relaxed), masked by
+    ``close`` (``(0, 0)``: every pair); the integer comparisons of
+    :func:`axiomatic.axioms.kernels.term_frequency.tfc1` on the distinct rows."""
+    n, m = C.shape
+    dense = close.shape[0] == n
+    S = np.zeros(n, np.int64)
+    for i in range(n):
+        for w in range(m):
+            S[i] += C[i, w]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if dense and not close[i, j]:
+                continue
+            ge = True  # every count of i >= j's (> in the strict forms)
+            le = True
+            for w in range(m):
+                x = C[i, w]
+                y = C[j, w]
+                if relaxed:
+                    ge = ge and x >= y
+                    le = le and x <= y
+                else:
+                    ge = ge and x > y
+                    le = le and x < y
+                if not ge and not le:
+                    break
+            if relaxed:
+                ge = ge and S[i] > S[j]
+                le = le and S[i] < S[j]
+            if ge:
+                out[i, j] = 1
+                out[j, i] = -1
+            elif le:
+                out[i, j] = -1
+                out[j, i] = 1
+
+
 def row_counts(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -465,6 +542,9 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "tf_lnc_pairs": tf_lnc_pairs,
     "prox_features": prox_features,
     "row_counts": row_counts,
+    "length_pairs": length_pairs,
+    "threshold_pairs": threshold_pairs,
+    "dominance_pairs": dominance_pairs,
 }
 
 #: one call per kernel with the argument types the kernels are called with (warm_up compiles or
@@ -489,6 +569,25 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.arange(10, dtype=np.int64) % 3,
         np.ones((10, 10), dtype=bool),
         np.empty((10, 10), dtype=np.int8),
+    ),
+    "length_pairs": lambda: (
+        np.arange(5, dtype=np.int64),
+        1.0,
+        0.1,
+        True,
+        True,
+        np.empty((5, 5), dtype=bool),
+    ),
+    "threshold_pairs": lambda: (
+        np.arange(5, dtype=np.int64),
+        np.arange(5, dtype=np.int64) - 1,
+        np.empty((5, 5), dtype=bool),
+    ),
+    "dominance_pairs": lambda: (
+        np.eye(5, 2, dtype=np.int64),
+        True,
+        np.zeros((0, 0), dtype=bool),
+        np.zeros((5, 5), dtype=np.int8),
     ),
     "row_counts": lambda: (
         np.array([0, 2, 3], dtype=np.int32),  # the index's CSR arrays (scipy keeps int32)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import present, sign_preferences, wins
+from axiomatic.axioms.kernels._common import coded_preferences, present, sign_preferences, wins
 
 
 def and_(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -50,13 +50,22 @@ def _jaccard(ctx: QueryContext) -> np.ndarray:
 def and_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    return sign_preferences(_all_terms(ctx), close)
+    # the value (0 or 1) is the document's code: the comparison of the two values, gathered
+    return coded_preferences(_ORDER[:2, :2], _all_terms(ctx), close)
 
 
 def m_and_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    return sign_preferences(_distinct_terms(ctx), close)
+    # the value (0 ... |q|) is the document's code
+    k = _distinct_terms(ctx)
+    u = ctx.n_terms + 1
+    order = _ORDER[:u, :u] if u <= len(_ORDER) else np.greater.outer(np.arange(u), np.arange(u))
+    return coded_preferences(order, k, close)
+
+
+#: ``a > b`` for small integers ``a, b`` (their comparison matrix)
+_ORDER = np.greater.outer(np.arange(64), np.arange(64))
 
 
 def div_preferences(

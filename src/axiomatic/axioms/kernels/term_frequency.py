@@ -21,6 +21,7 @@ from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.kernels import _jit
 from axiomatic.axioms.kernels._common import (
     all_terms,
+    close_argument,
     coded_preferences,
     count_codes,
     gather,
@@ -59,11 +60,24 @@ def _tfc1_rows(ctx: QueryContext, variant: str) -> tuple[np.ndarray, np.ndarray]
 def tfc1_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    """:func:`tfc1` gathered from the distinct rows in one compiled pass (None without
-    compiled kernels, or for the strict form on a multi-term query: the kernel's zeros)."""
+    """:func:`tfc1` in one compiled pass: up to :data:`DOMINANCE_MAX` candidates on every
+    pair of count rows (no distinct rows needed), above it gathered from the distinct rows
+    (None without compiled kernels, or for the strict form on a multi-term query: the
+    kernel's zeros)."""
     if variant == "strict" and ctx.n_terms != 1:
         return None
+    n = ctx.n
+    fn = _jit.kernel("dominance_pairs") if n <= DOMINANCE_MAX else None
+    if fn is not None:
+        out = np.zeros((n, n), dtype=np.int8)
+        C = np.ascontiguousarray(ctx.counts, dtype=np.int64)
+        fn(C, variant == "relaxed", close_argument(close, n), out)
+        return out
     return coded_preferences(*_tfc1_rows(ctx, variant), close)
+
+
+#: candidates up to which TFC1's preferences compare every pair of count rows directly
+DOMINANCE_MAX = 256
 
 
 def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
