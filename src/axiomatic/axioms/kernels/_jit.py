@@ -293,10 +293,10 @@ def length_pairs(
             diff = abs(a - b)
             ok = True
             if use_delta:
-                ok = np.float64(diff) <= delta
+                ok = float(diff) <= delta
             if use_rel and ok:
                 mx = a if a >= b else b
-                rel = np.float64(diff) / np.float64(mx) if mx > 0 else 0.0
+                rel = float(diff) / float(mx) if mx > 0 else 0.0
                 ok = rel <= delta_rel
             out[i, j] = ok
             out[j, i] = ok
