@@ -451,3 +451,28 @@ def test_dominance_pairs_equal_tfc1_on_the_distinct_rows(
             got = term_frequency.tfc1_preferences(ctx, variant, {}, close)
             monkeypatch.setattr(term_frequency, "DOMINANCE_MAX", 256)
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ratio_pairs_equal_stmc2s_block(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    fn = _jit.kernel("ratio_pairs")
+    for t in range(40):
+        n = int(rng.integers(1, 50))
+        C = rng.integers(0, 4, size=(n, 2))
+        ctx = QueryContext.from_arrays(C, C.sum(axis=1) + rng.integers(1, 30, size=n))
+        cq = rng.integers(0, 3, size=n).astype(np.float64)
+        ct = rng.integers(0, 4, size=n).astype(np.float64)
+        margin = float(rng.choice([0.0, 0.2, 0.5, 1.0]))
+        close = _symmetric(rng, n, 0.6) if t % 2 else None
+        r, c, H = semantic._stmc2_block(ctx, cq, ct, margin, slice(0, n))
+        want = np.zeros((n, n), dtype=np.int8)
+        H = H & (True if close is None else close[np.ix_(r, c)])
+        want[np.ix_(r, c)] = H
+        want[np.ix_(c, r)] -= H.T.astype(np.int8)
+        L = ctx.doc_len.astype(np.float64)
+        for kernel in [fn, _jit.ratio_pairs]:
+            out = np.zeros((n, n), dtype=np.int8)
+            cl = np.zeros((0, 0), bool) if close is None else close
+            kernel(L, cq, ct, r, c, margin, cl, out)
+            np.testing.assert_array_equal(out, want)

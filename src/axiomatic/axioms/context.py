@@ -461,7 +461,7 @@ class QueryContext:
 
 #: index vocabularies up to which the context's counts come from the compiled row scan (its
 #: look-up table has one entry per index term)
-_LUT_TERMS = 1 << 22
+LUT_TERMS = 1 << 22
 
 
 def _index_counts(
@@ -475,7 +475,7 @@ def _index_counts(
     known = np.nonzero(rows >= 0)[0]
     fn = _jit.kernel("row_counts")
     tf = index.tf
-    if fn is None or index.n_terms > _LUT_TERMS or not (sp.issparse(tf) and tf.format == "csr"):
+    if fn is None or index.n_terms > LUT_TERMS or not (sp.issparse(tf) and tf.format == "csr"):
         out[known] = index.counts(rows[known], term_ids)
         return
     lut = np.full(index.n_terms, -1, dtype=np.int32)

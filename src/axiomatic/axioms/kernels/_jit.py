@@ -250,31 +250,32 @@ def tf_lnc_pairs(L: np.ndarray, C: np.ndarray, close: np.ndarray, out: np.ndarra
     r"""TF-LNC's preference matrix into ``out`` (``int8[n, n]`` of zeros): ``sign(L_i - L_j)``
     where some query term has equal rest length ``L_i - C_iw == L_j - C_jw`` (int64, exact, the
     test of :func:`axiomatic.axioms.kernels.length.tf_lnc`), masked by ``close`` (``(0, 0)``:
-    every pair). Equal rest is symmetric, so each unordered pair is tested once, and it needs
-    ``0 < L_i - L_j = C_iw - C_jw <= max(C) - min(C)``: with the documents sorted by length,
-    each is tested against the few longer ones within that difference only.
+    every pair). Per term, the documents sorted by rest length: only the pairs inside a run of
+    equal rests are visited (every pair of a run has the preference, whichever term made it).
     """
     n, m = C.shape
-    if n == 0 or m == 0:
-        return
     dense = close.shape[0] == n
-    reach = C.max() - C.min()
-    order = np.argsort(L, kind="mergesort")
-    for x in range(n):
-        j = order[x]  # the shorter document
-        lj = L[j]
-        for y in range(x + 1, n):
-            i = order[y]
-            d = L[i] - lj
-            if d > reach:
-                break
-            if d == 0 or (dense and not close[i, j]):
-                continue
-            for w in range(m):
-                if C[i, w] - C[j, w] == d:  # L_i - C_iw == L_j - C_jw, rearranged exactly
-                    out[i, j] = 1
-                    out[j, i] = -1
-                    break
+    rest = np.empty(n, np.int64)
+    for w in range(m):
+        for i in range(n):
+            rest[i] = L[i] - C[i, w]
+        order = np.argsort(rest, kind="mergesort")
+        s = 0
+        while s < n:
+            e = s + 1
+            while e < n and rest[order[e]] == rest[order[s]]:
+                e += 1
+            for x in range(s, e):
+                i = order[x]
+                for y in range(x + 1, e):
+                    j = order[y]
+                    d = L[i] - L[j]
+                    if d == 0 or (dense and not close[i, j]):
+                        continue
+                    v = 1 if d > 0 else -1
+                    out[i, j] = v
+                    out[j, i] = -v
+            s = e
 
 
 def length_pairs(
@@ -352,6 +353,38 @@ def dominance_pairs(C: np.ndarray, relaxed: bool, close: np.ndarray, out: np.nda
             elif le:
                 out[i, j] = -1
                 out[j, i] = 1
+
+
+def ratio_pairs(
+    L: np.ndarray,
+    cq: np.ndarray,
+    ct: np.ndarray,
+    r: np.ndarray,
+    c: np.ndarray,
+    margin: float,
+    close: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    r"""STMC2's preference matrix into ``out`` (``int8[n, n]`` of zeros): for ``i`` in ``r``
+    (``c(q*, d_i) > 0``) and ``j`` in ``c`` (``c(t*, d_j) > 0 = c(q*, d_j)``), ``d_i`` holds
+    over ``d_j`` when ``isclose(L_j / L_i, ct_j / cq_i, margin)`` (the float64 operations of
+    :func:`axiomatic.axioms.kernels.semantic._stmc2_block` and ``_common.isclose``), masked by
+    ``close`` (``(0, 0)``: every pair); ``r`` and ``c`` are disjoint, so ``+1`` at ``(i, j)``
+    and ``-1`` at ``(j, i)`` is ``holds - holds.T``."""
+    dense = close.shape[0] == len(L)
+    for x in range(len(r)):
+        i = r[x]
+        li = L[i]
+        qi = cq[i]
+        for y in range(len(c)):
+            j = c[y]
+            if dense and not close[i, j]:
+                continue
+            a = L[j] / li
+            b = ct[j] / qi
+            if abs(a - b) <= margin * max(abs(a), abs(b)):
+                out[i, j] = 1
+                out[j, i] = -1
 
 
 def row_counts(
@@ -542,6 +575,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "tf_lnc_pairs": tf_lnc_pairs,
     "prox_features": prox_features,
     "row_counts": row_counts,
+    "ratio_pairs": ratio_pairs,
     "length_pairs": length_pairs,
     "threshold_pairs": threshold_pairs,
     "dominance_pairs": dominance_pairs,
@@ -588,6 +622,16 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         True,
         np.zeros((0, 0), dtype=bool),
         np.zeros((5, 5), dtype=np.int8),
+    ),
+    "ratio_pairs": lambda: (
+        np.array([3.0, 6.0, 4.0]),
+        np.array([1.0, 0.0, 0.0]),
+        np.array([0.0, 2.0, 1.0]),
+        np.array([0]),
+        np.array([1, 2]),
+        0.2,
+        np.zeros((0, 0), dtype=bool),
+        np.zeros((3, 3), dtype=np.int8),
     ),
     "row_counts": lambda: (
         np.array([0, 2, 3], dtype=np.int32),  # the index's CSR arrays (scipy keeps int32)

@@ -9,8 +9,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from axiomatic.axioms.context import QueryContext
+from axiomatic.axioms.context import LUT_TERMS, QueryContext
+from axiomatic.axioms.kernels import _jit
 from axiomatic.axioms.kernels._common import (
+    close_argument,
     coded_preferences,
     count_codes,
     isclose,
@@ -208,6 +210,15 @@ def _stmc2_counts(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray] | None:
     def count_t() -> np.ndarray:
         tid = ctx.index.vocab.get(t) if ctx.index is not None else None
         if tid is not None and (ctx.rows >= 0).all():
+            fn = _jit.kernel("row_counts")
+            if fn is not None and ctx.index.n_terms <= LUT_TERMS:
+                # one compiled pass over the candidates' index rows (the same integers)
+                out = np.zeros((ctx.n, 1), dtype=np.int64)
+                lut = np.full(ctx.index.n_terms, -1, dtype=np.int32)
+                lut[tid] = 0
+                tf = ctx.index.tf
+                fn(tf.indptr, tf.indices, tf.data, ctx.rows, lut, out)
+                return out[:, 0].astype(np.float64)
             return _column_counts(ctx, tid)
         return np.asarray([ctx.tokens(i).count(t) for i in range(ctx.n)], dtype=np.float64)
 
@@ -225,6 +236,14 @@ def stmc2_preferences(
     out = np.zeros((n, n), dtype=np.int8)
     counts = _stmc2_counts(ctx)
     if counts is None:
+        return out
+    fn = _jit.kernel("ratio_pairs")
+    if fn is not None:  # the ratio test and both writes in one compiled pass
+        cq, ct = counts
+        r = np.flatnonzero(cq > 0)
+        c = np.flatnonzero((ct > 0) & (cq == 0))
+        L = ctx.doc_len.astype(np.float64)
+        fn(L, cq, ct, r, c, float(p["margin"]), close_argument(close, n), out)
         return out
     r, c, H = _stmc2_block(ctx, *counts, float(p["margin"]), slice(0, n))
     if close is not None:
