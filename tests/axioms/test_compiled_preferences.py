@@ -476,3 +476,43 @@ def test_ratio_pairs_equal_stmc2s_block(seed: int) -> None:
             cl = np.zeros((0, 0), bool) if close is None else close
             kernel(L, cq, ct, r, c, margin, cl, out)
             np.testing.assert_array_equal(out, want)
+
+
+def test_helpers_never_import_numba_themselves() -> None:
+    """Building contexts and mining count axioms (instances) leave numba unimported: the
+    compiled counts and length closeness are used only where numba is loaded already."""
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import numpy as np
+from axiomatic.axioms import QueryContext, parse_axiom
+from axiomatic.data.demo import demo_dataset
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.text.analyzer import Analyzer
+ds = demo_dataset()
+idx = CollectionIndex.build(list(ds.documents.values()), Analyzer())
+for qid, q in ds.queries.items():
+    ctx = QueryContext.build(q, [ds.documents[d] for d in ds.candidate_ids(qid)], idx)
+    for spec in ("TFC1", "TFC2", "M-TDC", "LNC2", "LEN-AND"):
+        parse_axiom(spec).instances(ctx)
+assert "numba" not in sys.modules, "numba was imported"
+print("ok")
+"""
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-2000:]
+
+
+def test_loaded_kernel_declines_without_numba_in_the_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    assert _jit.loaded_kernel("row_counts") is not None  # numba is loaded in this process
+    monkeypatch.setattr(_jit, "_numba", None)
+    monkeypatch.delitem(sys.modules, "numba")
+    assert _jit.loaded_kernel("row_counts") is None

@@ -473,7 +473,7 @@ def _index_counts(
     from axiomatic.axioms.kernels import _jit
 
     known = np.nonzero(rows >= 0)[0]
-    fn = _jit.kernel("row_counts")
+    fn = _jit.loaded_kernel("row_counts")
     tf = index.tf
     if fn is None or index.n_terms > LUT_TERMS or not (sp.issparse(tf) and tf.format == "csr"):
         out[known] = index.counts(rows[known], term_ids)

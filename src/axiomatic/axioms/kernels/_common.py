@@ -69,7 +69,7 @@ def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -
         return np.ones((n, n), dtype=bool)
     if n == 0 or L.dtype.kind not in "iu" or not (L.min() >= 0 and L.max() < 2**52):
         return _lengths_close_distinct(L, delta, delta_rel)
-    fn = _jit.kernel("length_pairs") if n <= LENGTH_PAIRS_MAX else None
+    fn = _jit.loaded_kernel("length_pairs") if n <= LENGTH_PAIRS_MAX else None
     if fn is not None:
         # a few hundred candidates: length_ok on every pair in one compiled loop costs less
         # than the dozen numpy calls below
@@ -99,7 +99,7 @@ def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -
                 return _lengths_close_distinct(L, delta, delta_rel)
             T = np.minimum(T, k.astype(np.int64))
     B = L - T
-    fn = _jit.kernel("threshold_pairs")
+    fn = _jit.loaded_kernel("threshold_pairs")
     if fn is not None:
         out = np.empty((n, n), dtype=bool)
         fn(L.astype(np.int64), B.astype(np.int64), out)

@@ -37,6 +37,7 @@ reports it apart from the per-axiom timings, as it does the reference library's 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -89,6 +90,19 @@ def kernel(name: str) -> Callable[..., Any] | None:
     if fn is None:
         fn = _compiled[name] = _load_numba().njit(cache=True, nogil=True)(KERNELS[name])
     return fn
+
+
+def loaded_kernel(name: str) -> Callable[..., Any] | None:
+    """:func:`kernel` where it costs no import: numba is already in the process (an axiom's
+    preference kernel, :func:`warm_up` or another library loaded it); else None.
+
+    For helpers whose saving per call is small next to numba's one-off import (a few tenths
+    of a second and ~100 MB of memory): the context's counts, the length closeness, STMC2's
+    count column. A mining run over count axioms (instances, not preference matrices) then
+    never imports numba for them, and keeps its numpy speed and memory."""
+    if _numba is None and "numba" not in sys.modules:
+        return None
+    return kernel(name)
 
 
 def warm_up() -> dict[str, Any]:

@@ -210,7 +210,7 @@ def _stmc2_counts(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray] | None:
     def count_t() -> np.ndarray:
         tid = ctx.index.vocab.get(t) if ctx.index is not None else None
         if tid is not None and (ctx.rows >= 0).all():
-            fn = _jit.kernel("row_counts")
+            fn = _jit.loaded_kernel("row_counts")
             if fn is not None and ctx.index.n_terms <= LUT_TERMS:
                 # one compiled pass over the candidates' index rows (the same integers)
                 out = np.zeros((ctx.n, 1), dtype=np.int64)
