@@ -516,3 +516,37 @@ def test_loaded_kernel_declines_without_numba_in_the_process(
     monkeypatch.setattr(_jit, "_numba", None)
     monkeypatch.delitem(sys.modules, "numba")
     assert _jit.loaded_kernel("row_counts") is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_group_sign_pairs_equal_the_numpy_definition(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 2.0])
+    fn = _jit.kernel("group_sign_pairs")
+    for t in range(50):
+        n = int(rng.integers(1, 50))
+        f1 = rng.choice(specials, n) if t % 3 == 0 else np.round(rng.normal(0, 2, n), 0)
+        f2 = rng.choice(specials, n) if t % 2 else np.zeros(n)
+        key = rng.integers(-1, int(rng.integers(1, 6)), n).astype(np.int64)
+        close = _symmetric(rng, n, 0.6) if t % 4 == 0 else None
+        mask_n = (key[:, None] == key[None, :]) & (key >= 0)[:, None]
+        # the same matrix as sign_pairs with one code per document and that mask
+        want = _sign_reference(f1, f2, np.arange(n), mask_n, close)
+        for kernel in [fn, _jit.group_sign_pairs]:
+            out = np.zeros((n, n), dtype=np.int8)
+            kernel(f1, f2, key, np.zeros((0, 0), bool) if close is None else close, out)
+            np.testing.assert_array_equal(out, want)
+
+
+def test_subset_masks_without_bit_keys_give_the_same_matrices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More than 62 query terms take the distinct presence rows' mask: the same matrices."""
+    for ctx in _indexed_contexts(7):
+        for spec in ("PROX1", "PROX2", "PROX3"):
+            ctx._cache.clear()
+            keyed = parse_axiom(spec).preferences(ctx)
+            with monkeypatch.context() as mp:
+                mp.setattr(proximity, "_subset_key", lambda c: None)
+                ctx._cache.clear()
+                np.testing.assert_array_equal(parse_axiom(spec).preferences(ctx), keyed)

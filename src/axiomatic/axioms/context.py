@@ -429,7 +429,8 @@ class QueryContext:
         def compute() -> np.ndarray:
             if self.index is not None and (self.rows >= 0).all():
                 # the stored entries of each index row (what unique_terms lists), no strings
-                return np.asarray(np.diff(self.index.tf.indptr)[self.rows], dtype=np.int64)
+                indptr = self.index.tf.indptr
+                return np.asarray(indptr[self.rows + 1] - indptr[self.rows], dtype=np.int64)
             return np.asarray([len(u) for u in self.unique_terms()], np.int64)
 
         return self.cache("vocab_sizes", compute)

@@ -271,6 +271,23 @@ def sign_preferences(
     return out
 
 
+def group_preferences(
+    f1: np.ndarray, key: np.ndarray, close: np.ndarray | None, f2: np.ndarray | None = None
+) -> np.ndarray | None:
+    """:func:`sign_preferences` under the mask "the same ``key`` and ``key >= 0``" (int64 per
+    document), by the compiled ``group_sign_pairs``: only pairs of a group are visited and no
+    distinct rows are needed; None when compiled kernels are off."""
+    fn = _jit.kernel("group_sign_pairs")
+    if fn is None:
+        return None
+    n = len(f1)
+    a = np.ascontiguousarray(f1, dtype=np.float64)
+    b = np.zeros(n) if f2 is None else np.ascontiguousarray(f2, dtype=np.float64)
+    out = np.zeros((n, n), dtype=np.int8)
+    fn(a, b, np.ascontiguousarray(key, dtype=np.int64), close_argument(close, n), out)
+    return out
+
+
 def coded_preferences(
     cond: np.ndarray, codes: np.ndarray, close: np.ndarray | None
 ) -> np.ndarray | None:

@@ -236,6 +236,42 @@ def sign_pairs(
                     out[i, j] = np.int8(gt) - np.int8(lt)
 
 
+def group_sign_pairs(
+    f1: np.ndarray, f2: np.ndarray, key: np.ndarray, close: np.ndarray, out: np.ndarray
+) -> None:
+    r""":func:`sign_pairs` with the mask "the same key, and a key >= 0": the preference matrix
+    (``int8[n, n]`` of zeros) of ``holds[i, j] = key_i == key_j >= 0 and close[i, j] and
+    (f1_i, f2_i) > (f1_j, f2_j)``. The documents are sorted by key and only the pairs inside a
+    run of equal keys are visited (PROX1-3: the same query-term subset as a bit mask, -1 for
+    fewer than two terms; PROX4-5: every query term or not)."""
+    n = len(f1)
+    dense = close.shape[0] == n
+    order = np.argsort(key, kind="mergesort")
+    s = 0
+    while s < n:
+        e = s + 1
+        k = key[order[s]]
+        while e < n and key[order[e]] == k:
+            e += 1
+        if k >= 0:
+            for x in range(s, e):
+                i = order[x]
+                a1 = f1[i]
+                a2 = f2[i]
+                for y in range(x + 1, e):
+                    j = order[y]
+                    if dense and not close[i, j]:
+                        continue
+                    b1 = f1[j]
+                    b2 = f2[j]
+                    gt = (a1 > b1) | ((a1 == b1) & (a2 > b2))
+                    lt = (a1 < b1) | ((a1 == b1) & (a2 < b2))
+                    v = np.int8(gt) - np.int8(lt)
+                    out[i, j] = v
+                    out[j, i] = -v
+        s = e
+
+
 def coded_pairs(pref: np.ndarray, codes: np.ndarray, close: np.ndarray, out: np.ndarray) -> None:
     r"""``out[i, j] = pref[codes[i], codes[j]] * close[i, j]`` (``int8[n, n]``, every cell written;
     ``close`` of shape ``(0, 0)``: every pair): a preference matrix over the distinct rows
@@ -586,6 +622,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "lb1_pairs": lb1_pairs,
     "sign_pairs": sign_pairs,
     "coded_pairs": coded_pairs,
+    "group_sign_pairs": group_sign_pairs,
     "tf_lnc_pairs": tf_lnc_pairs,
     "prox_features": prox_features,
     "row_counts": row_counts,
@@ -611,6 +648,13 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.ones((1, 1), dtype=bool),
         np.ones((10, 10), dtype=bool),
         np.empty((10, 10), dtype=np.int8),
+    ),
+    "group_sign_pairs": lambda: (
+        np.linspace(2.0, 1.0, 10),
+        np.zeros(10),
+        np.arange(10, dtype=np.int64) % 3 - 1,
+        np.zeros((0, 0), dtype=bool),
+        np.zeros((10, 10), dtype=np.int8),
     ),
     "coded_pairs": lambda: (
         np.eye(3, dtype=np.int8),

@@ -14,6 +14,7 @@ import numpy as np
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.kernels import _jit
 from axiomatic.axioms.kernels._common import (
+    group_preferences,
     presence_codes,
     present,
     run_starts,
@@ -340,35 +341,53 @@ def _subset_mask(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
     return codes, mask
 
 
-_BOTH_ALL = np.array([[False, False], [False, True]])
+def _subset_key(ctx: QueryContext) -> np.ndarray | None:
+    """:func:`_same_subset` as one key per document: its query-term subset as a bit mask, -1
+    with fewer than two terms (the same key, >= 0, is the same subset); None for more than 62
+    query terms (the masks of :func:`_subset_mask` then)."""
+    P = present(ctx)
+    m = P.shape[1]
+    if m > 62:
+        return None
+    bits = P.astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
+    return np.where(P.sum(axis=1) > 1, bits, -1)
 
 
-def _all_mask(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, mask)``: :func:`_all_terms` as code 1 (every query term, ``|q| > 1``) and 0."""
+def _all_key(ctx: QueryContext) -> np.ndarray:
+    """:func:`_all_terms` as one key per document: 0 with every query term (``|q| > 1``),
+    else -1."""
     P = np.asarray(present(ctx).all(axis=1)) & (ctx.n_terms > 1)
-    return P.astype(np.int64), _BOTH_ALL
+    return np.where(P, 0, -1)
+
+
+def _subset_preferences(
+    ctx: QueryContext, f: np.ndarray, close: np.ndarray | None
+) -> np.ndarray | None:
+    """``_same_subset & wins(f)`` as a preference matrix, compiled (None: off)."""
+    key = _subset_key(ctx)
+    if key is not None:
+        return group_preferences(f, key, close)
+    codes, mask = _subset_mask(ctx)
+    return sign_preferences(f, close, None, codes, mask)
 
 
 def prox1_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    codes, mask = _subset_mask(ctx)
-    return sign_preferences(-_first_features(ctx)["avg_between"], close, None, codes, mask)
+    return _subset_preferences(ctx, -_first_features(ctx)["avg_between"], close)
 
 
 def prox2_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    codes, mask = _subset_mask(ctx)
-    return sign_preferences(-_first_features(ctx)["first_sum"], close, None, codes, mask)
+    return _subset_preferences(ctx, -_first_features(ctx)["first_sum"], close)
 
 
 def prox3_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
     # phrase_i < phrase_j exactly when -phrase_i > -phrase_j (negation is exact, inf included)
-    codes, mask = _subset_mask(ctx)
-    return sign_preferences(-_phrase_feature(ctx)["phrase"], close, None, codes, mask)
+    return _subset_preferences(ctx, -_phrase_feature(ctx)["phrase"], close)
 
 
 def prox4_preferences(
@@ -376,12 +395,10 @@ def prox4_preferences(
 ) -> np.ndarray | None:
     # fewer words inside (o_i < o_j, i.e. -o_i > -o_j), then more groupings (c_i > c_j)
     f = _group_features(ctx)
-    codes, mask = _all_mask(ctx)
-    return sign_preferences(-f["group_occ"], close, f["group_cnt"], codes, mask)
+    return group_preferences(-f["group_occ"], _all_key(ctx), close, f["group_cnt"])
 
 
 def prox5_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    codes, mask = _all_mask(ctx)
-    return sign_preferences(-_group_features(ctx)["span"], close, None, codes, mask)
+    return group_preferences(-_group_features(ctx)["span"], _all_key(ctx), close)
