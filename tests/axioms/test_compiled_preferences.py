@@ -550,3 +550,20 @@ def test_subset_masks_without_bit_keys_give_the_same_matrices(
                 mp.setattr(proximity, "_subset_key", lambda c: None)
                 ctx._cache.clear()
                 np.testing.assert_array_equal(parse_axiom(spec).preferences(ctx), keyed)
+
+
+def test_presence_keys_are_the_subsets_and_the_all_terms_flag() -> None:
+    rng = np.random.default_rng(0)
+    fn = _jit.kernel("presence_keys")
+    for _ in range(30):
+        n, m = int(rng.integers(1, 40)), int(rng.integers(1, 63))
+        C = (rng.random((n, m)) < rng.choice([0.1, 0.5, 0.95])) * rng.integers(1, 4, (n, m))
+        P = C > 0
+        bits = np.array([sum(1 << w for w in range(m) if P[i, w]) for i in range(n)])
+        want_subset = np.where(P.sum(axis=1) > 1, bits, -1)
+        want_all = np.where(P.all(axis=1) & (m > 1), 0, -1)
+        for kernel in [fn, _jit.presence_keys]:
+            for every, want in ((False, want_subset), (True, want_all)):
+                out = np.empty(n, dtype=np.int64)
+                kernel(C.astype(np.int64), every, out)
+                np.testing.assert_array_equal(out, want)

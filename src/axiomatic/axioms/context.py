@@ -399,10 +399,12 @@ class QueryContext:
         return self._cache["first_pos"]
 
     def query_tokens(self) -> list[str]:
-        """The analyzed query in order, duplicates kept (phrase axioms)."""
+        """The analyzed query in order, duplicates kept (phrase axioms; analyzed once)."""
         if self.index is None:
             return list(self.terms)
-        return self.index.analyzer.analyze(self.query.text)
+        return list(
+            self.cache("query_tokens", lambda: self.index.analyzer.analyze(self.query.text))
+        )
 
     def unique_terms(self) -> list[list[str]]:
         """Distinct analyzed terms of every document (from the index rows where possible;

@@ -272,6 +272,24 @@ def group_sign_pairs(
         s = e
 
 
+def presence_keys(counts: np.ndarray, every: bool, out: np.ndarray) -> None:
+    r"""``group_sign_pairs``' keys from the ``n x |q|`` counts (``|q| <= 62``): with ``every``
+    0 for a document holding every query term (``|q| > 1``), else the set of its query terms
+    as a bit mask when it holds at least two, and -1 otherwise."""
+    n, m = counts.shape
+    for i in range(n):
+        bits = 0
+        held = 0
+        for w in range(m):
+            if counts[i, w] > 0:
+                bits |= 1 << w
+                held += 1
+        if every:
+            out[i] = 0 if held == m and m > 1 else -1
+        else:
+            out[i] = bits if held > 1 else -1
+
+
 def coded_pairs(pref: np.ndarray, codes: np.ndarray, close: np.ndarray, out: np.ndarray) -> None:
     r"""``out[i, j] = pref[codes[i], codes[j]] * close[i, j]`` (``int8[n, n]``, every cell written;
     ``close`` of shape ``(0, 0)``: every pair): a preference matrix over the distinct rows
@@ -461,23 +479,20 @@ def row_counts(
 
 def prox_features(
     toks: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
+    starts: np.ndarray,
+    rows: np.ndarray,
+    counts: np.ndarray,
     lut: np.ndarray,
-    m: int,
     ph: np.ndarray,
-    avg_between: np.ndarray,
-    first_sum: np.ndarray,
-    phrase: np.ndarray,
-    group_occ: np.ndarray,
-    group_cnt: np.ndarray,
-    span: np.ndarray,
-) -> None:
+    out: np.ndarray,
+) -> bool:
     r"""The proximity features of :mod:`axiomatic.axioms.kernels.proximity` for every candidate
-    ``i`` with ``lo[i] >= 0`` (those with >= 2 distinct query terms), its tokens (term ids)
-    being ``toks[lo[i]:hi[i]]``; ``lut[token]`` is the token's query term (``0 <= k < m``) or
-    -1, ``ph`` the analyzed query's ids (the phrase). Written into the output arrays (the other
-    candidates keep what the caller put there):
+    ``i`` with at least two distinct query terms (``counts[i] > 0`` twice), its tokens (term
+    ids) being ``toks[starts[rows[i]]:starts[rows[i] + 1]]``; ``lut[token]`` is the token's
+    query term (``0 <= k < |q|``) or -1, ``ph`` the analyzed query's ids (the phrase). Written
+    into the rows of ``out`` (``6 x n``: ``avg_between``, ``first_sum``, ``phrase``,
+    ``group_occ``, ``group_cnt``, ``span``; the other candidates keep what the caller put
+    there):
 
     - ``avg_between`` mean of ``|first(a) - first(b)| - 1`` over pairs of present terms,
       ``first_sum`` the sum of first positions;
@@ -487,8 +502,30 @@ def prox_features(
       ``group_cnt`` how many groups have that few, ``span`` the mean group width.
 
     Every value is a sum of integers below 2^53 or one division, so the same floats as the
-    vectorized form in any order of summation.
+    vectorized form in any order of summation. Returns False, writing nothing, when such a
+    candidate has no row (``rows[i] < 0``: not in the index; the caller takes the positional
+    table).
     """
+    n, m = counts.shape
+    lo = np.full(n, -1, np.int64)
+    hi = np.full(n, -1, np.int64)
+    for i in range(n):
+        held = 0
+        for w in range(m):
+            if counts[i, w] > 0:
+                held += 1
+        if held >= 2:
+            r = rows[i]
+            if r < 0:
+                return False
+            lo[i] = starts[r]
+            hi[i] = starts[r + 1]
+    avg_between = out[0]
+    first_sum = out[1]
+    phrase = out[2]
+    group_occ = out[3]
+    group_cnt = out[4]
+    span = out[5]
     k_ph = len(ph)
     longest = 0
     for i in range(len(lo)):
@@ -616,6 +653,7 @@ def prox_features(
         group_occ[i] = best
         group_cnt[i] = count
         span[i] = width / n_occ
+    return True
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
@@ -623,6 +661,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "sign_pairs": sign_pairs,
     "coded_pairs": coded_pairs,
     "group_sign_pairs": group_sign_pairs,
+    "presence_keys": presence_keys,
     "tf_lnc_pairs": tf_lnc_pairs,
     "prox_features": prox_features,
     "row_counts": row_counts,
@@ -655,6 +694,11 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.arange(10, dtype=np.int64) % 3 - 1,
         np.zeros((0, 0), dtype=bool),
         np.zeros((10, 10), dtype=np.int8),
+    ),
+    "presence_keys": lambda: (
+        np.eye(4, 3, dtype=np.int64),
+        False,
+        np.empty(4, dtype=np.int64),
     ),
     "coded_pairs": lambda: (
         np.eye(3, dtype=np.int8),
@@ -714,7 +758,7 @@ def _prox_example(dtype: Any) -> tuple[Any, ...]:
     """``prox_features`` on token ids of ``dtype`` (the index's int32 token table, or the int64
     positional table of documents outside the index)."""
     toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
-    lo, hi = np.array([0, -1, 3]), np.array([3, -1, 7])
-    lut = np.array([-1, 0, 1, -1, -1, -1], dtype=np.int32)
-    out = [np.zeros(3) for _ in range(6)]
-    return (toks, lo, hi, lut, 2, np.array([1, 2]), *out)
+    starts = np.array([0, 3, 7])
+    counts = np.array([[1, 1], [0, 0], [2, 1]])
+    lut = np.array([-1, 0, 1, -1, -1, -1], dtype=np.int16)
+    return (toks, starts, np.array([0, -1, 1]), counts, lut, np.array([1, 2]), np.zeros((6, 3)))

@@ -28,7 +28,7 @@ def m_and(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
 
 
 def _distinct_terms(ctx: QueryContext) -> np.ndarray:
-    return present(ctx).sum(axis=1)
+    return ctx.cache("distinct_terms", lambda: present(ctx).sum(axis=1))
 
 
 def div(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -38,7 +38,7 @@ def div(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> n
 
 
 def _jaccard(ctx: QueryContext) -> np.ndarray:
-    k = present(ctx).sum(axis=1).astype(np.float64)
+    k = _distinct_terms(ctx).astype(np.float64)
     V = ctx.doc_vocab_sizes().astype(np.float64)
     union = ctx.n_terms + V - k
     return np.where(k > 0, k / np.where(union > 0, union, 1.0), 0.0)

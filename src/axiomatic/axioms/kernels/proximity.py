@@ -77,8 +77,19 @@ def _occurrences(ctx: QueryContext) -> _Occurrences | None:
     return ctx.cache("prox_occurrences", compute)
 
 
-#: the feature arrays of :func:`_compiled_features`, in its kernel's argument order
+#: the feature arrays of :func:`_compiled_features`, in its kernel's output order
 FEATURES = ("avg_between", "first_sum", "phrase", "group_occ", "group_cnt", "span")
+
+
+def _query_lut(ctx: QueryContext) -> np.ndarray:
+    """The query term (index into ``ctx.terms``) of every id of the context, -1 for the other
+    ids; a repeated id keeps its first term, as in :meth:`QueryContext.positional_table`."""
+    q = ctx.query_term_ids()
+    size = ctx.index.n_terms + len(ctx._cache.get("oov_ids", ())) if ctx.index is not None else 0
+    # int16 (|q| < 2^15): half the cache lines of int32 for the kernel's random look-ups
+    lut = np.full(max(size, int(q.max()) + 1), -1, dtype=np.int16)
+    lut[q[::-1]] = np.arange(len(q))[::-1]
+    return lut
 
 
 def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
@@ -91,48 +102,28 @@ def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
     first proximity axiom pays for all of them (about what the vectorized first positions
     alone cost) and the others read them."""
     fn = _jit.kernel("prox_features")
-    if fn is None:
+    if fn is None or ctx.n_terms >= 2**15:
         return None
 
     def compute() -> dict[str, np.ndarray]:
-        n = ctx.n
-        out = {
-            "avg_between": np.zeros(n),
-            "first_sum": np.zeros(n),
-            "phrase": np.full(n, np.inf),
-            "group_occ": np.zeros(n),
-            "group_cnt": np.zeros(n),
-            "span": np.full(n, np.inf),
-        }
-        need = present(ctx).sum(axis=1) >= 2
-        if not need.any():
-            return out
-        table = ctx.index.token_table if ctx.index is not None else None
-        if table is not None and (ctx.rows[need] >= 0).all():
-            toks, starts = table
-            r = np.maximum(ctx.rows, 0)
-            lo, hi = np.where(need, starts[r], -1), starts[r + 1]
-            size = ctx.index.n_terms
-        else:
-            toks, _, offsets = ctx.positional_table(min_terms=2)
-            lo, hi = np.where(need, offsets[:-1], -1), offsets[1:]
-            size = ctx.index.n_terms + len(ctx._cache.get("oov_ids", ()))
-        q = ctx.query_term_ids()
+        n, m = ctx.n, ctx.n_terms
+        out = np.zeros((len(FEATURES), n))
+        out[FEATURES.index("phrase")] = np.inf
+        out[FEATURES.index("span")] = np.inf
+        features = dict(zip(FEATURES, out, strict=True))
+        if m == 0 or n == 0:
+            return features
+        counts = np.ascontiguousarray(ctx.counts, dtype=np.int64)
         ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
-        # the query term of every id (a repeated id keeps its first term), as in
-        # QueryContext.positional_table
-        lut = np.full(max(size, int(q.max()) + 1), -1, dtype=np.int32)
-        lut[q[::-1]] = np.arange(len(q))[::-1]
-        fn(
-            np.asarray(toks),
-            np.ascontiguousarray(lo, dtype=np.int64),
-            np.ascontiguousarray(hi, dtype=np.int64),
-            lut,
-            len(q),
-            ph,
-            *(out[f] for f in FEATURES),
-        )
-        return out
+        table = ctx.index.token_table if ctx.index is not None else None
+        if table is not None:
+            toks, starts = table
+            # False: a candidate with two query terms is not in the index (nothing written)
+            if fn(np.asarray(toks), starts, ctx.rows, counts, _query_lut(ctx), ph, out):
+                return features
+        toks, _, offsets = ctx.positional_table(min_terms=2)
+        fn(toks, offsets, np.arange(n), counts, _query_lut(ctx), ph, out)
+        return features
 
     return ctx.cache("prox_compiled", compute)
 
@@ -344,26 +335,31 @@ def _subset_mask(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
 def _subset_key(ctx: QueryContext) -> np.ndarray | None:
     """:func:`_same_subset` as one key per document: its query-term subset as a bit mask, -1
     with fewer than two terms (the same key, >= 0, is the same subset); None for more than 62
-    query terms (the masks of :func:`_subset_mask` then)."""
-    P = present(ctx)
-    m = P.shape[1]
-    if m > 62:
-        return None
-    bits = P.astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
-    return np.where(P.sum(axis=1) > 1, bits, -1)
+    query terms (the masks of :func:`_subset_mask` then) or without compiled kernels."""
+    return _presence_keys(ctx, every=False) if ctx.n_terms <= 62 else None
 
 
-def _all_key(ctx: QueryContext) -> np.ndarray:
+def _all_key(ctx: QueryContext) -> np.ndarray | None:
     """:func:`_all_terms` as one key per document: 0 with every query term (``|q| > 1``),
-    else -1."""
-    P = np.asarray(present(ctx).all(axis=1)) & (ctx.n_terms > 1)
-    return np.where(P, 0, -1)
+    else -1 (None without compiled kernels)."""
+    return _presence_keys(ctx, every=True)
+
+
+def _presence_keys(ctx: QueryContext, every: bool) -> np.ndarray | None:
+    fn = _jit.kernel("presence_keys")
+    if fn is None:
+        return None
+    out = np.empty(ctx.n, dtype=np.int64)
+    fn(np.ascontiguousarray(ctx.counts, dtype=np.int64), every, out)
+    return out
 
 
 def _subset_preferences(
     ctx: QueryContext, f: np.ndarray, close: np.ndarray | None
 ) -> np.ndarray | None:
     """``_same_subset & wins(f)`` as a preference matrix, compiled (None: off)."""
+    if not _jit.enabled():
+        return None
     key = _subset_key(ctx)
     if key is not None:
         return group_preferences(f, key, close)
@@ -394,11 +390,17 @@ def prox4_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
     # fewer words inside (o_i < o_j, i.e. -o_i > -o_j), then more groupings (c_i > c_j)
+    key = _all_key(ctx)
+    if key is None:
+        return None
     f = _group_features(ctx)
-    return group_preferences(-f["group_occ"], _all_key(ctx), close, f["group_cnt"])
+    return group_preferences(-f["group_occ"], key, close, f["group_cnt"])
 
 
 def prox5_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    return group_preferences(-_group_features(ctx)["span"], _all_key(ctx), close)
+    key = _all_key(ctx)
+    if key is None:
+        return None
+    return group_preferences(-_group_features(ctx)["span"], key, close)
