@@ -3,13 +3,19 @@
 1. Side by side with ir_axioms 1.2.5 (its own venv, benchmarks/ir_axioms_ref/setup.sh): every
    shared retrieval axiom on one query with 100 and 1,000 candidates (BM25 top-k of SciFact by
    default); wall time of both and agreement of the preference matrices. Each axiom is timed
-   once, on a fresh query context; compiled kernels (numba, the ``fast`` extra) are compiled
-   or loaded before timing, and that one-off cost is reported as ``ours.jit``.
+   once, in catalogue order, on one fresh query context per size (work the context caches,
+   such as count codes or positions, counts toward the first axiom that asks for it, and the
+   context's construction toward the totals); compiled kernels (numba, the ``fast`` extra) are
+   compiled or loaded before timing, and that one-off cost is reported as ``ours.jit``; the
+   term-vector table of the semantic axioms is normalized before timing, as ir_axioms' is,
+   and reported as ``ours.similarity_table_s``.
 2. Mining throughput (pairs examined per second, one process = one core) and peak memory on
    ``msmarco-dev-top20`` and on a synthetic collection of 1,000-candidate queries. Each run's
    ``readme_figure`` is the README's "Measured" text: candidate pairs (ordered document pairs
    of a query's candidates) per second in millions and the peak RSS
-   (``candidate_pairs_per_second``, ``peak_rss_mb``).
+   (``candidate_pairs_per_second``, ``peak_rss_mb``; rounded as the text has them:
+   ``million_candidate_pairs_per_second``, ``peak_rss_mb_rounded``). ``mine`` prints every
+   run's and, at the top, both per source (the README's row is ``synthetic-1000x1000``).
 
     .venv/bin/python benchmarks/bench_axioms.py compare --sizes 100 1000
     .venv/bin/python benchmarks/bench_axioms.py compare --sizes 100 --runs 5   # medians
@@ -85,65 +91,152 @@ def _vectors(terms: list[str]) -> dict[str, np.ndarray]:
 
 def compare_runs(args: argparse.Namespace) -> dict:
     """``compare`` in ``args.runs`` fresh processes (both libraries each time), per size the
-    median of every time over the runs and speed-ups as ratios of medians.
+    median, minimum and maximum of every time over the runs.
 
     One run times each axiom once, cold, at a scale (0.05-1 ms per axiom at 100 candidates) where
     a single timing moves by 20-30 % with whatever else the machine does; the median of a few
-    runs is the figure that reproduces. Agreement comes from the first run (it is the same in
-    every run: the matrices are deterministic)."""
+    runs is the figure that reproduces, and the spread says how much it moved. The runs
+    alternate which library goes first (odd runs: ours, then ir_axioms, per size; even runs:
+    ir_axioms first), so that neither always runs on a machine the other just warmed or
+    loaded.
+
+    Keys, per size (``ours`` and ``ir_axioms`` alike): ``shared_axioms_s`` is the median over
+    the runs, ``shared_axioms_s_min`` / ``shared_axioms_s_max`` its spread,
+    ``runs_shared_axioms_s`` every run; per axiom ``seconds`` (median), ``seconds_min``,
+    ``seconds_max``. Speed-ups: ``speedup_median`` / ``speedup_min`` / ``speedup_max`` over the
+    runs' own ratios (each run times both libraries back to back, ``runs_speedup``),
+    ``speedup_shared`` the ratio of the medians; per axiom the same under ``agreement``
+    (``ref_seconds*``, ``ours_seconds*``, ``speedup_median``, ``speedup_min``,
+    ``speedup_max``). Agreement comes from the first run (it is the same in every run: the
+    matrices are deterministic). ``--runs 1`` runs in this process and reports the same keys
+    (median = min = max)."""
     if args.runs <= 1:
-        return compare(args)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "compare", "--runs", "1"]
+        return aggregate_runs([compare(args)["results"]], 1)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "compare-one"]
     cmd += ["--dataset", args.dataset, "--query-index", str(args.query_index)]
     cmd += ["--ref-timeout", str(args.ref_timeout), "--sizes", *map(str, args.sizes)]
     if args.skip_ref:
         cmd.append("--skip-ref")
     runs = []
-    for _ in range(args.runs):
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+    for k in range(args.runs):
+        order = ["--ref-first"] if k % 2 else []
+        proc = subprocess.run(cmd + order, capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"run {len(runs) + 1} of {args.runs} failed:\n{proc.stderr[-3000:]}")
         runs.append(json.loads(proc.stdout)["results"])
-    med = lambda xs: float(np.median(xs))  # noqa: E731
+    return aggregate_runs(runs, args.runs)
+
+
+def _spread(values: list[float], key: str) -> dict[str, float]:
+    """``{key: median, key_min: min, key_max: max}`` of ``values``."""
+    return {
+        key: float(np.median(values)),
+        f"{key}_min": float(min(values)),
+        f"{key}_max": float(max(values)),
+    }
+
+
+def aggregate_runs(runs: list[list[dict]], n_runs: int) -> dict:
+    """Per size, medians and spreads over the runs' results (keys: :func:`compare_runs`)."""
     results = []
     for k, first in enumerate(runs[0]):
         entries = [r[k] for r in runs]
         ours = dict(first["ours"])
-        for key in ("context_build_s", "shared_axioms_s", "shared_axioms_cpu_s", "all_axioms_s"):
-            ours[key] = med([e["ours"][key] for e in entries])
+        for key in (
+            "context_build_s",
+            "similarity_table_s",
+            "shared_axioms_s",
+            "shared_axioms_cpu_s",
+            "all_axioms_s",
+        ):
+            ours.update(_spread([e["ours"][key] for e in entries], key))
         ours["per_axiom"] = {
             spec: {
                 **v,
-                **{
-                    key: med([e["ours"]["per_axiom"][spec][key] for e in entries])
-                    for key in ("seconds", "cpu_seconds")
-                },
+                **_spread([e["ours"]["per_axiom"][spec]["seconds"] for e in entries], "seconds"),
+                **_spread(
+                    [e["ours"]["per_axiom"][spec]["cpu_seconds"] for e in entries], "cpu_seconds"
+                ),
             }
             for spec, v in first["ours"]["per_axiom"].items()
         }
         ours["runs_shared_axioms_s"] = [e["ours"]["shared_axioms_s"] for e in entries]
-        entry = {**first, "ours": ours, "runs": args.runs}
-        if "agreement" in first:
+        entry = {**first, "ours": ours, "runs": n_runs}
+        entry["ref_first"] = [bool(e.get("ref_first", False)) for e in entries]
+        if all("agreement" in e for e in entries):
             ref = dict(first["ir_axioms"])
-            for key in ("shared_axioms_s", "shared_axioms_cpu_s"):
-                ref[key] = med([e["ir_axioms"][key] for e in entries])
+            for key in ("shared_axioms_s", "shared_axioms_cpu_s", "import_s"):
+                ref.update(_spread([e["ir_axioms"][key] for e in entries], key))
             ref["runs_shared_axioms_s"] = [e["ir_axioms"]["shared_axioms_s"] for e in entries]
             entry["ir_axioms"] = ref
-            entry["agreement"] = {
-                spec: {
+            agreement = {}
+            for spec, a in first["agreement"].items():
+                refs = [e["agreement"][spec]["ref_seconds"] for e in entries]
+                mine = [e["ours"]["per_axiom"][spec]["seconds"] for e in entries]
+                ratios = [r / max(o, 1e-12) for r, o in zip(refs, mine, strict=True)]
+                sp = _spread(ratios, "speedup")
+                agreement[spec] = {
                     **a,
-                    "ref_seconds": med([e["agreement"][spec]["ref_seconds"] for e in entries]),
-                    "ours_seconds": ours["per_axiom"][spec]["seconds"],
+                    **_spread(refs, "ref_seconds"),
+                    **_spread(mine, "ours_seconds"),
+                    "speedup_median": sp["speedup"],
+                    "speedup_min": sp["speedup_min"],
+                    "speedup_max": sp["speedup_max"],
                 }
-                for spec, a in first["agreement"].items()
-            }
+            entry["agreement"] = agreement
+            per_run = [
+                e["ir_axioms"]["shared_axioms_s"] / max(e["ours"]["shared_axioms_s"], 1e-12)
+                for e in entries
+            ]
+            sp = _spread(per_run, "speedup")
+            entry["speedup_median"] = sp["speedup"]
+            entry["speedup_min"] = sp["speedup_min"]
+            entry["speedup_max"] = sp["speedup_max"]
+            entry["runs_speedup"] = per_run
             entry["speedup_shared"] = ref["shared_axioms_s"] / ours["shared_axioms_s"]
             entry["speedup_shared_cpu"] = ref["shared_axioms_cpu_s"] / ours["shared_axioms_cpu_s"]
+        else:
+            errors = [e["ir_axioms"] for e in entries if "error" in e.get("ir_axioms", {})]
+            if errors:
+                entry["ir_axioms"] = errors[0]
         results.append(entry)
-    return {"benchmark": "axioms_vs_ir_axioms", "runs": args.runs, "results": results}
+    return {"benchmark": "axioms_vs_ir_axioms", "runs": n_runs, "results": results}
+
+
+def compare_one(args: argparse.Namespace) -> dict:
+    """One run of ``compare``, not aggregated (what ``compare --runs N`` runs N times)."""
+    return compare(args)
+
+
+def _ref_run(args: argparse.Namespace, size: int, export: dict) -> dict:
+    """ir_axioms 1.2.5 (its own venv, its own process) on the exported query: its timings and
+    preference matrices, or ``{"error": ...}``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(args.export_dir) / str(size) if args.export_dir else Path(tmp)
+        exp, out = base / "export", base / "out"
+        exp.mkdir(parents=True, exist_ok=True)
+        (exp / "query.json").write_text(json.dumps(export["query"]))
+        np.savez(exp / "vectors.npz", terms=export["terms"], vectors=export["vectors"])
+        t0 = time.perf_counter()
+        names = [SHARED[s][0] for s in SHARED]
+        proc = subprocess.run(
+            [str(REF_PY), str(REF_SCRIPT), str(exp), str(out), *names],
+            capture_output=True,
+            text=True,
+            timeout=args.ref_timeout,
+        )
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            return {"error": proc.stderr[-2000:]}
+        tim = json.loads((out / "timings.json").read_text())
+        with np.load(out / "preferences.npz") as ref:
+            mats = {k: ref[k] for k in ref.files}
+    return {"timings": tim, "matrices": mats, "wall": wall}
 
 
 def compare(args: argparse.Namespace) -> dict:
+    """One run: per size, ours (every axiom once, on one fresh context) then ir_axioms (its own
+    process), or ir_axioms first with ``--ref-first``."""
     from axiomatic.axioms import QueryContext, parse_axiom
     from axiomatic.axioms.kernels import _jit
     from axiomatic.axioms.similarity import VectorSimilarity
@@ -151,6 +244,8 @@ def compare(args: argparse.Namespace) -> dict:
     # compiled kernels (the `fast` extra) compile or load from their disk cache once per
     # process: timed here, apart from the axioms, as ir_axioms' import is (``import_s``)
     jit = _jit.warm_up()
+    ref_first = bool(getattr(args, "ref_first", False))
+    use_ref = not args.skip_ref and REF_PY.exists()
     results = []
     for size in args.sizes:
         q, docs, scores, idx = _candidates(args.dataset, size, args.query_index)
@@ -158,7 +253,14 @@ def compare(args: argparse.Namespace) -> dict:
         doc_tokens = [an.analyze(d.text) for d in docs]
         vocab = sorted({t for toks in doc_tokens for t in toks} | set(an.analyze(q.text)))
         vectors = _vectors(vocab)
-        sim = VectorSimilarity(vectors)
+        export = _export(q, docs, doc_tokens, scores, idx, vocab, vectors) if use_ref else {}
+        ref = _ref_run(args, size, export) if use_ref and ref_first else None
+        # the normalized vector table is the similarity's one-off cost (shared by every query),
+        # built here and reported apart, as ir_axioms' vector table is normalized before its
+        # timings start (run_ir_axioms.py)
+        t_sim = time.perf_counter()
+        sim = VectorSimilarity(vectors).prepare()
+        sim_s = time.perf_counter() - t_sim
         ours: dict[str, dict] = {}
         t_all, c_all = time.perf_counter(), time.process_time()
         ctx = QueryContext.build(q, docs, idx, similarity=sim, scores=scores)
@@ -185,96 +287,81 @@ def compare(args: argparse.Namespace) -> dict:
         ours_shared_s = build_s + sum(ours[s]["seconds"] for s in SHARED)
         ours_shared_cpu = build_cpu + sum(ours[s]["cpu_seconds"] for s in SHARED)
         ours_total_s = time.perf_counter() - t_all
-        entry = {
+        entry: dict = {
             "dataset": args.dataset,
             "query_id": q.query_id,
             "query": q.text,
             "candidates": size,
+            "ref_first": ref_first,
             "ours": {
                 "context_build_s": build_s,
                 "jit": jit,
+                "similarity_table_s": sim_s,
                 "shared_axioms_s": ours_shared_s,
                 "shared_axioms_cpu_s": ours_shared_cpu,
                 "all_axioms_s": ours_total_s,
                 "per_axiom": ours,
             },
         }
-        if not args.skip_ref and REF_PY.exists():
-            with tempfile.TemporaryDirectory() as tmp:
-                base = Path(args.export_dir) / str(size) if args.export_dir else Path(tmp)
-                exp, out = base / "export", base / "out"
-                exp.mkdir(parents=True, exist_ok=True)
-                terms = sorted(set(vocab))
-                tids = idx.term_ids(terms)
-                df = {t: int(idx.df[i]) if i >= 0 else 0 for t, i in zip(terms, tids, strict=True)}
-                N = idx.n_docs
-                idf = {t: float(np.log((N + 1.0) / (df[t] + 0.5))) for t in terms}
-                (exp / "query.json").write_text(
-                    json.dumps(
-                        {
-                            "query": q.text,
-                            "query_tokens": an.analyze(q.text),
-                            "n_docs": N,
-                            "df": df,
-                            "idf": idf,
-                            "docs": [
-                                {
-                                    "doc_id": d.doc_id,
-                                    "text": d.text,
-                                    "tokens": toks,
-                                    "score": float(s),
-                                }
-                                for d, toks, s in zip(docs, doc_tokens, scores, strict=True)
-                            ],
-                        }
-                    )
-                )
-                np.savez(
-                    exp / "vectors.npz",
-                    terms=np.asarray(terms),
-                    vectors=np.stack([vectors[t] for t in terms]),
-                )
-                t0 = time.perf_counter()
-                names = [SHARED[s][0] for s in SHARED]
-                proc = subprocess.run(
-                    [str(REF_PY), str(REF_SCRIPT), str(exp), str(out), *names],
-                    capture_output=True,
-                    text=True,
-                    timeout=args.ref_timeout,
-                )
-                wall = time.perf_counter() - t0
-                if proc.returncode != 0:
-                    entry["ir_axioms"] = {"error": proc.stderr[-2000:]}
-                else:
-                    tim = json.loads((out / "timings.json").read_text())
-                    ref = np.load(out / "preferences.npz")
-                    agree = {}
-                    for spec, (name, same_def) in SHARED.items():
-                        ref_m = ref[name.replace("-", "_")]
-                        our_m = mats[spec]
-                        off = ~np.eye(len(our_m), dtype=bool)
-                        diff = (ref_m != our_m) & off
-                        agree[spec] = {
-                            "ir_axioms": name,
-                            "same_definition": same_def,
-                            "agreement": float(1 - diff.sum() / max(off.sum(), 1)),
-                            "disagreeing_pairs": int(diff.sum()),
-                            "ref_seconds": tim["axioms"][name],
-                            "ours_seconds": ours[spec]["seconds"],
-                        }
-                    ref_total = sum(tim["axioms"].values())
-                    ref_cpu = sum(tim["cpu"].values())
-                    entry["ir_axioms"] = {
-                        "shared_axioms_s": ref_total,
-                        "subprocess_wall_s": wall,
-                        "import_s": tim["import_s"],
-                    }
-                    entry["ir_axioms"]["shared_axioms_cpu_s"] = ref_cpu
-                    entry["speedup_shared"] = ref_total / max(ours_shared_s, 1e-9)
-                    entry["speedup_shared_cpu"] = ref_cpu / max(ours_shared_cpu, 1e-9)
-                    entry["agreement"] = agree
+        if use_ref and ref is None:
+            ref = _ref_run(args, size, export)
+        if ref is not None and "error" in ref:
+            entry["ir_axioms"] = {"error": ref["error"]}
+        elif ref is not None:
+            tim = ref["timings"]
+            agree = {}
+            for spec, (name, same_def) in SHARED.items():
+                ref_m = ref["matrices"][name.replace("-", "_")]
+                our_m = mats[spec]
+                off = ~np.eye(len(our_m), dtype=bool)
+                diff = (ref_m != our_m) & off
+                agree[spec] = {
+                    "ir_axioms": name,
+                    "same_definition": same_def,
+                    "agreement": float(1 - diff.sum() / max(off.sum(), 1)),
+                    "disagreeing_pairs": int(diff.sum()),
+                    "ref_seconds": tim["axioms"][name],
+                    "ours_seconds": ours[spec]["seconds"],
+                }
+            ref_total = sum(tim["axioms"].values())
+            ref_cpu = sum(tim["cpu"].values())
+            entry["ir_axioms"] = {
+                "shared_axioms_s": ref_total,
+                "subprocess_wall_s": ref["wall"],
+                "import_s": tim["import_s"],
+                "shared_axioms_cpu_s": ref_cpu,
+            }
+            entry["speedup_shared"] = ref_total / max(ours_shared_s, 1e-9)
+            entry["speedup_shared_cpu"] = ref_cpu / max(ours_shared_cpu, 1e-9)
+            entry["agreement"] = agree
         results.append(entry)
     return {"benchmark": "axioms_vs_ir_axioms", "results": results}
+
+
+def _export(q, docs, doc_tokens, scores, idx, vocab, vectors) -> dict:
+    """What run_ir_axioms.py reads: the query, its candidates with our tokens and base scores,
+    the index statistics (document frequencies, idf) and the term vectors."""
+    an = idx.analyzer
+    terms = sorted(set(vocab))
+    tids = idx.term_ids(terms)
+    df = {t: int(idx.df[i]) if i >= 0 else 0 for t, i in zip(terms, tids, strict=True)}
+    N = idx.n_docs
+    idf = {t: float(np.log((N + 1.0) / (df[t] + 0.5))) for t in terms}
+    return {
+        "query": {
+            "query": q.text,
+            "query_tokens": an.analyze(q.text),
+            "n_docs": N,
+            "df": df,
+            "idf": idf,
+            "docs": [
+                {"doc_id": d.doc_id, "text": d.text, "tokens": toks, "score": float(s)}
+                for d, toks, s in zip(docs, doc_tokens, scores, strict=True)
+            ],
+        },
+        "terms": np.asarray(terms),
+        "vectors": np.stack([vectors[t] for t in terms]),
+    }
 
 
 # ---------------------------------------------------------------------- mining
@@ -344,6 +431,9 @@ def mine_one(args: argparse.Namespace) -> dict:
         "candidate_pairs": pairs,
         "pairs_per_axiom_per_second": pairs * len(args.axioms.split(",")) / secs,
         "candidate_pairs_per_second": pairs / secs,
+        # the figure's two numbers as printed there (README: "3.6M pairs/s ..., 586 MB peak")
+        "million_candidate_pairs_per_second": round(pairs / secs / 1e6, 1),
+        "peak_rss_mb_rounded": round(rss / 1024),
         "tuples_examined": s["pairs_examined"],
         "peak_rss_mb": rss / 1024,
         "rss_before_mining_mb": rss0 / 1024,
@@ -382,6 +472,9 @@ def mine_bench(args: argparse.Namespace) -> dict:
         "cores": 1,
         "runs": runs,
         "readme_figure": {r.get("source", "?"): r.get("readme_figure") for r in runs},
+        "million_candidate_pairs_per_second": {
+            r.get("source", "?"): r.get("million_candidate_pairs_per_second") for r in runs
+        },
     }
 
 
@@ -520,8 +613,20 @@ def main() -> None:
     c.add_argument("--ref-timeout", type=int, default=1800)
     c.add_argument("--export-dir", default=None, help="keep the exported query and matrices here")
     c.add_argument(
-        "--runs", type=int, default=1, help="fresh processes; report medians (default 1)"
+        "--runs",
+        type=int,
+        default=1,
+        help="fresh processes, alternating which library goes first; report medians and "
+        "min/max (default 1: this process)",
     )
+    c1 = sub.add_parser("compare-one", help="one run of compare (what --runs repeats)")
+    c1.add_argument("--dataset", default="scifact/test")
+    c1.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
+    c1.add_argument("--query-index", type=int, default=0)
+    c1.add_argument("--skip-ref", action="store_true")
+    c1.add_argument("--ref-timeout", type=int, default=1800)
+    c1.add_argument("--export-dir", default=None)
+    c1.add_argument("--ref-first", action="store_true", help="run ir_axioms before ours")
     o = sub.add_parser("rerank-orders")
     o.add_argument("--dataset", default="trec-dl-2019/bm25")
     o.add_argument("--axioms", default="TFC1,M-TDC,LNC2")
@@ -548,6 +653,7 @@ def main() -> None:
     args = ap.parse_args()
     out = {
         "compare": compare_runs,
+        "compare-one": compare_one,
         "mine": mine_bench,
         "mine-one": mine_one,
         "rerank": rerank_bench,

@@ -316,6 +316,8 @@ def test_lengths_close_equals_length_ok_without_falling_back(
     take the distinct-length fallback (which would hide a wrong threshold)."""
     from axiomatic.axioms.kernels import _common
 
+    # the thresholds themselves: not the compiled pairwise test of short candidate lists
+    monkeypatch.setattr(_common, "LENGTH_PAIRS_MAX", 0)
     fallbacks: list[tuple] = []
     real = _common._lengths_close_distinct
     monkeypatch.setattr(

@@ -51,8 +51,11 @@ def _cases(seed: int, count: int, max_n: int = 40):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_compiled_lb1_equals_the_numpy_definition(seed: int) -> None:
+def test_compiled_lb1_equals_the_numpy_definition(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    monkeypatch.delenv(_jit.ENV_VAR, raising=False)  # compiled, also in an AXIOMATIC_JIT=0 run
     compiled = _jit.kernel("lb1_pairs")
     assert compiled is not None
     for s, pres, margin in _cases(seed, 150):
@@ -115,7 +118,9 @@ def test_warm_up_reports_what_it_compiled(monkeypatch: pytest.MonkeyPatch) -> No
     pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
     monkeypatch.delenv(_jit.ENV_VAR, raising=False)
     info = _jit.warm_up()
-    assert info["numba"] and info["kernels"] == ["lb1_pairs"] and info["seconds"] >= 0
+    assert info["numba"] and info["kernels"] == sorted(_jit.KERNELS) and info["seconds"] >= 0
+    # every kernel is warmed up (compiled or loaded before first use)
+    assert {name.split("@")[0] for name in _jit._EXAMPLES} == set(_jit.KERNELS)
 
 
 def test_compiled_and_numpy_lb1_agree_on_scifact(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -98,11 +98,21 @@ class PairKernel(Protocol):
 
 
 class PreferencesKernel(Protocol):
-    """``preferences_kernel(ctx, variant, params) -> int8[n, n] | None`` (see
-    :class:`PairAxiomDef`); called only with ``n >= 1`` candidates and ``|q| >= 1`` terms."""
+    """``preferences_kernel(ctx, variant, params, close) -> int8[n, n] | None`` (see
+    :class:`PairAxiomDef`); called only with ``n >= 1`` candidates and ``|q| >= 1`` terms.
+
+    ``close`` is the engine's length precondition, ``bool[n, n]`` and symmetric
+    (:meth:`QueryContext.length_close`), or None where none applies: the result must be the
+    preference matrix of ``holds & close``, i.e. ``close * (holds - holds.T)``.
+    """
 
     def __call__(
-        self, ctx: QueryContext, variant: str, params: Mapping[str, Any], /
+        self,
+        ctx: QueryContext,
+        variant: str,
+        params: Mapping[str, Any],
+        close: np.ndarray | None = None,
+        /,
     ) -> np.ndarray | None: ...
 
 
@@ -176,9 +186,10 @@ class PairAxiomDef(AxiomDef):
 
     ``preferences_kernel`` (optional) computes the whole ``int8[n, n]`` preference matrix
     directly, for an axiom whose matrix has a cheaper form than ``holds - holds.T`` (LB1: a
-    score band times a subset relation). It must return exactly what the engine derives from
-    ``kernel``, or None to decline (the engine then takes the kernel path); it is used only
-    where no length precondition applies.
+    score band times a subset relation; most others: one compiled pass over the pairs instead
+    of a dozen ``n x n`` numpy calls, see :mod:`axiomatic.axioms.kernels._jit`). It must return
+    exactly what the engine derives from ``kernel`` (length precondition included, passed as
+    ``close``), or None to decline (the engine then takes the kernel path, the reference).
     """
 
     kernel: PairKernel
@@ -361,6 +372,7 @@ def definitions() -> list[AxiomDef]:
             description="favour the document with more query-term occurrences (equal length)",
             citation=f"{FANG04}; {THESIS} eqs. 3.1-3.3",
             kernel=T.tfc1,
+            preferences_kernel=T.tfc1_preferences,
         ),
         triple(
             name="TFC2",
@@ -383,6 +395,7 @@ def definitions() -> list[AxiomDef]:
             "documents)",
             citation=f"{SHI05}; {THESIS} eqs. 3.7-3.9",
             kernel=T.m_tdc,
+            preferences_kernel=T.m_tdc_preferences,
         ),
         pair(
             name="LNC2",
@@ -405,6 +418,7 @@ def definitions() -> list[AxiomDef]:
             description="covering more distinct (equally rare) query terms beats repeating one",
             citation=f"{FANG04}; {IRAX}",
             kernel=T.tfc3,
+            preferences_kernel=T.tfc3_preferences,
             params={"idf_margin": 0.1},
         ),
         pair(
@@ -428,6 +442,7 @@ def definitions() -> list[AxiomDef]:
             description="with (nearly) equal query-term counts, prefer the shorter document",
             citation=f"{FANG04}; {IRAX}",
             kernel=L.lnc1,
+            preferences_kernel=L.lnc1_preferences,
             params={"margin": 0.1},
             length=False,
         ),
@@ -440,6 +455,7 @@ def definitions() -> list[AxiomDef]:
             description="more query-term occurrences at equal length without them",
             citation=f"{FANG04}; {IRAX}",
             kernel=L.tf_lnc,
+            preferences_kernel=L.tf_lnc_preferences,
             length=False,
         ),
         # --- lower bounds and the base ranking
@@ -493,6 +509,7 @@ def definitions() -> list[AxiomDef]:
             description="prefer documents whose terms are more similar to the query terms",
             citation=f"{FANG06}; {IRAX}",
             kernel=S.stmc1,
+            preferences_kernel=S.stmc1_preferences,
             length=False,
             needs=("similarity",),
         ),
@@ -506,6 +523,7 @@ def definitions() -> list[AxiomDef]:
             "similar term",
             citation=f"{FANG06}; {IRAX}",
             kernel=S.stmc2,
+            preferences_kernel=S.stmc2_preferences,
             params={"margin": 0.2},
             length=False,
             needs=("similarity",),
@@ -534,6 +552,7 @@ def definitions() -> list[AxiomDef]:
             description="query terms closer together (first occurrences)",
             citation=f"{TAO07}; {IRAX}",
             kernel=P.prox1,
+            preferences_kernel=P.prox1_preferences,
             length=False,
             needs=("positions",),
         ),
@@ -546,6 +565,7 @@ def definitions() -> list[AxiomDef]:
             description="query terms occur earlier",
             citation=f"{TAO07}; {IRAX}",
             kernel=P.prox2,
+            preferences_kernel=P.prox2_preferences,
             length=False,
             needs=("positions",),
         ),
@@ -558,6 +578,7 @@ def definitions() -> list[AxiomDef]:
             description="the query occurs as a phrase, earlier",
             citation=f"{HAGEN16}; {IRAX}",
             kernel=P.prox3,
+            preferences_kernel=P.prox3_preferences,
             length=False,
             needs=("positions",),
         ),
@@ -570,6 +591,7 @@ def definitions() -> list[AxiomDef]:
             description="fewer non-query words inside the closest query-term grouping",
             citation=f"{HAGEN16}; {IRAX}",
             kernel=P.prox4,
+            preferences_kernel=P.prox4_preferences,
             length=False,
             needs=("positions",),
         ),
@@ -582,6 +604,7 @@ def definitions() -> list[AxiomDef]:
             description="smaller average span of query-term groups",
             citation=f"{HAGEN16}; {IRAX}",
             kernel=P.prox5,
+            preferences_kernel=P.prox5_preferences,
             length=False,
             needs=("positions",),
         ),
@@ -596,6 +619,7 @@ def definitions() -> list[AxiomDef]:
             "similar)",
             citation=f"{ZHENG10}; {IRAX}",
             kernel=S.reg,
+            preferences_kernel=S.reg_preferences,
             needs=("similarity",),
         ),
         pair(
@@ -607,6 +631,7 @@ def definitions() -> list[AxiomDef]:
             description="contains all query terms",
             citation=f"{ZHENG10}; {IRAX}",
             kernel=A.and_,
+            preferences_kernel=A.and_preferences,
             length=False,
         ),
         pair(
@@ -618,6 +643,7 @@ def definitions() -> list[AxiomDef]:
             description="AND for documents of similar length",
             citation=f"{ZHENG10}; {IRAX}",
             kernel=A.and_,
+            preferences_kernel=A.and_preferences,
         ),
         pair(
             name="M-AND",
@@ -628,6 +654,7 @@ def definitions() -> list[AxiomDef]:
             description="contains more distinct query terms",
             citation=IRAX,
             kernel=A.m_and,
+            preferences_kernel=A.m_and_preferences,
             length=False,
         ),
         pair(
@@ -639,6 +666,7 @@ def definitions() -> list[AxiomDef]:
             description="M-AND for documents of similar length",
             citation=IRAX,
             kernel=A.m_and,
+            preferences_kernel=A.m_and_preferences,
         ),
         pair(
             name="DIV",
@@ -649,6 +677,7 @@ def definitions() -> list[AxiomDef]:
             description="smaller vocabulary overlap with the query (diversity)",
             citation=f"{GOLLAPUDI09}; {IRAX}",
             kernel=A.div,
+            preferences_kernel=A.div_preferences,
             length=False,
             needs=("vocabulary",),
         ),
@@ -661,6 +690,7 @@ def definitions() -> list[AxiomDef]:
             description="DIV for documents of similar length",
             citation=f"{GOLLAPUDI09}; {IRAX}",
             kernel=A.div,
+            preferences_kernel=A.div_preferences,
             needs=("vocabulary",),
         ),
         # --- ARES' query-pair axioms (two queries for one document)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, eq
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -87,17 +89,17 @@ class QueryContext:
         qtf = np.asarray([uniq[t] for t in terms], dtype=np.int64)
         term_ids = index.term_ids(terms)
         n = len(docs)
-        rows = np.full(n, -1, dtype=np.int64)
+        doc_ids = [d.doc_id for d in docs]
+        rows = np.fromiter(map(index.doc_index.get, doc_ids, repeat(-1)), np.int64, count=n)
         texts = index.texts
-        for i, d in enumerate(docs):
-            r = index.doc_index.get(d.doc_id)
-            if r is not None and (texts is None or texts.get(d.doc_id) == d.text):
-                rows[i] = r
+        if texts is not None:  # the indexed text, or the document is analyzed afresh
+            same = map(eq, map(texts.get, doc_ids), map(attrgetter("text"), docs))
+            rows[~np.fromiter(same, bool, count=n)] = -1
         counts = np.zeros((n, len(terms)), dtype=np.int64)
         doc_len = np.zeros(n, dtype=np.int64)
         known = np.nonzero(rows >= 0)[0]
         if len(known):
-            counts[known] = index.counts(rows[known], term_ids)
+            _index_counts(index, rows, term_ids, counts)
             doc_len[known] = index.doc_len[rows[known]]
         unknown = np.nonzero(rows < 0)[0]
         extra_tf = None
@@ -113,7 +115,7 @@ class QueryContext:
         idf = np.log((n_coll + 1.0) / (df + 0.5))
         ctx = cls(
             query=query,
-            doc_ids=[d.doc_id for d in docs],
+            doc_ids=doc_ids,
             documents=docs,
             index=index,
             terms=terms,
@@ -336,23 +338,50 @@ class QueryContext:
 
         return self.cache("doc_term_matrix", compute)
 
+    def vocabulary_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(uid, inv, indptr)`` of the candidates' distinct terms, from the index rows (every
+        candidate indexed): ``uid`` the index term ids (ascending), ``inv`` the position in
+        ``uid`` of every stored (document, term) entry (documents in order, each row's entries
+        in the index's stored order), ``indptr`` each document's entries
+        (``inv[indptr[i]:indptr[i + 1]]``). Integers only; cached."""
+
+        def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            if self.index is None or not (self.rows >= 0).all():
+                raise ValueError("vocabulary ids need every candidate in the index")
+            tf = self.index.tf
+            starts = tf.indptr[self.rows]
+            cnt = tf.indptr[self.rows + 1] - starts
+            offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            ids = tf.indices[np.repeat(starts, cnt) + offs]
+            V = self.index.n_terms
+            if len(ids) * 16 + 1024 >= V:  # the table is at most 16 times the entries
+                # np.unique(ids, return_inverse=True) by marking the ids in a table over the
+                # index vocabulary: the same (sorted) ids and positions without a sort
+                seen = np.zeros(V, dtype=bool)
+                seen[ids] = True
+                uid = np.flatnonzero(seen)
+                at = np.empty(V, dtype=np.int64)
+                at[uid] = np.arange(len(uid))
+                inv = at[ids]
+            else:  # a vocabulary much larger than the candidates': sort the ids
+                uid, inv = np.unique(ids, return_inverse=True)
+                inv = np.asarray(inv, dtype=np.int64).reshape(-1)
+            indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
+            return uid, inv, indptr
+
+        return self.cache("vocabulary_ids", compute)
+
     def _doc_term_matrix_from_index(self) -> tuple[sp.csr_matrix, list[str]]:
         """:meth:`doc_term_matrix` straight from the index rows (every candidate indexed): the
         same matrix (columns in the stored order of each row, vocabulary sorted) without a
         Python string per (document, term)."""
-        tf = self.index.tf
-        starts = tf.indptr[self.rows]
-        cnt = tf.indptr[self.rows + 1] - starts
-        offs = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        ids = tf.indices[np.repeat(starts, cnt) + offs]
-        uid, inv = np.unique(ids, return_inverse=True)
+        uid, inv, indptr = self.vocabulary_ids()
         terms = self.index.terms
         names = [terms[c] for c in uid.tolist()]  # Python ints: no numpy scalar per look-up
         perm = sorted(range(len(names)), key=names.__getitem__)
         rank = np.empty(len(uid), dtype=np.int64)
         rank[perm] = np.arange(len(uid))
-        cols = rank[np.asarray(inv).reshape(-1)]
-        indptr = np.concatenate([[0], np.cumsum(cnt)])
+        cols = rank[inv]
         data = np.ones(len(cols))
         vocab = [names[k] for k in perm]
         return sp.csr_matrix((data, cols, indptr), shape=(self.n, len(vocab))), vocab
@@ -370,10 +399,12 @@ class QueryContext:
         return self._cache["first_pos"]
 
     def query_tokens(self) -> list[str]:
-        """The analyzed query in order, duplicates kept (phrase axioms)."""
+        """The analyzed query in order, duplicates kept (phrase axioms; analyzed once)."""
         if self.index is None:
             return list(self.terms)
-        return self.index.analyzer.analyze(self.query.text)
+        return list(
+            self.cache("query_tokens", lambda: self.index.analyzer.analyze(self.query.text))
+        )
 
     def unique_terms(self) -> list[list[str]]:
         """Distinct analyzed terms of every document (from the index rows where possible;
@@ -400,7 +431,8 @@ class QueryContext:
         def compute() -> np.ndarray:
             if self.index is not None and (self.rows >= 0).all():
                 # the stored entries of each index row (what unique_terms lists), no strings
-                return np.asarray(np.diff(self.index.tf.indptr)[self.rows], dtype=np.int64)
+                indptr = self.index.tf.indptr
+                return np.asarray(indptr[self.rows + 1] - indptr[self.rows], dtype=np.int64)
             return np.asarray([len(u) for u in self.unique_terms()], np.int64)
 
         return self.cache("vocab_sizes", compute)
@@ -428,3 +460,28 @@ class QueryContext:
         if key not in self._cache:
             self._cache[key] = fn()
         return self._cache[key]
+
+
+#: index vocabularies up to which the context's counts come from the compiled row scan (its
+#: look-up table has one entry per index term)
+LUT_TERMS = 1 << 22
+
+
+def _index_counts(
+    index: CollectionIndex, rows: np.ndarray, term_ids: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[rows >= 0] = index.counts(rows[rows >= 0], term_ids)``: the query terms' counts
+    of the indexed candidates, by one compiled pass over their index rows where compiled
+    kernels are on (the same integers), else by the index's sparse indexing."""
+    from axiomatic.axioms.kernels import _jit
+
+    known = np.nonzero(rows >= 0)[0]
+    fn = _jit.loaded_kernel("row_counts")
+    tf = index.tf
+    if fn is None or index.n_terms > LUT_TERMS or not (sp.issparse(tf) and tf.format == "csr"):
+        out[known] = index.counts(rows[known], term_ids)
+        return
+    lut = np.full(index.n_terms, -1, dtype=np.int32)
+    ok = np.nonzero(term_ids >= 0)[0]
+    lut[term_ids[ok]] = ok
+    fn(tf.indptr, tf.indices, tf.data, rows, lut, out)

@@ -127,15 +127,25 @@ def preferences(axiom: Axiom, ctx: QueryContext) -> np.ndarray:
     Antisymmetric by construction (``P - P.T``): where the preconditions hold in both
     directions (possible for ``>=`` axioms) there is no preference. (The laws in
     ``tests/axioms/test_laws.py`` constrain the kernels, which this construction cannot.)
+
+    A definition's ``preferences_kernel``, where it has one and does not decline, gives the
+    same matrix directly. The length precondition is symmetric (``|L_i - L_j|`` and
+    ``max(L_i, L_j)`` are), so it masks the preferences as it masks ``holds``: the kernel gets
+    the cached closeness matrix and applies it (``close * (holds - holds.T)``).
     """
     d = _pair_kernel(axiom)
     fast = d.preferences_kernel
     if fast is not None and ctx.n and ctx.n_terms:
         p = dict(axiom.params)
-        if _tolerance(d, p) is None:
+        tol = _tolerance(d, p)
+        if tol is None:
             out = fast(ctx, axiom.variant, p)
-            if out is not None:
-                return out
+        elif ctx.n * ctx.n <= _CACHED_PAIRS:
+            out = fast(ctx, axiom.variant, p, ctx.length_close(*tol))
+        else:
+            out = None
+        if out is not None:
+            return out
     P = holds(axiom, ctx)
     return P.astype(np.int8) - P.T.astype(np.int8)
 

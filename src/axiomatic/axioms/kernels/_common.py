@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from axiomatic.axioms.kernels import _jit
+
 if TYPE_CHECKING:  # the context computes its length matrix with length_ok below
     from axiomatic.axioms.context import QueryContext
 
@@ -45,6 +47,10 @@ def length_ok(
     return ok
 
 
+#: candidates up to which :func:`lengths_close` evaluates every pair in a compiled loop
+LENGTH_PAIRS_MAX = 256
+
+
 def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -> np.ndarray:
     r"""``length_ok(L[:, None], L[None, :], delta, delta_rel)`` for the ``n`` candidate lengths,
     bit for bit, in two ``n x n`` operations.
@@ -63,6 +69,15 @@ def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -
         return np.ones((n, n), dtype=bool)
     if n == 0 or L.dtype.kind not in "iu" or not (L.min() >= 0 and L.max() < 2**52):
         return _lengths_close_distinct(L, delta, delta_rel)
+    fn = _jit.loaded_kernel("length_pairs") if n <= LENGTH_PAIRS_MAX else None
+    if fn is not None:
+        # a few hundred candidates: length_ok on every pair in one compiled loop costs less
+        # than the dozen numpy calls below
+        out = np.empty((n, n), dtype=bool)
+        d = float(delta) if delta is not None else 0.0
+        r = float(delta_rel) if delta_rel is not None else 0.0
+        fn(L.astype(np.int64), d, r, delta is not None, delta_rel is not None, out)
+        return out
     T = L.astype(np.int64)  # no difference exceeds the longer length
     if delta is not None:
         d = float(delta)
@@ -84,6 +99,11 @@ def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -
                 return _lengths_close_distinct(L, delta, delta_rel)
             T = np.minimum(T, k.astype(np.int64))
     B = L - T
+    fn = _jit.loaded_kernel("threshold_pairs")
+    if fn is not None:
+        out = np.empty((n, n), dtype=bool)
+        fn(L.astype(np.int64), B.astype(np.int64), out)
+        return out
     G = L[None, :] >= B[:, None]
     return G & G.T
 
@@ -202,3 +222,85 @@ def all_terms(U: np.ndarray, op: Any) -> np.ndarray:
 def present(ctx: QueryContext) -> np.ndarray:
     """``n x |q|``: the document contains the query term."""
     return ctx.cache("present", lambda: ctx.counts > 0)
+
+
+# ---------------------------------------------------------------------- preference matrices
+# Helpers of the ``preferences_kernel`` forms (see ``PairAxiomDef``): the whole ``int8[n, n]``
+# matrix ``holds - holds.T`` in one compiled pass, for kernels whose ``holds`` is a comparison of
+# per-document values under a symmetric mask. Without compiled kernels they return None: the
+# axiom declines and the engine evaluates its kernel (the numpy form, the reference).
+
+_EVERY_PAIR = np.ones((0, 0), dtype=bool)  # the compiled kernels' "no length precondition"
+_ONE_CODE = np.ones((1, 1), dtype=bool)
+
+
+def close_argument(close: np.ndarray | None, n: int) -> np.ndarray:
+    if close is None:
+        return _EVERY_PAIR
+    if close.shape != (n, n):
+        raise ValueError(f"length closeness must be {n} x {n} (got {close.shape})")
+    return np.ascontiguousarray(close, dtype=bool)
+
+
+def sign_preferences(
+    f1: np.ndarray,
+    close: np.ndarray | None,
+    f2: np.ndarray | None = None,
+    codes: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """``holds - holds.T`` as ``int8[n, n]`` for ``holds[i, j] = mask[codes[i], codes[j]] &
+    close[i, j] & ((f1_i, f2_i) > (f1_j, f2_j))`` (lexicographic; without ``f2`` simply ``f1_i
+    > f1_j``, i.e. :func:`wins`), by the compiled ``sign_pairs``; None when compiled kernels are
+    off. ``mask`` (``bool[u, u]``, default every pair) and ``close`` (``bool[n, n]`` or None)
+    must be symmetric. Values are compared as float64 (exact for the integers compared here).
+    """
+    fn = _jit.kernel("sign_pairs")
+    if fn is None:
+        return None
+    n = len(f1)
+    a = np.ascontiguousarray(f1, dtype=np.float64)
+    b = np.zeros(n) if f2 is None else np.ascontiguousarray(f2, dtype=np.float64)
+    if codes is None:
+        c, m = np.zeros(n, dtype=np.int64), _ONE_CODE
+    else:
+        c = np.ascontiguousarray(codes, dtype=np.int64)
+        m = np.ascontiguousarray(mask, dtype=bool)
+    out = np.zeros((n, n), dtype=np.int8)
+    fn(a, b, c, m, close_argument(close, n), out)
+    return out
+
+
+def group_preferences(
+    f1: np.ndarray, key: np.ndarray, close: np.ndarray | None, f2: np.ndarray | None = None
+) -> np.ndarray | None:
+    """:func:`sign_preferences` under the mask "the same ``key`` and ``key >= 0``" (int64 per
+    document), by the compiled ``group_sign_pairs``: only pairs of a group are visited and no
+    distinct rows are needed; None when compiled kernels are off."""
+    fn = _jit.kernel("group_sign_pairs")
+    if fn is None:
+        return None
+    n = len(f1)
+    a = np.ascontiguousarray(f1, dtype=np.float64)
+    b = np.zeros(n) if f2 is None else np.ascontiguousarray(f2, dtype=np.float64)
+    out = np.zeros((n, n), dtype=np.int8)
+    fn(a, b, np.ascontiguousarray(key, dtype=np.int64), close_argument(close, n), out)
+    return out
+
+
+def coded_preferences(
+    cond: np.ndarray, codes: np.ndarray, close: np.ndarray | None
+) -> np.ndarray | None:
+    """``holds - holds.T`` as ``int8[n, n]`` for ``holds = gather(cond, codes) & close``: a
+    condition over distinct rows (``bool[u, u]``, see :func:`count_codes`) made antisymmetric
+    on the ``u x u`` rows and gathered to the documents by the compiled ``coded_pairs``; None
+    when compiled kernels are off. ``close`` (``bool[n, n]`` or None) must be symmetric."""
+    fn = _jit.kernel("coded_pairs")
+    if fn is None:
+        return None
+    cond = np.asarray(cond, dtype=bool)
+    pref = np.ascontiguousarray(cond.view(np.int8) - cond.T.view(np.int8))
+    n = len(codes)
+    out = np.empty((n, n), dtype=np.int8)
+    fn(pref, np.ascontiguousarray(codes, dtype=np.int64), close_argument(close, n), out)
+    return out

@@ -1,17 +1,31 @@
 """Compiled kernels, optional (the ``fast`` extra installs numba).
 
 Where a kernel's numpy form is dominated by per-call overhead rather than by arithmetic, one
-compiled loop does the same IEEE-754 operations in a fraction of the time. LB1 on a few hundred
-candidates is that case: its numpy form is about a dozen vectorised calls on an ``n x n`` matrix,
-each 2-9 us at 100 candidates (broadcasting pays a per-row overhead), so the calls, not the 10^4
-comparisons, are the cost: ~50 us warm, ~95 us as the once-per-query call of
+compiled loop does the same IEEE-754 operations in a fraction of the time:
+
+- ``sign_pairs``, ``coded_pairs``, ``tf_lnc_pairs``: the ``int8[n, n]`` preference matrix of
+  most pair axioms in one pass (their ``preferences_kernel``), instead of the engine's
+  ``holds`` block, diagonal and ``holds - holds.T`` (five ``n x n`` numpy passes, one of them a
+  transposed read: 1.2-2 ms per axiom at 1,000 candidates on a shared 2-core machine, the
+  compiled pass about half that; with a sparse mask, such as PROX1's same query-term subset,
+  only the admitted pairs are visited), with the length precondition applied in the same pass;
+- ``prox_features``: every proximity feature in one scan of the candidates' token ids (the
+  vectorized form is ~40 numpy calls per feature group);
+- ``row_counts``: the context's query-term counts from the index rows (scipy's fancy indexing
+  costs more in checks than in work at a few hundred candidates).
+
+LB1 on a few hundred candidates is the first case: its numpy form is about a dozen vectorised
+calls on an ``n x n`` matrix, each 2-9 us at 100 candidates (broadcasting pays a per-row
+overhead), so the calls, not the 10^4 comparisons, are the cost: ~50 us warm, ~95 us as the once-per-query call of
 ``benchmarks/bench_axioms.py compare``; the loop below takes ~12 us warm, ~42 us there. Above
 :data:`~axiomatic.axioms.kernels.term_frequency.LB1_DENSE_MAX` candidates the numpy form (sorted
 score ranges, ~0.7 ms at 1,000) is as fast as the loop (~0.8 ms), and stays in use.
 
 Every compiled kernel has a numpy twin giving bit-identical results (``tests/axioms/
-test_jit.py``); the twin runs when numba is not installed or ``AXIOMATIC_JIT=0`` is set. No
-``fastmath``: the same roundings as numpy, NaN and infinities included.
+test_jit.py``, ``tests/axioms/test_compiled_preferences.py``); the twin runs when numba is not
+installed or ``AXIOMATIC_JIT=0`` is set (a preference kernel then declines and the engine
+evaluates the axiom's kernel). No ``fastmath``: the same roundings as numpy, NaN and
+infinities included.
 
 Kernels compile on first use and are cached on disk (numba ``cache=True``, in ``__pycache__``
 beside this file or numba's user cache): the first use in a process pays the numba import and a
@@ -23,6 +37,7 @@ reports it apart from the per-axiom timings, as it does the reference library's 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -77,13 +92,26 @@ def kernel(name: str) -> Callable[..., Any] | None:
     return fn
 
 
+def loaded_kernel(name: str) -> Callable[..., Any] | None:
+    """:func:`kernel` where it costs no import: numba is already in the process (an axiom's
+    preference kernel, :func:`warm_up` or another library loaded it); else None.
+
+    For helpers whose saving per call is small next to numba's one-off import (a few tenths
+    of a second and ~100 MB of memory): the context's counts, the length closeness, STMC2's
+    count column. A mining run over count axioms (instances, not preference matrices) then
+    never imports numba for them, and keeps its numpy speed and memory."""
+    if _numba is None and "numba" not in sys.modules:
+        return None
+    return kernel(name)
+
+
 def warm_up() -> dict[str, Any]:
     """Compile (or load from the disk cache) every kernel on a tiny input; what it cost."""
     t0 = time.perf_counter()
     used = enabled()
     if used:
         for name, example in _EXAMPLES.items():
-            fn = kernel(name)
+            fn = kernel(name.split("@")[0])  # "name@variant": another argument type
             assert fn is not None
             fn(*example())
     return {
@@ -137,8 +165,514 @@ def lb1_pairs(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) ->
                 out[j, i] = -pref
 
 
-KERNELS: dict[str, Callable[..., Any]] = {"lb1_pairs": lb1_pairs}
+def sign_pairs(
+    f1: np.ndarray,
+    f2: np.ndarray,
+    codes: np.ndarray,
+    mask: np.ndarray,
+    close: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    r"""A preference matrix ``holds - holds.T`` into ``out`` (``int8[n, n]`` of zeros) where
+    ``holds[i, j] = mask[codes[i], codes[j]] and close[i, j] and (f1_i, f2_i) > (f1_j, f2_j)``,
+    the order lexicographic (``f1_i > f1_j``, or ``f1_i == f1_j`` and ``f2_i > f2_j``; a NaN
+    compares false, as in numpy). ``mask`` (``bool[u, u]`` over the codes ``0 <= codes < u``)
+    and ``close`` (``bool[n, n]``; shape ``(0, 0)``: every pair) must be symmetric: then
+    ``holds - holds.T`` is ``mask * close * (gt - lt)``, one pass with no transposed read.
 
+    Only the cells the mask admits are visited: the documents are grouped by code, and the
+    rows of one code loop over the columns of the codes it admits (all columns, contiguous,
+    when it admits every document), so a sparse mask (the same query-term subset) costs its
+    pairs, not ``n^2``.
+    """
+    n = len(f1)
+    u = mask.shape[0]
+    size = np.zeros(u + 1, np.int64)
+    for j in range(n):
+        size[codes[j] + 1] += 1
+    for a in range(u):
+        size[a + 1] += size[a]
+    members = np.empty(n, np.int64)
+    fill = size[:u].copy()
+    for j in range(n):
+        members[fill[codes[j]]] = j
+        fill[codes[j]] += 1
+    cols = np.empty(n, np.int64)
+    dense = close.shape[0] == n
+    for a in range(u):
+        if size[a + 1] == size[a]:
+            continue
+        k = 0
+        for b in range(u):
+            if mask[a, b]:
+                for t in range(size[b], size[b + 1]):
+                    cols[k] = members[t]
+                    k += 1
+        if k == 0:
+            continue
+        for t in range(size[a], size[a + 1]):
+            i = members[t]
+            a1 = f1[i]
+            a2 = f2[i]
+            if k == n:  # every column: a contiguous, branch-free row
+                for j in range(n):
+                    b1 = f1[j]
+                    b2 = f2[j]
+                    gt = (a1 > b1) | ((a1 == b1) & (a2 > b2))
+                    lt = (a1 < b1) | ((a1 == b1) & (a2 < b2))
+                    v = np.int8(gt) - np.int8(lt)
+                    if dense:
+                        v = v * np.int8(close[i, j])
+                    out[i, j] = v
+            else:
+                for x in range(k):
+                    j = cols[x]
+                    if dense and not close[i, j]:
+                        continue
+                    b1 = f1[j]
+                    b2 = f2[j]
+                    gt = (a1 > b1) | ((a1 == b1) & (a2 > b2))
+                    lt = (a1 < b1) | ((a1 == b1) & (a2 < b2))
+                    out[i, j] = np.int8(gt) - np.int8(lt)
+
+
+def group_sign_pairs(
+    f1: np.ndarray, f2: np.ndarray, key: np.ndarray, close: np.ndarray, out: np.ndarray
+) -> None:
+    r""":func:`sign_pairs` with the mask "the same key, and a key >= 0": the preference matrix
+    (``int8[n, n]`` of zeros) of ``holds[i, j] = key_i == key_j >= 0 and close[i, j] and
+    (f1_i, f2_i) > (f1_j, f2_j)``. The documents are sorted by key and only the pairs inside a
+    run of equal keys are visited (PROX1-3: the same query-term subset as a bit mask, -1 for
+    fewer than two terms; PROX4-5: every query term or not)."""
+    n = len(f1)
+    dense = close.shape[0] == n
+    order = np.argsort(key, kind="mergesort")
+    s = 0
+    while s < n:
+        e = s + 1
+        k = key[order[s]]
+        while e < n and key[order[e]] == k:
+            e += 1
+        if k >= 0:
+            for x in range(s, e):
+                i = order[x]
+                a1 = f1[i]
+                a2 = f2[i]
+                for y in range(x + 1, e):
+                    j = order[y]
+                    if dense and not close[i, j]:
+                        continue
+                    b1 = f1[j]
+                    b2 = f2[j]
+                    gt = (a1 > b1) | ((a1 == b1) & (a2 > b2))
+                    lt = (a1 < b1) | ((a1 == b1) & (a2 < b2))
+                    v = np.int8(gt) - np.int8(lt)
+                    out[i, j] = v
+                    out[j, i] = -v
+        s = e
+
+
+def presence_keys(counts: np.ndarray, every: bool, out: np.ndarray) -> None:
+    r"""``group_sign_pairs``' keys from the ``n x |q|`` counts (``|q| <= 62``): with ``every``
+    0 for a document holding every query term (``|q| > 1``), else the set of its query terms
+    as a bit mask when it holds at least two, and -1 otherwise."""
+    n, m = counts.shape
+    for i in range(n):
+        bits = 0
+        held = 0
+        for w in range(m):
+            if counts[i, w] > 0:
+                bits |= 1 << w
+                held += 1
+        if every:
+            out[i] = 0 if held == m and m > 1 else -1
+        else:
+            out[i] = bits if held > 1 else -1
+
+
+def coded_pairs(pref: np.ndarray, codes: np.ndarray, close: np.ndarray, out: np.ndarray) -> None:
+    r"""``out[i, j] = pref[codes[i], codes[j]] * close[i, j]`` (``int8[n, n]``, every cell written;
+    ``close`` of shape ``(0, 0)``: every pair): a preference matrix over the distinct rows
+    (``int8[u, u]``) gathered to the documents, as ``pref[codes][:, codes]`` does, with the
+    length precondition applied. Each distinct code's row is gathered once (``u x n``) and
+    copied to the rows of its documents.
+    """
+    n = len(codes)
+    u = pref.shape[0]
+    rows = np.empty((u, n), np.int8)
+    for a in range(u):
+        for j in range(n):
+            rows[a, j] = pref[a, codes[j]]
+    dense = close.shape[0] == n
+    for i in range(n):
+        r = rows[codes[i]]
+        if dense:
+            for j in range(n):
+                out[i, j] = r[j] * np.int8(close[i, j])
+        else:
+            for j in range(n):
+                out[i, j] = r[j]
+
+
+def tf_lnc_pairs(L: np.ndarray, C: np.ndarray, close: np.ndarray, out: np.ndarray) -> None:
+    r"""TF-LNC's preference matrix into ``out`` (``int8[n, n]`` of zeros): ``sign(L_i - L_j)``
+    where some query term has equal rest length ``L_i - C_iw == L_j - C_jw`` (int64, exact, the
+    test of :func:`axiomatic.axioms.kernels.length.tf_lnc`), masked by ``close`` (``(0, 0)``:
+    every pair). Per term, the documents sorted by rest length: only the pairs inside a run of
+    equal rests are visited (every pair of a run has the preference, whichever term made it).
+    """
+    n, m = C.shape
+    dense = close.shape[0] == n
+    rest = np.empty(n, np.int64)
+    for w in range(m):
+        for i in range(n):
+            rest[i] = L[i] - C[i, w]
+        order = np.argsort(rest, kind="mergesort")
+        s = 0
+        while s < n:
+            e = s + 1
+            while e < n and rest[order[e]] == rest[order[s]]:
+                e += 1
+            for x in range(s, e):
+                i = order[x]
+                for y in range(x + 1, e):
+                    j = order[y]
+                    d = L[i] - L[j]
+                    if d == 0 or (dense and not close[i, j]):
+                        continue
+                    v = 1 if d > 0 else -1
+                    out[i, j] = v
+                    out[j, i] = -v
+            s = e
+
+
+def length_pairs(
+    L: np.ndarray, delta: float, delta_rel: float, use_delta: bool, use_rel: bool, out: np.ndarray
+) -> None:
+    r"""``out[i, j] = length_ok(L_i, L_j, delta, delta_rel)`` (``bool[n, n]``) for int64
+    lengths, evaluated on every unordered pair with the same operations as
+    :func:`axiomatic.axioms.kernels._common.length_ok`: the integer difference, compared as a
+    float64 with ``delta``; the quotient ``float(diff) / float(max)`` (0 for two empty
+    documents) with ``delta_rel``. A NaN tolerance fails every pair, the diagonal included."""
+    n = len(L)
+    for i in range(n):
+        a = L[i]
+        for j in range(i, n):
+            b = L[j]
+            diff = abs(a - b)
+            ok = True
+            if use_delta:
+                ok = float(diff) <= delta
+            if use_rel and ok:
+                mx = a if a >= b else b
+                rel = float(diff) / float(mx) if mx > 0 else 0.0
+                ok = rel <= delta_rel
+            out[i, j] = ok
+            out[j, i] = ok
+
+
+def threshold_pairs(L: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
+    r"""``out[i, j] = L_j >= B_i and L_i >= B_j`` (``bool[n, n]``): the closeness matrix of
+    :func:`axiomatic.axioms.kernels._common.lengths_close` from its per-document bounds ``B``,
+    ``G & G.T`` for ``G = L[None, :] >= B[:, None]`` without the transposed read."""
+    n = len(L)
+    for i in range(n):
+        bi = B[i]
+        li = L[i]
+        for j in range(n):
+            out[i, j] = (L[j] >= bi) & (li >= B[j])
+
+
+def dominance_pairs(C: np.ndarray, relaxed: bool, close: np.ndarray, out: np.ndarray) -> None:
+    r"""TFC1's preference matrix into ``out`` (``int8[n, n]`` of zeros) straight from the
+    ``n x |q|`` counts: ``d_i`` holds over ``d_j`` when ``c(w, d_i) > c(w, d_j)`` for every
+    term (strict, extended) or ``>=`` for every term with a larger sum (relaxed), masked by
+    ``close`` (``(0, 0)``: every pair); the integer comparisons of
+    :func:`axiomatic.axioms.kernels.term_frequency.tfc1` on the distinct rows."""
+    n, m = C.shape
+    dense = close.shape[0] == n
+    S = np.zeros(n, np.int64)
+    for i in range(n):
+        for w in range(m):
+            S[i] += C[i, w]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if dense and not close[i, j]:
+                continue
+            ge = True  # every count of i >= j's (> in the strict forms)
+            le = True
+            for w in range(m):
+                x = C[i, w]
+                y = C[j, w]
+                if relaxed:
+                    ge = ge and x >= y
+                    le = le and x <= y
+                else:
+                    ge = ge and x > y
+                    le = le and x < y
+                if not ge and not le:
+                    break
+            if relaxed:
+                ge = ge and S[i] > S[j]
+                le = le and S[i] < S[j]
+            if ge:
+                out[i, j] = 1
+                out[j, i] = -1
+            elif le:
+                out[i, j] = -1
+                out[j, i] = 1
+
+
+def ratio_pairs(
+    L: np.ndarray,
+    cq: np.ndarray,
+    ct: np.ndarray,
+    r: np.ndarray,
+    c: np.ndarray,
+    margin: float,
+    close: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    r"""STMC2's preference matrix into ``out`` (``int8[n, n]`` of zeros): for ``i`` in ``r``
+    (``c(q*, d_i) > 0``) and ``j`` in ``c`` (``c(t*, d_j) > 0 = c(q*, d_j)``), ``d_i`` holds
+    over ``d_j`` when ``isclose(L_j / L_i, ct_j / cq_i, margin)`` (the float64 operations of
+    :func:`axiomatic.axioms.kernels.semantic._stmc2_block` and ``_common.isclose``), masked by
+    ``close`` (``(0, 0)``: every pair); ``r`` and ``c`` are disjoint, so ``+1`` at ``(i, j)``
+    and ``-1`` at ``(j, i)`` is ``holds - holds.T``."""
+    dense = close.shape[0] == len(L)
+    for x in range(len(r)):
+        i = r[x]
+        li = L[i]
+        qi = cq[i]
+        for y in range(len(c)):
+            j = c[y]
+            if dense and not close[i, j]:
+                continue
+            a = L[j] / li
+            b = ct[j] / qi
+            if abs(a - b) <= margin * max(abs(a), abs(b)):
+                out[i, j] = 1
+                out[j, i] = -1
+
+
+def row_counts(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    rows: np.ndarray,
+    lut: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    r"""``out[i, lut[t]] += c`` for every stored entry ``(t, c)`` of CSR row ``rows[i]`` (rows
+    ``< 0`` skipped; ``lut[t] = -1`` for the columns not asked for): the ``n x |q|`` counts
+    ``tf[rows][:, cols].toarray()`` gives (duplicates summed), in one pass over the rows'
+    entries."""
+    for i in range(len(rows)):
+        r = rows[i]
+        if r < 0:
+            continue
+        for e in range(indptr[r], indptr[r + 1]):
+            k = lut[indices[e]]
+            if k >= 0:
+                out[i, k] += data[e]
+
+
+def prox_features(
+    toks: np.ndarray,
+    starts: np.ndarray,
+    rows: np.ndarray,
+    counts: np.ndarray,
+    lut: np.ndarray,
+    ph: np.ndarray,
+    out: np.ndarray,
+) -> bool:
+    r"""The proximity features of :mod:`axiomatic.axioms.kernels.proximity` for every candidate
+    ``i`` with at least two distinct query terms (``counts[i] > 0`` twice), its tokens (term
+    ids) being ``toks[starts[rows[i]]:starts[rows[i] + 1]]``; ``lut[token]`` is the token's
+    query term (``0 <= k < |q|``) or -1, ``ph`` the analyzed query's ids (the phrase). Written
+    into the rows of ``out`` (``6 x n``: ``avg_between``, ``first_sum``, ``phrase``,
+    ``group_occ``, ``group_cnt``, ``span``; the other candidates keep what the caller put
+    there):
+
+    - ``avg_between`` mean of ``|first(a) - first(b)| - 1`` over pairs of present terms,
+      ``first_sum`` the sum of first positions;
+    - ``phrase`` the start of the first occurrence of ``ph`` (unchanged: none);
+    - for every occurrence, its group (per present term the closest occurrence, ties to the
+      smaller position): ``group_occ`` the fewest non-query tokens strictly inside a group,
+      ``group_cnt`` how many groups have that few, ``span`` the mean group width.
+
+    Every value is a sum of integers below 2^53 or one division, so the same floats as the
+    vectorized form in any order of summation. Returns False, writing nothing, when such a
+    candidate has no row (``rows[i] < 0``: not in the index; the caller takes the positional
+    table).
+    """
+    n, m = counts.shape
+    lo = np.full(n, -1, np.int64)
+    hi = np.full(n, -1, np.int64)
+    for i in range(n):
+        held = 0
+        for w in range(m):
+            if counts[i, w] > 0:
+                held += 1
+        if held >= 2:
+            r = rows[i]
+            if r < 0:
+                return False
+            lo[i] = starts[r]
+            hi[i] = starts[r + 1]
+    avg_between = out[0]
+    first_sum = out[1]
+    phrase = out[2]
+    group_occ = out[3]
+    group_cnt = out[4]
+    span = out[5]
+    k_ph = len(ph)
+    longest = 0
+    for i in range(len(lo)):
+        if lo[i] >= 0 and hi[i] - lo[i] > longest:
+            longest = hi[i] - lo[i]
+    occ = np.empty(longest, np.int64)  # occurrence positions, ascending
+    occ_t = np.empty(longest, np.int64)  # their terms
+    tp = np.empty(longest, np.int64)  # occurrence positions by term, ascending per term
+    first = np.empty(m, np.int64)
+    start = np.empty(m + 1, np.int64)
+    fill = np.empty(m, np.int64)
+    for i in range(len(lo)):
+        a = lo[i]
+        if a < 0:
+            continue
+        L = hi[i] - a
+        n_occ = 0
+        first[:] = -1
+        start[:] = 0
+        for p in range(L):
+            k = lut[toks[a + p]]
+            if k >= 0:
+                occ[n_occ] = p
+                occ_t[n_occ] = k
+                n_occ += 1
+                start[k + 1] += 1
+                if first[k] < 0:
+                    first[k] = p
+        # first occurrences
+        total = 0.0
+        pairs = 0
+        fs = 0.0
+        for x in range(m):
+            if first[x] < 0:
+                continue
+            fs += first[x]
+            for y in range(x + 1, m):
+                if first[y] >= 0:
+                    total += abs(first[x] - first[y]) - 1
+                    pairs += 1
+        avg_between[i] = total / max(pairs, 1)
+        first_sum[i] = fs
+        # the phrase: it starts with a query term, so only occurrences can start it
+        if k_ph > 0:
+            for e in range(n_occ):
+                s = occ[e]
+                if s + k_ph > L:
+                    break
+                ok = True
+                for off in range(k_ph):
+                    if toks[a + s + off] != ph[off]:
+                        ok = False
+                        break
+                if ok:
+                    phrase[i] = s
+                    break
+        if n_occ == 0:
+            continue
+        # closest groupings: positions of each term, sorted, term-major
+        for w in range(m):
+            start[w + 1] += start[w]
+            fill[w] = start[w]
+        for e in range(n_occ):
+            k = occ_t[e]
+            tp[fill[k]] = occ[e]
+            fill[k] += 1
+        best = -1
+        count = 0
+        width = 0.0
+        for e in range(n_occ):
+            p = occ[e]
+            g_lo = p
+            g_hi = p
+            for w in range(m):
+                s0 = start[w]
+                s1 = start[w + 1]
+                if s1 == s0:
+                    continue
+                # the first position >= p of term w (binary search) and its predecessor: the
+                # closer one, the right one only on a strict win
+                x, y = s0, s1
+                while x < y:
+                    mid = (x + y) // 2
+                    if tp[mid] < p:
+                        x = mid + 1
+                    else:
+                        y = mid
+                if x == s0:
+                    cpos = tp[x]
+                elif x == s1:
+                    cpos = tp[x - 1]
+                else:
+                    left = tp[x - 1]
+                    right = tp[x]
+                    cpos = right if right - p < p - left else left
+                if cpos < g_lo:
+                    g_lo = cpos
+                if cpos > g_hi:
+                    g_hi = cpos
+            inside = 0
+            if g_hi > g_lo:
+                # tokens in [g_lo + 1, g_hi) minus the occurrences among them (binary searches
+                # in the ascending occurrence positions)
+                x, y = 0, n_occ
+                while x < y:
+                    mid = (x + y) // 2
+                    if occ[mid] < g_lo + 1:
+                        x = mid + 1
+                    else:
+                        y = mid
+                u, v = x, n_occ
+                while u < v:
+                    mid = (u + v) // 2
+                    if occ[mid] < g_hi:
+                        u = mid + 1
+                    else:
+                        v = mid
+                inside = (g_hi - g_lo - 1) - (u - x)
+            if best < 0 or inside < best:
+                best = inside
+                count = 1
+            elif inside == best:
+                count += 1
+            width += g_hi - g_lo
+        group_occ[i] = best
+        group_cnt[i] = count
+        span[i] = width / n_occ
+    return True
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "lb1_pairs": lb1_pairs,
+    "sign_pairs": sign_pairs,
+    "coded_pairs": coded_pairs,
+    "group_sign_pairs": group_sign_pairs,
+    "presence_keys": presence_keys,
+    "tf_lnc_pairs": tf_lnc_pairs,
+    "prox_features": prox_features,
+    "row_counts": row_counts,
+    "ratio_pairs": ratio_pairs,
+    "length_pairs": length_pairs,
+    "threshold_pairs": threshold_pairs,
+    "dominance_pairs": dominance_pairs,
+}
+
+#: one call per kernel with the argument types the kernels are called with (warm_up compiles or
+#: loads exactly these signatures, so that no first use compiles)
 _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
     "lb1_pairs": lambda: (
         np.linspace(2.0, 1.0, 100),
@@ -146,4 +680,85 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         0.1,
         np.zeros((100, 100), dtype=np.int8),
     ),
+    "sign_pairs": lambda: (
+        np.linspace(2.0, 1.0, 10),
+        np.zeros(10),
+        np.zeros(10, dtype=np.int64),
+        np.ones((1, 1), dtype=bool),
+        np.ones((10, 10), dtype=bool),
+        np.empty((10, 10), dtype=np.int8),
+    ),
+    "group_sign_pairs": lambda: (
+        np.linspace(2.0, 1.0, 10),
+        np.zeros(10),
+        np.arange(10, dtype=np.int64) % 3 - 1,
+        np.zeros((0, 0), dtype=bool),
+        np.zeros((10, 10), dtype=np.int8),
+    ),
+    "presence_keys": lambda: (
+        np.eye(4, 3, dtype=np.int64),
+        False,
+        np.empty(4, dtype=np.int64),
+    ),
+    "coded_pairs": lambda: (
+        np.eye(3, dtype=np.int8),
+        np.arange(10, dtype=np.int64) % 3,
+        np.ones((10, 10), dtype=bool),
+        np.empty((10, 10), dtype=np.int8),
+    ),
+    "length_pairs": lambda: (
+        np.arange(5, dtype=np.int64),
+        1.0,
+        0.1,
+        True,
+        True,
+        np.empty((5, 5), dtype=bool),
+    ),
+    "threshold_pairs": lambda: (
+        np.arange(5, dtype=np.int64),
+        np.arange(5, dtype=np.int64) - 1,
+        np.empty((5, 5), dtype=bool),
+    ),
+    "dominance_pairs": lambda: (
+        np.eye(5, 2, dtype=np.int64),
+        True,
+        np.zeros((0, 0), dtype=bool),
+        np.zeros((5, 5), dtype=np.int8),
+    ),
+    "ratio_pairs": lambda: (
+        np.array([3.0, 6.0, 4.0]),
+        np.array([1.0, 0.0, 0.0]),
+        np.array([0.0, 2.0, 1.0]),
+        np.array([0]),
+        np.array([1, 2]),
+        0.2,
+        np.zeros((0, 0), dtype=bool),
+        np.zeros((3, 3), dtype=np.int8),
+    ),
+    "row_counts": lambda: (
+        np.array([0, 2, 3], dtype=np.int32),  # the index's CSR arrays (scipy keeps int32)
+        np.array([0, 4, 1], dtype=np.int32),
+        np.array([2, 1, 5], dtype=np.int32),
+        np.array([1, -1, 0]),
+        np.array([1, 0, -1, -1, -1], dtype=np.int32),
+        np.zeros((3, 2), dtype=np.int64),
+    ),
+    "prox_features": lambda: _prox_example(np.int32),
+    "prox_features@int64": lambda: _prox_example(np.int64),
+    "tf_lnc_pairs": lambda: (
+        np.arange(10, dtype=np.int64),
+        np.eye(10, 3, dtype=np.int64),
+        np.ones((10, 10), dtype=bool),
+        np.zeros((10, 10), dtype=np.int8),
+    ),
 }
+
+
+def _prox_example(dtype: Any) -> tuple[Any, ...]:
+    """``prox_features`` on token ids of ``dtype`` (the index's int32 token table, or the int64
+    positional table of documents outside the index)."""
+    toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
+    starts = np.array([0, 3, 7])
+    counts = np.array([[1, 1], [0, 0], [2, 1]])
+    lut = np.array([-1, 0, 1, -1, -1, -1], dtype=np.int16)
+    return (toks, starts, np.array([0, -1, 1]), counts, lut, np.array([1, 2]), np.zeros((6, 3)))

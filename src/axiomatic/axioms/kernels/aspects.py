@@ -9,27 +9,66 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import present, wins
+from axiomatic.axioms.kernels._common import coded_preferences, present, sign_preferences, wins
 
 
 def and_(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""AND (Zheng & Fang 2010 via ir_axioms 1.2.5): prefer the document that contains every
     query term over one that does not."""
-    allq = np.asarray(present(ctx).all(axis=1), dtype=np.int8)
-    return wins(allq, rows)
+    return wins(_all_terms(ctx), rows)
+
+
+def _all_terms(ctx: QueryContext) -> np.ndarray:
+    return np.asarray(present(ctx).all(axis=1), dtype=np.int8)
 
 
 def m_and(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""M-AND (ir_axioms 1.2.5): prefer the document containing more distinct query terms."""
-    k = present(ctx).sum(axis=1)
-    return wins(k, rows)
+    return wins(_distinct_terms(ctx), rows)
+
+
+def _distinct_terms(ctx: QueryContext) -> np.ndarray:
+    return ctx.cache("distinct_terms", lambda: present(ctx).sum(axis=1))
 
 
 def div(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""DIV (Gollapudi & Sharma 2009 via ir_axioms 1.2.5): prefer the document whose vocabulary
     overlaps the query less (Jaccard ``|Q & D| / |Q | D|``), i.e. covers more beyond it."""
-    k = present(ctx).sum(axis=1).astype(np.float64)
+    return wins(-_jaccard(ctx), rows)
+
+
+def _jaccard(ctx: QueryContext) -> np.ndarray:
+    k = _distinct_terms(ctx).astype(np.float64)
     V = ctx.doc_vocab_sizes().astype(np.float64)
     union = ctx.n_terms + V - k
-    jac = np.where(k > 0, k / np.where(union > 0, union, 1.0), 0.0)
-    return wins(-jac, rows)
+    return np.where(k > 0, k / np.where(union > 0, union, 1.0), 0.0)
+
+
+# ---------------------------------------------------------------------- preference matrices
+# the same comparisons as the kernels above, as one compiled pass (``PairAxiomDef``'s
+# ``preferences_kernel``; None without compiled kernels: the engine evaluates the kernel)
+def and_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    # the value (0 or 1) is the document's code: the comparison of the two values, gathered
+    return coded_preferences(_ORDER[:2, :2], _all_terms(ctx), close)
+
+
+def m_and_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    # the value (0 ... |q|) is the document's code
+    k = _distinct_terms(ctx)
+    u = ctx.n_terms + 1
+    order = _ORDER[:u, :u] if u <= len(_ORDER) else np.greater.outer(np.arange(u), np.arange(u))
+    return coded_preferences(order, k, close)
+
+
+#: ``a > b`` for small integers ``a, b`` (their comparison matrix)
+_ORDER = np.greater.outer(np.arange(64), np.arange(64))
+
+
+def div_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    return sign_preferences(-_jaccard(ctx), close)

@@ -9,16 +9,38 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import all_terms, count_codes, gather, isclose, wins
+from axiomatic.axioms.kernels import _jit
+from axiomatic.axioms.kernels._common import (
+    all_terms,
+    close_argument,
+    count_codes,
+    gather,
+    isclose,
+    sign_preferences,
+    wins,
+)
 
 
 def lnc1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
     r"""LNC1 (Fang et al. 2004; ir_axioms 1.2.5): if every query term's count is close
     (``isclose(c(w,d_i), c(w,d_j), margin)``), prefer the shorter document."""
-    U, codes = count_codes(ctx)
-    margin = float(p["margin"])
-    close = all_terms(U.astype(np.float64), lambda a, b: isclose(a, b, margin))
+    codes, close = _lnc1_close_counts(ctx, float(p["margin"]))
     return gather(close, codes, rows) & wins(-ctx.doc_len.astype(np.float64), rows)
+
+
+def _lnc1_close_counts(ctx: QueryContext, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, close)``: every query term's count close, over the distinct count rows
+    (symmetric: ``isclose`` is)."""
+    U, codes = count_codes(ctx)
+    return codes, all_terms(U.astype(np.float64), lambda a, b: isclose(a, b, margin))
+
+
+def lnc1_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    """:func:`lnc1` as one compiled pass (None without compiled kernels)."""
+    codes, counts_close = _lnc1_close_counts(ctx, float(p["margin"]))
+    return sign_preferences(-ctx.doc_len.astype(np.float64), close, None, codes, counts_close)
 
 
 def tf_lnc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -36,6 +58,22 @@ def tf_lnc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -
     for w in range(ctx.n_terms):
         some_eq |= rest[rows, w, None] == rest[None, :, w]
     return some_eq & (L[rows, None] > L[None, :])
+
+
+def tf_lnc_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    """:func:`tf_lnc` as one compiled pass over the unordered pairs (equal rest is symmetric,
+    so the preference is ``sign(L_i - L_j)`` where some term has it); None without compiled
+    kernels."""
+    fn = _jit.kernel("tf_lnc_pairs")
+    if fn is None:
+        return None
+    n = ctx.n
+    out = np.zeros((n, n), dtype=np.int8)
+    L = np.ascontiguousarray(ctx.doc_len, dtype=np.int64)
+    fn(L, np.ascontiguousarray(ctx.counts, dtype=np.int64), close_argument(close, n), out)
+    return out
 
 
 def lnc2(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:

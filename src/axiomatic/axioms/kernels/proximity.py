@@ -12,7 +12,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import presence_codes, present, run_starts, wins
+from axiomatic.axioms.kernels import _jit
+from axiomatic.axioms.kernels._common import (
+    group_preferences,
+    presence_codes,
+    present,
+    run_starts,
+    sign_preferences,
+    wins,
+)
 
 
 def _prox_features(ctx: QueryContext) -> dict[str, np.ndarray]:
@@ -69,6 +77,57 @@ def _occurrences(ctx: QueryContext) -> _Occurrences | None:
     return ctx.cache("prox_occurrences", compute)
 
 
+#: the feature arrays of :func:`_compiled_features`, in its kernel's output order
+FEATURES = ("avg_between", "first_sum", "phrase", "group_occ", "group_cnt", "span")
+
+
+def _query_lut(ctx: QueryContext) -> np.ndarray:
+    """The query term (index into ``ctx.terms``) of every id of the context, -1 for the other
+    ids; a repeated id keeps its first term, as in :meth:`QueryContext.positional_table`."""
+    q = ctx.query_term_ids()
+    size = ctx.index.n_terms + len(ctx._cache.get("oov_ids", ())) if ctx.index is not None else 0
+    # int16 (|q| < 2^15): half the cache lines of int32 for the kernel's random look-ups
+    lut = np.full(max(size, int(q.max()) + 1), -1, dtype=np.int16)
+    lut[q[::-1]] = np.arange(len(q))[::-1]
+    return lut
+
+
+def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
+    """Every proximity feature from one pass of the compiled
+    :func:`~axiomatic.axioms.kernels._jit.prox_features` over the candidates' tokens (the
+    index's token table; documents outside the index: the positional table), cached; the
+    same values as the vectorized forms below. None when compiled kernels are off.
+
+    One pass serves every feature group: the scan of the tokens is most of the work, so the
+    first proximity axiom pays for all of them (about what the vectorized first positions
+    alone cost) and the others read them."""
+    fn = _jit.kernel("prox_features")
+    if fn is None or ctx.n_terms >= 2**15:
+        return None
+
+    def compute() -> dict[str, np.ndarray]:
+        n, m = ctx.n, ctx.n_terms
+        out = np.zeros((len(FEATURES), n))
+        out[FEATURES.index("phrase")] = np.inf
+        out[FEATURES.index("span")] = np.inf
+        features = dict(zip(FEATURES, out, strict=True))
+        if m == 0 or n == 0:
+            return features
+        counts = np.ascontiguousarray(ctx.counts, dtype=np.int64)
+        ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
+        table = ctx.index.token_table if ctx.index is not None else None
+        if table is not None:
+            toks, starts = table
+            # False: a candidate with two query terms is not in the index (nothing written)
+            if fn(np.asarray(toks), starts, ctx.rows, counts, _query_lut(ctx), ph, out):
+                return features
+        toks, _, offsets = ctx.positional_table(min_terms=2)
+        fn(toks, offsets, np.arange(n), counts, _query_lut(ctx), ph, out)
+        return features
+
+    return ctx.cache("prox_compiled", compute)
+
+
 def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
     """``avg_between`` and ``first_sum`` (PROX1, PROX2) from the first occurrences."""
 
@@ -77,6 +136,9 @@ def _first_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         avg_between = np.zeros(n)
         first_sum = np.zeros(n)
         out = {"avg_between": avg_between, "first_sum": first_sum}
+        fast = _compiled_features(ctx)
+        if fast is not None:
+            return {f: fast[f] for f in out}
         o = _occurrences(ctx)
         if o is None:
             return out
@@ -111,6 +173,9 @@ def _phrase_feature(ctx: QueryContext) -> dict[str, np.ndarray]:
     def compute() -> dict[str, np.ndarray]:
         phrase = np.full(ctx.n, np.inf)
         out = {"phrase": phrase}
+        fast = _compiled_features(ctx)
+        if fast is not None:
+            return {f: fast[f] for f in out}
         o = _occurrences(ctx)
         if o is None:
             return out
@@ -146,6 +211,9 @@ def _group_features(ctx: QueryContext) -> dict[str, np.ndarray]:
         group_cnt = np.zeros(n)
         span = np.full(n, np.inf)
         out = {"group_occ": group_occ, "group_cnt": group_cnt, "span": span}
+        fast = _compiled_features(ctx)
+        if fast is not None:
+            return {f: fast[f] for f in out}
         o = _occurrences(ctx)
         if o is None:
             return out
@@ -249,3 +317,90 @@ def prox5(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     prefer the smaller average span of the closest query-term groups."""
     f = _group_features(ctx)["span"]
     return _all_terms(ctx, rows) & (f[rows, None] < f[None, :])
+
+
+# ---------------------------------------------------------------------- preference matrices
+# the kernels above as one compiled pass each (``PairAxiomDef``'s ``preferences_kernel``; None
+# without compiled kernels: the engine evaluates the kernel). Their masks over distinct
+# presence rows: the same subset of >= 2 query terms (:func:`_same_subset`), or every query
+# term in both documents (:func:`_all_terms`); both symmetric.
+def _subset_mask(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, mask)``: :func:`_same_subset` as a ``u x u`` mask over the presence codes."""
+    U, codes = presence_codes(ctx)
+    many = U.sum(axis=1) > 1
+    mask = np.diag(many) if ctx.n_terms > 1 else np.zeros((len(U), len(U)), dtype=bool)
+    return codes, mask
+
+
+def _subset_key(ctx: QueryContext) -> np.ndarray | None:
+    """:func:`_same_subset` as one key per document: its query-term subset as a bit mask, -1
+    with fewer than two terms (the same key, >= 0, is the same subset); None for more than 62
+    query terms (the masks of :func:`_subset_mask` then) or without compiled kernels."""
+    return _presence_keys(ctx, every=False) if ctx.n_terms <= 62 else None
+
+
+def _all_key(ctx: QueryContext) -> np.ndarray | None:
+    """:func:`_all_terms` as one key per document: 0 with every query term (``|q| > 1``),
+    else -1 (None without compiled kernels)."""
+    return _presence_keys(ctx, every=True)
+
+
+def _presence_keys(ctx: QueryContext, every: bool) -> np.ndarray | None:
+    fn = _jit.kernel("presence_keys")
+    if fn is None:
+        return None
+    out = np.empty(ctx.n, dtype=np.int64)
+    fn(np.ascontiguousarray(ctx.counts, dtype=np.int64), every, out)
+    return out
+
+
+def _subset_preferences(
+    ctx: QueryContext, f: np.ndarray, close: np.ndarray | None
+) -> np.ndarray | None:
+    """``_same_subset & wins(f)`` as a preference matrix, compiled (None: off)."""
+    if not _jit.enabled():
+        return None
+    key = _subset_key(ctx)
+    if key is not None:
+        return group_preferences(f, key, close)
+    codes, mask = _subset_mask(ctx)
+    return sign_preferences(f, close, None, codes, mask)
+
+
+def prox1_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    return _subset_preferences(ctx, -_first_features(ctx)["avg_between"], close)
+
+
+def prox2_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    return _subset_preferences(ctx, -_first_features(ctx)["first_sum"], close)
+
+
+def prox3_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    # phrase_i < phrase_j exactly when -phrase_i > -phrase_j (negation is exact, inf included)
+    return _subset_preferences(ctx, -_phrase_feature(ctx)["phrase"], close)
+
+
+def prox4_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    # fewer words inside (o_i < o_j, i.e. -o_i > -o_j), then more groupings (c_i > c_j)
+    key = _all_key(ctx)
+    if key is None:
+        return None
+    f = _group_features(ctx)
+    return group_preferences(-f["group_occ"], key, close, f["group_cnt"])
+
+
+def prox5_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    key = _all_key(ctx)
+    if key is None:
+        return None
+    return group_preferences(-_group_features(ctx)["span"], key, close)

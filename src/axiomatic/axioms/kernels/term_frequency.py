@@ -21,6 +21,8 @@ from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.kernels import _jit
 from axiomatic.axioms.kernels._common import (
     all_terms,
+    close_argument,
+    coded_preferences,
     count_codes,
     gather,
     isclose,
@@ -40,14 +42,42 @@ def tfc1(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
     """
     if variant == "strict" and ctx.n_terms != 1:
         return np.zeros((rows.stop - rows.start, ctx.n), dtype=bool)
-    # a condition on the count rows alone: evaluated on the distinct rows, then gathered
+    return gather(*_tfc1_rows(ctx, variant), rows)
+
+
+def _tfc1_rows(ctx: QueryContext, variant: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(cond, codes)``: TFC1's condition on the distinct count rows (a condition on the two
+    count rows alone: evaluated there, then gathered)."""
     U, codes = count_codes(ctx)
     if variant in ("strict", "extended"):
         cond = all_terms(U, np.greater)
     else:
         S = U.sum(axis=1)
         cond = all_terms(U, np.greater_equal) & (S[:, None] > S[None, :])
-    return gather(cond, codes, rows)
+    return cond, codes
+
+
+def tfc1_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    """:func:`tfc1` in one compiled pass: up to :data:`DOMINANCE_MAX` candidates on every
+    pair of count rows (no distinct rows needed), above it gathered from the distinct rows
+    (None without compiled kernels, or for the strict form on a multi-term query: the
+    kernel's zeros)."""
+    if variant == "strict" and ctx.n_terms != 1:
+        return None
+    n = ctx.n
+    fn = _jit.kernel("dominance_pairs") if n <= DOMINANCE_MAX else None
+    if fn is not None:
+        out = np.zeros((n, n), dtype=np.int8)
+        C = np.ascontiguousarray(ctx.counts, dtype=np.int64)
+        fn(C, variant == "relaxed", close_argument(close, n), out)
+        return out
+    return coded_preferences(*_tfc1_rows(ctx, variant), close)
+
+
+#: candidates up to which TFC1's preferences compare every pair of count rows directly
+DOMINANCE_MAX = 256
 
 
 def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -86,14 +116,19 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
         can_a = np.asarray(has_lower.any(axis=1))
         cond = ((Ci[:, None, :] >= C[None, :, :]) & can_a[None, None, :]).any(axis=-1)
         return swap & cond
-    # a condition on the two count rows alone: tested on the distinct rows, then gathered;
-    # only pairs with equal, non-zero query-term mass can qualify: test those alone
+    return gather(*_m_tdc_relaxed_rows(ctx), rows)
+
+
+def _m_tdc_relaxed_rows(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray]:
+    """``(cond, codes)``: the relaxed M-TDC (eq. 3.9) on the distinct count rows (a condition
+    on the two count rows alone; only pairs with equal, non-zero query-term mass can qualify:
+    those alone are tested)."""
     U, codes = count_codes(ctx)
     S = U.sum(axis=1)
     a, j = np.nonzero((S[:, None] == S[None, :]) & (S[:, None] > 0))
     out = np.zeros((len(U), len(U)), dtype=bool)
     if len(a) == 0:
-        return gather(out, codes, rows)
+        return out, codes
     A, B = U[a], U[j]
     D = A - B
     two = (D != 0).sum(axis=1) == 2
@@ -105,7 +140,17 @@ def m_tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) ->
     c4 = (A[r, wa] == B[r, wb]) & (A[r, wb] == B[r, wa])
     ok = two & c1 & c3 & c4
     out[a[ok], j[ok]] = True
-    return gather(out, codes, rows)
+    return out, codes
+
+
+def m_tdc_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    """The relaxed :func:`m_tdc` gathered from the distinct rows in one compiled pass (None
+    for the other variants, or without compiled kernels)."""
+    if variant != "relaxed" or ctx.n_terms < 2:
+        return None
+    return coded_preferences(*_m_tdc_relaxed_rows(ctx), close)
 
 
 def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -116,14 +161,20 @@ def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
     as often as ``d`` contains both together (``c(a,d') = c(a,d) + c(b,d)``, ``c(b,d') = 0`` or
     vice versa): covering more distinct query terms beats repeating one. Prefer more points.
     """
-    # points depend on the two count rows alone: scored on the distinct rows, then gathered
+    s_ij, codes = _tfc3_points(ctx, float(p["idf_margin"]))
+    return gather(s_ij > s_ij.T, codes, rows)
+
+
+def _tfc3_points(ctx: QueryContext, idf_margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, codes)``: TFC3's points of every distinct count row against every other
+    (points depend on the two count rows alone: scored on the distinct rows, then gathered)."""
     U, codes = count_codes(ctx)
     C = U.astype(np.float64)
     u = len(U)
     s_ij = np.zeros((u, u))
     idf = ctx.idf
     for a, b in combinations(range(ctx.n_terms), 2):
-        if not isclose(np.asarray(idf[a]), np.asarray(idf[b]), float(p["idf_margin"])):
+        if not isclose(np.asarray(idf[a]), np.asarray(idf[b]), idf_margin):
             continue
         ca, cb = C[:, a], C[:, b]
         both = (ca != 0) & (cb != 0)
@@ -137,7 +188,16 @@ def tfc3(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> 
             )
 
         s_ij += pts(slice(None), slice(None))
-    return gather(s_ij > s_ij.T, codes, rows)
+    return s_ij, codes
+
+
+def tfc3_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
+    """:func:`tfc3` gathered from the distinct rows in one compiled pass (None without
+    compiled kernels)."""
+    s_ij, codes = _tfc3_points(ctx, float(p["idf_margin"]))
+    return coded_preferences(s_ij > s_ij.T, codes, close)
 
 
 def tdc(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -185,17 +245,22 @@ def _lb1_scores(ctx: QueryContext) -> np.ndarray:
 LB1_DENSE_MAX = 256
 
 
-def lb1_preferences(ctx: QueryContext, variant: str, p: Mapping[str, Any]) -> np.ndarray | None:
+def lb1_preferences(
+    ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
+) -> np.ndarray | None:
     r"""LB1's ``int8[n, n]`` preference matrix directly: ``close(i, j) * (sup(i, j) - sup(j, i))``
     with ``sup`` the strict superset of the documents' query-term sets (what ``only_i &
     ~only_j`` of :func:`lb1` is, here two comparisons of bit masks) and ``close`` the score test
     of :func:`lb1` (:func:`_lb1_close`). Declines (None: the engine evaluates :func:`lb1`) for
-    more than 16 query terms or where :func:`_lb1_close` declines.
+    more than 16 query terms, where :func:`_lb1_close` declines, or under a length
+    precondition (``close``; LB1 has none in the catalogue).
 
     Up to :data:`LB1_DENSE_MAX` candidates, with numba installed, one compiled loop
     (:func:`axiomatic.axioms.kernels._jit.lb1_pairs`, the same float operations) replaces the
     dozen numpy calls below, whose per-call overhead is most of their cost at that size.
     """
+    if close is not None:
+        return None
     s = _lb1_scores(ctx)
     C = ctx.counts
     n, m = C.shape
