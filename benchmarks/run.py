@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 #: name -> (script, arguments): the speed figures (issue 27), full and quick
 SPEED: dict[str, tuple[str, list[str], list[str]]] = {
@@ -100,10 +101,16 @@ def main(argv: list[str]) -> int:
             if n not in jobs:
                 jobs[n] = [str(HERE / f"bench_{n}.py")]
         jobs = {n: jobs[n] for n in names}
-    results: dict[str, object] = {"machine_before": _machine(), "quick": quick}
+    # one thread everywhere: BLAS/OpenMP here, numba and torch inside the scripts
+    env = {**os.environ, **{v: "1" for v in THREAD_VARS}}
+    results: dict[str, object] = {
+        "machine_before": _machine(),
+        "quick": quick,
+        "thread_env": {v: "1" for v in THREAD_VARS},
+    }
     for name, cmd in jobs.items():
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, *cmd], capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, *cmd], capture_output=True, text=True, env=env)
         elapsed = time.perf_counter() - t0
         results[name] = {
             "command": " ".join(["python", str(Path(cmd[0]).relative_to(HERE.parent)), *cmd[1:]]),
