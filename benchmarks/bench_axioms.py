@@ -305,6 +305,12 @@ def compare(args: argparse.Namespace) -> dict:
         }
         if use_ref and ref is None:
             ref = _ref_run(args, size, export)
+        if not use_ref:  # say so: a table without the peer must not pass for a comparison
+            entry["ir_axioms"] = {
+                "skipped": "--skip-ref"
+                if args.skip_ref
+                else f"{REF_PY} is missing: run benchmarks/ir_axioms_ref/setup.sh"
+            }
         if ref is not None and "error" in ref:
             entry["ir_axioms"] = {"error": ref["error"]}
         elif ref is not None:
