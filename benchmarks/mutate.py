@@ -71,6 +71,7 @@ MODULES: dict[str, list[str]] = {
     "models/clir.py": [
         "tests/clir/test_clir_model.py",
         "tests/clir/test_issue22_smooth_science.py",
+        "tests/clir/test_issue22_clir_model_init.py",
     ],
     "data/readers/xquad.py": [
         "tests/data/test_issue22_xquad_candidates.py",
