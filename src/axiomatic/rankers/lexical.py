@@ -22,7 +22,7 @@ Retrieval returns only documents that contain at least one query term (as Lucene
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -155,13 +155,17 @@ class LexicalRanker:
 
     # -- query ---------------------------------------------------------------------------
     def _query_terms(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        counts = Counter(self.index.analyzer.analyze(text))
-        if not counts:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
-        tids = self.index.term_ids(list(counts))
-        qtf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        ok = tids >= 0
-        return tids[ok], qtf[ok]
+        pairs = np.asarray(self._query_term_counts(text), dtype=np.int64).reshape(-1, 2)
+        return pairs[:, 0], pairs[:, 1].astype(np.float64)
+
+    def _query_term_counts(self, text: str) -> list[tuple[int, int]]:
+        """``(term id, count)`` of the query's in-vocabulary terms, in order of first occurrence
+        (plain Python: the batch retrieval gathers many queries' before one array each)."""
+        counts: dict[str, int] = {}
+        for term in self.index.analyzer.analyze(text):
+            counts[term] = counts.get(term, 0) + 1
+        get = self.index.vocab.get
+        return [(tid, c) for term, c in counts.items() if (tid := get(term)) is not None]
 
     # -- re-ranking ---------------------------------------------------------------------
     def _candidate_counts(
@@ -260,10 +264,8 @@ class LexicalRanker:
         (``n_q x k``, int64), their scores (float64) and how many of each row are filled (a
         query matches fewer than ``k`` documents when few contain its terms); best first, ties
         by row. The batch form of :meth:`retrieve` (no per-document Python)."""
-        if int(k) != k or k < 1:
-            raise ValueError(f"k must be a positive integer (got {k!r})")
+        k = _positive_k(k)
         self._check()
-        k = int(k)
         n_q = len(queries)
         out_rows = np.zeros((n_q, k), dtype=np.int64)
         out_scores = np.zeros((n_q, k), dtype=np.float64)
@@ -343,33 +345,22 @@ class BM25Ranker(LexicalRanker):
             or cls._doc_offset is not LexicalRanker._doc_offset
         ):
             return super().retrieve_many(queries, k)
-        if int(k) != k or k < 1:
-            raise ValueError(f"k must be a positive integer (got {k!r})")
+        k = _positive_k(k)
         self._check()
         index = self.index
-        # the queries' in-vocabulary terms and counts, as :meth:`_query_terms` gives them (the
-        # same order), gathered in plain lists: per query, one analysis and one Counter
-        analyze = index.analyzer.analyze
-        vocab_get = index.vocab.get
-        terms: list[int] = []
-        qtfs: list[int] = []
+        # every query's in-vocabulary terms and counts, as :meth:`_query_terms` gives them,
+        # gathered in plain lists and turned into arrays once
+        pairs: list[tuple[int, int]] = []
         ptr = [0]
         for q in queries:
-            counts: dict[str, int] = {}  # a Counter's order and counts, without its overhead
-            for term in analyze(q.text):
-                counts[term] = counts.get(term, 0) + 1
-            for term, c in counts.items():
-                tid = vocab_get(term)
-                if tid is not None:
-                    terms.append(tid)
-                    qtfs.append(c)
-            ptr.append(len(terms))
+            pairs.extend(self._query_term_counts(q.text))
+            ptr.append(len(pairs))
         q_ptr = np.asarray(ptr, dtype=np.int64)
-        q_terms = np.asarray(terms, dtype=np.int64)
-        q_tf = np.asarray(qtfs, dtype=np.float64)
+        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        q_terms = np.ascontiguousarray(arr[:, 0])
+        q_tf = arr[:, 1].astype(np.float64)
         q_idf = bm25_idf(index.df[q_terms], index.n_docs)
         csc = index.tf_csc
-        k = int(k)
         out_rows = np.zeros((len(queries), k), dtype=np.int64)
         out_scores = np.zeros((len(queries), k), dtype=np.float64)
         out_n = np.zeros(len(queries), dtype=np.int64)
@@ -563,6 +554,12 @@ def _check_number(
         raise ValueError(f"{name} must be {op} {low:g} (got {value!r})")
     if high is not None and value > high:
         raise ValueError(f"{name} must be <= {high:g} (got {value!r})")
+
+
+def _positive_k(k: Any) -> int:
+    if int(k) != k or k < 1:
+        raise ValueError(f"k must be a positive integer (got {k!r})")
+    return int(k)
 
 
 def _check_int(name: str, value: Any, low: int) -> None:
