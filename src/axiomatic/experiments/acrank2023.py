@@ -520,7 +520,7 @@ class ACRank2023(Runner):
         from axiomatic.models.scoring import score_candidates
 
         t0 = time.perf_counter()
-        net = load_model(d / "model")
+        net = load_model(d / "model", device="auto")
         for name in todo:
             f = d / f"run_{_slug(name)}.json"
             if f.exists():  # an earlier plan's run (depth unrecorded before: its longest list)
@@ -685,7 +685,7 @@ class ACRank2023(Runner):
         test = _cap_queries(data.test, p.diagnose_queries, 3, "test")
         if test.candidates is not None:
             test.candidates = {q: c[: p.diagnose_depth] for q, c in test.candidates.items()}
-        models = {r: load_model(d / "model") for r, d in dirs.items()}
+        models = {r: load_model(d / "model", device="auto") for r, d in dirs.items()}
         result = diagnose_models(
             test,
             models,

@@ -30,7 +30,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from axiomatic.experiments.common import markdown_table, per_query, read_json, write_json
+from axiomatic.experiments.common import (
+    markdown_table,
+    on_device,
+    per_query,
+    read_json,
+    write_json,
+)
 from axiomatic.experiments.engine import Plan, Runner
 from axiomatic.experiments.units import (
     UnitRecord,
@@ -336,14 +342,14 @@ def run_zero_shot(
     import torch
 
     models: dict[str, Callable[[], Any]] = {
-        "MiniLM cross-encoder (no pre-training)": lambda: _seeded(
-            lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed
+        "MiniLM cross-encoder (no pre-training)": lambda: on_device(
+            _seeded(lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed)
         ),
-        "MiniLM bi-encoder (zero-shot)": lambda: BiEncoder(max_length=plan.max_length),
+        "MiniLM bi-encoder (zero-shot)": lambda: on_device(BiEncoder(max_length=plan.max_length)),
     }
 
     def loader(enc: str) -> Callable[[], Any]:
-        return lambda: load_model(enc)
+        return lambda: load_model(enc, device="auto")
 
     for v, s in pretrain.items():
         models[f"ARES_{v}"] = loader(str(s["encoder"]))
@@ -420,7 +426,9 @@ def run_few_shot(
     start_inputs = {"MiniLM cross-encoder": f"MiniLM, seed {plan.seed}, head {plan.head}"}
     for v, s in pretrain.items():
         if v in plan.few_shot_variants:
-            starts[f"ARES_{v}"] = (lambda enc: lambda: load_model(enc))(str(s["encoder"]))
+            starts[f"ARES_{v}"] = (lambda enc: lambda: load_model(enc, device="auto"))(
+                str(s["encoder"])
+            )
             start_inputs[f"ARES_{v}"] = files_fingerprint(str(s["encoder"]))
     store = store or UnitStore(out)
     test_fp = dataset_fingerprint(test, plan.eval_depth)
@@ -489,7 +497,7 @@ def _cached_run(
     from axiomatic.models.scoring import score_candidates
 
     t = time.perf_counter()
-    model = load_model(str(encoder))
+    model = load_model(str(encoder), device="auto")
     model.eval()
     with torch.inference_mode():
         run = score_candidates(model, ds, depth=depth)
@@ -678,11 +686,11 @@ def run_diagnosis(
 
     def models() -> dict[str, Any]:
         if not cache:
-            cache["MiniLM cross-encoder (no pre-training)"] = _seeded(
-                lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed
+            cache["MiniLM cross-encoder (no pre-training)"] = on_device(
+                _seeded(lambda: CrossEncoder(max_length=plan.max_length, head=plan.head), plan.seed)
             )
             for v, s in pretrain.items():
-                cache[f"ARES_{v}"] = load_model(str(s["encoder"]))
+                cache[f"ARES_{v}"] = load_model(str(s["encoder"]), device="auto")
             for m in cache.values():
                 m.eval()
         return cache

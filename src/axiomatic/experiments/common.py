@@ -5,13 +5,25 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from axiomatic._atomic import atomic_write_text
 from axiomatic._report import markdown_table as markdown_table  # the old import path
 from axiomatic.data.records import Dataset, Run
+
+_M = TypeVar("_M")
+
+
+def on_device(model: _M) -> _M:
+    """``model`` moved to where the experiments train, score and diagnose: CUDA when present
+    (``cuda:LOCAL_RANK`` under torchrun), else the CPU, as the trainer chooses. A model built
+    or loaded from disk starts on the CPU, so without this a GPU run would score its test sets
+    and diagnose its models on the CPU."""
+    from axiomatic.models.device import choose_device
+
+    return model.to(choose_device("auto"))  # type: ignore[attr-defined,no-any-return]
 
 
 def load_split(name: str, data_root: str | Path | None, depth: int) -> Dataset:

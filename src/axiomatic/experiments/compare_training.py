@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from axiomatic.experiments.common import load_split, per_query, read_json, write_json
+from axiomatic.experiments.common import load_split, on_device, per_query, read_json, write_json
 from axiomatic.experiments.engine import Plan, Runner, candidate_run, estimate_line
 from axiomatic.experiments.units import (
     UnitRecord,
@@ -612,7 +612,7 @@ class CompareTraining(Runner):
         p = self.plan
         cfg = self._train_config(p, start, method, lr, seed, str(instances or ""))
         if method == "ares":
-            model = load_model(str(ares_starts[seed]["encoder"]))
+            model = load_model(str(ares_starts[seed]["encoder"]), device="auto")
         else:
             model = self._build_start(start, seed, texts)
         t = time.perf_counter()
@@ -703,7 +703,7 @@ class CompareTraining(Runner):
             )  # fmt: skip
             if state == "done":
                 continue
-            model = model or load_model(unit / "model")
+            model = model or load_model(unit / "model", device="auto")
             run = score_candidates(model, ds, depth=self.plan.test_depth)
             write_json(unit / "test" / f"{slug}.json", run)
 
@@ -726,7 +726,7 @@ class CompareTraining(Runner):
             )  # fmt: skip
             if state == "done":
                 continue
-            model = model or self._build_start(start, seed, texts)
+            model = model or on_device(self._build_start(start, seed, texts))
             model.eval()
             write_json(folder / f"{slug}.json", score_candidates(model, ds, self.plan.test_depth))
 
@@ -781,9 +781,9 @@ class CompareTraining(Runner):
             for name, path in paths.items():
                 if path is None:
                     seed = int(name.rsplit(DIAGNOSE_SEP, 1)[1])
-                    models[name] = self._build_start(start, seed, data["texts"])
+                    models[name] = on_device(self._build_start(start, seed, data["texts"]))
                 else:
-                    models[name] = load_model(path)
+                    models[name] = load_model(path, device="auto")
                 models[name].eval()
             diag = diagnose_models(
                 test, models, folder, p.diagnose_axioms, p.diagnose_depth, p.agreement_pairs,

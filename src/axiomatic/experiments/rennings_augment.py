@@ -246,7 +246,7 @@ class RenningsAugment(Runner):
             pq = res["per_query"]
             runs[(model, scheme, seed)] = pq
             name = f"{model}/{scheme}/s{seed}"
-            rankers[name] = NeuralRanker(load_model(unit / "model"), name=name)
+            rankers[name] = NeuralRanker(load_model(unit / "model", device="auto"), name=name)
             rows.append(
                 {
                     "model": model,
@@ -289,7 +289,9 @@ class RenningsAugment(Runner):
                     pq = per_query(read_json(unit / "test_run.json"), test, MEASURES)
                     runs[(model, scheme, seed)] = pq
                     name = f"{model}/{scheme}/s{seed}"
-                    rankers[name] = NeuralRanker(load_model(unit / "model"), name=name)
+                    rankers[name] = NeuralRanker(
+                        load_model(unit / "model", device="auto"), name=name
+                    )
                     metrics = unit / "metrics.json"
                     best = read_json(metrics).get("best_dev") if metrics.is_file() else None
                     rows.append(

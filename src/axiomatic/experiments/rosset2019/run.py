@@ -243,7 +243,7 @@ class Rosset2019(RossetReport, Runner):
         from axiomatic.training.analysis import perturbation_agreement
         from axiomatic.training.trainer import visible_tokens
 
-        model = load_model(unit / "model")
+        model = load_model(unit / "model", device="auto")
         an = parse_analyzer(self.plan.analyzer, language=test.language)
         texts = [
             test.documents[d].text
