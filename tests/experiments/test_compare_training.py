@@ -243,3 +243,23 @@ def test_the_configs_are_valid_plans_that_write_the_page(name: str) -> None:
     assert plan.seeds == [0, 1, 2]
     if name == "gpu":  # the paper-scale config is the plan's defaults (--full), page added
         assert dataclasses.replace(plan, docs=None) == ComparePlan.full()
+
+
+def test_the_cross_encoder_config_is_the_gpu_plan_cut_to_its_start_and_budget() -> None:
+    """configs/compare-training-cross-encoder.toml: the cross-encoder's five methods on the GPU
+    plan's data, tests and dev split, at 200 steps of 32 and the one lr the H200 curves chose."""
+    from axiomatic.training.config import read_toml
+
+    root = Path(__file__).resolve().parents[2]
+    data = read_toml(root / "configs" / "compare-training-cross-encoder.toml")["plan"]
+    plan = get_experiment("compare-training").plan(False, **data)
+    full = ComparePlan.full()
+    assert plan.starts == ["cross-encoder"]
+    assert plan.methods == {"cross-encoder": full.methods["cross-encoder"]}
+    assert plan.lrs == {"cross-encoder": [5e-5]}
+    assert (plan.examples, plan.batch_size, plan.eval_every) == (6400, 32, 50)
+    assert plan.docs == "docs/comparison-cross-encoder.md"
+    same = ("train", "depth", "dev_queries", "seeds", "test_sets", "test_depth", "test_queries",
+            "ares_collections", "ares_variant", "diagnose_queries", "agreement_pairs")  # fmt: skip
+    assert {k: getattr(plan, k) for k in same} == {k: getattr(full, k) for k in same}
+    assert plan.model_config["cross-encoder"] == full.model_config["cross-encoder"]
