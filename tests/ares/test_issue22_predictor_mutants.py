@@ -130,6 +130,9 @@ def test_check_setting_reads_names_loosely_and_explains_unknown_ones() -> None:
     with pytest.raises(ValueError) as err:
         check_setting("X")
     assert str(err.value) == "unknown negative-sampling setting 'X'" + tail
+    with pytest.raises(ValueError) as err:  # 'I' is only 0.5 close: below the 0.6 cutoff
+        check_setting("IAB")
+    assert str(err.value) == "unknown negative-sampling setting 'IAB'" + tail
 
 
 def test_a_missing_lightgbm_is_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
