@@ -400,7 +400,8 @@ def test_roc_auc_with_unequal_classes_and_ties_by_hand() -> None:
     assert roc_auc(y, np.array([0.1, 0.5, 0.3, 0.4, 0.9])) == pytest.approx(5 / 6, abs=1e-15)
     # one positive tied with one of two negatives: (0.5 + 1) / 2
     assert roc_auc(np.array([1, 0, 0]), np.array([0.5, 0.5, 0.2])) == 0.75
-    assert roc_auc([False, True, True, True], [0.3, 0.1, 0.2, 0.4]) == pytest.approx(1 / 3)
+    labels = np.array([False, True, True, True])  # boolean labels; 0.4 is above 0.3 only
+    assert roc_auc(labels, np.array([0.3, 0.1, 0.2, 0.4])) == pytest.approx(1 / 3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # one class: NaN without a 0/0
         assert np.isnan(roc_auc(np.array([0, 0, 0]), np.array([0.1, 0.2, 0.3])))
