@@ -87,6 +87,7 @@ MODULES: dict[str, list[str]] = {
         "tests/ares/test_ares_predictor.py",
         "tests/ares/test_ares_pretrain.py",
         "tests/ares/test_issue21_corpus_mu.py",
+        "tests/ares/test_issue22_predictor_mutants.py",
     ],
     "ares/pairs.py": ["tests/ares/test_ares_pretrain.py", "tests/experiments/test_ares2022.py"],
     "ares/pretrain.py": ["tests/ares/test_ares_pretrain.py"],
