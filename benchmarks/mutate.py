@@ -63,6 +63,7 @@ MODULES: dict[str, list[str]] = {
     "models/acrank.py": [
         "tests/models/test_acrank_model.py",
         "tests/models/test_issue22_acrank_signal.py",
+        "tests/models/test_issue22_acrank_model_mutants.py",
     ],
     "models/similarity.py": [
         "tests/clir/test_smooth.py",
