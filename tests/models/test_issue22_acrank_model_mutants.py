@@ -176,3 +176,18 @@ def test_pretrained_false_builds_the_folder_architecture_with_fresh_weights(tiny
     fresh = ACRankModel(encoder_path=str(tiny_bert), pretrained=False)
     assert fresh.hidden_size == 32
     assert not torch.equal(fresh.encoder.embeddings.word_embeddings.weight, saved[key])
+
+
+def test_check_bert_path_refuses_a_config_that_is_not_a_json_object(tmp_path):
+    (tmp_path / "config.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        check_bert_path(tmp_path)
+    cfg = tmp_path / "config.json"
+    assert str(err.value) == (
+        f"{cfg}: not valid JSON (Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1))"
+    )
+    cfg.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        check_bert_path(tmp_path)
+    assert str(err.value) == f"{cfg}: not valid JSON ('list' object has no attribute 'get')"
