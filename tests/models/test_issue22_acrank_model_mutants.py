@@ -38,7 +38,7 @@ def tiny_bert(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model(tiny_bert):
-    torch.manual_seed(0)
+    torch.manual_seed(123)  # not the seed the folder's random weights were drawn with
     return ACRankModel(encoder_path=str(tiny_bert)).eval()
 
 
