@@ -47,6 +47,7 @@ MODULES: dict[str, list[str]] = {
     "training/smooth.py": [
         "tests/clir/test_smooth.py",
         "tests/clir/test_issue22_smooth_science.py",
+        "tests/clir/test_issue22_smooth_mutants.py",
     ],
     "training/samplers.py": [
         "tests/training/test_issue22_samplers.py",
