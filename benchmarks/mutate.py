@@ -73,6 +73,7 @@ MODULES: dict[str, list[str]] = {
         "tests/clir/test_clir_model.py",
         "tests/clir/test_issue22_smooth_science.py",
         "tests/clir/test_issue22_clir_model_init.py",
+        "tests/clir/test_issue22_clir_towers.py",
     ],
     "data/readers/xquad.py": [
         "tests/data/test_issue22_xquad_candidates.py",
