@@ -111,6 +111,11 @@ def test_unreachable_thresholds_message_word_for_word() -> None:
         "(-0.5, 0.5) and theta_2 = -0.6 is at or below -0.5, so grades 0, 1 can never be "
         "reached" + tail
     )
+    assert unreachable_thresholds((-0.9, -0.8, -0.6, 0.1), 0.5) == (
+        "unreachable thresholds [-0.9, -0.8, -0.6, 0.1]: every score lies strictly inside "
+        "(-0.5, 0.5) and theta_3 = -0.6 is at or below -0.5, so grades 0, 1, 2 can never be "
+        "reached" + tail
+    )
     assert unreachable_thresholds((-0.4999, 0.4999), 0.5) is None
     assert unreachable_thresholds((0.2, 0.7), 1) is None
     with pytest.raises(ValueError, match="strictly increasing"):
@@ -376,6 +381,10 @@ def test_predict_grades_at_the_segment_edges() -> None:
     r = torch.tensor([-1.0, 0.1999, 0.2, 0.2001, 0.7, 0.7001, 1.0], dtype=F64)
     g = predict_grades(r, (0.2, 0.7))
     assert g.tolist() == [0, 0, 0, 1, 1, 2, 2]
+    # float64 scores next to the thresholds are compared with the float64 thresholds (the
+    # float32 roundings 0.20000000298 and 0.69999998808 would put them in other segments)
+    near = torch.tensor([0.2000000001, 0.69999999], dtype=F64)
+    assert predict_grades(near, (0.2, 0.7)).tolist() == [1, 1]
     r32 = torch.tensor([0.2, 0.7], dtype=torch.float32)  # float32 scores at float32 thresholds
     assert predict_grades(r32, (0.2, 0.7)).tolist() == [0, 1]
     assert predict_grades(torch.tensor([0.0, 0.5]), (-0.3, 0.1, 0.5)).tolist() == [1, 2]
