@@ -49,6 +49,7 @@ class FakeForest:
     made: ClassVar[list[FakeForest]] = []
     nan_importance = False
     equal = False
+    fixed: ClassVar[list[float] | None] = None
 
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs
@@ -68,6 +69,8 @@ class FakeForest:
         n = self.fit_args[0].shape[1] if self.fit_args is not None else 0
         if self.equal:
             return np.full(n, 1 / n)
+        if self.fixed is not None:
+            return np.asarray(self.fixed)
         out = np.zeros(n)
         out[0] = 0.2
         if n > 1:
@@ -82,6 +85,7 @@ def forest(monkeypatch) -> type[FakeForest]:
     FakeForest.made = []
     FakeForest.nan_importance = False
     FakeForest.equal = False
+    FakeForest.fixed = None
     monkeypatch.setattr(model, "_sklearn", lambda: FakeForest)
     return FakeForest
 
@@ -186,7 +190,8 @@ def test_query_folds_messages_word_for_word() -> None:
 
 # ---------------------------------------------------------------------- fit_predict
 def test_fit_predict_seeds_each_fold_and_reads_the_forest(forest) -> None:
-    pairs = pd.DataFrame({**PAIRS, "target": TARGET, "LNC1": [0] * 7})
+    target = np.asarray(TARGET, dtype=np.int8)  # as pair_table gives it
+    pairs = pd.DataFrame({**PAIRS, "target": target, "LNC1": [0] * 7})
     forest.nan_importance = True
     ticks: list[int] = []
     pred, fold, imps = fit_predict(
@@ -235,6 +240,31 @@ def test_fit_predict_one_class_training_folds_predict_that_class(forest) -> None
     flipped = pairs.assign(target=1 - pairs["target"])
     pred2, _, _ = fit_predict(flipped, ["f"], folds=3, seed=0)
     assert pred2[3:].tolist() == [1, 1]
+
+
+def test_fit_predict_one_class_of_a_single_training_pair(forest) -> None:
+    # two queries, two folds, each trained on the other query alone (one class each)
+    pairs = pd.DataFrame(
+        {"query_id": ["q1", "q2", "q2"], "f": [1.0, 1.0, 1.0], "target": [0, 1, 1]}
+    )
+    pred, _, imps = fit_predict(pairs, ["f"], folds=2, seed=0)
+    assert pred.tolist() == [1, 0, 0] and imps.tolist() == [[0.0], [0.0]]
+    assert forest.made == []
+
+
+def test_sklearn_forest_and_the_message_without_it(monkeypatch) -> None:
+    import sys
+
+    from sklearn.ensemble import RandomForestClassifier
+
+    assert model._sklearn() is RandomForestClassifier
+    monkeypatch.setitem(sys.modules, "sklearn.ensemble", None)
+    with _raises(
+        ModuleNotFoundError,
+        "axiomatic explanations need scikit-learn: pip install 'axiomatic-ir[explain]' "
+        "(or pip install scikit-learn)",
+    ):
+        model._sklearn()
 
 
 def test_fit_predict_with_a_real_forest_is_seeded() -> None:
@@ -322,10 +352,14 @@ def test_explain_run_tables_by_hand(forest, stub, monkeypatch) -> None:
     ds = _dataset()
     run = {"q1": {"d": 1.0}}
     ticks: list[int] = []
-    expl = explain_run(
-        ds, run, "sys", axioms="TFC1,M-AND,LNC1", index="IDX", depth=6, folds=3, seed=0,
-        n_estimators=7, max_pairs=4, progress=lambda: ticks.append(1),
-    )  # fmt: skip
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # LNC1 never decisive: NaN agreement, no 0/0 warning
+        expl = explain_run(
+            ds, run, "sys", axioms="TFC1,M-AND,LNC1", index="IDX", depth=6, folds=3, seed=0,
+            n_estimators=7, max_pairs=4, progress=lambda: ticks.append(1),
+        )  # fmt: skip
     # the pair table: asked twice (ranker's target, then the random one) with the settings
     assert [c["random_target"] for c in stub.calls if "random_target" in c] == [True]
     assert len(stub.calls) == 2
@@ -368,6 +402,8 @@ def test_explain_run_tables_by_hand(forest, stub, monkeypatch) -> None:
     assert math.isnan(imp["agreement"].tolist()[2])
     assert imp.index.tolist() == [0, 1, 2]
 
+    assert expl.by_rank.columns.tolist() == ["system", "rank_diff", "pairs", "fidelity"]
+    assert expl.by_score.columns.tolist() == ["system", "score_diff", "pairs", "fidelity"]
     assert expl.by_rank.to_dict("records") == [
         {"system": "sys", "rank_diff": "1", "pairs": 2, "fidelity": 0.5},
         {"system": "sys", "rank_diff": "2-3", "pairs": 2, "fidelity": 0.5},
@@ -432,6 +468,14 @@ def test_explain_run_defaults_and_without_the_random_baseline(forest, stub, monk
     assert math.isnan(row["fidelity_decided"]) and row["share_undecided"] == 1.0
     assert row["top_axioms"] == "LNC1, TF-LNC, PROX1"
     assert none.importances["axiom"].tolist() == axioms.split(",")
+
+
+def test_explain_run_baseline_by_default_and_ties_in_stable_order(forest, stub) -> None:
+    forest.fixed = [0.0, 0.0, 0.5, 0.5]
+    expl = explain_run(_dataset(), {}, "s", axioms="TFC1,M-AND,LNC1,TF-LNC", index="I")
+    assert [c.get("random_target", False) for c in stub.calls] == [False, True]
+    assert expl.importances["axiom"].tolist() == ["LNC1", "TF-LNC", "TFC1", "M-AND"]
+    assert expl.summary["top_axioms"].tolist() == ["LNC1, TF-LNC, TFC1"]
 
 
 def test_explain_run_checks_depth_and_max_pairs() -> None:
@@ -583,6 +627,13 @@ def test_explain_default_axioms(forest, stub, monkeypatch) -> None:
     expl = explain(_dataset(), {"m": {}}, index="I", random_baseline=False)
     want = [a.spec for a in explanation_axioms(None)]
     assert expl.settings["axioms"] == want and len(want) > 3
+    assert {k: expl.settings[k] for k in ("depth", "folds", "seed", "n_estimators")} == {
+        "depth": 20,
+        "folds": 5,
+        "seed": 0,
+        "n_estimators": 100,
+    }
+    assert expl.settings["max_pairs"] is None and len(stub.calls) == 1
 
 
 def test_explain_refusals_word_for_word(forest, stub, monkeypatch) -> None:
