@@ -101,9 +101,12 @@ MODULES: dict[str, list[str]] = {
         "tests/axioms/test_query_pair_reference.py",
         "tests/axioms/test_query_pairs.py",
     ],
-    "explain/model.py": [
-        "tests/explain/test_explain.py",
+    "explain/model.py": [  # the stub-based value tests, and the real pipeline's fast tests
+        "tests/explain/test_issue22_model_mutants.py",
         "tests/explain/test_issue22_folds.py",
+        "tests/explain/test_explain.py::test_query_folds_keep_each_query_in_one_fold",
+        "tests/explain/test_explain.py::test_depth_and_empty_inputs",
+        "tests/explain/test_explain.py::test_a_ranking_no_axiom_describes_is_barely_explained",
     ],
     # activation patching (issue 28): the minimal pairs and the patching engine
     "perturb/minimal_pairs.py": ["tests/perturb/test_minimal_pairs.py"],

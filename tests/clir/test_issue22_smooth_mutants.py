@@ -193,7 +193,8 @@ def test_sosl_grad_bound_per_grade() -> None:
 def test_graded_mse_targets_spread_over_minus_one_to_one() -> None:
     r = torch.tensor([0.0, 0.0, 0.0, 0.0], dtype=F64)
     got = GradedMSE((-0.3, 0.1, 0.5)).per_example(r, torch.arange(4))
-    assert np.allclose(got.numpy(), [1.0, 1 / 9, 1 / 9, 1.0], atol=1e-15)
+    # targets -1, -1/3, 1/3, 1 in float64 (not float32 roundings of them)
+    assert np.allclose(got.numpy(), [1.0, 1 / 9, 1 / 9, 1.0], rtol=0, atol=1e-15)
     got2 = GradedMSE((0.4,)).per_example(torch.tensor([0.5, 0.5], dtype=F64), torch.arange(2))
     assert np.allclose(got2.numpy(), [1.5**2, 0.5**2], atol=1e-15)
     r32 = torch.tensor([0.25, 0.5, -0.75], dtype=torch.float32)
@@ -314,7 +315,7 @@ def test_three_part_l2_values_by_hand_with_four_grades() -> None:
     y = torch.tensor([0, 0, 1, 2, 2, 3, 3, 3])
     want = [0.2**2, 0.0, 0.2**2, 0.0, 0.2**2, 0.0, 0.3**2, 1.7**2]
     got = loss.per_example(r, y)
-    assert got.dtype == F64 and np.allclose(got.numpy(), want, atol=1e-15)
+    assert got.dtype == F64 and np.allclose(got.numpy(), want, rtol=0, atol=1e-15)
     r32 = torch.tensor([0.5, 0.5], dtype=torch.float32)
     v = ThreePartL2()(r32, torch.tensor([0, 2]))
     assert v.dtype == torch.float32 and float(v) == pytest.approx((0.09 + 0.16) / 2, rel=1e-6)
@@ -364,6 +365,20 @@ def test_parse_graded_loss_defaults_scalars_and_grade_counts() -> None:
         "expected ['cuts', 'scale', 'thresholds']",
     ):
         parse_graded_loss("po(scal=3)")
+    # one suggestion only, even for a key as close to two parameters
+    with _raises(
+        ValueError,
+        "graded loss 'po' has no parameter 'scalecuts' (did you mean 'scale'?); "
+        "expected ['cuts', 'scale', 'thresholds']",
+    ):
+        parse_graded_loss("po(scalecuts=1)")
+    # a bare token is a value (here refused by the loss itself, with its own message)
+    with _raises(
+        ValueError,
+        "proportional odds cuts must be 'learned' (McCullagh's estimated cut points) or "
+        "'fixed' (s * thresholds) (got 'fixed-ish')",
+    ):
+        parse_graded_loss("po(cuts=fixed-ish)")
     with _raises(
         ValueError,
         "graded loss 'sosl' has no parameter 'high'; expected ['thresholds']",
