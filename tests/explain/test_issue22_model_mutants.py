@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -348,7 +349,8 @@ def test_bucket_tables_at_every_edge() -> None:
 # ---------------------------------------------------------------------- explain_run
 def test_explain_run_tables_by_hand(forest, stub, monkeypatch) -> None:
     clock = iter([10.0, 12.3456])
-    monkeypatch.setattr(model.time, "perf_counter", lambda: next(clock, 99.0))
+    # the module's clock only (not the time module everyone shares)
+    monkeypatch.setattr(model, "time", SimpleNamespace(perf_counter=lambda: next(clock, 99.0)))
     ds = _dataset()
     run = {"q1": {"d": 1.0}}
     ticks: list[int] = []
