@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -243,6 +244,14 @@ def test_fit_predict_one_class_training_folds_predict_that_class(forest) -> None
     assert pred2[3:].tolist() == [1, 1]
 
 
+def test_fit_predict_defaults_five_folds_seed_zero(forest) -> None:
+    qids = [f"q{k}" for k in range(8) for _ in range(2)]
+    pairs = pd.DataFrame({"query_id": qids, "f": [1.0, -1.0] * 8, "target": [1, 0] * 8})
+    _, fold, imps = fit_predict(pairs, ["f"])
+    assert fold.tolist() == _folds_ref(qids, 5, 0) and imps.shape == (5, 1)
+    assert [f.kwargs["random_state"] for f in forest.made] == [0, 1, 2, 3, 4]
+
+
 def test_fit_predict_one_class_of_a_single_training_pair(forest) -> None:
     # two queries, two folds, each trained on the other query alone (one class each)
     pairs = pd.DataFrame(
@@ -308,6 +317,14 @@ def test_bootstrap_resamples_queries() -> None:
     assert lo < hi
     # every query equally accurate: no spread
     assert _bootstrap(q, np.ones(8), seed=0) == (1.0, 1.0)
+    # many queries of different sizes: the percentiles fall between distinct accuracies, so
+    # the default of 1000 resamples is seen in the interval
+    rng = np.random.default_rng(4)
+    many = [f"q{k}" for k in range(40) for _ in range(1 + k % 7)]
+    hits = rng.integers(0, 2, len(many)).tolist()
+    got = _bootstrap(np.asarray(many), np.asarray(hits), seed=1)
+    assert got == pytest.approx(_bootstrap_ref(many, hits, 1, 1000), abs=1e-12)
+    assert got != pytest.approx(_bootstrap_ref(many, hits, 1, 1001), abs=1e-12)
 
 
 def test_rank_labels_and_bucket_edges() -> None:
@@ -354,8 +371,6 @@ def test_explain_run_tables_by_hand(forest, stub, monkeypatch) -> None:
     ds = _dataset()
     run = {"q1": {"d": 1.0}}
     ticks: list[int] = []
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # LNC1 never decisive: NaN agreement, no 0/0 warning
         expl = explain_run(
@@ -421,6 +436,7 @@ def test_explain_run_tables_by_hand(forest, stub, monkeypatch) -> None:
         {"system": "sys", "score_diff": "[0.4, 1]", "pairs": 2, "fidelity": 0.5},
     ]
     p = expl.pairs
+    assert p["system"].tolist() == ["sys"] * 7
     assert p.columns.tolist()[0] == "system" and p.columns.tolist()[-3:] == [
         "pred", "fold", "correct",
     ]  # fmt: skip
@@ -465,7 +481,9 @@ def test_explain_run_defaults_and_without_the_random_baseline(forest, stub, monk
     # importances keep the axioms' order
     forest.equal = True
     axioms = "LNC1,TF-LNC,PROX1,PROX2"
-    none = explain_run(ds, {}, "s", axioms=axioms, index="I", random_baseline=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean of an empty selection
+        none = explain_run(ds, {}, "s", axioms=axioms, index="I", random_baseline=False)
     row = none.summary.iloc[0]
     assert math.isnan(row["fidelity_decided"]) and row["share_undecided"] == 1.0
     assert row["top_axioms"] == "LNC1, TF-LNC, PROX1"
@@ -478,6 +496,19 @@ def test_explain_run_baseline_by_default_and_ties_in_stable_order(forest, stub) 
     assert [c.get("random_target", False) for c in stub.calls] == [False, True]
     assert expl.importances["axiom"].tolist() == ["LNC1", "TF-LNC", "TFC1", "M-AND"]
     assert expl.summary["top_axioms"].tolist() == ["LNC1, TF-LNC, TFC1"]
+
+
+def test_agreement_of_an_axiom_decisive_once(forest, stub) -> None:
+    # DIV prefers a in the last pair only (target 1): coverage 1/7, agreement 1 (not NaN)
+    stub_div = [0, 0, 0, 0, 0, 0, 1]
+    PAIRS["DIV"] = stub_div
+    try:
+        expl = explain_run(_dataset(), {}, "s", axioms="TFC1,DIV", index="I")
+    finally:
+        del PAIRS["DIV"]
+    imp = expl.importances.set_index("axiom")
+    assert imp.loc["DIV", "coverage"] == pytest.approx(1 / 7)
+    assert imp.loc["DIV", "agreement"] == 1.0
 
 
 def test_explain_run_checks_depth_and_max_pairs() -> None:
