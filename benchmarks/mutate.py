@@ -78,6 +78,7 @@ MODULES: dict[str, list[str]] = {
         "tests/data/test_issue22_xquad_split.py",
         "tests/clir/test_xquad_no_leak.py",
         "tests/data/test_data_readers.py",
+        "tests/data/test_issue22_xquad_inputs.py",
     ],
     "ares/sampling.py": [
         "tests/ares/test_ares_sampling.py",
