@@ -83,6 +83,7 @@ MODULES: dict[str, list[str]] = {
     "ares/sampling.py": [
         "tests/ares/test_ares_sampling.py",
         "tests/ares/test_issue21_corpus_mu.py",
+        "tests/ares/test_issue22_sampling_mutants.py",
     ],
     "ares/predictor.py": [
         "tests/ares/test_ares_predictor.py",
