@@ -387,3 +387,71 @@ def test_parquet_round_trip_and_a_foreign_file(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as exc:
         PseudoQueries.read_parquet(foreign)
     assert str(exc.value) == f"{foreign}: not a pseudo-query file written by ARES (no metadata)"
+
+
+def test_the_parquet_columns_are_integers(tmp_path: Path) -> None:
+    """The file's schema (read by other tools too): int64 document rows, int32 term-id lists."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq_
+
+    pq = sample_pseudo_queries(_index(ROWS, 14), n_queries=2, seed=0)
+    schema = pq_.read_schema(pq.write_parquet(tmp_path / "q.parquet"))
+    assert schema.field("doc").type == pa.int64()
+    assert schema.field("terms").type == pa.list_(pa.int32())
+
+
+def test_the_defaults_are_the_papers_settings_and_seed_0() -> None:
+    idx = _index(ROWS, 14)
+    default = sample_pseudo_queries(idx)
+    explicit = sample_pseudo_queries(idx, 10, 3.0, "avgdl", 10, 5, 0)
+    assert default.doc.tolist() == explicit.doc.tolist()
+    assert _queries(default) == _queries(explicit)
+    assert default.params == explicit.params
+
+
+def test_the_softmax_subtracts_the_row_maximum() -> None:
+    """Eq. 6 stays finite for weights far beyond ``exp``'s range (an index whose stored lengths
+    are 0 with ``mu = 0`` gives ``P(w|D) = c(w, D)``, so ``gamma`` is in the thousands)."""
+    idx = _index([{0: 1000, 1: 999}, {0: 1, 2: 1}], 3)
+    idx.doc_len = np.zeros(2, dtype=np.int64)
+    P = contrastive_distribution(idx, 0.0)
+    g = -np.array([1000.0, 999.0]) * np.log(np.array([3 / 7, 2 / 7]))  # p_c = (2+1, 1+1) / 7
+    want = np.exp(g - g.max()) / np.exp(g - g.max()).sum()
+    assert np.isfinite(P.data).all()
+    np.testing.assert_allclose(P[0].data, want, rtol=1e-9)
+
+
+def test_corpus_distribution_of_one_term_and_of_integer_input() -> None:
+    np.testing.assert_array_equal(corpus_distribution(np.array([5])), [1.0])  # (5+1) / (5+1)
+    out = corpus_distribution(np.zeros(0, dtype=np.int64))
+    assert out.shape == (0,) and out.dtype == np.float64
+
+
+def test_document_lm_applies_eq3_whenever_the_denominator_is_positive() -> None:
+    """In float64 whatever the dtype of the lengths, and for any ``|D| + mu > 0``, below 1
+    included (the guard only replaces a zero denominator)."""
+    tf = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]]))
+    p_c = np.array([0.5, 0.3, 0.2])
+    lm = document_lm(tf, np.array([3, 3], dtype=np.float32), p_c, mu=0.1)
+    want = [(2 + 0.1 * 0.5) / 3.1, (1 + 0.1 * 0.2) / 3.1, (3 + 0.1 * 0.3) / 3.1]
+    np.testing.assert_allclose(lm.data, want, rtol=1e-15)
+    lm = document_lm(tf, np.array([0, 3]), p_c, mu=0.5)  # row 0: |D| + mu = 0.5
+    want = [(2 + 0.25) / 0.5, (1 + 0.1) / 0.5, (3 + 0.15) / 3.5]
+    np.testing.assert_allclose(lm.data, want, rtol=1e-15)
+
+
+def test_resolve_mu_counts_documents_of_length_one() -> None:
+    assert resolve_mu(_index([{0: 1}, {1: 2, 2: 2}, {}], 3)) == 2.5  # (1 + 4) / 2
+    assert resolve_mu(_index([{0: 1}, {}, {1: 1}], 2)) == 1.0
+    idx = _index([{0: 3}, {1: 4}, {2: 4}, {}], 3)
+    idx.doc_len = idx.doc_len.astype(np.float32)  # the mean is taken in float64
+    assert resolve_mu(idx) == 11 / 3
+
+
+def test_a_trailing_empty_document_is_skipped() -> None:
+    rows = [*ROWS, {}]
+    idx = _index(rows, 14)
+    pq = sample_pseudo_queries(idx, n_queries=3, seed=1)
+    docs, queries, _, _ = _hand_sample(rows, 14, 3, 3.0, resolve_mu(idx), 10, 5, 1)
+    assert pq.doc.tolist() == docs and _queries(pq) == queries
+    assert pq.report.n_empty_docs == 2 and 7 not in docs
