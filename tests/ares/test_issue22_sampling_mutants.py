@@ -271,15 +271,16 @@ def test_the_smallest_valid_parameters_are_accepted() -> None:
     pq = sample_pseudo_queries(_index(ROWS, 14), n_queries=1, max_length=1, max_rounds=1, seed=0)
     assert (pq.lengths == 1).all()
     assert np.bincount(pq.doc, minlength=7).tolist() == [1, 0, 1, 1, 1, 1, 1]
-    assert sample_pseudo_queries(_index(ROWS, 14), n_queries=2.0, seed=0).params["n_queries"] == 2
+    two = sample_pseudo_queries(_index(ROWS, 14), n_queries=2.0, seed=0)  # type: ignore[arg-type]
+    assert two.params["n_queries"] == 2
 
 
 # ------------------------------------------------------------------------------ the formulas
 def test_corpus_distribution_by_hand() -> None:
     np.testing.assert_allclose(
-        corpus_distribution(np.array([3, 1, 0, 2])), [4 / 10, 2 / 10, 1 / 10, 3 / 10], rtol=1e-15
+        corpus_distribution(np.array([3, 1, 0, 2])), np.array([0.4, 0.2, 0.1, 0.3]), rtol=1e-15
     )
-    np.testing.assert_allclose(corpus_distribution([0, 0]), [0.5, 0.5], rtol=1e-15)
+    np.testing.assert_allclose(corpus_distribution(np.array([0, 0])), np.array([0.5, 0.5]))
     empty = np.zeros(0)
     out = corpus_distribution(empty)
     assert out.shape == (0,) and out.dtype == np.float64 and out is not empty
