@@ -81,10 +81,12 @@ MODULES: dict[str, list[str]] = {
         "tests/data/test_issue22_xquad_split.py",
         "tests/clir/test_xquad_no_leak.py",
         "tests/data/test_data_readers.py",
+        "tests/data/test_issue22_xquad_inputs.py",
     ],
     "ares/sampling.py": [
         "tests/ares/test_ares_sampling.py",
         "tests/ares/test_issue21_corpus_mu.py",
+        "tests/ares/test_issue22_sampling_mutants.py",
     ],
     "ares/predictor.py": [
         "tests/ares/test_ares_predictor.py",
