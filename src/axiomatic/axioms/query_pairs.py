@@ -377,6 +377,8 @@ class QueryPairContext:
         # <v_t, sum of the other terms> = <v_t, query sum> - |v_t|^2
         rest = self._term_dot(self._qsum, self.seg) - sq
         L = self.q_len[self.seg].astype(np.float64)
+        # two terms have the same similarity to "the other" (their one cosine): 0 for both, so
+        # the tie goes to the smaller term id, not to the float32 rounding of the line above
         sim_rest = np.where(L > 2, rest / np.maximum(L - 1, 1), 0.0)
         o = np.lexsort((self.term_ids, sim_rest, t < 0, self.seg))
         first = np.ones(len(o), dtype=bool)
