@@ -442,6 +442,11 @@ def test_prox_at_the_ends_of_the_token_table() -> None:
     mixed = _ctx([("d0", ["gamma"]), ("d0", ["beta", "delta"]), ("d0", ["alpha"])])
     s = mixed.scores("Q-PROX-1")
     assert np.isnan(s[0]) and np.isnan(s[2]) and s[1] == 2.0  # |1 - 4| - 1
+    # no two-term query is defined (zeta is not in d0); the three-term one still is:
+    # alpha (0, 3) - beta (1): gaps 0, 1; alpha - gamma (2): 1, 0; beta - gamma: 0
+    longer = _ctx([("d0", ["alpha", "zeta"]), ("d0", ["alpha", "beta", "gamma"])])
+    s = longer.scores("Q-PROX-1")
+    assert np.isnan(s[0]) and s[1] == pytest.approx((0.5 + 0.5 + 0.0) / 3)
 
 
 def test_edge_cases_compute_without_numpy_warnings() -> None:
