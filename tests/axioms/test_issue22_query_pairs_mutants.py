@@ -93,8 +93,8 @@ def test_minilm_term_vectors_are_the_normalized_mean_of_the_word_piece_embedding
             start = end
         return out
 
-    terms = ["axiomatic", "retrieval", "", "zzyzxq", "query", "tokenization", "rank"]
-    assert [len(pieces(t)) for t in terms] == [3, 1, 0, 5, 1, 2, 1]
+    terms = ["axiomatic", "retrieval", "", "zzyzxq", "query", "tokenization", "rank", ""]
+    assert [len(pieces(t)) for t in terms] == [3, 1, 0, 5, 1, 2, 1, 0]
     ref = np.zeros((len(terms), emb.shape[1]))
     for k, t in enumerate(terms):
         if pieces(t):
@@ -103,7 +103,7 @@ def test_minilm_term_vectors_are_the_normalized_mean_of_the_word_piece_embedding
     got = minilm_term_vectors(terms)
     assert got.dtype == np.float32 and got.shape == (len(terms), 384)
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
-    assert (got[2] == 0).all()
+    assert (got[2] == 0).all() and (got[-1] == 0).all()
     empty = minilm_term_vectors([])
     assert empty.shape == (0, 384) and empty.dtype == np.float32
     # a context without term_vectors uses them for its index terms
@@ -284,6 +284,22 @@ def test_score_method_defaults_are_the_catalogue_defaults() -> None:
         assert defaults == dict(parse_axiom(spec).params), method
     ctx = _ctx([("d0", ["alpha", "gamma"]), ("d1", ["beta", "zeta"]), ("d0", ["delta"])])
     np.testing.assert_array_equal(ctx.score_rank(), ctx.scores("Q-RANK"))
+    # by behaviour too: depth 50 (51 equal documents: the last ranks 51st) and k1 = 0.9
+    same = _ctx(
+        [("d50", ["apple"]), ("d49", ["apple"])],
+        {f"d{i}": "apple" for i in range(51)},
+        {"apple": (1.0,)},
+    )
+    np.testing.assert_array_equal(same.score_rank(), [np.inf, 50])
+    words = [["apple", "banana"], ["banana", "cherry"], ["apple", "kiwi"]]
+    queries = [(d, q) for d in RANK_DOCS for q in words]
+    bm25 = _ctx(queries, RANK_DOCS, {t: (1.0,) for t in RANK_DOCS["d3"].split()})
+    idx = bm25.index
+    doc = [idx.doc_index[d] for d, _ in queries]
+    qs = [[idx.vocab[t] for t in q] for _, q in queries]
+    want = _bm25_ranks(idx, doc, qs, 0.9, 0.4, 50)
+    assert (want != _bm25_ranks(idx, doc, qs, 1.9, 0.4, 50)).any()
+    np.testing.assert_array_equal(bm25.score_rank(), want)
     np.testing.assert_array_equal(ctx.score_rep_ql(), ctx.scores("Q-REP-QL"))
     np.testing.assert_array_equal(ctx.score_stm3(), ctx.scores("Q-STM-3"))
 
