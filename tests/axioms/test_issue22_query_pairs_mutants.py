@@ -15,6 +15,7 @@ import inspect
 import math
 import re
 import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,7 @@ def _index(docs: dict[str, str]) -> CollectionIndex:
 def _ctx(
     queries: list[tuple[str, list[str]]],
     docs: dict[str, str] | None = None,
-    vecs: dict[str, tuple[float, ...]] | None = None,
+    vecs: Mapping[str, Sequence[float]] | None = None,
 ) -> QueryPairContext:
     idx = _index(DOCS if docs is None else docs)
     table = VECS if vecs is None else vecs
@@ -499,14 +500,16 @@ def test_parse_and_score_messages() -> None:
 def test_pair_preferences_of_no_pairs_and_its_messages() -> None:
     ctx = _ctx([("d0", ["alpha"]), ("d0", ["beta"]), ("d1", ["beta"])])
     for spec in ("Q-RANK", "Q-STM-2", "Q-PROX-2 - 2*Q-REP-TFIDF"):
-        got = pair_preferences(ctx, spec, [], [])
+        got = pair_preferences(ctx, spec, np.array([]), np.array([]))  # float64
         assert got.dtype == np.int8 and got.shape == (0,)
-    np.testing.assert_array_equal(pair_preferences(ctx, "Q-REP-TFIDF", [0.0], [1.0]), [1])
+    np.testing.assert_array_equal(
+        pair_preferences(ctx, "Q-REP-TFIDF", np.array([0.0]), np.array([1.0])), [1]
+    )
     with pytest.raises(ValueError, match=re.escape("same length (got 2 and 1)")):
-        pair_preferences(ctx, "Q-RANK", [0, 1], [1])
+        pair_preferences(ctx, "Q-RANK", np.array([0, 1]), np.array([1]))
     msg = "pair 1 has queries 1 and 2 of documents 0 and 1"
     with pytest.raises(ValueError, match=re.escape(msg)):
-        pair_preferences(ctx, "Q-RANK", [0, 1], [1, 2])
+        pair_preferences(ctx, "Q-RANK", np.array([0, 1]), np.array([1, 2]))
 
 
 def test_document_preferences_pads_with_zeros_and_is_int8() -> None:
@@ -525,6 +528,8 @@ def test_document_preferences_pads_with_zeros_and_is_int8() -> None:
         np.testing.assert_array_equal(M[0], want0)
         np.testing.assert_array_equal(M[1], np.zeros((3, 3)))
     assert len(set(tfidf[1:].tolist())) == 3  # M[0] is no matrix of ties
-    empty = QueryPairContext(ctx.index, [], [0], [], term_vectors=ctx.term_vectors)
+    empty = QueryPairContext(
+        ctx.index, np.array([]), np.array([0]), np.array([]), term_vectors=ctx.term_vectors
+    )
     docs, M = document_preferences(empty, "Q-RANK")
     assert docs.shape == (0,) and M.shape == (0, 0, 0) and M.dtype == np.int8
