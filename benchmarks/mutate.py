@@ -99,6 +99,7 @@ MODULES: dict[str, list[str]] = {
     "axioms/query_pairs.py": [
         "tests/axioms/test_query_pairs.py",
         "tests/axioms/test_query_pair_reference.py",
+        "tests/axioms/test_issue22_query_pairs_mutants.py",
     ],
     "axioms/kernels/queries.py": [
         "tests/axioms/test_query_pair_kernels.py",

@@ -329,7 +329,9 @@ class QueryPairContext:
         """Eq. 2: mean first position of the query's terms (a missing term counts as |d|)."""
         _key, pos, lens = self.tokens
         start, _end, cnt = self._occurrences()
-        first = np.where(cnt > 0, pos[np.minimum(start, max(len(pos) - 1, 0))], 0)
+        # a term absent from d may start past the last token (start = len(pos)): the appended
+        # slot serves it (its value is replaced by |d| below), also when there is no token at all
+        first = np.where(cnt > 0, np.append(pos, 0)[start], 0)
         first = np.where(cnt > 0, first, lens[self.doc[self.seg]]).astype(np.float64)
         return self._mean(first)
 
@@ -375,7 +377,9 @@ class QueryPairContext:
         # <v_t, sum of the other terms> = <v_t, query sum> - |v_t|^2
         rest = self._term_dot(self._qsum, self.seg) - sq
         L = self.q_len[self.seg].astype(np.float64)
-        sim_rest = np.where(L > 1, rest / np.maximum(L - 1, 1), 0.0)
+        # two terms have the same similarity to "the other" (their one cosine): 0 for both, so
+        # the tie goes to the smaller term id, not to the float32 rounding of the line above
+        sim_rest = np.where(L > 2, rest / np.maximum(L - 1, 1), 0.0)
         o = np.lexsort((self.term_ids, sim_rest, t < 0, self.seg))
         first = np.ones(len(o), dtype=bool)
         first[1:] = self.seg[o][1:] != self.seg[o][:-1]
