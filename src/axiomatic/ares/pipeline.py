@@ -49,9 +49,10 @@ from axiomatic.text.analyzer import Analyzer
 COLLECTIONS = ("msmarco-20k", "scifact", "demo")
 CORPUS_VERSION = 2
 """Version 2: msmarco-20k without the training queries' candidate lists (see above)."""
-SCORES_VERSION = 2
+SCORES_VERSION = 3
 """Version 2: distinct unknown words of a real query count as distinct terms (Q-REG never picks
-one). Part of the cache key."""
+one). Version 3: Q-REG of a two-term query is the smaller term id's, as documented (float32
+rounding decided it before). Part of the cache key."""
 
 
 @dataclass
