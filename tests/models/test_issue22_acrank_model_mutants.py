@@ -36,8 +36,10 @@ def tiny_bert(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def model(tiny_bert):
+    # built per test (not per module): mutmut maps a mutant of __init__ to the tests that run
+    # __init__, and a module-scoped model runs it in the first test only
     torch.manual_seed(123)  # not the seed the folder's random weights were drawn with
     return ACRankModel(encoder_path=str(tiny_bert)).eval()
 
