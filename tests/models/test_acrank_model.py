@@ -12,29 +12,6 @@ from axiomatic.models import build_model, load_model, save_model
 from axiomatic.models.acrank import ACRankModel, check_bert_path
 
 
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    """A 2-layer, 32-d BERT with MiniLM's word pieces (random weights): fast, offline."""
-    from transformers import BertConfig, BertModel
-
-    from axiomatic.models.hf_loader import load_tokenizer
-
-    path = tmp_path_factory.mktemp("tiny-bert")
-    torch.manual_seed(0)
-    tok = load_tokenizer()
-    cfg = BertConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    BertModel(cfg, add_pooling_layer=False).save_pretrained(str(path))
-    tok.save_pretrained(str(path))
-    return path
-
-
 def test_e_signal_backprops_into_encoder_and_mlp(tiny_bert):
     model = build_model("acrank", encoder_path=str(tiny_bert), max_length=32, seed=0)
     assert model.model_type == "acrank" and model.hidden_size == 32

@@ -6,32 +6,9 @@ no query piece on the document side), KNRM kernel pooling with the log (soft-TF,
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import torch
 
 from axiomatic.models import build_model
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    from transformers import BertConfig, BertModel
-
-    from axiomatic.models.hf_loader import load_tokenizer
-
-    path = tmp_path_factory.mktemp("tiny-bert-e")
-    torch.manual_seed(0)
-    tok = load_tokenizer()
-    cfg = BertConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    BertModel(cfg, add_pooling_layer=False).save_pretrained(str(path))
-    tok.save_pretrained(str(path))
-    return path
 
 
 def _reference(model, batch) -> np.ndarray:
