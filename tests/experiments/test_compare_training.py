@@ -16,7 +16,7 @@ from scipy import stats
 
 from axiomatic.data.catalog import load_dataset
 from axiomatic.evaluate.metrics import evaluate
-from axiomatic.experiments.compare_training import METHODS, ComparePlan
+from axiomatic.experiments.compare_training import METHODS, ComparePlan, _slug
 from axiomatic.experiments.engine import get_experiment, run_experiment
 from axiomatic.experiments.units import UnitMismatchError
 
@@ -200,6 +200,33 @@ def test_the_diagnosis_and_cost_tables_average_the_units(quick) -> None:
     page = (out / "summary.md").read_text(encoding="utf-8")
     assert "## Start: knrm" in page and "## Cost" in page and "img/learning_curves.png" in page
     assert (out / "img" / "learning_curves.png").stat().st_size > 0
+
+
+def test_a_one_point_grid_scores_each_unit_before_the_next_trains(quick) -> None:
+    """With one learning rate every unit is selected, so its test runs are written right after
+    it trains (a run cut short keeps them); with a grid, only after every unit has trained."""
+    out, _res = quick
+    plan = ComparePlan.quick()
+    test = _slug(plan.test_sets[0])
+
+    def units(start: str, lr: float) -> list[Path]:
+        methods = plan.methods[start]
+        return [out / "runs" / start / m / f"lr{lr:g}" / f"seed{s}" for m in methods
+                for s in plan.seeds]  # fmt: skip
+
+    def trained(unit: Path) -> int:
+        return (unit / "result.json").stat().st_mtime_ns
+
+    def scored(unit: Path) -> int:
+        return (unit / "test" / f"{test}.json").stat().st_mtime_ns
+
+    (lr,) = plan.lrs["cross-encoder"]
+    ce = units("cross-encoder", lr)  # in training order
+    for unit, following in zip(ce, ce[1:], strict=False):
+        assert trained(unit) < scored(unit) < trained(following)
+    knrm = [u for lr in plan.lrs["knrm"] for u in units("knrm", lr)]
+    last = max(trained(u) for u in knrm)
+    assert all(scored(u) > last for u in knrm if (u / "test" / f"{test}.json").is_file())
 
 
 def test_report_only_reproduces_the_results(quick) -> None:

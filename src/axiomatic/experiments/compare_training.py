@@ -568,6 +568,10 @@ class CompareTraining(Runner):
             self._train_unit(
                 start, method, lr, seed, unit, train, dev, instances, ares_starts, texts
             )
+            if len(p.lrs[start]) == 1:
+                # a one-point grid selects every unit: its test runs now, while the next units
+                # train, so a run cut short (a lent GPU's time limit) keeps what it finished
+                self._score_tests(unit, tests)
         # the test runs of the learning rate each (start, method) selects on dev
         for start in p.starts:
             for seed in p.seeds:
