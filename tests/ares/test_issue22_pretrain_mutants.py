@@ -1396,3 +1396,100 @@ def test_pretrain_ares_without_any_pair_is_an_error_word_for_word(driver, tmp_pa
     )
     assert not (tmp_path / "r" / "pairs.parquet").exists()
     assert json.loads((tmp_path / "r" / "versions.json").read_text()) == P.pair_versions()
+
+
+def test_mask_whole_words_a_first_position_piece_starts_a_word_and_ints_are_flags() -> None:
+    # the only candidates: a '##' piece at position 0 (nothing before it: a word's start) and
+    # the piece after it; the word is the row's one word, so always drawn, both tokens targets
+    ids = torch.tensor([[1001, 1002, 1003, 1004]] * 3)
+    cand = torch.tensor([[1, 1, 0, 0]] * 3, dtype=torch.bool)
+    cont = torch.tensor([[1, 1, 0, 1]] * 3, dtype=torch.bool)
+    _, labels = mask_whole_words(ids, cand, cont, 3, 1000, torch.Generator().manual_seed(0))
+    assert labels.tolist() == [[1001, 1002, -100, -100]] * 3
+    # 0/1 integer flags are read as booleans
+    L = 16
+    gen = torch.Generator().manual_seed(8)
+    ids = torch.randint(1000, 2000, (6, L), generator=gen)
+    cand = torch.rand(6, L, generator=gen) < 0.7
+    cont = torch.rand(6, L, generator=gen) < 0.4
+    g1, g2 = torch.Generator().manual_seed(2), torch.Generator().manual_seed(2)
+    want = mask_whole_words(ids, cand, cont, 3, 1000, g1, 0.3)
+    got = mask_whole_words(ids, cand.to(torch.uint8), cont.to(torch.int64), 3, 1000, g2, 0.3)
+    assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+
+
+def test_step_loss_moves_the_batch_to_the_runs_device(tiny, monkeypatch) -> None:
+    import dataclasses
+
+    net = _net().eval()
+    ctx, batch = _ctx(net)
+    ctx = dataclasses.replace(ctx, device=torch.device("meta"))
+    seen = []
+
+    def spy(enc, ids, labels):
+        seen.append([v.device.type for v in enc.values()] + [ids.device.type, labels.device.type])
+        return torch.zeros(2 * len(batch)), torch.zeros(())
+
+    monkeypatch.setattr(net, "scores_and_mlm_loss", spy)
+    AresLossStrategy().step_loss(ctx, batch, 0)
+    assert seen == [["meta"] * 5]
+
+
+class _ConfigWithout:
+    """A model config that lacks some attributes (a config class without them)."""
+
+    def __init__(self, cfg, missing):
+        self._cfg, self._missing = cfg, set(missing)
+
+    def __getattr__(self, name):
+        if name in self._missing:
+            raise AttributeError(name)
+        return getattr(self._cfg, name)
+
+
+@pytest.mark.parametrize("train", [False, True])
+def test_hidden_at_with_a_config_without_chunking_or_decoder_fields(tiny, train) -> None:
+    net = _net().train(train)
+    enc = _batch(net)
+    am, tt = enc["attention_mask"], enc["token_type_ids"]
+    sel = torch.zeros_like(am, dtype=torch.bool)
+    sel[0, [1, 4]] = True
+    sel[2, 5] = True
+    emb = net.encoder.get_input_embeddings()(enc["input_ids"])
+    torch.manual_seed(4)
+    ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt).last_hidden_state
+    net.encoder.config = _ConfigWithout(
+        net.encoder.config, ["chunk_size_feed_forward", "is_decoder"]
+    )
+    calls = _last_layer_calls(net)
+    torch.manual_seed(4)
+    got = net._hidden_at(emb, am, tt, sel)
+    assert calls == []  # neither field: the fast path
+    torch.testing.assert_close(got, ref[sel], rtol=1e-5, atol=1e-5)
+
+
+def test_hidden_at_zero_dropout_draws_nothing_and_float64_dropout_is_exact(tiny) -> None:
+    net = _net()
+    for m in net.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.p = 0.0
+    net.train()
+    enc = _batch(net)
+    am, tt = enc["attention_mask"], enc["token_type_ids"]
+    sel = am.to(torch.bool).clone()
+    emb = net.encoder.get_input_embeddings()(enc["input_ids"])
+    torch.manual_seed(1)
+    net._hidden_at(emb, am, tt, sel)
+    after = torch.random.get_rng_state()
+    torch.manual_seed(1)
+    net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt)
+    assert torch.equal(after, torch.random.get_rng_state())  # p = 0: no noise drawn
+    # float64 with dropout: the noise in the activations' dtype (1 / 0.9 not rounded to float)
+    net = _net().double().train()
+    emb = emb.detach().double()
+    torch.manual_seed(2)
+    got = net._hidden_at(emb, am, tt, sel)
+    torch.manual_seed(2)
+    ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt).last_hidden_state
+    assert got.dtype == torch.float64
+    torch.testing.assert_close(got, ref[sel], rtol=1e-12, atol=1e-12)
