@@ -1493,3 +1493,76 @@ def test_hidden_at_zero_dropout_draws_nothing_and_float64_dropout_is_exact(tiny)
     ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt).last_hidden_state
     assert got.dtype == torch.float64
     torch.testing.assert_close(got, ref[sel], rtol=1e-12, atol=1e-12)
+
+
+def test_axiom_variants_keep_agreeing_pairs_with_enough_decisive_axioms(monkeypatch) -> None:
+    """Fixed preferences per sampled pair: strict keeps >= strict_min (default 3) decisive
+    axioms that all agree, rep/rank >= 1; q+ is the query the axioms prefer."""
+    import axiomatic.axioms.query_pairs as QP
+
+    rows = [
+        [1, 1, 1, 0, 0, 0, 0, 0, 0],  # 3 agree: strict keeps (default), not with 4
+        [1, 1, 0, 0, 0, 0, 0, 0, 0],  # 2 agree: strict drops, strict_min=2 keeps
+        [-1, -1, -1, -1, 0, 0, 0, 0, 0],  # 4 agree, second query first
+        [1, -1, 1, 1, 0, 0, 0, 0, 0],  # a disagreement: dropped
+        [0, 0, 0, 0, 0, 0, 0, 0, 0],  # nothing decided: dropped
+        [-1, 0, 0, 0, 0, 0, 0, 0, 0],  # 1 decisive (second query first): rank keeps
+    ]
+
+    def preference_features(ctx, i, j, axioms="all"):
+        n = 9 if axioms == "all" else len(axioms)
+        X = np.array([rows[k % len(rows)] for k in range(len(i))], dtype=float)
+        return X[:, :n]
+
+    monkeypatch.setattr(QP, "preference_features", preference_features)
+    prep = SimpleNamespace(pseudo=SimpleNamespace(doc=np.array([0, 0, 0, 1, 1, 1])), ctx=None)
+    # 2 documents x 3 pairs = rows 0..5 in draw order
+    _, i, j = _reference_draws_for(prep.pseudo.doc, 3, 0)
+
+    def got(variant, **kw):
+        _, qp, qn = P.ares_pairs(prep, variant, None, pairs_per_doc=3, **kw)
+        return list(zip(qp.tolist(), qn.tolist(), strict=True))
+
+    assert got("strict") == [(i[0], j[0]), (j[2], i[2])]
+    assert got("strict", strict_min=4) == [(j[2], i[2])]
+    assert got("strict", strict_min=2) == [(i[0], j[0]), (i[1], j[1]), (j[2], i[2])]
+    # rank: the first column only
+    assert got("rank") == [(i[0], j[0]), (i[1], j[1]), (j[2], i[2]), (i[3], j[3]), (j[5], i[5])]
+    assert got("rank", strict_min=5) == got("rank")
+    assert got("rep") == [(i[0], j[0]), (i[1], j[1]), (j[2], i[2]), (j[5], i[5])]
+    assert got("rank", seed=0) == got("rank")  # the default seed is 0
+
+
+def _reference_draws_for(doc, P_, seed):
+    rows, first, counts = np.unique(doc, return_index=True, return_counts=True)
+    rng = np.random.default_rng([seed, 31])
+    a = rng.integers(0, counts[:, None], size=(len(rows), P_))
+    b = rng.integers(0, counts[:, None] - 1, size=(len(rows), P_))
+    b = np.where(b >= a, b + 1, b)
+    return np.repeat(rows, P_), (first[:, None] + a).ravel(), (first[:, None] + b).ravel()
+
+
+def test_ares_dataset_refuses_columns_of_other_lengths() -> None:
+    prep = _prepared()
+    with pytest.raises(ValueError, match="zip"):
+        P.ares_dataset(prep, np.array([0, 2]), np.array([1, 5]), np.array([0]))
+
+
+def test_surface_forms_refuse_an_analyzer_whose_stems_do_not_match_its_tokens() -> None:
+    an = SimpleNamespace(
+        tokenize=lambda t: t.split(), is_stopword=lambda t: False, stem=lambda ts: ts[:-1]
+    )
+    prep = SimpleNamespace(index=SimpleNamespace(analyzer=an, texts={"a": "x y"}))
+    with pytest.raises(ValueError, match="zip"):
+        P.surface_forms(prep)
+
+
+def test_pretrain_ares_defaults(driver, tmp_path) -> None:
+    preps = [_prepared()]
+    res = P.pretrain_ares(preps, tmp_path / "default")
+    assert res["variant"] == "simple" and res["setting"] == "I"
+    (tr,) = driver.trainers
+    assert tr.config.steps == 1000 and tr.config.seed == 0 and res["train"]["steps"] == 1000
+    assert driver.trained == [(preps, "I", None, 0)]
+    d, _, _ = P.ares_pairs(preps[0], "simple", _Predictor(), 2, 0)
+    assert res["n_pairs"] == len(d)
