@@ -1566,3 +1566,19 @@ def test_pretrain_ares_defaults(driver, tmp_path) -> None:
     assert driver.trained == [(preps, "I", None, 0)]
     d, _, _ = P.ares_pairs(preps[0], "simple", _Predictor(), 2, 0)
     assert res["n_pairs"] == len(d)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_hidden_at_on_cuda_in_eval_mode_is_the_full_pass(tiny) -> None:
+    """The fast path's index tensors live on the activations' device (evaluation on a GPU)."""
+    net = _net().eval().cuda()
+    enc = {k: v.cuda() for k, v in _batch(net).items()}
+    am, tt = enc["attention_mask"], enc["token_type_ids"]
+    sel = torch.zeros_like(am, dtype=torch.bool)
+    sel[0, [1, 4]] = True
+    sel[2, 5] = True
+    with torch.no_grad():
+        emb = net.encoder.get_input_embeddings()(enc["input_ids"])
+        got = net._hidden_at(emb, am, tt, sel)
+        ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt)
+    torch.testing.assert_close(got, ref.last_hidden_state[sel], rtol=1e-4, atol=1e-4)
