@@ -111,6 +111,9 @@ def test_check_variant_normalizes_and_names_the_variants_word_for_word() -> None
         check_variant("ran")
     assert "(did you mean 'rank'?)" in str(e.value)
     with pytest.raises(ValueError) as e:
+        check_variant("harnk")  # close to rank and to hard: the closest named only
+    assert str(e.value).startswith("unknown ARES variant 'harnk' (did you mean 'rank'?); ")
+    with pytest.raises(ValueError) as e:
         check_variant("sxmxxe")
     assert "did you mean" not in str(e.value)
 
@@ -1559,13 +1562,21 @@ def test_surface_forms_refuse_an_analyzer_whose_stems_do_not_match_its_tokens() 
 
 def test_pretrain_ares_defaults(driver, tmp_path) -> None:
     preps = [_prepared()]
-    res = P.pretrain_ares(preps, tmp_path / "default")
+    out = tmp_path / "new" / "default"  # parent folders are made
+    res = P.pretrain_ares(preps, out)
     assert res["variant"] == "simple" and res["setting"] == "I"
     (tr,) = driver.trainers
     assert tr.config.steps == 1000 and tr.config.seed == 0 and res["train"]["steps"] == 1000
     assert driver.trained == [(preps, "I", None, 0)]
     d, _, _ = P.ares_pairs(preps[0], "simple", _Predictor(), 2, 0)
     assert res["n_pairs"] == len(d)
+    # a summary without the trainer's part is not a finished stage: trained (resumed) again
+    (out / "pretrain.json").write_text(json.dumps({"variant": "simple"}))
+    assert P.pretrain_ares(preps, out) == res and len(driver.trainers) == 2
+    # nor is a summary without the exported encoder
+    (out / "encoder" / "config.json").unlink()
+    assert P.pretrain_ares(preps, out) == res and len(driver.trainers) == 3
+    assert P.pretrain_ares(preps, out) == res and len(driver.trainers) == 3  # now finished
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
