@@ -1105,7 +1105,11 @@ def test_build_model_default_is_pretrained(tiny, monkeypatch) -> None:
     w, b = torch.randn(32, 32), torch.randn(32)
     monkeypatch.setattr(T, "load_pooler", lambda *a, **k: (w, b))
     assert torch.equal(P.build_model().pooler.weight, w)
-    assert not torch.equal(P.build_model(pretrained=False).pooler.weight, w)
+    a = P.build_model(pretrained=False)
+    assert not torch.equal(a.pooler.weight, w)
+    b = P.build_model(pretrained=False, seed=0)  # the default seed is 0
+    for k, v in a.state_dict().items():
+        assert torch.equal(v, b.state_dict()[k]), k
 
 
 def test_train_predictor_fits_on_every_collection(monkeypatch) -> None:
