@@ -6,6 +6,7 @@ out), not taken from the experiment's helpers."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 from pathlib import Path
@@ -222,7 +223,7 @@ def test_a_one_point_grid_scores_each_unit_before_the_next_trains(quick) -> None
 
     (lr,) = plan.lrs["cross-encoder"]
     ce = units("cross-encoder", lr)  # in training order
-    for unit, following in zip(ce, ce[1:], strict=False):
+    for unit, following in itertools.pairwise(ce):
         assert trained(unit) < scored(unit) < trained(following)
     knrm = [u for lr in plan.lrs["knrm"] for u in units("knrm", lr)]
     last = max(trained(u) for u in knrm)
