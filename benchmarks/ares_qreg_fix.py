@@ -25,7 +25,6 @@ Usage (from the repository root, after the ARES run)::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import subprocess
@@ -37,25 +36,23 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from axiomatic.ares import pipeline as pl
 from axiomatic.ares.pairs import read_pairs, variant_agreement
 from axiomatic.ares.pipeline import setting_pairs
 from axiomatic.ares.predictor import SETTINGS, PreferencePredictor, evaluate_setting
 from axiomatic.ares.pretrain import VARIANTS, ares_pairs, train_predictor
-from axiomatic.ares.sampling import SAMPLING_VERSION, PseudoQueries
 from axiomatic.axioms.kernels.queries import compare
 from axiomatic.axioms.query_pairs import (
     QueryPairContext,
     parse_query_pair_axioms,
     preference_features,
 )
-from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
 
 REPO = Path(__file__).resolve().parents[1]
 FIX = "832cb17"  # query_pairs: Q-REG of a two-term query follows its tie rule
+RUN_VERSION = 2  # the SCORES_VERSION the run behind docs/ares.md cached its scores with
 COLLECTIONS = ("msmarco-20k", "scifact")
 VARIANT_NAMES = ("simple", "hard", "strict", "rep", "rank")
 NAMES = [a.name for a in parse_query_pair_axioms("all")]
@@ -76,29 +73,19 @@ def old_module() -> Any:
     return mod
 
 
-def cached(out: Path, name: str) -> tuple[pl.Prepared, tuple[np.ndarray, ...]]:
-    """A collection's stages 1-2 from the run's SCORES_VERSION 2 cache (nothing recomputed)."""
+def cached(out: Path, name: str) -> pl.Prepared:
+    """A collection's stages 1-2 as :func:`~axiomatic.ares.pipeline.prepare` reads them back
+    from the run's cache, written under SCORES_VERSION 2: every score column is there, so
+    nothing is recomputed (prepare only rewrites the folder's report.json, same content)."""
     coll = pl.load_collection(name)
-    key = hashlib.sha1(
-        json.dumps(
-            [coll.fingerprint(), Analyzer().config_hash, 0, 10, SAMPLING_VERSION, 2, True]
-        ).encode()
-    ).hexdigest()[:12]
-    folder = out / "cache" / name / key
-    if not folder.is_dir():
+    folder = out / "cache" / name / pl.cache_key(coll, Analyzer(), 0, 10, True, RUN_VERSION)
+    if not (folder / "query_scores.parquet").is_file():
         sys.exit(f"error: {folder} missing: run the ARES experiment first (module docstring)")
-    index = CollectionIndex.load(folder / "index")
-    pseudo = PseudoQueries.read_parquet(folder / "pseudo_queries.parquet")
-    rd, ro, rt = pl._real_queries(index, coll.positives)
-    doc = np.concatenate((pseudo.doc, rd))
-    offsets = np.concatenate((pseudo.offsets, pseudo.offsets[-1] + ro[1:]))
-    terms = np.concatenate((pseudo.term_ids, rt))
-    ctx = QueryPairContext(index, doc, offsets, terms)
-    store = ctx.__dict__.setdefault("_score_cache", {})
-    table = pq.read_table(folder / "query_scores.parquet")
-    for c in table.column_names:
-        store[c] = table.column(c).to_numpy()
-    return pl.Prepared(coll, index, pseudo, ctx, len(pseudo), rd), (doc, offsets, terms)
+    current, pl.SCORES_VERSION = pl.SCORES_VERSION, RUN_VERSION
+    try:
+        return pl.prepare(coll, cache_dir=out / "cache")
+    finally:
+        pl.SCORES_VERSION = current
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -160,10 +147,12 @@ def main() -> None:
     res: dict[str, Any] = {"fix": FIX}
     prepared, olds, news = [], [], []
     for name in COLLECTIONS:
-        p, (doc, offsets, terms) = cached(args.out, name)
+        p = cached(args.out, name)
         ctx = p.ctx
         stored = ctx._score_cache["Q-REG"].copy()
-        octx = old_mod.QueryPairContext(p.index, doc, offsets, terms, term_vectors=ctx.term_vectors)
+        octx = old_mod.QueryPairContext(
+            p.index, ctx.doc, ctx.offsets, ctx.term_ids, term_vectors=ctx.term_vectors
+        )
         old, new = octx.score_reg(), ctx.score_reg()
         if not same(old, stored):
             sys.exit(f"error: the code before {FIX} does not reproduce {name}'s cached Q-REG")

@@ -159,6 +159,21 @@ def _real_queries(
     )
 
 
+def cache_key(
+    collection: AresCollection,
+    analyzer: Analyzer,
+    seed: int,
+    n_queries: int,
+    minilm_vectors: bool,
+    scores_version: int,
+) -> str:
+    """The folder name of :func:`prepare`'s cache under ``cache_dir / collection.name``: every
+    input of its stages (documents, analyzer, sampling, score versions, whose term vectors)."""
+    fields = [collection.fingerprint(), analyzer.config_hash, seed, n_queries, SAMPLING_VERSION,
+              scores_version, minilm_vectors]  # fmt: skip
+    return hashlib.sha1(json.dumps(fields).encode()).hexdigest()[:12]
+
+
 def prepare(
     collection: AresCollection,
     cache_dir: str | Path | None = None,
@@ -176,12 +191,7 @@ def prepare(
 
     analyzer = analyzer or Analyzer()
     axs = parse_query_pair_axioms(axioms)
-    key = hashlib.sha1(
-        json.dumps(
-            [collection.fingerprint(), analyzer.config_hash, seed, n_queries, SAMPLING_VERSION,
-             SCORES_VERSION, term_vectors is None]
-        ).encode()
-    ).hexdigest()[:12]  # fmt: skip
+    key = cache_key(collection, analyzer, seed, n_queries, term_vectors is None, SCORES_VERSION)
     folder = Path(cache_dir) / collection.name / key if cache_dir is not None else None
     timings: dict[str, float] = {}
 
