@@ -230,6 +230,19 @@ def test_a_one_point_grid_scores_each_unit_before_the_next_trains(quick) -> None
     assert all(scored(u) > last for u in knrm if (u / "test" / f"{test}.json").is_file())
 
 
+def test_a_unit_without_a_dev_result_is_not_scored(tmp_path) -> None:
+    """Without dev queries no unit has a dev result, so none is selected: nothing is tested
+    (one learning rate: the early test runs follow the selection too), nothing reported."""
+    out = tmp_path / "out"
+    with pytest.raises(FileNotFoundError, match="no finished unit of this plan to report"):
+        run_experiment(
+            "compare-training", out, quick=True, starts=["knrm"], methods={"knrm": ["plain"]},
+            lrs={"knrm": [1e-3]}, seeds=[0], dev_queries=0, echo=lambda _m: None,
+        )  # fmt: skip
+    unit = out / "runs" / "knrm" / "plain" / "lr0.001" / "seed0"
+    assert (unit / "result.json").is_file() and not (unit / "test").exists()
+
+
 def test_report_only_reproduces_the_results(quick) -> None:
     out, res = quick
     again = run_experiment("compare-training", out, quick=True, report_only=True,

@@ -568,9 +568,9 @@ class CompareTraining(Runner):
             self._train_unit(
                 start, method, lr, seed, unit, train, dev, instances, ares_starts, texts
             )
-            if len(p.lrs[start]) == 1:
-                # a one-point grid selects every unit: its test runs now, while the next units
-                # train, so a run cut short (a lent GPU's time limit) keeps what it finished
+            if len(p.lrs[start]) == 1 and self._select_lr(start, method) == lr:
+                # a one-point grid selects every unit it can select (one with a dev result): its
+                # test runs now, so a run cut short (a lent GPU's time limit) keeps them
                 self._score_tests(unit, tests)
         # the test runs of the learning rate each (start, method) selects on dev
         for start in p.starts:
