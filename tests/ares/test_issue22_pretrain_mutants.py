@@ -546,22 +546,6 @@ def test_hidden_at_falls_back_to_the_full_pass(tiny, setting) -> None:
     torch.testing.assert_close(got, ref[sel], rtol=0, atol=0)
 
 
-def test_hidden_at_zero_dropout_in_training_is_the_eval_pass(tiny) -> None:
-    net = _net()
-    for m in net.modules():
-        if isinstance(m, torch.nn.Dropout):
-            m.p = 0.0
-    net.train()
-    enc = _batch(net)
-    am, tt = enc["attention_mask"], enc["token_type_ids"]
-    sel = am.to(torch.bool).clone()
-    emb = net.encoder.get_input_embeddings()(enc["input_ids"])
-    got = net._hidden_at(emb, am, tt, sel)
-    net.eval()
-    ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt).last_hidden_state
-    torch.testing.assert_close(got, ref[sel], rtol=1e-5, atol=1e-5)
-
-
 def test_export_is_the_plain_cross_encoder_with_the_same_weights(tiny) -> None:
     from axiomatic.models.transformer import CrossEncoder
 
@@ -1475,7 +1459,7 @@ def test_hidden_at_with_a_config_without_chunking_or_decoder_fields(tiny, train)
     torch.testing.assert_close(got, ref[sel], rtol=1e-5, atol=1e-5)
 
 
-def test_hidden_at_zero_dropout_draws_nothing_and_float64_dropout_is_exact(tiny) -> None:
+def test_hidden_at_zero_dropout_in_training_is_the_eval_pass_and_draws_nothing(tiny) -> None:
     net = _net()
     for m in net.modules():
         if isinstance(m, torch.nn.Dropout):
@@ -1486,19 +1470,29 @@ def test_hidden_at_zero_dropout_draws_nothing_and_float64_dropout_is_exact(tiny)
     sel = am.to(torch.bool).clone()
     emb = net.encoder.get_input_embeddings()(enc["input_ids"])
     torch.manual_seed(1)
-    net._hidden_at(emb, am, tt, sel)
+    got = net._hidden_at(emb, am, tt, sel)
     after = torch.random.get_rng_state()
     torch.manual_seed(1)
     net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt)
     assert torch.equal(after, torch.random.get_rng_state())  # p = 0: no noise drawn
-    # float64 with dropout: the noise in the activations' dtype (1 / 0.9 not rounded to float)
+    net.eval()
+    ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt).last_hidden_state
+    torch.testing.assert_close(got, ref[sel], rtol=1e-5, atol=1e-5)
+
+
+def test_hidden_at_float64_dropout_is_exact(tiny) -> None:
+    """With dropout in float64 the noise is in the activations' dtype (1 / 0.9 not rounded to
+    float32): the same values as the full pass to 1e-12."""
     net = _net().double().train()
-    emb = emb.detach().double()
+    enc = _batch(net)
+    am, tt = enc["attention_mask"], enc["token_type_ids"]
+    sel = am.to(torch.bool).clone()
+    emb = net.encoder.get_input_embeddings()(enc["input_ids"]).detach()
     torch.manual_seed(2)
     got = net._hidden_at(emb, am, tt, sel)
     torch.manual_seed(2)
     ref = net.encoder(inputs_embeds=emb, attention_mask=am, token_type_ids=tt).last_hidden_state
-    assert got.dtype == torch.float64
+    assert got.dtype == emb.dtype == torch.float64
     torch.testing.assert_close(got, ref[sel], rtol=1e-12, atol=1e-12)
 
 
