@@ -94,6 +94,13 @@ MODULES: dict[str, list[str]] = {
         "tests/ares/test_issue21_corpus_mu.py",
         "tests/ares/test_issue22_predictor_mutants.py",
     ],
+    "ares/pipeline.py": [  # stages 1-3 (collections, cache key, real queries, setting rows)
+        "tests/ares/test_issue22_pipeline_mutants.py",
+        "tests/ares/test_ares_predictor.py",
+        "tests/ares/test_ares_fulfilment.py",
+        "tests/ares/test_issue21_corpus_mu.py",
+        "tests/axioms/test_query_pair_reference.py",
+    ],
     "ares/pairs.py": [  # hand-computed value tests; not the ARES quick experiment (~40 s)
         "tests/ares/test_issue22_pairs_mutants.py",
         "tests/ares/test_ares_pretrain.py::test_rank_and_rep_variants_order_pairs_by_their_axioms",

@@ -1,0 +1,166 @@
+"""ares/pipeline.py (ARES stages 1-3) against hand references: the collections' positives and
+fingerprint, the cache key and what prepare() keeps on disk, the real queries, the setting rows
+and the RANK symmetry check (issue 22's mutation campaign)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from axiomatic.ares import pipeline as pl
+from axiomatic.ares.sampling import SAMPLING_VERSION
+from axiomatic.data.records import Dataset, Document, Query
+from axiomatic.index.collection import CollectionIndex
+from axiomatic.text.analyzer import Analyzer
+
+
+def _coll() -> pl.AresCollection:
+    docs = {
+        "d1": Document("d1", "apple banana cherry apple"),
+        "d2": Document("d2", "banana date elder"),
+        "d3": Document("d3", "fig grape apple"),
+    }
+    return pl.AresCollection("tiny", docs, [("q1", "apple pie", "d1"), ("q2", "date", "d2")])
+
+
+def _vectors(n_terms: int) -> np.ndarray:
+    return np.random.default_rng(0).normal(size=(n_terms, 4))
+
+
+def test_fingerprint_is_the_sha1_of_sorted_documents_then_positives() -> None:
+    c = _coll()
+    h = hashlib.sha1()
+    for d in ("d1", "d2", "d3"):
+        h.update(d.encode() + b"\0" + c.documents[d].text.encode() + b"\1")
+    for q, text, d in c.positives:
+        h.update(f"{q}\0{text}\0{d}\1".encode())
+    assert c.fingerprint() == h.hexdigest()[:16]
+    other = pl.AresCollection("tiny", dict(reversed(list(c.documents.items()))), c.positives)
+    assert other.fingerprint() == c.fingerprint()  # document order does not matter
+    moved = pl.AresCollection("tiny", c.documents, [("q1", "apple pie", "d3"), c.positives[1]])
+    assert moved.fingerprint() != c.fingerprint()
+
+
+def test_cache_key_is_the_sha1_of_every_input_and_changes_with_each() -> None:
+    c, an = _coll(), Analyzer()
+    key = pl.cache_key(c, an, 0, 10, True, 3)
+    fields = [c.fingerprint(), an.config_hash, 0, 10, SAMPLING_VERSION, 3, True]
+    assert key == hashlib.sha1(json.dumps(fields).encode()).hexdigest()[:12]
+    others = {
+        pl.cache_key(c, an, 1, 10, True, 3),
+        pl.cache_key(c, an, 0, 11, True, 3),
+        pl.cache_key(c, an, 0, 10, False, 3),
+        pl.cache_key(c, an, 0, 10, True, 2),
+        pl.cache_key(c, Analyzer(stemmer=None), 0, 10, True, 3),
+        pl.cache_key(pl.AresCollection("tiny", c.documents, c.positives[:1]), an, 0, 10, True, 3),
+    }
+    assert key not in others and len(others) == 6
+
+
+def test_positives_keep_judged_relevant_documents_of_known_queries_sorted() -> None:
+    ds = Dataset(
+        name="t",
+        queries={"b": Query("b", "bee"), "a": Query("a", "ay")},
+        documents={},
+        qrels={"b": {"d2": 1, "d1": 2, "d9": 3}, "a": {"d1": 0, "d2": 1}, "zz": {"d1": 1}},
+        rel_threshold=1,
+    )
+    docs = {"d1": Document("d1", "x"), "d2": Document("d2", "y")}
+    # 'zz' has no query, d9 is not in the collection, a/d1 is below the threshold
+    assert pl._positives(ds, docs) == [("a", "ay", "d2"), ("b", "bee", "d1"), ("b", "bee", "d2")]
+    ds.rel_threshold = 2
+    assert pl._positives(ds, docs) == [("b", "bee", "d1")]
+
+
+def test_demo_collection_is_its_train_split() -> None:
+    from axiomatic.data.catalog import load_dataset
+
+    c = pl.load_collection("demo")
+    ds = load_dataset("demo/train")
+    assert c.name == "demo" and set(c.documents) == set(ds.documents)
+    assert c.positives == pl._positives(ds, dict(ds.documents))
+    with pytest.raises(ValueError) as e:
+        pl.load_collection("dem")
+    assert str(e.value) == (
+        "unknown ARES collection 'dem' (did you mean 'demo'?); "
+        "expected one of msmarco-20k, scifact, demo"
+    )
+
+
+def test_real_queries_are_term_sets_with_their_documents_rows() -> None:
+    c = _coll()
+    idx = CollectionIndex.build(c.documents.values(), Analyzer())
+    doc, offsets, ids = pl._real_queries(
+        idx, [("q", "apple apple zzzq date", "d2"), ("r", "fig", "d3")]
+    )
+    assert doc.dtype == offsets.dtype == ids.dtype == np.int64
+    assert doc.tolist() == [idx.doc_index["d2"], idx.doc_index["d3"]]
+    assert offsets.tolist() == [0, 3, 4]
+    v = idx.vocab
+    assert ids.tolist() == [v["appl"], -1, v["date"], v["fig"]]
+    empty = pl._real_queries(idx, [])
+    assert [a.tolist() for a in empty] == [[], [0], []]
+
+
+def test_prepare_caches_every_stage_and_reads_them_back(tmp_path) -> None:
+    c = _coll()
+    idx = CollectionIndex.build(c.documents.values(), Analyzer())
+    tv = _vectors(idx.n_terms)
+    p = pl.prepare(c, cache_dir=tmp_path, seed=3, n_queries=4, axioms="Q-RANK,Q-STM-2",
+                   term_vectors=tv)  # fmt: skip
+    folder = tmp_path / "tiny" / pl.cache_key(c, Analyzer(), 3, 4, False, pl.SCORES_VERSION)
+    for name in ("index/meta.json", "pseudo_queries.parquet", "query_scores.parquet"):
+        assert (folder / name).is_file(), name
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert report == {"sampling": p.pseudo.report.to_dict(), "n_real": 2}
+    assert p.n_pseudo == len(p.pseudo) and p.real_doc.tolist() == [
+        p.index.doc_index["d1"], p.index.doc_index["d2"]
+    ]  # fmt: skip
+    assert p.real_ids.tolist() == [p.n_pseudo, p.n_pseudo + 1]
+    assert set(p.timings) == {"index_s", "sampling_s", "scores_s"}
+    # Q-STM-2 needs Q-STM-1: both cached, with the requested Q-RANK
+    import pyarrow.parquet as pq
+
+    cols = set(pq.read_table(folder / "query_scores.parquet").column_names)
+    assert {"Q-STM-1"} < cols and any(c.startswith("Q-RANK") for c in cols)
+    # the second call reads every stage back: the same queries and scores, nothing rewritten
+    stamp = (folder / "query_scores.parquet").stat().st_mtime_ns
+    q = pl.prepare(c, cache_dir=tmp_path, seed=3, n_queries=4, axioms="Q-RANK,Q-STM-2",
+                   term_vectors=tv)  # fmt: skip
+    assert (folder / "query_scores.parquet").stat().st_mtime_ns == stamp
+    np.testing.assert_array_equal(q.pseudo.term_ids, p.pseudo.term_ids)
+    for name in cols:
+        np.testing.assert_array_equal(q.ctx.scores(name), p.ctx.scores(name))
+    # no cache: nothing written, the same result
+    r = pl.prepare(c, seed=3, n_queries=4, axioms="Q-RANK,Q-STM-2", term_vectors=tv)
+    np.testing.assert_array_equal(r.pseudo.term_ids, p.pseudo.term_ids)
+
+
+def test_setting_rows_and_the_rank_symmetry_check(tmp_path) -> None:
+    c = _coll()
+    idx = CollectionIndex.build(c.documents.values(), Analyzer())
+    p = pl.prepare(c, seed=0, n_queries=6, term_vectors=_vectors(idx.n_terms))
+    X, y, info = pl.setting_features(p, "I", axioms="Q-RANK,Q-REG", seed=1)
+    i, j, y2 = pl.setting_pairs(p, "I", seed=1)
+    np.testing.assert_array_equal(y, y2)
+    from axiomatic.axioms.query_pairs import preference_features
+
+    np.testing.assert_array_equal(X, preference_features(p.ctx, i, j, "Q-RANK,Q-REG"))
+    assert info == {"n_positives": 2, "n_pairs": len(y)}
+    lc = pl.length_control(p, "I", seed=1)
+    assert lc.dtype == np.float64 and lc.tolist() == (p.ctx.q_len[i] - p.ctx.q_len[j]).tolist()
+    rank = p.ctx.scores("Q-RANK")
+    n = p.n_pseudo
+    shares = pl.rank_first_shares(p)
+    assert shares == {
+        "real_first": float(np.mean(rank[n:] == 1)),
+        "pseudo_first": float(np.mean(rank[:n] == 1)),
+        "n_real": 2,
+        "n_pseudo": n,
+    }
+    none = pl.Prepared(c, p.index, p.pseudo, p.ctx, p.ctx.n, np.zeros(0, dtype=np.int64))
+    s = pl.rank_first_shares(none)
+    assert np.isnan(s["real_first"]) and s["n_real"] == 0
