@@ -228,6 +228,11 @@ def run_module(module: str, jobs: int, fresh: bool) -> dict[str, object]:
     work = prepare(module, tests, fresh)
     mutmut = shutil.which("mutmut", path=str(Path(sys.executable).parent)) or "mutmut"
     env = dict(os.environ, AXIOMATIC_NO_PROGRESS="1")
+    # the tests run from <work>/mutants, where tests/shared_data.py's ../shared/data is not the
+    # repository's: name it, or every test that needs a shared collection skips (and kills none)
+    shared = REPO.parent / "shared" / "data"
+    if "AXIOMATIC_DATA" not in env and shared.is_dir():
+        env["AXIOMATIC_DATA"] = str(shared)
     t0 = time.perf_counter()
     log = work / "mutmut.log"
     with log.open("w", encoding="utf-8") as fh:

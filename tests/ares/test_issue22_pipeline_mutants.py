@@ -164,3 +164,54 @@ def test_setting_rows_and_the_rank_symmetry_check(tmp_path) -> None:
     none = pl.Prepared(c, p.index, p.pseudo, p.ctx, p.ctx.n, np.zeros(0, dtype=np.int64))
     s = pl.rank_first_shares(none)
     assert np.isnan(s["real_first"]) and s["n_real"] == 0
+
+
+def test_empty_inputs_keep_their_dtypes_and_give_nan_shares_without_warnings() -> None:
+    import warnings
+
+    c = _coll()
+    idx = CollectionIndex.build(c.documents.values(), Analyzer())
+    doc, offsets, ids = pl._real_queries(idx, [])
+    assert doc.dtype == offsets.dtype == ids.dtype == np.int64
+    p = pl.prepare(c, seed=0, n_queries=2, term_vectors=_vectors(idx.n_terms))
+    no_real = pl.Prepared(c, p.index, p.pseudo, p.ctx, p.ctx.n, np.zeros(0, dtype=np.int64))
+    no_pseudo = pl.Prepared(c, p.index, p.pseudo, p.ctx, 0, p.real_doc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean of an empty slice
+        a, b = pl.rank_first_shares(no_real), pl.rank_first_shares(no_pseudo)
+    assert np.isnan(a["real_first"]) and a["n_real"] == 0 and a["n_pseudo"] == p.ctx.n
+    assert np.isnan(b["pseudo_first"]) and b["n_pseudo"] == 0 and b["n_real"] == p.ctx.n
+
+
+def test_scifact_and_msmarco_20k_are_built_as_documented() -> None:
+    """scifact: the train split's documents and positives; msmarco-20k: the training positives
+    (sorted ids) first, then the test queries' candidates, TREC DL 2019 and 2021 (each part in
+    id order, skipping what is there) up to max_docs; positives only among the kept documents."""
+    from axiomatic.data.catalog import load_dataset
+    from shared_data import require_collection
+
+    require_collection("scifact")
+    sf = pl.load_collection("scifact")
+    ds = load_dataset("scifact/train")
+    assert sf.name == "scifact" and set(sf.documents) == set(ds.documents)
+    assert sf.positives == pl._positives(ds, dict(ds.documents))
+
+    require_collection("msmarco-passage-dev-bm25top20-graded")
+    require_collection("msmarco-passage-trecdl")
+    train = load_dataset("msmarco-dev-top20/train")
+    every = load_dataset("msmarco-dev-top20").documents
+    test = load_dataset("msmarco-dev-top20/test")
+    pos = sorted({d for _q, _t, d in pl._positives(train, every)})
+    parts = [sorted({d for q in test.queries for d in test.candidate_ids(q)})]
+    parts += [sorted(load_dataset(f"trec-dl-{y}/union").documents) for y in (2019, 2021)]
+    for max_docs in (5, len(pos) + 7, len(pos) + len(set(parts[0]) - set(pos)) + 3):
+        want = list(pos[:max_docs])
+        for part in parts:
+            for d in part:
+                if len(want) < max_docs and d not in want:
+                    want.append(d)
+        ms = pl.load_collection("msmarco-20k", max_docs=max_docs)
+        assert ms.name == "msmarco-20k" and list(ms.documents) == want
+        kept = set(want)
+        assert ms.positives == [r for r in pl._positives(train, every) if r[2] in kept]
+        assert all(ms.documents[d].text == (every.get(d) or ms.documents[d]).text for d in want)
