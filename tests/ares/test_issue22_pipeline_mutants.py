@@ -215,3 +215,59 @@ def test_scifact_and_msmarco_20k_are_built_as_documented() -> None:
         kept = set(want)
         assert ms.positives == [r for r in pl._positives(train, every) if r[2] in kept]
         assert all(ms.documents[d].text == (every.get(d) or ms.documents[d]).text for d in want)
+
+
+def test_defaults_data_root_and_what_prepare_keeps(tmp_path, monkeypatch) -> None:
+    from axiomatic.ares.sampling import sample_pseudo_queries
+    from shared_data import require_collection
+
+    # one suggestion only, also for a name close to two collections
+    with pytest.raises(ValueError, match=r"\(did you mean 'demo'\?\); expected"):
+        pl.load_collection("demo-20k")
+    # data_root reaches every dataset a collection reads (the environment's root is wrong)
+    root = require_collection("scifact").parent
+    require_collection("msmarco-passage-trecdl")
+    monkeypatch.setenv("AXIOMATIC_DATA", str(tmp_path / "nowhere"))
+    assert len(pl.load_collection("scifact", data_root=root).documents) == 5183
+    ms = pl.load_collection("msmarco-20k", data_root=root, max_docs=400)
+    assert len(ms.documents) == 400
+    monkeypatch.undo()
+    # _positives skips a query it does not know and goes on
+    ds = Dataset(name="t", queries={"b": Query("b", "bee")}, documents={},
+                 qrels={"a": {"d1": 1}, "b": {"d1": 1}})  # fmt: skip
+    assert pl._positives(ds, {"d1": Document("d1", "x")}) == [("b", "bee", "d1")]
+    # prepare's defaults (seed 0, 10 queries per document), its sampling arguments, its record
+    c = pl.load_collection("demo")
+    idx = CollectionIndex.build(c.documents.values(), Analyzer())
+    tv = _vectors(idx.n_terms)
+    p = pl.prepare(c, term_vectors=tv, axioms="Q-RANK")
+    assert p.collection is c and "Q-STM-1" not in p.ctx.__dict__.get("_score_cache", {})
+    ref = sample_pseudo_queries(idx, n_queries=10, seed=0)
+    np.testing.assert_array_equal(p.pseudo.term_ids, ref.term_ids)
+    q = pl.prepare(c, seed=2, n_queries=3, term_vectors=tv, axioms="Q-RANK")
+    ref = sample_pseudo_queries(idx, n_queries=3, seed=2)
+    np.testing.assert_array_equal(q.pseudo.term_ids, ref.term_ids)
+    np.testing.assert_array_equal(q.pseudo.doc, ref.doc)
+    assert all(isinstance(v, float) and 0 <= v < 60 for v in p.timings.values())
+    # a cached index is loaded, not rebuilt
+    pl.prepare(c, cache_dir=tmp_path, term_vectors=tv, axioms="Q-RANK")
+    monkeypatch.setattr(CollectionIndex, "build", None)
+    again = pl.prepare(c, cache_dir=tmp_path, term_vectors=tv, axioms="Q-RANK")
+    assert again.index.n_docs == idx.n_docs
+    monkeypatch.undo()
+    # the setting functions' default seed is 0 (and the seed matters on the demo collection)
+    assert [a.tolist() for a in pl.setting_pairs(p, "I")] == [
+        a.tolist() for a in pl.setting_pairs(p, "I", 0)
+    ]
+    i1, j1, _ = pl.setting_pairs(p, "I", 1)
+    assert pl.setting_pairs(p, "I", 0)[1].tolist() != j1.tolist()
+    X0, y0, _ = pl.setting_features(p, "I", "Q-RANK", 0)
+    X, y, _ = pl.setting_features(p, "I", "Q-RANK")
+    assert X.tolist() == X0.tolist() and y.tolist() == y0.tolist()
+    from axiomatic.axioms.query_pairs import preference_features
+
+    X1, _y1, _ = pl.setting_features(p, "I", "Q-RANK", seed=1)
+    assert X1.tolist() == preference_features(p.ctx, i1, j1, "Q-RANK").tolist() != X0.tolist()
+    lc = pl.length_control(p, "I", seed=1)
+    assert lc.tolist() == (p.ctx.q_len[i1] - p.ctx.q_len[j1]).tolist()
+    assert pl.length_control(p, "I").tolist() == pl.length_control(p, "I", 0).tolist()
