@@ -224,6 +224,8 @@ def test_defaults_data_root_and_what_prepare_keeps(tmp_path, monkeypatch) -> Non
     # one suggestion only, also for a name close to two collections
     with pytest.raises(ValueError, match=r"\(did you mean 'demo'\?\); expected"):
         pl.load_collection("demo-20k")
+    with pytest.raises(ValueError, match=r"^unknown ARES collection 'deXY'; expected"):
+        pl.load_collection("deXY")  # similarity .5-.6: no suggestion at cutoff .6
     # data_root reaches every dataset a collection reads (the environment's root is wrong)
     root = require_collection("scifact").parent
     require_collection("msmarco-passage-trecdl")
@@ -271,3 +273,19 @@ def test_defaults_data_root_and_what_prepare_keeps(tmp_path, monkeypatch) -> Non
     lc = pl.length_control(p, "I", seed=1)
     assert lc.tolist() == (p.ctx.q_len[i1] - p.ctx.q_len[j1]).tolist()
     assert pl.length_control(p, "I").tolist() == pl.length_control(p, "I", 0).tolist()
+
+
+def test_setting_pairs_pass_the_seed_to_both_draws() -> None:
+    from axiomatic.ares.predictor import balanced_pairs, sample_negatives
+
+    c = pl.load_collection("demo")
+    idx = CollectionIndex.build(c.documents.values(), Analyzer())
+    p = pl.prepare(c, term_vectors=_vectors(idx.n_terms), axioms="Q-RANK")
+    rank = p.ctx.scores("Q-RANK")[: p.n_pseudo]
+    for seed in (1, 5):
+        kept, neg = sample_negatives("II", p.real_doc, p.pseudo.doc, rank, seed)
+        want = balanced_pairs(p.real_ids[kept], neg, seed)
+        got = pl.setting_pairs(p, "II", seed)
+        assert [a.tolist() for a in got] == [a.tolist() for a in want]
+    other = [a.tolist() for a in pl.setting_pairs(p, "II", 0)]
+    assert [a.tolist() for a in pl.setting_pairs(p, "II", 1)] != other
