@@ -73,12 +73,12 @@ def test_every_model_an_experiment_loads_is_put_on_the_experiment_device():
 
 
 def test_compare_training_scores_and_diagnoses_built_starts_on_the_device():
-    path = EXPERIMENTS / "compare_training.py"
+    path = EXPERIMENTS / "compare_training" / "run.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     parents = _parents(tree)
     funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     for name in ("_score_start", "_diagnose"):
-        builds = _calls(funcs[name], "_build_start")
+        builds = _calls(funcs[name], "build_start")
         assert builds, name
         for call in builds:
             parent = parents[call]

@@ -166,4 +166,5 @@ def pools_from_instances(
             f"(axioms={list(spec.axioms) or 'all'}, delta_max={delta}); mine more queries or "
             "relax the filter"
         )
-    return {"qrels": list(regular), "axiom": pairs}, {"qrels": 1.0, "axiom": 1.0}, docs
+    weights = {"qrels": 1.0, "axiom": float(spec.rate)}
+    return {"qrels": list(regular), "axiom": pairs}, weights, docs

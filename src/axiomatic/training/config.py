@@ -95,6 +95,9 @@ class PerturbAugmentSpec:
 
     axioms: tuple[str, ...] = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
     lnc_terms: int = 3
+    # the mixing rate: the probability that a training document gets a perturbed copy as an
+    # extra pair (1: every document, Cheng & Fang's setting)
+    rate: float = 1.0
 
 
 def _as_tuple(v: Any) -> tuple[str, ...]:
@@ -181,6 +184,8 @@ class DiagnosticAugmentSpec:
     instances: str = ""
     delta_max: float = 0.1
     axioms: tuple[str, ...] = ()
+    # the mixing rate of the paired modes: axiom pairs per relevance pair in a batch (1: 1:1)
+    rate: float = 1.0
 
 
 AUGMENT_MODES = ("multi-graded", "paired", "paired-delta")
@@ -248,10 +253,14 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
     call = parse_call(spec, "augmentation")
     if call.name in ("perturb", "ap"):
         kw = _check_keys(
-            call, {"axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms"}, "augmentation"
+            call,
+            {"axioms": "axioms", "k": "lnc_terms", "lnc_terms": "lnc_terms", "rate": "rate"},
+            "augmentation",
         )
         if "axioms" in kw:
             kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
+        if "rate" in kw:
+            kw["rate"] = _mixing_rate(kw["rate"], "perturb", upper=1.0)
         return PerturbAugmentSpec(**kw)
     if call.name in ("diagnostic", "instances"):
         kw = _check_keys(
@@ -261,9 +270,12 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
                 "instances": "instances",
                 "delta_max": "delta_max",
                 "axioms": "axioms",
+                "rate": "rate",
             },
             "augmentation",
         )
+        if "rate" in kw:
+            kw["rate"] = _mixing_rate(kw["rate"], "diagnostic", upper=None)
         if "axioms" in kw:
             kw["axioms"] = _as_tuple(kw["axioms"])
         mode = str(kw.get("mode", "paired"))
@@ -282,6 +294,19 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
         f"unknown augmentation {call.name!r}; expected 'perturb(...)' (perturbation augmentation) "
         "or 'diagnostic(...)' (mined axiom instances) or 'acrank(rule=TFC-A&D, p=0.5)' (ACRank)"
     )
+
+
+def _mixing_rate(value: Any, what: str, upper: float | None) -> float:
+    """A mixing rate: a finite number >= 0 (and <= ``upper`` where it is a probability)."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} rate must be a number (got {value!r}); e.g. rate=0.5")
+    rate = float(value)
+    if not math.isfinite(rate) or rate < 0 or (upper is not None and rate > upper):
+        bound = f"0 <= rate <= {upper:g}" if upper is not None else "rate >= 0"
+        raise ValueError(f"{what} rate must satisfy {bound} (got {value!r})")
+    return rate
 
 
 @dataclass

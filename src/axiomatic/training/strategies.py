@@ -158,6 +158,7 @@ class PairwiseLossStrategy(LossStrategy):
             ]
             self.perturber = rosset_perturber(ctx.model, texts, analyzer, lnc_terms)
         self.augment_perturb = isinstance(aug, PerturbAugmentSpec)
+        self.ap_rate = float(aug.rate) if isinstance(aug, PerturbAugmentSpec) else 1.0
 
     def _perturb(
         self, query: str, text: str, rng: np.random.Generator
@@ -201,6 +202,9 @@ class PairwiseLossStrategy(LossStrategy):
         if self.perturber is not None:
             for b in range(B):
                 for side, idx in (("hi", hi_idx[b]), ("lo", lo_idx[b])):
+                    # AP's mixing rate (1: every document; no draw, so the stream is unchanged)
+                    if self.ap_rate < 1.0 and rng.random() >= self.ap_rate:
+                        continue
                     res = self._perturb(all_q[idx], all_d[idx], rng)
                     if res is None:
                         continue
