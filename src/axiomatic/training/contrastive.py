@@ -52,10 +52,29 @@ def info_nce(scores: torch.Tensor, valid: torch.Tensor | None = None) -> torch.T
 
     .. math:: L = \frac1B \sum_b -\log \frac{e^{s_{b0}}}{\sum_{j} e^{s_{bj}}}
 
-    ``scores``: ``(B, L)``; ``valid``: ``(B, L)`` booleans (padding columns excluded). Returns
-    the mean over rows.
+    ``scores``: ``(B, L)`` with ``L >= 1`` (a row of only the positive adds 0); ``valid``:
+    ``(B, L)`` booleans (padding columns excluded), true in column 0. Returns the mean over
+    rows. Other shapes are refused (a 1-D input has no candidate axis).
     """
+    if scores.dim() != 2 or scores.shape[1] < 1:
+        raise ValueError(
+            f"info_nce expects scores of shape (B, L) with L >= 1, the positive in column 0 "
+            f"(got shape {tuple(scores.shape)}); pass one row per query, e.g. "
+            "scores.unsqueeze(0) for a single list"
+        )
     if valid is not None:
+        if valid.shape != scores.shape or valid.dtype != torch.bool:
+            raise ValueError(
+                f"info_nce's valid must be a boolean tensor of the scores' shape "
+                f"{tuple(scores.shape)} (got {valid.dtype} of shape {tuple(valid.shape)}); "
+                "mark each row's real candidates True and its padding False"
+            )
+        if not bool(valid[:, 0].all()):
+            raise ValueError(
+                "info_nce's valid must be True in column 0 of every row (got a row whose "
+                "positive is masked out, which makes its loss NaN); put each row's positive "
+                "in column 0"
+            )
         scores = scores.masked_fill(~valid, float("-inf"))
     return -(F.log_softmax(scores, dim=1)[:, 0]).mean()
 
