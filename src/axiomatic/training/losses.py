@@ -14,14 +14,16 @@ import torch.nn.functional as F
 from axiomatic._suggest import suggest
 
 
+_DIMS = {"(B,)": 1, "(B, L)": 2}
+
+
 def check_same_shape(
     name_a: str, a: torch.Tensor, name_b: str, b: torch.Tensor, expected: str, fix: str
 ) -> None:
     """Refuse two inputs that do not both have the shape ``expected`` (``"(B,)"`` or
     ``"(B, L)"``): torch would broadcast a ``(B, 1)`` against a ``(B,)`` into ``(B, B)`` and
     return a plausible but wrong loss. ``fix`` says how to get the expected shape."""
-    dims = sum(1 for part in expected.strip("()").split(",") if part.strip())
-    if a.dim() != dims or b.dim() != dims or a.shape != b.shape:
+    if a.dim() != _DIMS[expected] or a.shape != b.shape:
         raise ValueError(
             f"{name_a} and {name_b} must both have shape {expected} (got {name_a} "
             f"{tuple(a.shape)} and {name_b} {tuple(b.shape)}); {fix}"
