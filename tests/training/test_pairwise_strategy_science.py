@@ -411,3 +411,184 @@ def test_ar_with_rosset_perturbations_penalizes_only_the_wrong_way(axioms: str) 
         _, info = strategy.step_loss(ctx, batch, step=1)
         assert info["perturbed"] == 4.0
         assert info["ar_loss"] == pytest.approx(want, abs=1e-6)
+
+
+# ---------------------------------------------------------------------- listwise softmax (+ AR)
+def _reference_lists(s, rows: list[list[str]], n_valid: list[int]):  # type: ignore[no-untyped-def]
+    """ListNet top-1 with the relevant document first (label 1, the others 0) over each
+    list's own documents (the padding is left out)."""
+    total = 0
+    for row, n in zip(rows, n_valid, strict=True):
+        v = torch.stack([s[t] for t in row[:n]])
+        total = total - torch.log_softmax(v, dim=0)[0]
+    return total / len(rows)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.4])
+def test_listwise_softmax_step_matches_listnet_over_padded_lists(lam: float) -> None:
+    """list_size 3: qa's lists get one extra negative from its non-relevant pool, qb has
+    none, so its list [E, F] is padded (and masked). AR compares each list's first two
+    documents (the pair) with their own perturbations."""
+    reg = f"ar(lambda={lam}, mu=0.2, axioms=TFC1-A)" if lam else None
+    cfg = TrainConfig(loss="softmax", list_size=3, regularizer=reg)
+    loss, info, model, _ = _stub_step(cfg)
+    assert model.seen and len(model.seen) == 1
+    seen = model.seen[0]
+    rows = [seen[0:3], seen[3:6], seen[6:9]]
+    assert [r[:2] for r in rows] == [["doc A", "doc B"], ["doc C", "doc D"], ["doc E", "doc F"]]
+    assert rows[0][2] in ("doc D", "doc N1", "doc N2")  # qa's non-relevant pool, not B
+    assert rows[1][2] in ("doc B", "doc N1", "doc N2")
+    assert rows[2][2] == "doc F"  # padding: a copy of the last document
+    n_valid = [3, 3, 2]
+
+    def reference(s):  # type: ignore[no-untyped-def]
+        base = _reference_lists(s, rows, n_valid)
+        if not lam:
+            return base, base, None
+        _, _, ar = _reference_ar(s, lam, 0.2, 1.0, "applicable", "hinge")
+        return base + lam * ar, base, ar
+
+    total, base, ar = reference(
+        {t: torch.tensor(v, dtype=torch.float64) for t, v in SCORES.items()}
+    )
+    assert float(loss.detach()) == pytest.approx(float(total), abs=1e-5)
+    assert info["base_loss"] == pytest.approx(float(base), abs=1e-5)
+    if lam:
+        assert info["ar_loss"] == pytest.approx(float(ar), abs=1e-6)
+        assert sorted(seen[9:]) == ["doc A+", "doc C-", "doc D+", "doc F-"]
+    else:
+        assert len(seen) == 9
+    expect = _reference_grad(lambda s: reference(s)[0])
+    assert _grad(loss, model) == pytest.approx(expect, abs=1e-5)
+
+
+def test_listwise_softmax_negatives_are_labelled_non_relevant() -> None:
+    cfg = TrainConfig(loss="softmax", list_size=8)
+    model = TableRanker(SCORES)
+    strategy, _ = _setup(cfg, model, _dataset(), POOL)
+    assert strategy.negatives == {"qa": ["B", "D", "N1", "N2"], "qb": ["F"]}
+    plain, _ = _setup(TrainConfig(), model, _dataset(), POOL)
+    assert plain.negatives == {}  # only the listwise loss draws extra negatives
+
+
+# ---------------------------------------------------------------------- graded strategy
+class _RecordingLoss:
+    """A graded loss that returns sum(grade * score) and remembers its inputs."""
+
+    def __init__(self) -> None:
+        self.inputs: list[tuple[torch.Tensor, torch.Tensor]] = []
+
+    def __call__(self, scores: torch.Tensor, grades: torch.Tensor) -> torch.Tensor:
+        self.inputs.append((scores, grades))
+        return (scores * grades.to(scores.dtype)).sum()
+
+
+def test_graded_step_scores_each_items_document_against_its_grade() -> None:
+    from axiomatic.training.strategies import GradedLossStrategy
+
+    graded = _RecordingLoss()
+    strategy = GradedLossStrategy(graded)
+    model = TableRanker(SCORES)
+    ctx = StepContext(
+        model=model,
+        config=TrainConfig(loss="graded", graded_loss="mse"),
+        train_data=_dataset(),
+        device=torch.device("cpu"),
+        text=_text,
+    )
+    strategy.setup(ctx, {"qrels": []})
+    batch = [
+        Pair("qa", "A", "", 2.0, 0.0),
+        Pair("qa", "B", "", 0.0, 0.0),
+        Pair("qb", "F", "", 1.0, 0),
+    ]
+    loss, info = strategy.step_loss(ctx, batch, step=1)
+    assert model.seen == [["doc A", "doc B", "doc F"]]
+    ((scores, grades),) = graded.inputs
+    assert scores.tolist() == pytest.approx([SCORES["doc A"], SCORES["doc B"], SCORES["doc F"]])
+    assert grades.tolist() == [2, 0, 1] and grades.dtype == torch.int64
+    want = 2 * SCORES["doc A"] + 1 * SCORES["doc F"]
+    assert float(loss.detach()) == pytest.approx(want, abs=1e-6)
+    assert info == {"base_loss": pytest.approx(want, abs=1e-6)}  # no cut points to log
+
+
+def test_graded_step_logs_learned_cut_points_and_restores_them() -> None:
+    from axiomatic.training.smooth import parse_graded_loss
+    from axiomatic.training.strategies import GradedLossStrategy
+
+    po = parse_graded_loss("po(thresholds=0.2,0.7, scale=10)")
+    added: list[torch.nn.Parameter] = []
+    strategy = GradedLossStrategy(po)
+    model = TableRanker(SCORES)
+    ctx = StepContext(
+        model=model,
+        config=TrainConfig(loss="graded", graded_loss="po"),
+        train_data=_dataset(),
+        device=torch.device("cpu"),
+        text=_text,
+        add_parameters=added.extend,
+    )
+    strategy.setup(ctx, {"qrels": []})
+    assert [id(p) for p in added] == [id(p) for p in po.parameters()]  # cut points trained
+    _, info = strategy.step_loss(ctx, [Pair("qa", "A", "", 2.0, 0.0)], step=1)
+    cuts = po.cut_points().tolist()
+    assert info["cut1"] == pytest.approx(cuts[0]) and info["cut2"] == pytest.approx(cuts[1])
+    assert cuts == pytest.approx([2.0, 7.0], abs=1e-9)  # initialized at scale * thresholds
+    with torch.no_grad():
+        for p in po.parameters():
+            p.add_(0.5)
+    state = strategy.state_dict()
+    assert set(state["loss_parameters"]) == {"cut_first", "cut_gaps"}
+    fresh = GradedLossStrategy(parse_graded_loss("po(thresholds=0.2,0.7, scale=10)"))
+    fresh.load_state_dict(state)
+    for a, b in zip(fresh.graded_loss.parameters(), po.parameters(), strict=True):
+        assert torch.equal(a, b)
+    fresh.load_state_dict({})  # nothing saved: the parameters stay
+    assert fresh.graded_loss.cut_points().tolist() == pytest.approx(po.cut_points().tolist())
+
+
+class _Bounded(TableRanker):
+    """A table model whose scores stay inside (-0.5, 0.5)."""
+
+    def score_bound(self) -> float:
+        return 0.5
+
+
+class _TanhTowers(_Bounded):
+    embedding_dim = 16
+    eps = 1.0  # bound p / (sqrt(p) + eps)^2 = 16 / 25 = 0.64
+
+
+def _graded_setup(model: NeuralRankingModel, spec: str) -> None:
+    from axiomatic.training.smooth import parse_graded_loss
+    from axiomatic.training.strategies import GradedLossStrategy
+
+    ctx = StepContext(
+        model=model,
+        config=TrainConfig(loss="graded", graded_loss=spec),
+        train_data=_dataset(),
+        device=torch.device("cpu"),
+        text=_text,
+        add_parameters=lambda params: None,
+    )
+    GradedLossStrategy(parse_graded_loss(spec)).setup(ctx, {"qrels": []})
+
+
+def test_graded_setup_warns_once_about_thresholds_no_score_reaches(monkeypatch) -> None:
+    import warnings
+
+    from axiomatic.training import strategies
+
+    monkeypatch.setattr(strategies, "_WARNED", set())
+    spec = "sosl(thresholds=0.2,0.7)"
+    msg = r"^unreachable thresholds \[0\.2, 0\.7\] for _Bounded: .* \(-0\.5, 0\.5\)"
+    with pytest.warns(UserWarning, match=msg):
+        _graded_setup(_Bounded(SCORES), spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _graded_setup(_Bounded(SCORES), spec)  # the same problem: said once per process
+        _graded_setup(_Bounded(SCORES), "sosl(thresholds=0.1,0.4)")  # reachable: silent
+        _graded_setup(TableRanker(SCORES), spec)  # no bound known: silent
+    # tanh towers: the bound of their dimension and eps, named in the message
+    with pytest.warns(UserWarning, match=r"tanh towers of dimension p = 16 and eps = 1 .*0\.64"):
+        _graded_setup(_TanhTowers(SCORES), "sosl(thresholds=0.2,0.65)")
