@@ -23,6 +23,7 @@ from training_helpers import TinyRanker, make_toy_dataset
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.perturb.perturbations import PerturbedText
+from axiomatic.text.analyzer import parse_analyzer
 from axiomatic.training.config import TrainConfig
 from axiomatic.training.samplers import Pair
 from axiomatic.training.strategies import PairwiseLossStrategy
@@ -42,11 +43,13 @@ class TableRanker(NeuralRankingModel):
         self.index = {t: i for i, t in enumerate(scores)}
         self.table = nn.Parameter(torch.tensor(list(scores.values()), dtype=torch.float32))
         self.seen: list[list[str]] = []
+        self.queries: list[list[str]] = []
 
     def encode_batch(
         self, queries: Sequence[str], documents: Sequence[str]
     ) -> dict[str, torch.Tensor]:
         self.seen.append(list(documents))
+        self.queries.append(list(queries))
         return {"i": torch.tensor([self.index[d] for d in documents])}
 
     def forward(self, i: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
@@ -93,7 +96,7 @@ POOL = [*BATCH, Pair("qa", "A", "N1", 1.0, 0.0), Pair("qa", "A", "N2", 1.0, 0.0)
 EDITS = {
     "doc A": ("doc A+", -1, "TFC1-A"),
     "doc C": ("doc C-", +1, "TFC1-D"),
-    "doc D": ("doc D+", -1, "TFC3"),
+    "doc D": ("doc D+", -1, "TFC1-A"),  # a second TFC1-A: the monitoring averages two
     "doc F": ("doc F-", +1, "LNC"),
 }
 # chosen so that every hinge is in its linear part or clearly clipped, and so that putting a
@@ -232,9 +235,12 @@ def test_ar_per_axiom_monitoring_is_each_axioms_mean_hinge() -> None:
     mu = 0.2
     cfg = TrainConfig(regularizer=f"ar(lambda=0.3, mu={mu}, axioms=TFC1-A)")
     _, info, _, _ = _stub_step(cfg)
+    hinges: dict[str, list[float]] = {}
     for doc, (pert, delta, axiom) in EDITS.items():
-        want = max(0.0, mu - delta * (SCORES[doc] - SCORES[pert]))
-        assert info[f"ar_{axiom}"] == pytest.approx(want, abs=1e-6)
+        hinges.setdefault(axiom, []).append(max(0.0, mu - delta * (SCORES[doc] - SCORES[pert])))
+    assert len(hinges["TFC1-A"]) == 2
+    for axiom, hs in hinges.items():
+        assert info[f"ar_{axiom}"] == pytest.approx(sum(hs) / len(hs), abs=1e-6)
 
 
 def test_ar_weight_lambda_scales_only_the_regularizer() -> None:
@@ -430,14 +436,16 @@ def test_listwise_softmax_step_matches_listnet_over_padded_lists(lam: float) -> 
     none, so its list [E, F] is padded (and masked). AR compares each list's first two
     documents (the pair) with their own perturbations."""
     reg = f"ar(lambda={lam}, mu=0.2, axioms=TFC1-A)" if lam else None
-    cfg = TrainConfig(loss="softmax", list_size=3, regularizer=reg)
+    # seed 2 draws N1 and N2 as the extra negatives: a regularizer reading the third column
+    # instead of the pair's lower document then sees other documents (with seed 0 it would
+    # draw D for qa's first list, and the lower sides' perturbations would be the same set)
+    cfg = TrainConfig(loss="softmax", list_size=3, regularizer=reg, seed=2)
     loss, info, model, _ = _stub_step(cfg)
     assert model.seen and len(model.seen) == 1
     seen = model.seen[0]
     rows = [seen[0:3], seen[3:6], seen[6:9]]
     assert [r[:2] for r in rows] == [["doc A", "doc B"], ["doc C", "doc D"], ["doc E", "doc F"]]
-    assert rows[0][2] in ("doc D", "doc N1", "doc N2")  # qa's non-relevant pool, not B
-    assert rows[1][2] in ("doc B", "doc N1", "doc N2")
+    assert (rows[0][2], rows[1][2]) == ("doc N1", "doc N2")  # qa's non-relevant pool
     assert rows[2][2] == "doc F"  # padding: a copy of the last document
     n_valid = [3, 3, 2]
 
@@ -504,6 +512,7 @@ def test_graded_step_scores_each_items_document_against_its_grade() -> None:
     ]
     loss, info = strategy.step_loss(ctx, batch, step=1)
     assert model.seen == [["doc A", "doc B", "doc F"]]
+    assert model.queries == [["alpha", "alpha", "beta"]]  # each item's own query
     ((scores, grades),) = graded.inputs
     assert scores.tolist() == pytest.approx([SCORES["doc A"], SCORES["doc B"], SCORES["doc F"]])
     assert grades.tolist() == [2, 0, 1] and grades.dtype == torch.int64
@@ -516,7 +525,7 @@ def test_graded_step_logs_learned_cut_points_and_restores_them() -> None:
     from axiomatic.training.smooth import parse_graded_loss
     from axiomatic.training.strategies import GradedLossStrategy
 
-    po = parse_graded_loss("po(thresholds=0.2,0.7, scale=10)")
+    po = parse_graded_loss("po(thresholds=0.2,0.5,0.7, scale=10)")  # two gaps: a vector
     added: list[torch.nn.Parameter] = []
     strategy = GradedLossStrategy(po)
     model = TableRanker(SCORES)
@@ -532,19 +541,24 @@ def test_graded_step_logs_learned_cut_points_and_restores_them() -> None:
     assert [id(p) for p in added] == [id(p) for p in po.parameters()]  # cut points trained
     _, info = strategy.step_loss(ctx, [Pair("qa", "A", "", 2.0, 0.0)], step=1)
     cuts = po.cut_points().tolist()
-    assert info["cut1"] == pytest.approx(cuts[0]) and info["cut2"] == pytest.approx(cuts[1])
-    assert cuts == pytest.approx([2.0, 7.0], abs=1e-9)  # initialized at scale * thresholds
+    assert [info[f"cut{k}"] for k in (1, 2, 3)] == pytest.approx(cuts)
+    assert cuts == pytest.approx([2.0, 5.0, 7.0], abs=1e-9)  # initialized at scale * thresholds
     with torch.no_grad():
         for p in po.parameters():
             p.add_(0.5)
     state = strategy.state_dict()
     assert set(state["loss_parameters"]) == {"cut_first", "cut_gaps"}
-    fresh = GradedLossStrategy(parse_graded_loss("po(thresholds=0.2,0.7, scale=10)"))
+    fresh = GradedLossStrategy(parse_graded_loss("po(thresholds=0.2,0.5,0.7, scale=10)"))
     fresh.load_state_dict(state)
     for a, b in zip(fresh.graded_loss.parameters(), po.parameters(), strict=True):
         assert torch.equal(a, b)
     fresh.load_state_dict({})  # nothing saved: the parameters stay
     assert fresh.graded_loss.cut_points().tolist() == pytest.approx(po.cut_points().tolist())
+    # fixed cut points are no parameters: nothing trained, nothing logged
+    fixed = GradedLossStrategy(parse_graded_loss("po(thresholds=0.2,0.7, cuts=fixed)"))
+    fixed.setup(ctx, {"qrels": []})
+    _, info = fixed.step_loss(ctx, [Pair("qa", "A", "", 2.0, 0.0)], step=1)
+    assert set(info) == {"base_loss"} and fixed.state_dict() == {"loss_parameters": {}}
 
 
 class _Bounded(TableRanker):
@@ -592,3 +606,61 @@ def test_graded_setup_warns_once_about_thresholds_no_score_reaches(monkeypatch) 
     # tanh towers: the bound of their dimension and eps, named in the message
     with pytest.warns(UserWarning, match=r"tanh towers of dimension p = 16 and eps = 1 .*0\.64"):
         _graded_setup(_TanhTowers(SCORES), "sosl(thresholds=0.2,0.65)")
+    # a dimension without eps is no tanh tower: the model's own bound
+    with pytest.warns(UserWarning, match=r"for _DimOnly: .* \(-0\.5, 0\.5\)"):
+        _graded_setup(_DimOnly(SCORES), "sosl(thresholds=0.2,0.66)")
+
+
+class _DimOnly(_Bounded):
+    embedding_dim = 16
+
+
+def test_graded_setup_warning_points_at_the_caller(monkeypatch) -> None:
+    from axiomatic.training import strategies
+    from axiomatic.training.smooth import parse_graded_loss
+    from axiomatic.training.strategies import GradedLossStrategy
+
+    monkeypatch.setattr(strategies, "_WARNED", set())
+    ctx = StepContext(
+        model=_Bounded(SCORES),
+        config=TrainConfig(loss="graded", graded_loss="sosl"),
+        train_data=_dataset(),
+        device=torch.device("cpu"),
+        text=_text,
+    )
+    with pytest.warns(UserWarning) as record:
+        GradedLossStrategy(parse_graded_loss("sosl(thresholds=0.2,0.7)")).setup(ctx, {"qrels": []})
+    assert [w.filename for w in record] == [__file__]  # the line that set the run up
+
+
+# ---------------------------------------------------------------------- pairwise setup
+def test_pairwise_setup_builds_the_perturber_for_the_run() -> None:
+    """Vocabulary from both sides of every pair, insertions limited to what the model reads,
+    the run's analyzer in the documents' language."""
+    model = TableRanker(SCORES)
+    model.max_doc_len = 7  # type: ignore[attr-defined]
+    pool = [Pair("qa", "A", "N1", 1.0, 0.0)]
+    docs = {"A": "kernel signal", "N1": "forest river"}
+    ds = Dataset("v", {"qa": Query("qa", "alpha")}, {d: Document(d, t) for d, t in docs.items()})
+    strategy, _ = _setup(TrainConfig(regularizer="ar(lambda=0.1)"), model, ds, pool)
+    perturber = strategy.perturber
+    assert sorted(perturber.vocabulary) == ["forest", "kernel", "river", "signal"]
+    assert perturber.max_position == 7
+    assert perturber.analyzer.language == "en"  # no document language given: English
+    assert perturber.analyzer.spec == parse_analyzer("default", language="en").spec
+    assert strategy.perturb_axioms == ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+    ds.doc_language = "de"
+    thesis = TrainConfig(regularizer="ar(lambda=0.1)", analyzer="thesis")
+    strategy, _ = _setup(thesis, model, ds, pool)
+    assert strategy.perturber.analyzer.spec == parse_analyzer("thesis", language="de").spec
+    assert strategy.perturber.analyzer.language == "de"
+    plain, _ = _setup(TrainConfig(), model, ds, pool)
+    assert plain.perturber is None and plain.perturb_axioms == ()
+
+
+def test_listwise_softmax_query_without_negatives_keeps_its_pair() -> None:
+    model = TableRanker(SCORES)
+    strategy, ctx = _setup(TrainConfig(loss="softmax", list_size=3), model, _dataset(), POOL)
+    del strategy.negatives["qb"]  # e.g. a query whose documents are all relevant
+    strategy.step_loss(ctx, BATCH, step=1)
+    assert model.seen[0][6:] == ["doc E", "doc F", "doc F"]  # the pair, padded
