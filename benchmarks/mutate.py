@@ -146,6 +146,7 @@ MODULES: dict[str, list[str]] = {
         "not bit_identical",
     ],
     "training/augment.py": [
+        "tests/training/test_diagnostic_augment_reference.py",
         "tests/training/test_augment.py",
         "tests/test_keyvalue_grammar.py",
     ],
