@@ -55,7 +55,7 @@ KEPT = ("q0", "TFC1", "n1", "n2", ">", 0.05)
         (("qX", "TFC1", "n1", "n2", ">", 0.0), "not a training query"),
         (("q0", "TFC1", "n1", "n2", "=", 0.0), "no preference"),
         (("q0", "TFC1", "n1", "n2", "<", 0.0), "not a > / >= relation"),
-        (("q0", "TFC2", "n1", "n2", ">", 0.0, "n3"), "a triple"),
+        (("q0", "TFC1", "n1", "n2", ">", 0.0, "n3"), "a triple"),
         (("q0", "M-TDC", "n1", "n2", ">", 0.0), "another axiom"),
         (("q0", "TFC1", "n1", "n2", ">", 0.5), "delta* above delta_max"),
         (("q0", "TFC1", "n1", "r1", ">", 0.0), "a relevant doc_b"),
@@ -106,12 +106,12 @@ def test_axiom_pairs_are_weak_labels_one_or_two_over_zero() -> None:
 
 def test_multi_graded_labels_by_hand_on_graded_data() -> None:
     ds = _dataset()
-    regular = [Pair("q0", "r2", "r1", 2.0, 1.0), Pair("q0", "r2", "n1", 2.0, 0.0)]
+    regular = [Pair("q0", "r2", "n1", 2.0, 0.0)]
     df = _df(
         [
             ("q0", "TFC1", "n1", "n2", ">", 0.0),  # n1 becomes weak 1, n2 new at 0
             ("q1", "TFC1", "n4", "n5", ">", 0.0),  # a query no regular pair has
-            ("q0", "TFC1", "n3", "r1", ">", 0.0),  # unfiltered: r1 keeps its strong label
+            ("q0", "TFC1", "n3", "r1", ">", 0.0),  # unfiltered: r1 (new) gets its strong label
         ]
     )
     pairs = multi_graded_pairs(df, ds, regular)
@@ -167,3 +167,29 @@ def test_pools_of_each_mode_and_the_artificial_documents() -> None:
         pools_from_instances(ds, DiagnosticAugmentSpec(mode="paired-delta"), regular, df)
     with pytest.raises(ValueError, match=re.escape("(axioms=['LNC2'], delta_max=None)")):
         pools_from_instances(ds, DiagnosticAugmentSpec(axioms=("LNC2",)), regular, df, art)
+
+
+def test_diagnostic_pools_reads_the_mined_folder(monkeypatch) -> None:
+    from axiomatic.data import instances as instances_module
+    from axiomatic.training.augment import diagnostic_pools
+
+    df = _df([KEPT])
+    art = {"art-1": Document("art-1", "text")}
+    read: list[str] = []
+
+    def fake_read(directory: str):  # type: ignore[no-untyped-def]
+        read.append(directory)
+        return df, art
+
+    monkeypatch.setattr(instances_module, "read_instances", fake_read)
+    regular = [Pair("q0", "r2", "n1", 2.0, 0.0)]
+    spec = DiagnosticAugmentSpec(mode="paired", instances="/mined/here", axioms=("TFC1",))
+    got = diagnostic_pools(_dataset(), spec, regular)
+    assert read == ["/mined/here"]
+    assert got == pools_from_instances(_dataset(), spec, regular, df, art)
+    msg = (
+        "diagnostic augmentation needs the mined instances directory: "
+        "diagnostic(mode=paired, instances=PATH) (write one with `axiomatic mine`)"
+    )
+    with pytest.raises(ValueError, match="^" + re.escape(msg) + "$"):
+        diagnostic_pools(_dataset(), DiagnosticAugmentSpec(mode="paired"), regular)
