@@ -23,14 +23,14 @@ COLUMNS = ["query_id", "axiom", "doc_a", "doc_b", "relation", "len_diff_rel", "d
 
 
 def _dataset() -> Dataset:
-    """q0: r2 grade 2, r1 grade 1 (relevant at threshold 1), n1..n3 non-relevant;
+    """q0: r2 grade 2, r1 and r3 grade 1 (relevant at threshold 1), n1..n3 non-relevant;
     q1: n4, n5 and no qrels entry at all."""
-    docs = {d: Document(d, f"text {d}") for d in ["r2", "r1", "n1", "n2", "n3", "n4", "n5"]}
+    docs = {d: Document(d, f"text {d}") for d in ["r2", "r1", "r3", "n1", "n2", "n3", "n4", "n5"]}
     return Dataset(
         "mini",
         {"q0": Query("q0", "x"), "q1": Query("q1", "y")},
         docs,
-        {"q0": {"r2": 2, "r1": 1, "n1": 0}},
+        {"q0": {"r2": 2, "r1": 1, "r3": 1, "n1": 0}},
         None,
         split="train",
         rel_threshold=1,
@@ -106,18 +106,22 @@ def test_axiom_pairs_are_weak_labels_one_or_two_over_zero() -> None:
 
 def test_multi_graded_labels_by_hand_on_graded_data() -> None:
     ds = _dataset()
-    regular = [Pair("q0", "r2", "n1", 2.0, 0.0)]
+    regular = [Pair("q0", "r2", "r1", 2.0, 1.0), Pair("q0", "r2", "n1", 2.0, 0.0)]
     df = _df(
         [
             ("q0", "TFC1", "n1", "n2", ">", 0.0),  # n1 becomes weak 1, n2 new at 0
             ("q1", "TFC1", "n4", "n5", ">", 0.0),  # a query no regular pair has
-            ("q0", "TFC1", "n3", "r1", ">", 0.0),  # unfiltered: r1 (new) gets its strong label
+            ("q0", "TFC1", "n3", "r3", ">", 0.0),  # unfiltered: r3 (new) gets its strong label
         ]
     )
     pairs = multi_graded_pairs(df, ds, regular)
     got = {(p.query_id, p.doc_hi, p.doc_lo): (p.label_hi, p.label_lo, p.source) for p in pairs}
-    # strong labels 2 + grade - threshold: r2 -> 3, r1 -> 2; weak 1: n1, n3; 0: n2
+    # strong labels 2 + grade - threshold: r2 -> 3, r1 and r3 -> 2; weak 1: n1, n3; 0: n2
     assert got == {
+        ("q0", "r2", "r3"): (3.0, 2.0, "qrels"),
+        ("q0", "r3", "n1"): (2.0, 1.0, "qrels"),
+        ("q0", "r3", "n2"): (2.0, 0.0, "qrels"),
+        ("q0", "r3", "n3"): (2.0, 1.0, "qrels"),
         ("q0", "n1", "n2"): (1.0, 0.0, "multi-graded"),
         ("q0", "n3", "n2"): (1.0, 0.0, "multi-graded"),
         ("q0", "r1", "n1"): (2.0, 1.0, "qrels"),
