@@ -615,24 +615,6 @@ class _DimOnly(_Bounded):
     embedding_dim = 16
 
 
-def test_graded_setup_warning_points_at_the_caller(monkeypatch) -> None:
-    from axiomatic.training import strategies
-    from axiomatic.training.smooth import parse_graded_loss
-    from axiomatic.training.strategies import GradedLossStrategy
-
-    monkeypatch.setattr(strategies, "_WARNED", set())
-    ctx = StepContext(
-        model=_Bounded(SCORES),
-        config=TrainConfig(loss="graded", graded_loss="sosl"),
-        train_data=_dataset(),
-        device=torch.device("cpu"),
-        text=_text,
-    )
-    with pytest.warns(UserWarning) as record:
-        GradedLossStrategy(parse_graded_loss("sosl(thresholds=0.2,0.7)")).setup(ctx, {"qrels": []})
-    assert [w.filename for w in record] == [__file__]  # the line that set the run up
-
-
 # ---------------------------------------------------------------------- pairwise setup
 def test_pairwise_setup_builds_the_perturber_for_the_run() -> None:
     """Vocabulary from both sides of every pair, insertions limited to what the model reads,
