@@ -13,7 +13,6 @@ import torch.nn.functional as F
 
 from axiomatic._suggest import suggest
 
-
 _DIMS = {"(B,)": 1, "(B, L)": 2}
 
 
