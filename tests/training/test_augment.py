@@ -7,7 +7,7 @@ import pytest
 from training_helpers import TinyRanker, make_toy_dataset
 
 from axiomatic.training.augment import filter_instances, multi_graded_pairs, pools_from_instances
-from axiomatic.training.config import DiagnosticAugmentSpec, TrainConfig
+from axiomatic.training.config import DiagnosticAugmentSpec, TrainConfig, parse_augmentation
 from axiomatic.training.samplers import qrels_pairs
 from axiomatic.training.trainer import Trainer
 
@@ -93,3 +93,43 @@ def test_trainer_uses_the_axiom_pool(tmp_path) -> None:
     result = trainer.fit()
     assert result.pools == {"qrels": len(regular), "axiom": 2}
     assert trainer.sampler.counts == {"qrels": 3, "axiom": 3}
+
+
+# ---------------------------------------------------------------------- delta_max
+@pytest.mark.parametrize("mode", ["paired", "multi-graded"])
+def test_delta_max_outside_paired_delta_is_refused(mode: str) -> None:
+    """It used to be silently ignored: ``mode=paired, delta_max=0.1`` trained on every
+    instance. The error names both ways out."""
+    text = f"diagnostic(mode={mode}, instances=/tmp/x, delta_max=0.1, axioms=TFC1)"
+    msg = (
+        rf"^diagnostic delta_max applies only to mode=paired-delta \(got mode={mode}, "
+        r"delta_max=0\.1\); write mode=paired-delta .* or drop delta_max"
+    )
+    with pytest.raises(ValueError, match=msg):
+        parse_augmentation(text)
+    with pytest.raises(ValueError, match=msg):
+        TrainConfig(augmentation=text).augment  # noqa: B018 - the property parses
+    with pytest.raises(ValueError, match=msg):
+        DiagnosticAugmentSpec(mode=mode, delta_max=0.1)
+    assert parse_augmentation(f"diagnostic(mode={mode}, instances=/tmp/x)").delta_max is None
+
+
+def test_paired_delta_defaults_to_the_thesis_bound_and_filters() -> None:
+    spec = parse_augmentation("diagnostic(mode=paired-delta, instances=/tmp/x, axioms=TFC1)")
+    assert spec.delta_max == 0.1  # Rennings' value
+    ds = make_toy_dataset()
+    regular = qrels_pairs(ds)
+    pools, _, _ = pools_from_instances(ds, spec, regular, _instances())
+    assert [(p.doc_hi, p.doc_lo) for p in pools["axiom"]] == [("q0-d1", "q0-d2")]  # 0.50 out
+    wide = DiagnosticAugmentSpec(mode="paired-delta", axioms=("TFC1",), delta_max=0.5)
+    pools, _, _ = pools_from_instances(ds, wide, regular, _instances())
+    assert len(pools["axiom"]) == 2  # len_diff_rel <= delta_max: the bound itself is kept
+    paired = DiagnosticAugmentSpec(mode="paired", axioms=("TFC1",))
+    pools, _, _ = pools_from_instances(ds, paired, regular, _instances())
+    assert len(pools["axiom"]) == 2  # paired: every instance
+
+
+@pytest.mark.parametrize("bad", ["-0.1", "nan", "'wide'"])
+def test_paired_delta_refuses_a_bound_that_is_no_number_at_least_zero(bad: str) -> None:
+    with pytest.raises(ValueError, match=r"^diagnostic delta_max must be a number"):
+        parse_augmentation(f"diagnostic(mode=paired-delta, instances=/tmp/x, delta_max={bad})")

@@ -100,6 +100,7 @@ def test_from_config_takes_the_list_size_and_margin() -> None:
 # ---------------------------------------------------------------------- extra negatives
 def test_extra_negatives_are_distinct_labelled_negatives() -> None:
     s = ACRankLossStrategy(ACRankAugmentSpec(negatives=3))
+    s.rel_threshold = 1.0  # set by setup from the dataset; "lo" (label 0) is non-relevant
     s.negatives = {"q": ["n1", "n2", "n3", "n4", "lo"]}
     p = Pair("q", "hi", "lo", 1, 0)
     seen: set[str] = set()
@@ -110,10 +111,10 @@ def test_extra_negatives_are_distinct_labelled_negatives() -> None:
         seen |= set(got[1:])
     assert seen == {"n1", "n2", "n3", "n4"}  # drawn from the pool, all of it reachable
     one = ACRankLossStrategy(ACRankAugmentSpec(negatives=None))
-    one.negatives = s.negatives
+    one.negatives, one.rel_threshold = s.negatives, 1.0
     assert one._negatives(p, np.random.default_rng(0)) == ["lo"]  # None: the pair's own only
     few = ACRankLossStrategy(ACRankAugmentSpec(negatives=9))
-    few.negatives = {"q": ["n1"]}
+    few.negatives, few.rel_threshold = {"q": ["n1"]}, 1.0
     assert few._negatives(p, np.random.default_rng(0)) == ["lo", "n1"]  # capped by the pool
     few.negatives = {}
     assert few._negatives(p, np.random.default_rng(0)) == ["lo"]  # a query without a pool
@@ -156,6 +157,7 @@ def _step(loss: str, negatives: int | None, margin: float = 1.0):
     s.augmenter = _StubAugmenter()  # type: ignore[assignment]
     s.augmenter.stats.no_query_term = 5  # counted by earlier steps: not this step's
     s.negatives = {"q1": ["d1", "n1", "x1"], "q2": ["n2"]}
+    s.rel_threshold = 1.0  # the pairs' lower documents (label 0) are non-relevant
     texts = {"d1": "apple pie", "x1": "crumble", "n1": "pear", "d2": "cherry tart", "n2": "plum"}
     ctx = SimpleNamespace(
         query_text=lambda q: q,

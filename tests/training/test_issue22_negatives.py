@@ -73,11 +73,12 @@ def test_infonce_extra_negatives_are_never_relevant(tmp_path) -> None:
         batch = tr.sampler.next_batch()
         model.seen.clear()
         tr._step_loss(batch, step)
-        (docs,) = model.seen  # [d+, the pair's d-, extra negatives...] (rule none)
+        (docs,) = model.seen  # [d+, the pair's d- if non-relevant, extra negatives] (none)
         (p,) = batch
-        assert docs[:2] == [p.doc_hi, p.doc_lo]
-        extras = docs[2:]
-        assert len(extras) == 3 or len(extras) == len(NR - {p.doc_lo})
+        own = [p.doc_lo] if p.doc_lo in NR else []  # a relevant lower side is no negative
+        assert docs[: 1 + len(own)] == [p.doc_hi, *own]
+        extras = docs[1 + len(own) :]
+        assert len(extras) == 4 - len(own) or len(extras) == len(NR - {p.doc_lo})
         assert not set(extras) & RELEVANT, (p, extras)
         assert p.doc_hi not in extras and p.doc_lo not in extras
         extras_seen |= set(extras)

@@ -204,9 +204,11 @@ class RenningsAugment(Runner):
                     if scheme == "perturb":
                         aug = "perturb(axioms=TFC1-A,TFC1-D,TFC3,LNC)"
                     elif scheme != "regular":
+                        # delta_max is paired-delta's filter; the other modes refuse it
+                        bound = f"delta_max={p.delta_max}, " if scheme == "paired-delta" else ""
                         aug = (
                             f"diagnostic(mode={scheme}, instances={train_inst}, "
-                            f"delta_max={p.delta_max}, axioms={weak_name})"
+                            f"{bound}axioms={weak_name})"
                         )
                     cfg = TrainConfig(
                         dataset=p.train,

@@ -154,7 +154,7 @@ def pools_from_instances(
     instances: pd.DataFrame,
     artificial: Mapping[str, Document] | None = None,
 ) -> tuple[dict[str, list[Pair]], dict[str, float], dict[str, Document]]:
-    delta = spec.delta_max if spec.mode == "paired-delta" else None
+    delta = spec.delta_max  # None unless paired-delta (DiagnosticAugmentSpec refuses it)
     df = filter_instances(instances, dataset, spec.axioms, delta, artificial)
     docs = dict(artificial or {})
     if spec.mode == "multi-graded":

@@ -4,7 +4,7 @@ Regularizer / augmentation strings look like function calls::
 
     ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC1-D,TFC3,LNC)
     perturb(axioms=TFC1-A,TFC1-D)
-    diagnostic(mode=paired, delta_max=0.1, axioms=TFC1)
+    diagnostic(mode=paired-delta, delta_max=0.1, axioms=TFC1)
 
 They are parsed without ``eval``: values go through :func:`ast.literal_eval` (numbers, strings,
 booleans), and bare words such as axiom names stay strings; a comma-separated run of bare words
@@ -178,14 +178,39 @@ class DiagnosticAugmentSpec:
     ``mode``: ``multi-graded`` (labels 2/1/0, all pairs of different labels, unconstrained
     ratio), ``paired`` (axiom pairs 1:1 with regular pairs) or ``paired-delta`` (the same with
     ``len_diff_rel <= delta_max``). ``instances`` is the directory written by mining.
+
+    ``delta_max`` belongs to ``paired-delta`` only (default 0.1, the thesis' value): the other
+    modes train on every instance, so a ``delta_max`` given with them is refused rather than
+    silently ignored.
     """
 
     mode: str = "paired"
     instances: str = ""
-    delta_max: float = 0.1
+    delta_max: float | None = None
     axioms: tuple[str, ...] = ()
     # the mixing rate of the paired modes: axiom pairs per relevance pair in a batch (1: 1:1)
     rate: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.mode == "paired-delta":
+            if self.delta_max is None:
+                object.__setattr__(self, "delta_max", DEFAULT_DELTA_MAX)
+            elif not self.delta_max >= 0:  # also refuses NaN
+                raise ValueError(
+                    f"diagnostic delta_max must be a number >= 0 (got {self.delta_max}); it "
+                    "keeps the instances with len_diff_rel <= delta_max (0.1 in the thesis)"
+                )
+        elif self.delta_max is not None:
+            raise ValueError(
+                f"diagnostic delta_max applies only to mode=paired-delta (got mode={self.mode}, "
+                f"delta_max={self.delta_max}); write mode=paired-delta to keep the instances "
+                f"with len_diff_rel <= {self.delta_max}, or drop delta_max to train on every "
+                "instance"
+            )
+
+
+DEFAULT_DELTA_MAX = 0.1
+"""``paired-delta``'s bound on the instances' relative length difference (Rennings 2019)."""
 
 
 AUGMENT_MODES = ("multi-graded", "paired", "paired-delta")
@@ -245,7 +270,8 @@ def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
 
 
 def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugmentSpec | None:
-    """``perturb(axioms=...)`` or ``diagnostic(mode=paired, instances=DIR, delta_max=0.1)``."""
+    """``perturb(axioms=...)``, ``diagnostic(mode=paired-delta, instances=DIR, delta_max=0.1)``
+    or ``acrank(...)``."""
     from axiomatic.perturb import canonical_perturbation
 
     if spec is None or str(spec).strip().lower() in ("", "none"):
@@ -286,7 +312,13 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
             )
         kw["mode"] = mode
         if "delta_max" in kw:
-            kw["delta_max"] = float(kw["delta_max"])
+            try:
+                kw["delta_max"] = float(kw["delta_max"])
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"diagnostic delta_max must be a number (got {kw['delta_max']!r}), "
+                    "e.g. delta_max=0.1"
+                ) from None
         return DiagnosticAugmentSpec(**kw)
     if call.name == "acrank":  # ACRank's TFC-A / TFC-D (axiomatic.training.contrastive)
         return parse_acrank_spec(call)  # type: ignore[return-value]

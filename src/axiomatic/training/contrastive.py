@@ -11,7 +11,10 @@ with its defaults):
 ``negatives`` sampled non-relevant candidates per query (InfoNCE only; default ``list_size-1``)
 
 InfoNCE (eq. 5): :math:`L = -\log \frac{e^{S(q,d^+)}}{e^{S(q,d^+)} + \sum_l e^{S(q,d_l^-)}}`.
-For each training pair (relevant ``d``, one non-relevant) the list is built as:
+For each training pair (relevant ``d``, a lower-graded document) the list is built from
+:math:`N`, ``negatives`` documents labelled non-relevant (sec. 3.2.4): the pair's lower document
+first when it is non-relevant, the others drawn from the query's non-relevant documents (on
+graded data a lower document may be relevant, grade 1 below grade 2, and is then no negative):
 
 * ``none``: :math:`d^+ = d`, negatives = sampled non-relevant documents :math:`N`;
 * ``TFC-A`` (eq. 8): :math:`d^+ = d_{pos}^+` (query terms prepended), negatives
@@ -24,8 +27,10 @@ An edit that did not happen (no term drawn, no visible query-term occurrence, an
 query) leaves that part of the list out: the item is trained on the original data, and the
 count is logged (``aug_*`` keys in ``log.jsonl``), never trained on as if perturbed.
 
-With ``loss = hinge``: :math:`\max(0, \epsilon - (s(d) - s(n)))` over the pair, plus one
-hinge per edit ordered as the rule says (:math:`d^+ > d`, :math:`d > d^-`), averaged over all
+With ``loss = hinge``: :math:`\max(0, \epsilon - (s(d) - s(n)))` over the pair (its lower
+document ``n`` even when it is relevant: a hinge only asks for the order of the grades, grade 2
+above grade 1, as the plain pairwise baseline does; InfoNCE instead pushes every negative
+away from ``d``, which a relevant document must not be), plus one hinge per edit ordered as the rule says (:math:`d^+ > d`, :math:`d > d^-`), averaged over all
 pairs (the project's AP mechanism, :class:`~axiomatic.training.config.PerturbAugmentSpec`).
 """
 
@@ -52,10 +57,29 @@ def info_nce(scores: torch.Tensor, valid: torch.Tensor | None = None) -> torch.T
 
     .. math:: L = \frac1B \sum_b -\log \frac{e^{s_{b0}}}{\sum_{j} e^{s_{bj}}}
 
-    ``scores``: ``(B, L)``; ``valid``: ``(B, L)`` booleans (padding columns excluded). Returns
-    the mean over rows.
+    ``scores``: ``(B, L)`` with ``L >= 1`` (a row of only the positive adds 0); ``valid``:
+    ``(B, L)`` booleans (padding columns excluded), true in column 0. Returns the mean over
+    rows. Other shapes are refused (a 1-D input has no candidate axis).
     """
+    if scores.dim() != 2 or scores.shape[1] < 1:
+        raise ValueError(
+            f"info_nce expects scores of shape (B, L) with L >= 1, the positive in column 0 "
+            f"(got shape {tuple(scores.shape)}); pass one row per query, e.g. "
+            "scores.unsqueeze(0) for a single list"
+        )
     if valid is not None:
+        if valid.shape != scores.shape or valid.dtype != torch.bool:
+            raise ValueError(
+                f"info_nce's valid must be a boolean tensor of the scores' shape "
+                f"{tuple(scores.shape)} (got {valid.dtype} of shape {tuple(valid.shape)}); "
+                "mark each row's real candidates True and its padding False"
+            )
+        if not bool(valid[:, 0].all()):
+            raise ValueError(
+                "info_nce's valid must be True in column 0 of every row (got a row whose "
+                "positive is masked out, which makes its loss NaN); put each row's positive "
+                "in column 0"
+            )
         scores = scores.masked_fill(~valid, float("-inf"))
     return -(F.log_softmax(scores, dim=1)[:, 0]).mean()
 
@@ -91,7 +115,8 @@ class ACRankLossStrategy(LossStrategy):
         from axiomatic.perturb.acrank import ACRankAugmenter
         from axiomatic.training.augmenters import visible_tokens
 
-        self.negatives = negatives_by_query(pools["qrels"], ctx.train_data.rel_threshold)
+        self.rel_threshold = float(ctx.train_data.rel_threshold)
+        self.negatives = negatives_by_query(pools["qrels"], self.rel_threshold)
         lang = ctx.train_data.doc_language or ctx.train_data.language or "en"
         limit = visible_tokens(ctx.model)
         if limit is not None and str(lang).startswith("zh"):
@@ -101,12 +126,18 @@ class ACRankLossStrategy(LossStrategy):
         )
 
     def _negatives(self, p: Pair, rng: np.random.Generator) -> list[str]:
+        """The InfoNCE negatives of pair ``p``: documents labelled non-relevant (Bo et al.
+        2023, sec. 3.2.4). The pair's lower document comes first when it is non-relevant
+        (``label_lo`` below the dataset's relevance threshold) and the rest are drawn from the
+        query's non-relevant pool; a relevant lower document (grade 1 below grade 2 on graded
+        data) is never a negative, and all of them are then drawn from the pool."""
+        own = [p.doc_lo] if float(p.label_lo) < self.rel_threshold else []
         others = [d for d in self.negatives.get(p.query_id, []) if d not in (p.doc_hi, p.doc_lo)]
-        k = min(int(self.spec.negatives or 1) - 1, len(others))
+        k = min(int(self.spec.negatives or 1) - len(own), len(others))
         extra = (
             [others[int(i)] for i in rng.choice(len(others), size=k, replace=False)] if k else []
         )
-        return [p.doc_lo, *extra]
+        return [*own, *extra]
 
     def step_loss(
         self, ctx: StepContext, batch: list[Pair], step: int

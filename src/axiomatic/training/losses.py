@@ -13,23 +13,45 @@ import torch.nn.functional as F
 
 from axiomatic._suggest import suggest
 
+_DIMS = {"(B,)": 1, "(B, L)": 2}
+
+
+def check_same_shape(
+    name_a: str, a: torch.Tensor, name_b: str, b: torch.Tensor, expected: str, fix: str
+) -> None:
+    """Refuse two inputs that do not both have the shape ``expected`` (``"(B,)"`` or
+    ``"(B, L)"``): torch would broadcast a ``(B, 1)`` against a ``(B,)`` into ``(B, B)`` and
+    return a plausible but wrong loss. ``fix`` says how to get the expected shape."""
+    if a.dim() != _DIMS[expected] or a.shape != b.shape:
+        raise ValueError(
+            f"{name_a} and {name_b} must both have shape {expected} (got {name_a} "
+            f"{tuple(a.shape)} and {name_b} {tuple(b.shape)}); {fix}"
+        )
+
+
+_FIX_1D = "pass one flat score per item (e.g. .squeeze(-1) on a (B, 1) tensor)"
+_FIX_2D = "pass one row of L scores and one row of L labels per list"
+
 
 def pairwise_hinge(s_pos: torch.Tensor, s_neg: torch.Tensor, margin: float = 1.0) -> torch.Tensor:
     r"""Pairwise hinge loss (Herbrich et al. 2000; Rosset et al. 2019, eq. 2).
 
     .. math:: \ell(q, d_{pos}, d_{neg}) = \max\{0,\ \epsilon - (s(q,d_{pos}) - s(q,d_{neg}))\}
 
-    ``s_pos``, ``s_neg``: ``(B,)`` scores; ``margin`` is epsilon. Returns the batch mean.
+    ``s_pos``, ``s_neg``: ``(B,)`` scores (other shapes are refused: a ``(B, 1)`` against a
+    ``(B,)`` would broadcast to ``(B, B)``); ``margin`` is epsilon. Returns the batch mean.
     """
+    check_same_shape("s_pos", s_pos, "s_neg", s_neg, "(B,)", _FIX_1D)
     return F.relu(margin - (s_pos - s_neg)).mean()
 
 
 def pointwise_mse(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     r"""Pointwise squared error to the relevance label: :math:`\frac1B\sum_i (s_i - y_i)^2`.
 
-    ``scores``, ``labels``: ``(B,)``. Rosset et al. (2019) add AR to such a regression loss for
-    their proprietary DNN.
+    ``scores``, ``labels``: ``(B,)`` (other shapes are refused). Rosset et al. (2019) add AR to
+    such a regression loss for their proprietary DNN.
     """
+    check_same_shape("scores", scores, "labels", labels, "(B,)", _FIX_1D)
     return F.mse_loss(scores, labels.to(scores.dtype))
 
 
@@ -38,9 +60,10 @@ def listwise_softmax_ce(scores: torch.Tensor, labels: torch.Tensor) -> torch.Ten
 
     .. math:: \ell = -\sum_j \frac{y_j}{\sum_k y_k}\ \log \frac{e^{s_j}}{\sum_k e^{s_k}}
 
-    ``scores``, ``labels``: ``(B, L)``; each list needs a positive label (the sampler puts one
-    relevant document first). Returns the mean over lists.
+    ``scores``, ``labels``: ``(B, L)`` (other shapes are refused); each list needs a positive
+    label (the sampler puts one relevant document first). Returns the mean over lists.
     """
+    check_same_shape("scores", scores, "labels", labels, "(B, L)", _FIX_2D)
     target = labels.to(scores.dtype).clamp_min(0)
     target = target / target.sum(dim=1, keepdim=True).clamp_min(1e-12)
     return -(target * F.log_softmax(scores, dim=1)).sum(dim=1).mean()
@@ -109,7 +132,10 @@ class AxiomaticRegularizationLoss:
         mask: torch.Tensor,
     ) -> torch.Tensor:
         r""":math:`\sum_b m_b\max\{0, \mu - \delta_b (s_b - s^{(i)}_b)\}` over the applicable
-        terms (``normalize="applicable"``) or over the batch size (``"batch"``)."""
+        terms (``normalize="applicable"``) or over the batch size (``"batch"``). All four
+        inputs ``(B,)`` (other shapes are refused)."""
+        for name, t in (("s_pert", s_pert), ("delta", delta), ("mask", mask)):
+            check_same_shape("s_orig", s_orig, name, t, "(B,)", _FIX_1D)
         m = mask.to(s_orig.dtype)
         term = F.relu(self.mu - delta.to(s_orig.dtype) * (s_orig - s_pert))
         if self.normalize == "batch":

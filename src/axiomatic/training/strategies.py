@@ -117,6 +117,12 @@ class PairwiseLossStrategy(LossStrategy):
     (see :class:`AxiomaticRegularizationLoss`). AP (``perturb(...)`` augmentation): each
     perturbed document and its original join the base hinge as one extra pair, ordered as the
     axiom says.
+
+    AR with ``lambda = 0`` is plain training by construction: no perturbation is drawn or
+    scored (``ar_loss`` is not logged). Scoring them would put more documents in the forward
+    pass, and a model whose numbers depend on the batch's padding (or a kernel that picks its
+    summation order by batch size) would then give the originals other scores, so the run
+    would drift from the plain one although the regularizer weighs nothing.
     """
 
     name = "pairwise"
@@ -129,7 +135,9 @@ class PairwiseLossStrategy(LossStrategy):
             if cfg.loss == "softmax"
             else {}
         )
-        self.ar = cfg.ar
+        # lambda = 0 weighs nothing: no perturbations, the plain run bit for bit (class doc)
+        ar = cfg.ar
+        self.ar = ar if ar is not None and ar.lambda_ > 0 else None
         self.ar_loss = (
             AxiomaticRegularizationLoss(
                 self.ar.lambda_, self.ar.mu, cfg.margin, normalize=self.ar.normalize
