@@ -422,3 +422,64 @@ def test_a_language_without_a_stemmer_is_mined_unstemmed_with_a_warning(tmp_path
     res = runner.invoke(app, [*args, "-o", str(tmp_path / "inst")])
     assert res.exit_code == 0, res.output
     assert "no Snowball stemmer for language 'sw'" in res.output.replace("\n", " ")
+
+
+# ----------------------------------------------------------------------- mined folders (diagnose)
+def _parquet_rows(path: Path, times: int = 2) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    pq.write_table(pa.concat_tables([table] * times), path)
+
+
+def _parquet_edit(path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    i = table.schema.get_field_index("rel_a")
+    pq.write_table(table.set_column(i, "rel_a", pa.array([9] * table.num_rows, pa.int64())), path)
+
+
+MINED_CASES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "extra-shard": (
+        lambda d: (d / "shard-00001.parquet").write_bytes((d / "shard-00000.parquet").read_bytes()),
+        "shard-00001.parquet is not listed in",
+    ),
+    "duplicated-rows": (
+        lambda d: _parquet_rows(d / "shard-00000.parquet"),
+        "shard-00000.parquet holds 696 rows, the manifest recorded 348",
+    ),
+    "edited-shard": (
+        lambda d: _parquet_edit(d / "shard-00000.parquet"),
+        "shard-00000.parquet has other content than the manifest recorded",
+    ),
+    "missing-shard": (
+        lambda d: (d / "shard-00000.parquet").unlink(),
+        "shard-00000.parquet is listed in the manifest but missing",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def mined_demo(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("mined") / "inst"
+    res = runner.invoke(app, ["mine", "-d", "demo", "-a", "TFC1,LNC2", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(MINED_CASES))
+def test_mined_folders_that_disagree_with_their_manifest(
+    tmp_path: Path, case: str, mined_demo: Path
+) -> None:
+    import shutil
+
+    damage, expect = MINED_CASES[case]
+    inst = tmp_path / "inst"
+    shutil.copytree(mined_demo, inst)
+    damage(inst)
+    args = ["diagnose", "-i", str(inst), "-r", "bm25", "--no-plots", "-o", str(tmp_path / "r")]
+    _expect_one_error(args, expect)
+    _expect_one_error(args, "--overwrite")

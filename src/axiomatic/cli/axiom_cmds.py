@@ -157,6 +157,13 @@ def _unreadable_instances(folder: Path, exc: BaseException) -> str:
     """Name the shard that cannot be read (a truncated or corrupt Parquet file) and the fix."""
     import pyarrow.parquet as pq
 
+    from axiomatic.data.instances import InstancesMismatchError
+
+    if isinstance(exc, InstancesMismatchError):  # names its file and the fix already
+        return _cli_wording(str(exc)).replace(
+            "the same mine call", f"the same `axiomatic mine ... --out {folder}`"
+        )
+
     bad = None
     for p in sorted(folder.glob("shard-*.parquet")) + sorted(folder.glob("artificial*/*.parquet")):
         try:
@@ -380,7 +387,14 @@ def mine(
     if redone:
         err_console.print(
             f"[yellow]note:[/] mined again {len(redone)} shard(s) that were truncated or corrupt "
-            "on disk: " + escape(", ".join(redone)),
+            "on disk, or differ from the manifest: " + escape(", ".join(redone)),
+            highlight=False,
+        )
+    removed = summary.get("shards_removed") or []
+    if removed:
+        err_console.print(
+            f"[yellow]note:[/] removed {len(removed)} shard file(s) the manifest did not list "
+            "(a copy, or a leftover of an earlier run): " + escape(", ".join(removed)),
             highlight=False,
         )
 
@@ -584,7 +598,11 @@ def diagnose(
     Instances mined from a first stage (`mine --first-stage bm25 --depth 100`) are diagnosed on
     the same candidate lists: the first stage recorded in their manifest is applied again.
     """
-    from axiomatic.data.instances import IncompleteInstancesError, read_instances
+    from axiomatic.data.instances import (
+        IncompleteInstancesError,
+        InstancesMismatchError,
+        read_instances,
+    )
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
     from axiomatic.report.tables import effectiveness_table, print_tables
     from axiomatic.report.writer import write_report
@@ -621,11 +639,11 @@ def diagnose(
         inst, inst_arts = read_instances(instances, allow_partial=allow_partial)
     except FileNotFoundError as exc:
         raise fail(str(exc)) from None
-    except IncompleteInstancesError as exc:
+    except (IncompleteInstancesError, InstancesMismatchError) as exc:
         raise fail(
-            str(exc)
-            .replace("pass allow_partial=True", "pass --allow-partial")
-            .replace("the same mine call", f"the same `axiomatic mine ... --out {instances}`")
+            _cli_wording(str(exc)).replace(
+                "the same mine call", f"the same `axiomatic mine ... --out {instances}`"
+            )
         ) from None
     except (OSError, ValueError) as exc:  # pyarrow's errors are OSError / ValueError subclasses
         raise fail(_unreadable_instances(instances, exc)) from None
