@@ -353,6 +353,59 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
         "levels deep",
     ),
     "measures": (["evaluate", "-d", "demo", "--run", "RUN", "--measures", "P@0"], "--measures"),
+    # a number parameter takes a finite ASCII number literal only
+    "regularizer-bool": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=true, mu=True)"],
+        "regularizer lambda in 'ar(lambda=true, mu=True)' must be a number (got true, a boolean)",
+    ),
+    "regularizer-full-width": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=\uff10.\uff11)"],
+        "non-ASCII digits; write ASCII digits 0-9",
+    ),
+    "regularizer-quoted": (
+        ["train", "-d", "demo", "--regularizer", 'ar(lambda="0.1")'],
+        "(got '0.1': a string; write the number without quotes)",
+    ),
+    "regularizer-huge-integer": (
+        ["train", "-d", "demo", "--regularizer", f"ar(mu=1{'0' * 400})"],
+        "regularizer mu in 'ar(mu=1000",
+    ),
+    "regularizer-huge-integer-range": (
+        ["train", "-d", "demo", "--regularizer", f"ar(mu=1{'0' * 400})"],
+        "must be a finite number (got an integer of about 401 digits, out of the range of a float)",
+    ),
+    "regularizer-nan": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=nan)"],
+        "(got 'nan': not a finite number)",
+    ),
+    "augmentation-delta-inf": (
+        ["train", "-d", "demo", "--augmentation", "diagnostic(instances=x, delta_max=1e400)"],
+        "delta_max in 'diagnostic(instances=x, delta_max=1e400)' must be a finite number (got inf)",
+    ),
+    "axiom-weight-inf": (
+        ["mine", "-d", "demo", "-a", "1e400*DIV + TFC3"],
+        "the weight '1e400' must be a finite number (got inf)",
+    ),
+    "axiom-weight-overflow": (
+        ["mine", "-d", "demo", "-a", "TFC3/1e-310"],
+        "1 / 1e-310 must be a finite number (got inf)",
+    ),
+    "axiom-param-inf": (
+        ["mine", "-d", "demo", "-a", "TFC3(delta_rel=1e400)"],
+        "TFC3: parameter delta_rel must be a finite number (got inf)",
+    ),
+    "axiom-param-bool": (
+        ["mine", "-d", "demo", "-a", "TFC1(delta_rel=True)"],
+        "TFC1: parameter delta_rel must be a number (got true, a boolean)",
+    ),
+    "ranker-param-bool": (
+        ["rank", "-d", "demo", "-r", "bm25:k1=true"],
+        "parameter 'k1' of ranker 'bm25'",
+    ),
+    "ranker-param-huge-integer": (
+        ["rank", "-d", "demo", "-r", f"bm25:b=1{'0' * 400}"],
+        "out of the range of a float",
+    ),
     "weights": (
         ["rerank", "-d", "demo", "-o", "OUT", "-a", "TFC1", "--weights", "x"],
         "--weights",
@@ -403,6 +456,26 @@ def test_bad_train_configs(tmp_path: Path, case: str) -> None:
     out = tmp_path / "out"
     _expect_one_error(["train", "--config", str(cfg), "-o", str(out)], expect)
     assert not (out / "model.safetensors").exists()
+
+
+PLAN_CASES: dict[str, tuple[str, str]] = {
+    "lambda-nan": (
+        "lambda_ = nan",
+        "rosset2019 setting 'lambda_' must be a finite number (got nan)",
+    ),
+    "mu-inf": ("mu = inf", "rosset2019 setting 'mu' must be a finite number (got inf)"),
+    "grid-nan": ("tune_grid = [0.1, nan]", "setting 'tune_grid' must be a finite number (got nan)"),
+    "lambda-huge": (f"lambda_ = 1{'0' * 400}", "out of the range of a float"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_CASES))
+def test_bad_experiment_plans(tmp_path: Path, case: str) -> None:
+    line, expect = PLAN_CASES[case]
+    cfg = tmp_path / "plan.toml"
+    cfg.write_text(f"[plan]\n{line}\n", encoding="utf-8")
+    args = ["experiment", "rosset2019", "-c", str(cfg), "-o", str(tmp_path / "out")]
+    _expect_one_error(args, expect)
 
 
 # ----------------------------------------------------------------------- new inputs that work
