@@ -128,6 +128,23 @@ DATASET_FILE_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
         "rel_threshold must be a positive grade",
     ),
     "descriptor-unknown-key": (lambda r: _descriptor(r, "qrles = 'x'\n"), "unknown key 'qrles'"),
+    "descriptor-language-name": (
+        lambda r: _descriptor(r, 'language = "english"\n'),
+        "my.toml:5: language: unknown language 'english' (did you mean 'en'?); expected an ISO "
+        "639-1 code, one of ar, de,",
+    ),
+    "descriptor-language-german": (
+        lambda r: _descriptor(r, 'language = "german"\n'),
+        "unknown language 'german' (did you mean 'de'?)",
+    ),
+    "descriptor-language-garbage": (
+        lambda r: _descriptor(r, 'language = "???"\n'),
+        "unknown language '???'; expected an ISO 639-1 code, one of",
+    ),
+    "descriptor-doc-language": (
+        lambda r: _descriptor(r, 'doc_language = "deutsch"\n'),
+        "my.toml:5: doc_language: unknown language 'deutsch'",
+    ),
     "descriptor-symlink-loop": (
         lambda r: (r / "loop.toml").symlink_to(r / "loop.toml") or r / "loop.toml",
         "symbolic link",
@@ -347,6 +364,10 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
     "axiom-unknown": (["mine", "-d", "demo", "-a", "TFX1"], "TFX1"),
     "analyzer": (["rank", "-d", "demo", "--analyzer", f"stopwords={DASHES}"], "characters long"),
     "analyzer-unknown": (["rank", "-d", "demo", "--analyzer", "thesys"], "unknown analyzer"),
+    "analyzer-language": (
+        ["rank", "-d", "demo", "--analyzer", "language=english"],
+        "unknown language 'english' (did you mean 'en'?)",
+    ),
     "regularizer": (["train", "-d", "demo", "--regularizer", f"ar(lambda={DASHES})"], "characters"),
     "augmentation": (
         ["train", "-d", "demo", "--augmentation", "perturb(axioms=" + "-" * 5000 + "1)"],

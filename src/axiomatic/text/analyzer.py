@@ -43,6 +43,43 @@ _STEMMER_LANGS = {
     "sw": "swahili",
 }
 
+_LANGUAGE_NAMES = {
+    **{name: code for code, name in _STEMMER_LANGS.items()},
+    "chinese": "zh",
+    "mandarin": "zh",
+    "thai": "th",
+    "vietnamese": "vi",
+}
+SUPPORTED_LANGUAGES: tuple[str, ...] = tuple(sorted({*_STEMMER_LANGS, "zh", "th", "vi"}))
+"""The ISO 639-1 codes a collection may declare (descriptor ``language`` / ``doc_language``,
+analyzer spec ``language=``): the Snowball languages, Chinese (jieba segmentation) and the
+other languages of the XQuAD collections (Thai, Vietnamese: token pattern, no stemmer)."""
+
+
+def check_language(value: object, where: str) -> str:
+    """``value`` when it is one of :data:`SUPPORTED_LANGUAGES`, else a ``ValueError`` naming
+    ``where``, the supported codes and the closest one (``"english"`` -> ``"en"``): an unknown
+    code would silently get no stemmer and no stopwords."""
+    if isinstance(value, str) and value in SUPPORTED_LANGUAGES:
+        return value
+    hint = ""
+    if isinstance(value, str):
+        from axiomatic._suggest import close_matches, did_you_mean
+
+        word = value.strip().lower()
+        named = _LANGUAGE_NAMES.get(word)
+        if named is None:
+            near = close_matches(word, _LANGUAGE_NAMES, n=1, cutoff=0.75)
+            named = _LANGUAGE_NAMES[near[0]] if near else None
+        close = [named] if named else close_matches(word, SUPPORTED_LANGUAGES, n=2, cutoff=0.5)
+        if word in SUPPORTED_LANGUAGES:
+            close = [word]
+        hint = did_you_mean(close)
+    raise ValueError(
+        f"{where}: unknown language {value!r}{hint}; expected an ISO 639-1 code, one of "
+        f"{', '.join(SUPPORTED_LANGUAGES)} (it selects the stemmer and stopwords)"
+    )
+
 
 _NO_STEMMER_WARNED: set[str] = set()
 
@@ -379,8 +416,11 @@ def _check_spec_value(key: str, value: Any, spec: str) -> Any:
                 f"{suggest(value, ['snowball', 'porter', 'none'], n=2)}; "
                 "expected snowball, porter or none"
             )
-    if key == "language" and not (isinstance(value, str) and value):
-        raise AnalyzerSpecError(f"{where}: language must be an ISO code such as en (got {value!r})")
+    if key == "language":
+        try:
+            return check_language(value, where)
+        except ValueError as exc:
+            raise AnalyzerSpecError(str(exc)) from None
     if key == "token_pattern":
         if not isinstance(value, str):
             raise AnalyzerSpecError(
