@@ -362,6 +362,12 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
     "axiom-deep": (["mine", "-d", "demo", "-a", "TFC1|" * 1500 + "TFC1"], "levels deep"),
     "axiom-params": (["mine", "-d", "demo", "-a", f"TFC1(delta_rel={DASHES})"], "characters"),
     "axiom-unknown": (["mine", "-d", "demo", "-a", "TFX1"], "TFX1"),
+    "axiom-list-and": (
+        ["mine", "-d", "demo", "-a", "DIV and LNC1"],
+        "'and' between axioms in 'DIV and LNC1' would be mined as one more axiom (the AND axiom)"
+        ", not read as a connective: list the axioms with commas ('DIV,LNC1')",
+    ),
+    "axiom-list-AND": (["mine", "-d", "demo", "-a", "TFC1 DIV AND LNC1"], "'TFC1,DIV,AND,LNC1'"),
     "analyzer": (["rank", "-d", "demo", "--analyzer", f"stopwords={DASHES}"], "characters long"),
     "analyzer-unknown": (["rank", "-d", "demo", "--analyzer", "thesys"], "unknown analyzer"),
     "analyzer-language": (

@@ -67,7 +67,19 @@ def axiom_list(text: str) -> str:
         return ",".join(split_measure_string(text))  # the parser reports the imbalance
     out: list[str] = []
     for item in items:
-        out += [item] if is_expression(item) else split_measure_string(item)
+        words = [item] if is_expression(item) else split_measure_string(item)
+        for word in words[1:-1]:
+            if word.lower() == "and":  # the AND axiom, though the user meant a connective
+                rest = [w for w in words if w.lower() != "and"]
+                also = dict.fromkeys("AND" if w.lower() == "and" else w for w in words)
+                raise ValueError(
+                    f"{word!r} between axioms in {item!r} would be mined as one more axiom (the "
+                    f"AND axiom), not read as a connective: list the axioms with commas "
+                    f"({','.join(rest)!r}), combine them with an operator "
+                    f"({' & '.join(rest)!r}), or, to mine the AND axiom too, name it in a "
+                    f"comma-separated list ({','.join(also)!r})"
+                )
+        out += words
     return ",".join(out)
 
 
