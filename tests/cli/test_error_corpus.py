@@ -62,6 +62,17 @@ RUN_CASES: dict[str, tuple[str, bytes, str]] = {
     "huge-score": ("r.trec", b"q1 Q0 d1 1 1" + b"0" * 400 + b" t\n", "is not a finite ASCII"),
     "conflict": ("r.trec", (RUN + "q1 Q0 d1 2 3.0 t\n").encode(), "again with score 3.0"),
     "empty": ("r.trec", b"\n\n", "no run lines"),
+    # columns separated as trec_eval separates them: spaces and tabs only
+    "no-break-space": (
+        "r.trec",
+        "q1 Q0 d1 1 2.0\u00a0t\n".encode(),
+        "r.trec:1: character 15 is U+00A0 (NO-BREAK SPACE), whitespace that does not separate "
+        "columns",
+    ),
+    "ideographic-space": ("r.trec", "q1\u3000Q0 d1 1 2.0 t\n".encode(), "U+3000"),
+    "file-separator": ("r.trec", b"q1 Q0 d1 1 2.0\x1ct\n", "r.trec:1: character 15 is U+001C"),
+    "next-line": ("r.trec", "q1 Q0 d1\u0085 1 2.0 t\n".encode(), "r.trec:1: character 9 is U+0085"),
+    "only-odd-space": ("r.trec", (RUN + "\u00a0\n").encode(), "r.trec:2: character 1 is U+00A0"),
 }
 
 
@@ -85,6 +96,10 @@ def test_bad_qrels(tmp_path: Path) -> None:
     _write(tmp_path, {"r.trec": RUN, "q.txt": "q1 0 d1 1.5\n"})
     args = ["evaluate", "-d", "demo", "--run", str(tmp_path / "r.trec")]
     _expect_one_error([*args, "--qrels", str(tmp_path / "q.txt")], "q.txt:1: relevance '1.5'")
+    _write(tmp_path, {"q2.txt": "q1 0 d1 1\nq1\u00a00 d2 1\n"})
+    _expect_one_error(
+        [*args, "--qrels", str(tmp_path / "q2.txt")], "q2.txt:2: character 3 is U+00A0"
+    )
 
 
 # ----------------------------------------------------------------------- dataset files (-d FILE)
