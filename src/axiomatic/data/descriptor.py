@@ -280,7 +280,7 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
             f'{path}: no queries: set queries = "topics.tsv" (TREC topics, TSV or JSONL), or '
             "use a rank_llm JSON (documents or candidates) that carries the query texts"
         )
-    from axiomatic.text.analyzer import check_language
+    from axiomatic.data.languages import check_language
 
     def get_language(key: str, default: str | None) -> str | None:
         value = get_str(key, default)

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from axiomatic._suggest import suggest
+from axiomatic.data.languages import STEMMER_LANGUAGES, check_language
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\w+"
 ANALYZER_VERSION = 1
@@ -26,61 +27,6 @@ ANALYZER_VERSION = 1
 # length limit), this pattern gives exactly the reference re-implementation's 10,857 TFC1, 993
 # TFC2 and 305 M-TDC instances; unicode ``\w+`` gives 10,818 / 974 / 312.
 THESIS_TOKEN_PATTERN = r"[A-Za-z0-9]+"
-_STEMMER_LANGS = {
-    "en": "english",
-    "de": "german",
-    "es": "spanish",
-    "fr": "french",
-    "it": "italian",
-    "nl": "dutch",
-    "pt": "portuguese",
-    "ru": "russian",
-    "ro": "romanian",
-    "tr": "turkish",
-    "el": "greek",
-    "ar": "arabic",
-    "hi": "hindi",
-    "sw": "swahili",
-}
-
-_LANGUAGE_NAMES = {
-    **{name: code for code, name in _STEMMER_LANGS.items()},
-    "chinese": "zh",
-    "mandarin": "zh",
-    "thai": "th",
-    "vietnamese": "vi",
-}
-SUPPORTED_LANGUAGES: tuple[str, ...] = tuple(sorted({*_STEMMER_LANGS, "zh", "th", "vi"}))
-"""The ISO 639-1 codes a collection may declare (descriptor ``language`` / ``doc_language``,
-analyzer spec ``language=``): the Snowball languages, Chinese (jieba segmentation) and the
-other languages of the XQuAD collections (Thai, Vietnamese: token pattern, no stemmer)."""
-
-
-def check_language(value: object, where: str) -> str:
-    """``value`` when it is one of :data:`SUPPORTED_LANGUAGES`, else a ``ValueError`` naming
-    ``where``, the supported codes and the closest one (``"english"`` -> ``"en"``): an unknown
-    code would silently get no stemmer and no stopwords."""
-    if isinstance(value, str) and value in SUPPORTED_LANGUAGES:
-        return value
-    hint = ""
-    if isinstance(value, str):
-        from axiomatic._suggest import close_matches, did_you_mean
-
-        word = value.strip().lower()
-        named = _LANGUAGE_NAMES.get(word)
-        if named is None:
-            near = close_matches(word, _LANGUAGE_NAMES, n=1, cutoff=0.75)
-            named = _LANGUAGE_NAMES[near[0]] if near else None
-        close = [named] if named else close_matches(word, SUPPORTED_LANGUAGES, n=2, cutoff=0.5)
-        if word in SUPPORTED_LANGUAGES:
-            close = [word]
-        hint = did_you_mean(close)
-    raise ValueError(
-        f"{where}: unknown language {value!r}{hint}; expected an ISO 639-1 code, one of "
-        f"{', '.join(SUPPORTED_LANGUAGES)} (it selects the stemmer and stopwords)"
-    )
-
-
 _NO_STEMMER_WARNED: set[str] = set()
 
 
@@ -96,7 +42,7 @@ def snowball_algorithm(language: str) -> str | None:
     the language has no Snowball stemmer here (``zh``, ``th``, ...), or the installed PyStemmer
     lacks the one it would have (``sw``: swahili). The latter falls back to no stemming with a
     warning, once per language and process (it used to end in a ``KeyError``)."""
-    algorithm = _STEMMER_LANGS.get(language)
+    algorithm = STEMMER_LANGUAGES.get(language)
     if algorithm is None:
         return None
     try:
