@@ -14,7 +14,10 @@ Grammar (strict; :mod:`ast` parses every value, nothing is ``eval``-ed):
   constants) or, where a caller allows it, a bare token of letters, digits and ``_ - . / : ~ * +``
   (``TFC1-A``, ``paired-delta``, ``/tmp/x``);
 - with ``lists=True`` an item without ``=`` continues the previous key's value as a list
-  (``axioms=TFC1-A,TFC3`` is ``["TFC1-A", "TFC3"]``).
+  (``axioms=TFC1-A,TFC3`` is ``["TFC1-A", "TFC3"]``);
+- a parameter that is a number goes through :func:`as_number`, the one conversion: a finite
+  ASCII number literal only (``true``, ``"0.1"``, ``inf``, ``nan``, ``1e400``, full-width
+  digits and integers beyond float range are errors).
 
 Size: a spec is at most :data:`MAX_SPEC_CHARS` characters and :data:`MAX_SPEC_DEPTH` levels
 deep (brackets plus operators chained in one item, see :func:`spec_depth`); beyond either,
@@ -190,6 +193,59 @@ def parse_value(
         f"{what}: the value of {key!r} must be a literal "
         f"(number, string, True/False/None{', or a bare word' if tokens else ''}), got {src!r}"
     )
+
+
+def as_number(
+    value: Any,
+    *,
+    what: str,
+    integer: bool = False,
+    error: type[Exception] = ValueError,
+) -> Any:
+    """``value`` (a parsed spec or config value) as a float, or an int with ``integer=True``:
+    the one conversion of every numeric parameter (ranker, axiom, regularizer, augmentation,
+    schedule and graded-loss specs, weights of axiom expressions, plan fields).
+
+    Only a finite ASCII number literal passes: not a boolean (``true`` is no 1.0), not a string
+    (``"0.1"`` quoted, ``inf``, ``nan``, full-width ``０.１``), not an infinite or NaN float
+    (``1e400`` reads as infinity) and not an integer beyond float range (``10**400``). With
+    ``integer=True`` a float must have an integral value (``3.0`` -> ``3``). ``what`` names the
+    parameter in the message (``"parameter 'k1' of ranker 'bm25'"``).
+    """
+    import math
+
+    kind = "an integer" if integer else "a number"
+    if isinstance(value, bool):
+        word = "true" if value else "false"
+        raise error(f"{what} must be {kind} (got {word}, a boolean); write a number, e.g. 0.1")
+    if isinstance(value, str):
+        if any(ch.isdigit() and not ch.isascii() for ch in value):
+            why = "non-ASCII digits; write ASCII digits 0-9"
+        elif value.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+            why = "not a finite number"
+        else:
+            why = "a string; write the number without quotes"
+        raise error(f"{what} must be {kind} (got {value!r}: {why})")
+    if not isinstance(value, (int, float)):
+        raise error(f"{what} must be {kind} (got {value!r}, a {type(value).__name__})")
+    if isinstance(value, int):
+        if integer:
+            return value
+        try:
+            return float(value)
+        except OverflowError:
+            digits = int(value.bit_length() * math.log10(2)) + 1  # str() refuses 4,300+
+            raise error(
+                f"{what} must be a finite number (got an integer of about {digits} digits, out "
+                "of the range of a float)"
+            ) from None
+    if not math.isfinite(value):
+        raise error(f"{what} must be a finite number (got {value!r})")
+    if integer:
+        if not value.is_integer():
+            raise error(f"{what} must be an integer (got {value!r})")
+        return int(value)
+    return value
 
 
 def _parse_items(

@@ -62,6 +62,17 @@ RUN_CASES: dict[str, tuple[str, bytes, str]] = {
     "huge-score": ("r.trec", b"q1 Q0 d1 1 1" + b"0" * 400 + b" t\n", "is not a finite ASCII"),
     "conflict": ("r.trec", (RUN + "q1 Q0 d1 2 3.0 t\n").encode(), "again with score 3.0"),
     "empty": ("r.trec", b"\n\n", "no run lines"),
+    # columns separated as trec_eval separates them: spaces and tabs only
+    "no-break-space": (
+        "r.trec",
+        "q1 Q0 d1 1 2.0\u00a0t\n".encode(),
+        "r.trec:1: character 15 is U+00A0 (NO-BREAK SPACE), whitespace that does not separate "
+        "columns",
+    ),
+    "ideographic-space": ("r.trec", "q1\u3000Q0 d1 1 2.0 t\n".encode(), "U+3000"),
+    "file-separator": ("r.trec", b"q1 Q0 d1 1 2.0\x1ct\n", "r.trec:1: character 15 is U+001C"),
+    "next-line": ("r.trec", "q1 Q0 d1\u0085 1 2.0 t\n".encode(), "r.trec:1: character 9 is U+0085"),
+    "only-odd-space": ("r.trec", (RUN + "\u00a0\n").encode(), "r.trec:2: character 1 is U+00A0"),
 }
 
 
@@ -85,6 +96,10 @@ def test_bad_qrels(tmp_path: Path) -> None:
     _write(tmp_path, {"r.trec": RUN, "q.txt": "q1 0 d1 1.5\n"})
     args = ["evaluate", "-d", "demo", "--run", str(tmp_path / "r.trec")]
     _expect_one_error([*args, "--qrels", str(tmp_path / "q.txt")], "q.txt:1: relevance '1.5'")
+    _write(tmp_path, {"q2.txt": "q1 0 d1 1\nq1\u00a00 d2 1\n"})
+    _expect_one_error(
+        [*args, "--qrels", str(tmp_path / "q2.txt")], "q2.txt:2: character 3 is U+00A0"
+    )
 
 
 # ----------------------------------------------------------------------- dataset files (-d FILE)
@@ -128,6 +143,23 @@ DATASET_FILE_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
         "rel_threshold must be a positive grade",
     ),
     "descriptor-unknown-key": (lambda r: _descriptor(r, "qrles = 'x'\n"), "unknown key 'qrles'"),
+    "descriptor-language-name": (
+        lambda r: _descriptor(r, 'language = "english"\n'),
+        "my.toml:5: language: unknown language 'english' (did you mean 'en'?); expected an ISO "
+        "639-1 code, one of ar, de,",
+    ),
+    "descriptor-language-german": (
+        lambda r: _descriptor(r, 'language = "german"\n'),
+        "unknown language 'german' (did you mean 'de'?)",
+    ),
+    "descriptor-language-garbage": (
+        lambda r: _descriptor(r, 'language = "???"\n'),
+        "unknown language '???'; expected an ISO 639-1 code, one of",
+    ),
+    "descriptor-doc-language": (
+        lambda r: _descriptor(r, 'doc_language = "deutsch"\n'),
+        "my.toml:5: doc_language: unknown language 'deutsch'",
+    ),
     "descriptor-symlink-loop": (
         lambda r: (r / "loop.toml").symlink_to(r / "loop.toml") or r / "loop.toml",
         "symbolic link",
@@ -345,14 +377,77 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
     "axiom-deep": (["mine", "-d", "demo", "-a", "TFC1|" * 1500 + "TFC1"], "levels deep"),
     "axiom-params": (["mine", "-d", "demo", "-a", f"TFC1(delta_rel={DASHES})"], "characters"),
     "axiom-unknown": (["mine", "-d", "demo", "-a", "TFX1"], "TFX1"),
+    "axiom-list-and": (
+        ["mine", "-d", "demo", "-a", "DIV and LNC1"],
+        "'and' between axioms in 'DIV and LNC1' would be mined as one more axiom (the AND axiom)"
+        ", not read as a connective: list the axioms with commas ('DIV,LNC1')",
+    ),
+    "axiom-list-AND": (["mine", "-d", "demo", "-a", "TFC1 DIV AND LNC1"], "'TFC1,DIV,AND,LNC1'"),
     "analyzer": (["rank", "-d", "demo", "--analyzer", f"stopwords={DASHES}"], "characters long"),
     "analyzer-unknown": (["rank", "-d", "demo", "--analyzer", "thesys"], "unknown analyzer"),
+    "analyzer-language": (
+        ["rank", "-d", "demo", "--analyzer", "language=english"],
+        "unknown language 'english' (did you mean 'en'?)",
+    ),
     "regularizer": (["train", "-d", "demo", "--regularizer", f"ar(lambda={DASHES})"], "characters"),
     "augmentation": (
         ["train", "-d", "demo", "--augmentation", "perturb(axioms=" + "-" * 5000 + "1)"],
         "levels deep",
     ),
     "measures": (["evaluate", "-d", "demo", "--run", "RUN", "--measures", "P@0"], "--measures"),
+    # a number parameter takes a finite ASCII number literal only
+    "regularizer-bool": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=true, mu=True)"],
+        "regularizer lambda in 'ar(lambda=true, mu=True)' must be a number (got true, a boolean)",
+    ),
+    "regularizer-full-width": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=\uff10.\uff11)"],
+        "non-ASCII digits; write ASCII digits 0-9",
+    ),
+    "regularizer-quoted": (
+        ["train", "-d", "demo", "--regularizer", 'ar(lambda="0.1")'],
+        "(got '0.1': a string; write the number without quotes)",
+    ),
+    "regularizer-huge-integer": (
+        ["train", "-d", "demo", "--regularizer", f"ar(mu=1{'0' * 400})"],
+        "regularizer mu in 'ar(mu=1000",
+    ),
+    "regularizer-huge-integer-range": (
+        ["train", "-d", "demo", "--regularizer", f"ar(mu=1{'0' * 400})"],
+        "must be a finite number (got an integer of about 401 digits, out of the range of a float)",
+    ),
+    "regularizer-nan": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=nan)"],
+        "(got 'nan': not a finite number)",
+    ),
+    "augmentation-delta-inf": (
+        ["train", "-d", "demo", "--augmentation", "diagnostic(instances=x, delta_max=1e400)"],
+        "delta_max in 'diagnostic(instances=x, delta_max=1e400)' must be a finite number (got inf)",
+    ),
+    "axiom-weight-inf": (
+        ["mine", "-d", "demo", "-a", "1e400*DIV + TFC3"],
+        "the weight '1e400' must be a finite number (got inf)",
+    ),
+    "axiom-weight-overflow": (
+        ["mine", "-d", "demo", "-a", "TFC3/1e-310"],
+        "1 / 1e-310 must be a finite number (got inf)",
+    ),
+    "axiom-param-inf": (
+        ["mine", "-d", "demo", "-a", "TFC3(delta_rel=1e400)"],
+        "TFC3: parameter delta_rel must be a finite number (got inf)",
+    ),
+    "axiom-param-bool": (
+        ["mine", "-d", "demo", "-a", "TFC1(delta_rel=True)"],
+        "TFC1: parameter delta_rel must be a number (got true, a boolean)",
+    ),
+    "ranker-param-bool": (
+        ["rank", "-d", "demo", "-r", "bm25:k1=true"],
+        "parameter 'k1' of ranker 'bm25'",
+    ),
+    "ranker-param-huge-integer": (
+        ["rank", "-d", "demo", "-r", f"bm25:b=1{'0' * 400}"],
+        "out of the range of a float",
+    ),
     "weights": (
         ["rerank", "-d", "demo", "-o", "OUT", "-a", "TFC1", "--weights", "x"],
         "--weights",
@@ -405,6 +500,26 @@ def test_bad_train_configs(tmp_path: Path, case: str) -> None:
     assert not (out / "model.safetensors").exists()
 
 
+PLAN_CASES: dict[str, tuple[str, str]] = {
+    "lambda-nan": (
+        "lambda_ = nan",
+        "rosset2019 setting 'lambda_' must be a finite number (got nan)",
+    ),
+    "mu-inf": ("mu = inf", "rosset2019 setting 'mu' must be a finite number (got inf)"),
+    "grid-nan": ("tune_grid = [0.1, nan]", "setting 'tune_grid' must be a finite number (got nan)"),
+    "lambda-huge": (f"lambda_ = 1{'0' * 400}", "out of the range of a float"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_CASES))
+def test_bad_experiment_plans(tmp_path: Path, case: str) -> None:
+    line, expect = PLAN_CASES[case]
+    cfg = tmp_path / "plan.toml"
+    cfg.write_text(f"[plan]\n{line}\n", encoding="utf-8")
+    args = ["experiment", "rosset2019", "-c", str(cfg), "-o", str(tmp_path / "out")]
+    _expect_one_error(args, expect)
+
+
 # ----------------------------------------------------------------------- new inputs that work
 def test_a_language_without_a_stemmer_is_mined_unstemmed_with_a_warning(tmp_path: Path) -> None:
     """sasaki-sw: PyStemmer has no swahili stemmer; mining used to end in an internal KeyError."""
@@ -422,3 +537,64 @@ def test_a_language_without_a_stemmer_is_mined_unstemmed_with_a_warning(tmp_path
     res = runner.invoke(app, [*args, "-o", str(tmp_path / "inst")])
     assert res.exit_code == 0, res.output
     assert "no Snowball stemmer for language 'sw'" in res.output.replace("\n", " ")
+
+
+# ----------------------------------------------------------------------- mined folders (diagnose)
+def _parquet_rows(path: Path, times: int = 2) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    pq.write_table(pa.concat_tables([table] * times), path)
+
+
+def _parquet_edit(path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    i = table.schema.get_field_index("rel_a")
+    pq.write_table(table.set_column(i, "rel_a", pa.array([9] * table.num_rows, pa.int64())), path)
+
+
+MINED_CASES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "extra-shard": (
+        lambda d: (d / "shard-00001.parquet").write_bytes((d / "shard-00000.parquet").read_bytes()),
+        "shard-00001.parquet is not listed in",
+    ),
+    "duplicated-rows": (
+        lambda d: _parquet_rows(d / "shard-00000.parquet"),
+        "shard-00000.parquet holds 696 rows, the manifest recorded 348",
+    ),
+    "edited-shard": (
+        lambda d: _parquet_edit(d / "shard-00000.parquet"),
+        "shard-00000.parquet has other content than the manifest recorded",
+    ),
+    "missing-shard": (
+        lambda d: (d / "shard-00000.parquet").unlink(),
+        "shard-00000.parquet is listed in the manifest but missing",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def mined_demo(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("mined") / "inst"
+    res = runner.invoke(app, ["mine", "-d", "demo", "-a", "TFC1,LNC2", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(MINED_CASES))
+def test_mined_folders_that_disagree_with_their_manifest(
+    tmp_path: Path, case: str, mined_demo: Path
+) -> None:
+    import shutil
+
+    damage, expect = MINED_CASES[case]
+    inst = tmp_path / "inst"
+    shutil.copytree(mined_demo, inst)
+    damage(inst)
+    args = ["diagnose", "-i", str(inst), "-r", "bm25", "--no-plots", "-o", str(tmp_path / "r")]
+    _expect_one_error(args, expect)
+    _expect_one_error(args, "--overwrite")

@@ -123,3 +123,39 @@ def test_fuzz_read_topics_sgml(tmp_path: Path, data: bytes, field: str) -> None:
 @given(gz_bytes(tsv_topics | sgml_topics))
 def test_fuzz_read_topics_gz(tmp_path: Path, data: bytes) -> None:
     check_reader(read_topics, write(fresh(tmp_path), "topics.txt.gz", data))
+
+
+# Columns as trec_eval splits them: on spaces and tabs only. A line whose columns are joined by
+# other whitespace (U+00A0, U+3000, U+0085, \x1c ...) is one trec_eval rejects: it must be an
+# error naming the file and line, never read with the columns Python's str.split() finds.
+SEPARATORS = [" ", "\t", "  ", " \t"]
+ODD_SPACES = ["\u00a0", "\u3000", "\u0085", "\x1c", "\x1d", "\x1e", "\x1f", "\u2028", "\u2009"]
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["q1", "q2", "7"]),
+            st.sampled_from(["d1", "d2", "d3", "x-y"]),
+            st.lists(st.sampled_from(SEPARATORS + ODD_SPACES), min_size=5, max_size=5),
+        ),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda t: (t[0], t[1]),
+    ),
+    st.booleans(),
+)
+def test_fuzz_columns_split_as_trec_eval(tmp_path: Path, rows: list, qrels: bool) -> None:
+    lines, expect = [], {}
+    for n, (qid, did, seps) in enumerate(rows):
+        cols = [qid, "0", did, "1"] if qrels else [qid, "Q0", did, str(n + 1), "2.5", "tag"]
+        lines.append(cols[0] + "".join(s + c for s, c in zip(seps, cols[1:], strict=False)))
+        expect.setdefault(qid, {})[did] = 1 if qrels else 2.5
+    odd = any(ch in line for line in lines for ch in ODD_SPACES)
+    path = write(fresh(tmp_path), "q.txt" if qrels else "r.trec", _lines(lines))
+    result = check_reader(read_qrels if qrels else read_run, path)
+    if odd:
+        assert result is None, f"read columns trec_eval does not split: {lines}"
+    else:
+        assert result == expect

@@ -168,3 +168,22 @@ def test_training_summary_is_written_atomically(tmp_path, monkeypatch) -> None:
     Trainer(TinyRanker(), _cfg(steps=2), tmp_path, make_toy_dataset(4, 3)).fit()
     assert tmp_path / "summary.md" in calls
     assert (tmp_path / "summary.md").read_text().startswith("# Training run")
+
+
+def test_a_refused_resume_leaves_the_folder_as_it_was(tmp_path) -> None:
+    """``train --lr 0.5`` over a folder trained at another lr is refused before anything is
+    written: its config.toml still describes the weights beside it."""
+    from axiomatic.cli.main import app
+
+    out = tmp_path / "tr"
+    args = ["train", "-d", "demo", "--steps", "2", "--batch-size", "2", "--threads", "1"]
+    res = CliRunner().invoke(app, [*args, "--lr", "0.001", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    res = CliRunner().invoke(app, [*args, "--lr", "0.5", "-o", str(out)])
+    assert res.exit_code == 2, res.output
+    errors = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "another configuration (differs in lr)" in errors[0], res.output
+    after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert after == before
+    assert "lr = 0.001" in (out / "config.toml").read_text()

@@ -287,7 +287,7 @@ def parse_expression(
     operands, weight)`` makes a node. Raises ``ValueError`` naming what is not allowed, and for
     an expression longer or deeper than the spec bounds of :mod:`axiomatic._keyvalue` (the
     parse and the walks below recurse once per level)."""
-    from axiomatic._keyvalue import check_spec_size
+    from axiomatic._keyvalue import as_number, check_spec_size
 
     check_spec_size(text.strip(), "axiom expression")
     src, names = _protect_names(text.strip())
@@ -306,13 +306,19 @@ def parse_expression(
 
     def number(n: ast.AST) -> float | None:
         if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)):
-            return None if isinstance(n.value, bool) else float(n.value)
+            if isinstance(n.value, bool):
+                return None
+            seg = restore(ast.get_source_segment(src, n) or "")
+            return as_number(n.value, what=f"axiom expression {text!r}: the weight {seg!r}")  # type: ignore[no-any-return]
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
             v = number(n.operand)
             return None if v is None else (-v if isinstance(n.op, ast.USub) else v)
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):  # 2 * 0.5 * TFC1
             a, b = number(n.left), number(n.right)
-            return None if a is None or b is None else a * b
+            if a is None or b is None:
+                return None
+            seg = restore(ast.get_source_segment(src, n) or "")
+            return as_number(a * b, what=f"axiom expression {text!r}: the weight {seg!r}")  # type: ignore[no-any-return]
         return None
 
     def bad(n: ast.AST, why: str) -> ValueError:
@@ -340,7 +346,9 @@ def parse_expression(
                         raise bad(n, "only division by a number is allowed")
                     if wr == 0:
                         raise bad(n, "division by zero")
-                    return build("scale", [walk(n.left)], 1.0 / wr)
+                    seg = restore(ast.get_source_segment(src, n.right) or "")
+                    w = as_number(1.0 / wr, what=f"axiom expression {text!r}: 1 / {seg}")
+                    return build("scale", [walk(n.left)], w)
                 if wl is not None and wr is not None:
                     raise bad(n, "a number alone is no axiom (use it as a weight: 0.5*TFC1)")
                 if wl is not None:

@@ -214,9 +214,12 @@ class Axiom:
 
 
 def _number(axiom: str, key: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"{axiom}: parameter {key} must be a number (got {v!r})")
-    return v
+    """A finite number (:func:`axiomatic._keyvalue.as_number`); an int stays an int (the spec
+    string keeps ``delta=0``), once known to fit a float, as the kernels compute with it."""
+    from axiomatic._keyvalue import as_number
+
+    checked = as_number(v, what=f"{axiom}: parameter {key}")
+    return v if isinstance(v, int) else checked  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------- parser

@@ -67,7 +67,19 @@ def axiom_list(text: str) -> str:
         return ",".join(split_measure_string(text))  # the parser reports the imbalance
     out: list[str] = []
     for item in items:
-        out += [item] if is_expression(item) else split_measure_string(item)
+        words = [item] if is_expression(item) else split_measure_string(item)
+        for word in words[1:-1]:
+            if word.lower() == "and":  # the AND axiom, though the user meant a connective
+                rest = [w for w in words if w.lower() != "and"]
+                also = dict.fromkeys("AND" if w.lower() == "and" else w for w in words)
+                raise ValueError(
+                    f"{word!r} between axioms in {item!r} would be mined as one more axiom (the "
+                    f"AND axiom), not read as a connective: list the axioms with commas "
+                    f"({','.join(rest)!r}), combine them with an operator "
+                    f"({' & '.join(rest)!r}), or, to mine the AND axiom too, name it in a "
+                    f"comma-separated list ({','.join(also)!r})"
+                )
+        out += words
     return ",".join(out)
 
 
@@ -156,6 +168,13 @@ def _load_manifest(folder: Path, command: str = "diagnose") -> dict[str, Any]:
 def _unreadable_instances(folder: Path, exc: BaseException) -> str:
     """Name the shard that cannot be read (a truncated or corrupt Parquet file) and the fix."""
     import pyarrow.parquet as pq
+
+    from axiomatic.data.instances import InstancesMismatchError
+
+    if isinstance(exc, InstancesMismatchError):  # names its file and the fix already
+        return _cli_wording(str(exc)).replace(
+            "the same mine call", f"the same `axiomatic mine ... --out {folder}`"
+        )
 
     bad = None
     for p in sorted(folder.glob("shard-*.parquet")) + sorted(folder.glob("artificial*/*.parquet")):
@@ -380,7 +399,14 @@ def mine(
     if redone:
         err_console.print(
             f"[yellow]note:[/] mined again {len(redone)} shard(s) that were truncated or corrupt "
-            "on disk: " + escape(", ".join(redone)),
+            "on disk, or differ from the manifest: " + escape(", ".join(redone)),
+            highlight=False,
+        )
+    removed = summary.get("shards_removed") or []
+    if removed:
+        err_console.print(
+            f"[yellow]note:[/] removed {len(removed)} shard file(s) the manifest did not list "
+            "(a copy, or a leftover of an earlier run): " + escape(", ".join(removed)),
             highlight=False,
         )
 
@@ -584,7 +610,11 @@ def diagnose(
     Instances mined from a first stage (`mine --first-stage bm25 --depth 100`) are diagnosed on
     the same candidate lists: the first stage recorded in their manifest is applied again.
     """
-    from axiomatic.data.instances import IncompleteInstancesError, read_instances
+    from axiomatic.data.instances import (
+        IncompleteInstancesError,
+        InstancesMismatchError,
+        read_instances,
+    )
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
     from axiomatic.report.tables import effectiveness_table, print_tables
     from axiomatic.report.writer import write_report
@@ -621,11 +651,11 @@ def diagnose(
         inst, inst_arts = read_instances(instances, allow_partial=allow_partial)
     except FileNotFoundError as exc:
         raise fail(str(exc)) from None
-    except IncompleteInstancesError as exc:
+    except (IncompleteInstancesError, InstancesMismatchError) as exc:
         raise fail(
-            str(exc)
-            .replace("pass allow_partial=True", "pass --allow-partial")
-            .replace("the same mine call", f"the same `axiomatic mine ... --out {instances}`")
+            _cli_wording(str(exc)).replace(
+                "the same mine call", f"the same `axiomatic mine ... --out {instances}`"
+            )
         ) from None
     except (OSError, ValueError) as exc:  # pyarrow's errors are OSError / ValueError subclasses
         raise fail(_unreadable_instances(instances, exc)) from None

@@ -410,14 +410,15 @@ def evaluate_cmd(
         )
     by_name: dict[str, NamedRun] = {n.name: n for n in named}
     base_name = _baseline_name(baseline, [n.name for n in named])
+    from axiomatic.evaluate.metrics import relevance_threshold
+
+    threshold = relevance_threshold(ds)  # the rule of axiomatic.evaluate(run, ds.qrels, ...)
     per: dict[str, Any] = {}
     for item in named:
         _warn_coverage(Path(item.source), item.run, ds.qrels)
         with warnings.catch_warnings():  # _warn_coverage has said it, with the counts
             warnings.simplefilter("ignore", NoMatchingQueriesWarning)
-            per[item.name] = evaluate_per_query(
-                item.run, ds.qrels, names, rel_threshold=ds.rel_threshold
-            )
+            per[item.name] = evaluate_per_query(item.run, ds.qrels, names, rel_threshold=threshold)
     try:
         table_df = evaluation_table(
             {n.name: n.run for n in named},
@@ -425,7 +426,7 @@ def evaluate_cmd(
             names,
             baseline=base_name,
             test=test_kind,
-            rel_threshold=ds.rel_threshold,
+            rel_threshold=threshold,
             per_query=per,
         )
     except ValueError as exc:  # e.g. a paired test over one judged query

@@ -280,7 +280,19 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
             f'{path}: no queries: set queries = "topics.tsv" (TREC topics, TSV or JSONL), or '
             "use a rank_llm JSON (documents or candidates) that carries the query texts"
         )
-    language = get_str("language", "en") or "en"
+    from axiomatic.data.languages import check_language
+
+    def get_language(key: str, default: str | None) -> str | None:
+        value = get_str(key, default)
+        if value is None:
+            return None
+        try:
+            return check_language(value, f"{path}:{lines.get(key, '?')}: {key}")
+        except ValueError as exc:
+            raise DescriptorError(f'{exc}; e.g. {key} = "en"') from None
+
+    language = get_language("language", "en") or "en"
+    doc_language = get_language("doc_language", None)
     return DatasetDescriptor(
         path=path,
         name=get_str("name", None) or path.stem,
@@ -290,7 +302,7 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
         candidates=paths["candidates"],
         rel_threshold=rel,
         language=language,
-        doc_language=get_str("doc_language", None),
+        doc_language=doc_language,
         description=get_str("description", "") or "",
         query_field=get_str("query_field", "title") or "title",
         missing_ids=missing,

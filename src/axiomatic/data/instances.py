@@ -7,6 +7,7 @@ which writes these folders and re-exports the names below).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -68,32 +69,126 @@ class IncompleteInstancesError(ValueError):
     """A mined folder whose run has not finished (``manifest.json``: ``"complete": false``)."""
 
 
-def partial_label(directory: str | os.PathLike[str]) -> str | None:
-    """``"partial: k of n shards"`` for an unfinished mining output, ``None`` when complete.
+class InstancesMismatchError(ValueError):
+    """A mined folder whose shard files disagree with its ``manifest.json``: a shard the
+    manifest does not list, a listed shard that is missing, or one whose row count or content
+    hash differs from what the miner recorded when it finished the shard. Read anyway, its
+    rows would be counted twice or not at all (n and the confidence intervals wrong)."""
 
-    ``k`` counts the shard files present, ``n`` the shards the run was planned with (from the
-    manifest's query count and shard size). A folder without a manifest is taken as complete.
-    """
-    d = Path(directory)
-    path = d / MANIFEST
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The hex SHA-256 of a file's bytes (streamed), as the manifest records each shard."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def shard_record(path: str | os.PathLike[str], rows: int) -> dict[str, object]:
+    """What the manifest records of a finished shard file: its name, row count and SHA-256."""
+    p = Path(path)
+    return {"file": p.name, "rows": int(rows), "sha256": file_sha256(p)}
+
+
+def _read_manifest(directory: Path) -> dict | None:
+    """The parsed ``manifest.json`` of ``directory`` (``None`` when there is none)."""
+    path = directory / MANIFEST
     if not path.is_file():
         return None
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(manifest, dict):
             raise ValueError(f"expected a JSON object, found {type(manifest).__name__}")
+        shards = manifest.get("shards", {})
+        if not isinstance(shards, dict) or not all(isinstance(v, dict) for v in shards.values()):
+            raise ValueError('"shards" is not an object of objects')
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(
             f"{path} is corrupt ({exc}); mine the instances again (overwrite=True)"
         ) from None
-    if manifest.get("complete", False) is True:
+    return manifest
+
+
+_REMINE = (
+    "mine the instances again: the same mine call re-mines every shard that does not match "
+    "the manifest (it resumes), or mine afresh (overwrite=True)"
+)
+
+
+def shard_mismatch(directory: Path, sid: str, info: dict) -> str | None:
+    """Why shard ``sid`` of ``directory`` disagrees with its manifest entry ``info`` (``None``
+    when it matches): missing, another row count, another SHA-256 (when recorded)."""
+    path = directory / f"{sid}.parquet"
+    name = info.get("file", path.name)
+    if name != path.name:
+        return f"the manifest names file {name!r} for shard {sid!r}, expected {path.name!r}"
+    if not path.is_file():
+        return "is listed in the manifest but missing"
+    try:
+        rows = pq.read_metadata(path).num_rows
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...: a cut or foreign file
+        return f"is corrupt or truncated ({type(exc).__name__}: {exc})"
+    expected = info.get("rows", info.get("instances"))
+    if not isinstance(expected, int) or isinstance(expected, bool) or rows != expected:
+        return f"holds {rows} rows, the manifest recorded {expected!r} when it was mined"
+    digest = info.get("sha256")
+    if digest is not None and file_sha256(path) != digest:
+        return (
+            "has other content than the manifest recorded when it was mined (SHA-256 "
+            "mismatch): it was edited or replaced"
+        )
+    return None
+
+
+def verified_shards(directory: str | os.PathLike[str], manifest: dict) -> list[Path]:
+    """The shard files of ``directory`` its ``manifest`` vouches for, checked, in shard order.
+
+    Every ``shard-*.parquet`` must be listed in ``manifest["shards"]`` and every listed one
+    must be there with the row count and, when recorded (manifests written since it is), the
+    SHA-256 the miner recorded when it finished the shard; otherwise
+    :class:`InstancesMismatchError` names the file and the fix. An unfinished run
+    (``"complete": false``) may hold one shard the manifest does not list yet (written, the
+    job killed before the manifest was): such shards are left out, not read.
+    """
+    d = Path(directory)
+    listed = manifest.get("shards") or {}
+    complete = manifest.get("complete", False) is True
+    unlisted = sorted(p for p in d.glob("shard-*.parquet") if p.stem not in listed)
+    if unlisted and complete:
+        names = ", ".join(str(p) for p in unlisted[:3]) + (" ..." if len(unlisted) > 3 else "")
+        raise InstancesMismatchError(
+            f"{names} is not listed in {d / MANIFEST} (a copy, or a leftover of another run): "
+            "its rows would be counted as instances a second time. Remove it, or " + _REMINE
+        )
+    out = []
+    for sid in sorted(listed):
+        problem = shard_mismatch(d, sid, listed[sid])
+        if problem is not None:
+            raise InstancesMismatchError(
+                f"{d / (sid + '.parquet')} {problem} ({d / MANIFEST}); {_REMINE}"
+            )
+        out.append(d / f"{sid}.parquet")
+    return out
+
+
+def partial_label(directory: str | os.PathLike[str]) -> str | None:
+    """``"partial: k of n shards"`` for an unfinished mining output, ``None`` when complete.
+
+    ``k`` counts the finished shards the manifest lists, ``n`` the shards the run was planned
+    with (from the manifest's query count and shard size). A folder without a manifest is taken
+    as complete.
+    """
+    d = Path(directory)
+    manifest = _read_manifest(d)
+    if manifest is None or manifest.get("complete", False) is True:
         return None
     cfg = manifest.get("config") or {}
-    k = len(list(d.glob("shard-*.parquet")))
+    k = len(manifest.get("shards") or {})
     try:
         n = -(-int(cfg["queries"]) // int(cfg["shard_size"]))
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        n = max(k, len(manifest.get("shards") or {}))
+        n = k
     return f"partial: {k} of {n} shards"
 
 
@@ -106,6 +201,11 @@ def read_instances(
 
     Relevance columns are pandas nullable ``Int64``; ``doc_c`` is null except for triples.
 
+    The manifest is the truth: only the shards it lists are read, each checked against the row
+    count and SHA-256 recorded when it was mined (:func:`verified_shards`); a shard it does not
+    list, a missing one or one that differs raises :class:`InstancesMismatchError`. Manifests
+    written before the hashes were recorded are checked on row counts alone.
+
     An unfinished run (``manifest.json`` says ``"complete": false``: killed, or still running)
     is refused with :class:`IncompleteInstancesError`: its fractions would describe a subset of
     the queries without saying so. ``allow_partial=True`` (CLI ``--allow-partial``) reads the
@@ -113,12 +213,14 @@ def read_instances(
     which :func:`axiomatic.diagnose.diagnosis.diagnose` carries into every table and report.
     """
     d = Path(directory)
-    shards = sorted(d.glob("shard-*.parquet"))
-    if not shards and not (d / MANIFEST).exists():
-        raise FileNotFoundError(
-            f"{d} holds no mined instances (no shard-*.parquet, no {MANIFEST}); "
-            "run axiomatic.diagnose.mining.mine(...) first"
-        )
+    manifest = _read_manifest(d)
+    if manifest is None:
+        shards = sorted(d.glob("shard-*.parquet"))
+        if not shards:
+            raise FileNotFoundError(
+                f"{d} holds no mined instances (no shard-*.parquet, no {MANIFEST}); "
+                "run axiomatic.diagnose.mining.mine(...) first"
+            )
     partial = partial_label(d)
     if partial is not None and not allow_partial:
         raise IncompleteInstancesError(
@@ -127,6 +229,8 @@ def read_instances(
             "Finish it by running the same mine call again (it resumes), or pass "
             "allow_partial=True to read the shards there are, labelled as partial"
         )
+    if manifest is not None:
+        shards = verified_shards(d, manifest)
     if shards:
         table = pa.concat_tables([pq.read_table(p, schema=INSTANCE_SCHEMA) for p in shards])
     else:
@@ -136,7 +240,21 @@ def read_instances(
         df[c] = df[c].astype("Int64") if c.startswith("rel") else df[c].astype("int64")
     arts: dict[str, Document] = {}
     afile = d / ARTIFICIAL_FILE
-    parts = [afile] if afile.exists() else sorted((d / "artificial").glob("shard-*.parquet"))
+    if afile.exists():
+        recorded = (manifest or {}).get("artificial_docs")
+        if isinstance(recorded, dict) and recorded.get("sha256") != file_sha256(afile):
+            raise InstancesMismatchError(
+                f"{afile} has other content than {d / MANIFEST} recorded when it was mined "
+                f"(SHA-256 mismatch): it was edited or replaced; {_REMINE}"
+            )
+        parts = [afile]
+    else:
+        listed = (manifest or {}).get("shards")
+        parts = [
+            p
+            for p in sorted((d / "artificial").glob("shard-*.parquet"))
+            if listed is None or p.stem in listed
+        ]
     for p in parts:
         for row in pq.read_table(p, schema=ARTIFICIAL_SCHEMA).to_pylist():
             arts.setdefault(row["doc_id"], Document(row["doc_id"], row["text"]))

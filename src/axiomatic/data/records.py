@@ -20,6 +20,26 @@ Run: TypeAlias = dict[str, dict[str, float]]
 """Scored candidates: ``run[query_id][doc_id] = score`` (higher = better)."""
 
 
+class DatasetQrels(dict):  # type: ignore[type-arg]
+    """The qrels of a :class:`Dataset`: a plain ``{query_id: {doc_id: grade}}`` dict that also
+    carries the dataset's ``rel_threshold`` (the grade from which binary measures count a
+    document as relevant, e.g. 2 for TREC DL).
+
+    So ``axiomatic.evaluate(run, ds.qrels, "AP")`` counts relevance as ``axiomatic evaluate -d``
+    does (:func:`axiomatic.evaluate.metrics.relevance_threshold`), not with trec_eval's
+    default of 1. :class:`Dataset` keeps it in step with its ``rel_threshold``.
+    """
+
+    rel_threshold: int
+
+    def __init__(self, qrels: Mapping[str, dict[str, int]] = (), rel_threshold: int = 1) -> None:
+        super().__init__(qrels)
+        self.rel_threshold = rel_threshold
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (dict(self), self.rel_threshold))
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
     query_id: str
@@ -72,6 +92,15 @@ class Dataset:
     def __post_init__(self) -> None:
         if self.doc_language is None:
             self.doc_language = self.language
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # ``qrels`` carries ``rel_threshold`` (DatasetQrels): evaluating ``ds.qrels`` counts
+        # relevance as the dataset says, however either of them was set
+        if name == "qrels" and value is not None:
+            value = _with_threshold(value, self.__dict__.get("rel_threshold", 1))  # type: ignore[arg-type]
+        object.__setattr__(self, name, value)
+        if name == "rel_threshold" and self.__dict__.get("qrels") is not None:
+            object.__setattr__(self, "qrels", _with_threshold(self.qrels, value))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ views
     @property
@@ -140,3 +169,10 @@ class Dataset:
             f"Dataset(name={self.name!r}, split={self.split!r}, queries={c['queries']}, "
             f"documents={c['documents']}, qrels={c['qrels']}, candidates={c['candidates']})"
         )
+
+
+def _with_threshold(qrels: Mapping[str, dict[str, int]], rel_threshold: object) -> DatasetQrels:
+    """``qrels`` as a :class:`DatasetQrels` of ``rel_threshold`` (itself when it is one)."""
+    if isinstance(qrels, DatasetQrels) and qrels.rel_threshold == rel_threshold:
+        return qrels
+    return DatasetQrels(qrels, rel_threshold)  # type: ignore[arg-type]

@@ -68,11 +68,11 @@ __all__ = [
 ]
 
 _QRELS_EXPECTED = (
-    "4 whitespace-separated columns 'query_id iteration doc_id relevance' "
+    "4 columns separated by spaces or tabs 'query_id iteration doc_id relevance' "
     f"(relevance an integer with |relevance| < 2**{GRADE_LIMIT.bit_length() - 1})"
 )
 _RUN_EXPECTED = (
-    "6 whitespace-separated columns 'query_id Q0 doc_id rank score tag' "
+    "6 columns separated by spaces or tabs 'query_id Q0 doc_id rank score tag' "
     "(rank an integer, score a finite number)"
 )
 _TOPICS_EXPECTED = "'query_id<TAB>text' (tab-separated topics)"
@@ -80,6 +80,24 @@ _TOPICS_EXPECTED = "'query_id<TAB>text' (tab-separated topics)"
 
 def _skip(line: str) -> bool:
     return not line.strip()
+
+
+_ODD_SPACE = re.compile(r"[^\S \t\v\f\r]")
+"""Whitespace that is no column separator of a TREC file: trec_eval splits on spaces and tabs
+only, Python's ``str.split()`` also on U+00A0, U+3000, U+0085, \\x1c ... (a line trec_eval
+rejects would be read with other columns)."""
+
+
+def _odd_space(line: str, match: re.Match[str]) -> ValueError:
+    import unicodedata
+
+    ch = match.group()
+    name = unicodedata.name(ch, "a control character")
+    return ValueError(
+        f"character {match.start() + 1} is U+{ord(ch):04X} ({name}), whitespace that does not "
+        "separate columns: TREC files separate them with spaces or tabs only, as trec_eval "
+        "reads them; replace it with a space (or remove it from the id)"
+    )
 
 
 class _Conflict(ValueError):
@@ -107,10 +125,13 @@ def _read_pairs(
     """Shared body of :func:`read_qrels` and :func:`read_run`: ``{qid: {did: value}}``."""
     out: ParsedDict = ParsedDict()
     for lineno, line in iter_lines(path):
-        parts = line.split()
-        if not parts:
+        odd = _ODD_SPACE.search(line)
+        parts = line.split()  # only spaces and tabs split when ``odd`` is None
+        if not parts and odd is None:
             continue
         try:
+            if odd is not None:
+                raise _odd_space(line, odd)
             if len(parts) != n_columns:
                 raise ValueError(f"found {len(parts)} column(s) in {line.strip()[:80]!r}")
             qid, did = parts[0], parts[2]

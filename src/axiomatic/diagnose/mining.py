@@ -36,6 +36,9 @@ from axiomatic.data.instances import (
     FORMAT_VERSION,
     INSTANCE_SCHEMA,
     MANIFEST,
+    file_sha256,
+    shard_mismatch,
+    shard_record,
 )
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.artificial import (
@@ -580,6 +583,7 @@ def mine(
     cfg["inputs"] = input_fingerprint(dataset, qids, depth, index, similarity)
     done: dict[str, Any] = {}
     redone: list[str] = []
+    removed: list[str] = []
     if manifest_path.exists():
         old = _read_manifest(manifest_path, overwrite)
         if old.get("config") != cfg:
@@ -605,6 +609,14 @@ def mine(
                 del done[k]
                 (out / f"{k}.parquet").unlink(missing_ok=True)
                 (out / "artificial" / f"{k}.parquet").unlink(missing_ok=True)
+            # a shard file the manifest does not vouch for (a copy, a leftover of another run,
+            # one written by a job killed before it recorded it) is never kept: its rows would
+            # be read as instances of this run
+            for f in sorted(out.glob("shard-*.parquet")):
+                if f.stem not in done:
+                    f.unlink()
+                    (out / "artificial" / f.name).unlink(missing_ok=True)
+                    removed.append(f.name)
     # a job killed mid-write leaves temporary files of its atomic writes behind
     clean_stale_temp_files(out)
     clean_stale_temp_files(out / "artificial")
@@ -612,7 +624,7 @@ def mine(
     _atomic_json(manifest, manifest_path)
     (out / "artificial").mkdir(exist_ok=True)
 
-    shard_ids = [f"shard-{s // shard_size:05d}" for s in range(0, len(qids), shard_size)]
+    shard_ids = shard_ids_planned(len(qids), shard_size)
     todo = [
         (sid, qids[s * shard_size : (s + 1) * shard_size])
         for s, sid in enumerate(shard_ids)
@@ -637,8 +649,10 @@ def mine(
 
     def record(result: tuple[str, pa.Table, pa.Table, dict[str, int], int]) -> None:
         sid, table, art, skips, examined = result
+        art_record = None
         if art.num_rows:
             _atomic_write(art, out / "artificial" / f"{sid}.parquet")
+            art_record = shard_record(out / "artificial" / f"{sid}.parquet", art.num_rows)
         _atomic_write(table, out / f"{sid}.parquet")
         counts = Counter(table.column("spec").to_pylist()) if table.num_rows else Counter()
         uncapped: Counter = Counter()
@@ -655,6 +669,8 @@ def mine(
                 if g["n_uncapped_max"] > g["n_uncapped_count"]:
                     capped.setdefault(g["query_id"], {})[g["spec"]] = g["n_uncapped_max"]
         manifest["shards"][sid] = {
+            **shard_record(out / f"{sid}.parquet", table.num_rows),
+            "artificial": art_record,
             "instances": table.num_rows,
             "per_axiom": dict(counts),
             "per_axiom_uncapped": dict(uncapped),
@@ -678,11 +694,21 @@ def mine(
             record(mine_shard(make_task(sid, shard_qids), index, *args))
 
     _consolidate_artificial(out)
+    manifest["artificial_docs"] = {
+        "file": ARTIFICIAL_FILE,
+        "sha256": file_sha256(out / ARTIFICIAL_FILE),
+    }
     manifest["complete"] = True
     _atomic_json(manifest, manifest_path)
     summary = summarize(manifest, skipped_shards, time.perf_counter() - t0)
     summary["shards_redone"] = sorted(redone)
+    summary["shards_removed"] = removed
     return summary
+
+
+def shard_ids_planned(n_queries: int, shard_size: int) -> list[str]:
+    """The shard ids of a run over ``n_queries`` queries, ``shard_size`` per shard."""
+    return [f"shard-{s // shard_size:05d}" for s in range(0, n_queries, shard_size)]
 
 
 def _read_manifest(path: Path, overwrite: bool) -> dict[str, Any]:
@@ -723,12 +749,18 @@ def manifest_problem(data: object) -> str | None:
 
 def _shard_intact(out: Path, sid: str, info: dict[str, Any]) -> bool:
     """Whether shard ``sid`` (and its artificial documents, when any) reads in full with the
-    instance schema and holds the row count the manifest recorded for it."""
+    instance schema and holds the row count and content (SHA-256, when recorded) the manifest
+    recorded for it."""
+    if shard_mismatch(out, sid, info) is not None:
+        return False
     try:
-        table = pq.read_table(out / f"{sid}.parquet", schema=INSTANCE_SCHEMA)
-        if table.num_rows != int(info.get("instances", -1)):
-            return False
+        pq.read_table(out / f"{sid}.parquet", schema=INSTANCE_SCHEMA)
         art = out / "artificial" / f"{sid}.parquet"
+        recorded = info.get("artificial")
+        if isinstance(recorded, dict) and (
+            not art.exists() or file_sha256(art) != recorded.get("sha256")
+        ):
+            return False
         if art.exists():
             pq.read_table(art, schema=ARTIFICIAL_SCHEMA)
     except Exception:  # pyarrow raises ArrowInvalid, OSError, ...: any failure marks it bad

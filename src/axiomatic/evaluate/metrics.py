@@ -252,6 +252,21 @@ def _with_threshold(measure: MeasureLike, rel_threshold: int) -> MeasureLike:
     return measure
 
 
+def relevance_threshold(qrels: Any, rel_threshold: int | None = None) -> int:
+    """The grade from which binary measures (AP, RR, P, R, ...) count a document as relevant:
+    the one rule of ``axiomatic evaluate`` and ``axiomatic.evaluate(...)``.
+
+    An explicit ``rel_threshold`` wins; else the threshold of the dataset the judgments come
+    from: ``qrels`` may be a :class:`~axiomatic.data.records.Dataset` or its ``qrels``
+    (a :class:`~axiomatic.data.records.DatasetQrels`, which carries it; 2 for TREC DL); else 1,
+    trec_eval's rule for a plain dict.
+    """
+    if rel_threshold is not None:
+        return rel_threshold
+    found = getattr(qrels, "rel_threshold", None)
+    return 1 if found is None else found
+
+
 def _check_inputs(run: Run, qrels: Qrels, rel_threshold: int) -> None:
     if not isinstance(run, Mapping):
         raise TypeError(
@@ -276,13 +291,15 @@ def evaluate_per_query(
     run: Run,
     qrels: Qrels,
     measures: str | Iterable[str | MeasureLike],
-    rel_threshold: int = 1,
+    rel_threshold: int | None = None,
 ) -> pd.DataFrame:
     """Per-query values: a DataFrame with columns ``query_id``, ``measure``, ``value``.
 
     One row per (judged query, measure), sorted by measure then query id; ``measure`` is the name
     as requested (``AP``, not ``AP(rel=2)``). Judged queries missing from the run get 0.
+    ``rel_threshold`` defaults to the dataset's (:func:`relevance_threshold`).
     """
+    rel_threshold = relevance_threshold(qrels, rel_threshold)
     _check_inputs(run, qrels, rel_threshold)
     im = _ir_measures()
     parsed = parse_measures(measures)
@@ -335,7 +352,7 @@ def evaluate(
     run: Run,
     qrels: Qrels,
     measures: str | Iterable[str | MeasureLike],
-    rel_threshold: int = 1,
+    rel_threshold: int | None = None,
 ) -> dict[str, float]:
     """Mean of each measure over the judged queries, ``{name: value}`` in the requested order.
 
@@ -355,8 +372,12 @@ def evaluate(
         if len(per_q)
         else [measure_name(m) for m in parse_measures(measures)]
     )
-    means = per_q.groupby("measure", sort=False)["value"].mean()
-    return {n: float(means.get(n, 0.0)) for n in names}
+    # the plain sum over the queries in id order, as evaluation_table (the CLI's table) takes
+    # it: one run evaluated alone or among others gives the same float, to the last bit
+    sums: dict[str, list[float]] = {}
+    for m, v in zip(per_q["measure"], per_q["value"], strict=True):
+        sums.setdefault(m, []).append(float(v))
+    return {n: sum(sums[n]) / len(sums[n]) if sums.get(n) else 0.0 for n in names}
 
 
 def per_query_matrix(per_query: pd.DataFrame, measure: str) -> pd.Series:

@@ -410,7 +410,7 @@ def compare_runs(
     qrels: Qrels,
     measures: str | Sequence[str],
     baseline: str,
-    rel_threshold: int = 1,
+    rel_threshold: int | None = None,
     test: TestName = "t",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
@@ -469,7 +469,7 @@ def evaluation_table(
     measures: str | Sequence[str],
     baseline: str | None = None,
     test: TestName = "t",
-    rel_threshold: int = 1,
+    rel_threshold: int | None = None,
     alpha: float = 0.05,
     per_query: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:

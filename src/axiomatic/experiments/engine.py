@@ -157,6 +157,7 @@ class Plan:
                     f"{experiment} setting {key!r}: expected {want}, got {value!r}; fix the "
                     "--config file's [plan] table or the keyword"
                 )
+            _check_finite(value, f"{experiment} setting {key!r}", "float" in str(types[key]))
             if str(types[key]).startswith("tuple") and isinstance(value, list):
                 value = tuple(value)
             values[key] = value
@@ -216,6 +217,25 @@ class TrainingPlan(Plan):
             "checkpoint_every": self.eval_every,
             "analyzer": self.analyzer,
         }
+
+
+def _check_finite(value: Any, what: str, as_float: bool) -> None:
+    """Numbers of a plan setting (and of its lists) must be finite numbers: TOML reads ``nan``
+    and ``inf`` as floats, and an integer beyond float range fails later in the arithmetic
+    (:func:`axiomatic._keyvalue.as_number`)."""
+    from axiomatic._keyvalue import as_number
+
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_finite(item, what, as_float)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        integer = isinstance(value, int) and not as_float
+        try:
+            as_number(value, what=what, integer=integer)
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc}; fix the --config file's [plan] table or the keyword"
+            ) from None
 
 
 def _table(cls: type, value: Any, experiment: str, key: str) -> Any:

@@ -201,22 +201,15 @@ def _coerce(
                 f"{', '.join(f'{k}={v!r}' for k, v in defaults.items())}"
             )
         default = defaults[key]
-        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float):
-            if not value.is_integer():
-                raise RankerSpecError(
-                    f"parameter {key!r} of ranker {kind!r} must be an integer (got {value!r})"
-                )
-            value = int(value)
-        if (
-            isinstance(default, (int, float))
-            and not isinstance(default, bool)
-            and (isinstance(value, bool) or not isinstance(value, (int, float)))
-        ):
-            raise RankerSpecError(
-                f"parameter {key!r} of ranker {kind!r} must be a number (got {value!r}); "
-                f"e.g. {key}={default!r}"
+        if isinstance(default, (int, float)) and not isinstance(default, bool):
+            from axiomatic._keyvalue import as_number
+
+            value = as_number(
+                value,
+                what=f"parameter {key!r} of ranker {kind!r} in spec {spec!r} (e.g. "
+                f"{key}={default!r})",
+                integer=isinstance(default, int),
+                error=RankerSpecError,
             )
         out[key] = value
     return out

@@ -67,7 +67,7 @@ def effectiveness_table(
     qrels: Qrels,
     measures: str | Sequence[str] = ("nDCG@10", "AP", "RR@10"),
     baseline: str | None = None,
-    rel_threshold: int = 1,
+    rel_threshold: int | None = None,
     test: Any = "t",
     alpha: float = 0.05,
 ) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from axiomatic._suggest import suggest
+from axiomatic.data.languages import STEMMER_LANGUAGES, check_language
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\w+"
 ANALYZER_VERSION = 1
@@ -26,24 +27,6 @@ ANALYZER_VERSION = 1
 # length limit), this pattern gives exactly the reference re-implementation's 10,857 TFC1, 993
 # TFC2 and 305 M-TDC instances; unicode ``\w+`` gives 10,818 / 974 / 312.
 THESIS_TOKEN_PATTERN = r"[A-Za-z0-9]+"
-_STEMMER_LANGS = {
-    "en": "english",
-    "de": "german",
-    "es": "spanish",
-    "fr": "french",
-    "it": "italian",
-    "nl": "dutch",
-    "pt": "portuguese",
-    "ru": "russian",
-    "ro": "romanian",
-    "tr": "turkish",
-    "el": "greek",
-    "ar": "arabic",
-    "hi": "hindi",
-    "sw": "swahili",
-}
-
-
 _NO_STEMMER_WARNED: set[str] = set()
 
 
@@ -59,7 +42,7 @@ def snowball_algorithm(language: str) -> str | None:
     the language has no Snowball stemmer here (``zh``, ``th``, ...), or the installed PyStemmer
     lacks the one it would have (``sw``: swahili). The latter falls back to no stemming with a
     warning, once per language and process (it used to end in a ``KeyError``)."""
-    algorithm = _STEMMER_LANGS.get(language)
+    algorithm = STEMMER_LANGUAGES.get(language)
     if algorithm is None:
         return None
     try:
@@ -379,8 +362,11 @@ def _check_spec_value(key: str, value: Any, spec: str) -> Any:
                 f"{suggest(value, ['snowball', 'porter', 'none'], n=2)}; "
                 "expected snowball, porter or none"
             )
-    if key == "language" and not (isinstance(value, str) and value):
-        raise AnalyzerSpecError(f"{where}: language must be an ISO code such as en (got {value!r})")
+    if key == "language":
+        try:
+            return check_language(value, where)
+        except ValueError as exc:
+            raise AnalyzerSpecError(str(exc)) from None
     if key == "token_pattern":
         if not isinstance(value, str):
             raise AnalyzerSpecError(

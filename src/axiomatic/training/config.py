@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from axiomatic._keyvalue import as_number
 from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 
@@ -158,16 +159,13 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
         kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
     for key in ("lambda_", "mu"):
         if key in kw:
-            try:
-                kw[key] = float(kw[key])
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"regularizer {key.rstrip('_')} must be a number (got {kw[key]!r})"
-                ) from None
+            kw[key] = as_number(kw[key], what=f"regularizer {key.rstrip('_')} in {spec!r}")
             if kw[key] < 0:
                 raise ValueError(f"regularizer {key.rstrip('_')} must be >= 0 (got {kw[key]})")
     if "lnc_terms" in kw:
-        kw["lnc_terms"] = int(kw["lnc_terms"])
+        kw["lnc_terms"] = as_number(
+            kw["lnc_terms"], what=f"regularizer k in {spec!r}", integer=True
+        )
     return ARSpec(**kw)
 
 
@@ -247,7 +245,7 @@ def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
             "&".join(str(r) for r in rule) if isinstance(rule, list) else str(rule)
         )
     if "p" in kw:
-        kw["p"] = check_probability(kw["p"], "acrank p")
+        kw["p"] = check_probability(as_number(kw["p"], what="acrank p"), "acrank p")
     if "loss" in kw:
         loss = str(kw["loss"]).strip().lower()
         if loss not in ACRANK_LOSSES:
@@ -258,12 +256,7 @@ def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
             )
         kw["loss"] = loss
     if "negatives" in kw:
-        try:
-            kw["negatives"] = int(kw["negatives"])
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"acrank negatives must be an integer (got {kw['negatives']!r})"
-            ) from None
+        kw["negatives"] = as_number(kw["negatives"], what="acrank negatives", integer=True)
         if kw["negatives"] < 1:
             raise ValueError(f"acrank negatives must be >= 1 (got {kw['negatives']})")
     return ACRankAugmentSpec(**kw)
@@ -285,6 +278,10 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
         )
         if "axioms" in kw:
             kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
+        if "lnc_terms" in kw:
+            kw["lnc_terms"] = as_number(
+                kw["lnc_terms"], what=f"augmentation k in {spec!r}", integer=True
+            )
         if "rate" in kw:
             kw["rate"] = _mixing_rate(kw["rate"], "perturb", upper=1.0)
         return PerturbAugmentSpec(**kw)
@@ -312,13 +309,7 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
             )
         kw["mode"] = mode
         if "delta_max" in kw:
-            try:
-                kw["delta_max"] = float(kw["delta_max"])
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"diagnostic delta_max must be a number (got {kw['delta_max']!r}), "
-                    "e.g. delta_max=0.1"
-                ) from None
+            kw["delta_max"] = as_number(kw["delta_max"], what=f"delta_max in {spec!r}")
         return DiagnosticAugmentSpec(**kw)
     if call.name == "acrank":  # ACRank's TFC-A / TFC-D (axiomatic.training.contrastive)
         return parse_acrank_spec(call)  # type: ignore[return-value]
@@ -330,12 +321,8 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
 
 def _mixing_rate(value: Any, what: str, upper: float | None) -> float:
     """A mixing rate: a finite number >= 0 (and <= ``upper`` where it is a probability)."""
-    import math
-
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} rate must be a number (got {value!r}); e.g. rate=0.5")
-    rate = float(value)
-    if not math.isfinite(rate) or rate < 0 or (upper is not None and rate > upper):
+    rate = float(as_number(value, what=f"{what} rate"))
+    if rate < 0 or (upper is not None and rate > upper):
         bound = f"0 <= rate <= {upper:g}" if upper is not None else "rate >= 0"
         raise ValueError(f"{what} rate must satisfy {bound} (got {value!r})")
     return rate

@@ -80,10 +80,9 @@ def parse_lr_schedule(spec: str | None) -> LRSchedule:
             )
 
     def number(key: str, default: float) -> float:
-        v = params.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise ValueError(f"{key} of the {name} schedule must be a number (got {v!r})")
-        return float(v)
+        from axiomatic._keyvalue import as_number
+
+        return as_number(params.get(key, default), what=f"{key} of the {name} schedule")  # type: ignore[no-any-return]
 
     if name == "exponential":
         gamma = number("gamma", 0.95)

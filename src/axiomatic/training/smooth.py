@@ -377,6 +377,17 @@ def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLo
     for k in ("thresholds", "uppers"):
         if k in params and not isinstance(params[k], (list, tuple)):
             params[k] = [params[k]]
+    from axiomatic._keyvalue import as_number
+
+    for k in ("thresholds", "uppers", "scale", "high"):
+        if k in params:
+            what = f"graded loss {name!r} parameter {k!r} in {spec!r}"
+            v = params[k]
+            params[k] = (
+                [as_number(x, what=what) for x in v]
+                if k in ("thresholds", "uppers")
+                else as_number(v, what=what)
+            )
     loss = cls(**params)
     if n_grades is not None and loss.n_grades != n_grades:
         validate_thresholds(loss.thresholds, n_grades)

@@ -485,8 +485,6 @@ class Trainer:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._setup()
         dist = self.dist
-        if dist.is_main:
-            write_toml(cfg.to_dict(), self.out_dir / "config.toml")
         self.best_dev = None
         self.best_step = None
         self.bad_evals = 0
@@ -496,11 +494,15 @@ class Trainer:
         step = 0
         # rank 0 decides (the ranks must agree; it alone writes the checkpoint)
         if dist.broadcast(resume and self._checkpoint_path().exists()):
+            # checked against the checkpoint first: a refused resume leaves the folder as it
+            # was (its config.toml still describes its weights)
             step = self._load_checkpoint()
             if dist.is_main:
                 _truncate_log(log_path, step)
         elif dist.is_main and log_path.exists():
             log_path.unlink()
+        if dist.is_main:
+            write_toml(cfg.to_dict(), self.out_dir / "config.toml")
         dist.barrier()  # the log is truncated before the other ranks read it
         history = _read_log(log_path)
         if step == 0 and cfg.eval_at_start and not self._finished:
