@@ -142,6 +142,7 @@ MODULES: dict[str, list[str]] = {
         "tests/training/test_trainer_strategies.py",
         "tests/training/test_step_context.py",
         "tests/training/test_issue22_negatives.py",
+        "tests/training/test_mixing_rates.py",
         "-k",
         "not bit_identical",
     ],
@@ -149,6 +150,13 @@ MODULES: dict[str, list[str]] = {
         "tests/training/test_diagnostic_augment_reference.py",
         "tests/training/test_augment.py",
         "tests/test_keyvalue_grammar.py",
+        "tests/training/test_mixing_rates.py",
+    ],
+    # the comparison's statistics: verdicts, MDE, seed check, controls (fast value tests only)
+    "experiments/compare_training/stats.py": [
+        "tests/experiments/test_compare_training.py",
+        "-k",
+        "minimal_detectable or verdicts or answer_sentence or positive_control",
     ],
     # activation patching (issue 28): the minimal pairs and the patching engine
     "perturb/minimal_pairs.py": ["tests/perturb/test_minimal_pairs.py"],

@@ -527,3 +527,24 @@ def test_the_gpu_configs_are_valid_plans() -> None:
     assert ce.methods == {"cross-encoder": full.methods["cross-encoder"]}
     assert ce.docs == "docs/comparison-cross-encoder.md"
     assert len(ce.seeds) >= 4
+
+
+def test_the_positive_control_is_one_uncorrected_paired_t_test() -> None:
+    from axiomatic.experiments.compare_training.stats import interval, paired_control
+
+    rng = np.random.default_rng(5)
+    qids = [f"q{i}" for i in range(40)]
+    b = {q: float(x) for q, x in zip(qids, rng.uniform(0, 1, 40), strict=True)}
+    for shift, detected in ((0.2, True), (-0.2, False), (0.0, False)):
+        a = {q: min(1.0, max(0.0, b[q] + shift + rng.normal(0, 0.05))) for q in qids}
+        d = np.array([a[q] - b[q] for q in qids])
+        got = paired_control(a, {**b, "extra": 0.5}, alpha=0.05, power=0.8)
+        assert got["n"] == 40 and got["diff"] == pytest.approx(d.mean())
+        assert got["p"] == pytest.approx(stats.ttest_rel(d, np.zeros(40)).pvalue)
+        assert got["detected"] is detected
+        assert got["mde"] == pytest.approx(_reference_mde(d, 0.05, 0.8), rel=1e-4)
+        half = stats.t.ppf(0.975, 39) * d.std(ddof=1) / math.sqrt(40)
+        assert got["ci95"] == pytest.approx([d.mean() - half, d.mean() + half])
+    assert interval([0.3]) != interval([0.3])  # nan for one query (nan != nan)
+    one = paired_control({"q": 1.0}, {"q": 0.0})
+    assert one["n"] == 1 and one["detected"] is False and math.isnan(one["p"])
