@@ -467,11 +467,18 @@ def test_the_verdicts() -> None:
     # one lucky seed cannot carry a verdict: half the seeds is not enough
     assert verdict(0.02, 0.01, 0.015, [0.08, 0.01, -0.01, -0.02], True) == "not robust over seeds"
     assert verdict(0.02, 0.01, 0.015, [0.08, -0.01], True) == "not robust over seeds"
+    # a seed where both kept the same model counts neither way; two agreeing of three decide
+    assert verdict(0.07, 1e-9, 0.02, [0.0, 0.20, -0.01, 0.10], True) == "helps"
+    # ... but one agreeing seed never does, however many others tie
+    assert verdict(0.07, 1e-9, 0.02, [0.0, 0.0, 0.0, 0.30], True) == "not robust over seeds"
+    assert verdict(0.07, 1e-9, 0.02, [0.0, 0.0, -0.01, 0.30], True) == "not robust over seeds"
+    # with a single seed in the plan, that seed is the check
+    assert verdict(0.07, 1e-9, 0.02, [0.05], True) == "helps"
     # nothing trained: never "no effect"
     assert verdict(0.0, 1.0, 0.01, [0.0, 0.0], False) == "did not train"
     assert verdict(0.05, 0.001, 0.01, [0.05, 0.05], False) == "did not train"
     assert verdict(0.0, float("nan"), 0.01, [], True) == "no detectable effect"
-    assert seed_agreement([0.1, -0.2, 0.0, 0.3], 0.5) == (2, 4)
+    assert seed_agreement([0.1, -0.2, 0.0, 0.3], 0.5) == (2, 3)
     assert seed_agreement([0.1, -0.2], -1.0) == (1, 2)
     assert did_train([0, 0, None]) is False and did_train([0, 50]) is True
     assert seed_differences(
@@ -480,7 +487,9 @@ def test_the_verdicts() -> None:
     ) == [0.5, 0.0]
     text = verdict_text({"verdict": "no detectable effect", "mde": 0.0213})
     assert text == "no detectable effect (MDE 0.021)"
-    assert verdict_text({"verdict": "helps", "seeds_agree": [3, 4]}) == "helps (3/4 seeds)"
+    assert verdict_text({"verdict": "helps", "seeds_agree": [3, 4]}) == (
+        "helps (3/4 seeds that differ)"
+    )
 
 
 def test_the_answer_sentence_says_when_nothing_was_measured() -> None:

@@ -376,8 +376,10 @@ POLICY = (
     "Significance policy: paired t-test over the test queries (per-query values averaged over "
     "the seeds) of each method against plain of the same start, size and seeds; Holm over the "
     "methods compared on one measure, per start, size and collection; alpha {alpha}. A "
-    "significant difference counts only when more than half of the seeds, compared seed by "
-    "seed with plain, point the same way (else *not robust over seeds*). MDE: the smallest "
+    "significant difference counts only when, compared seed by seed with plain, more than half "
+    "of the seeds whose models differ, and at least two, point the same way (else *not robust "
+    "over seeds*; a seed where both kept the same model, e.g. both their start, counts neither "
+    "way). MDE: the smallest "
     "mean difference the test detects with power {power} at level alpha / (methods compared), "
     "given the observed spread of the per-query differences. *Did not train*: every seed's "
     "selected model is its start (best dev step 0). Only the declared primary comparison "
@@ -475,7 +477,9 @@ def _primary_lines(p: ComparePlan, res: Mapping[str, Any]) -> list[str]:
         {"method": k, "vs plain": f"{r['diff']:+.4f}",
          "95% CI": f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]",
          "p (Holm)": _fmt(r["p_holm"], "{:.3g}"), "MDE": _fmt(r["mde"], "{:.4f}"),
-         "seeds agreeing": f"{r['seeds_agree'][0]}/{r['seeds_agree'][1]}",
+         "seeds agreeing": f"{r['seeds_agree'][0]}/{r['seeds_agree'][1]}"
+         + (f" (+{len(r['seed_diffs']) - r['seeds_agree'][1]} same model)"
+            if len(r["seed_diffs"]) > r["seeds_agree"][1] else ""),
          "verdict": verdict_text(r)}
         for k, r in pr["rows"].items()
     ]  # fmt: skip
@@ -502,10 +506,16 @@ def answer_sentence(pr: Mapping[str, Any]) -> str:
     by: dict[str, list[str]] = {}
     for k, r in rows.items():
         by.setdefault(r["verdict"], []).append(k)
-    for v, label in ((HELPS, "helps"), (HURTS, "hurts"), (NOT_ROBUST, "is significant but "
-                     "not robust over seeds"), (DID_NOT_TRAIN, "did not train")):  # fmt: skip
+    labels = {
+        HELPS: ("helps", "help"),
+        HURTS: ("hurts", "hurt"),
+        NOT_ROBUST: ("is significant but not robust over seeds",
+                     "are significant but not robust over seeds"),
+        DID_NOT_TRAIN: ("did not train", "did not train"),
+    }  # fmt: skip
+    for v, (one, many) in labels.items():
         if by.get(v):
-            parts.append(f"{', '.join(by[v])} {label}")
+            parts.append(f"{', '.join(by[v])} {one if len(by[v]) == 1 else many}")
     if by.get(NO_EFFECT):
         mdes = [rows[k]["mde"] for k in by[NO_EFFECT] if not math.isnan(rows[k]["mde"])]
         rng = f" (MDE {min(mdes):.3f}-{max(mdes):.3f})" if mdes else ""

@@ -7,8 +7,11 @@ the project's one significance policy). On top of that test:
 
 * **did not train**: the method's selected model is its start in every seed (best dev step 0):
   nothing was learned, so nothing about the method was measured;
-* **seed check**: a significant pooled difference counts only when more than half of the seeds,
-  compared seed by seed with plain, point the same way (one lucky seed cannot carry it);
+* **seed check**: a significant pooled difference counts only when, compared seed by seed with
+  plain, more than half of the seeds whose models differ point the same way, and at least two
+  of them (one lucky seed cannot carry it). A seed where the method and plain selected the very
+  same model (both kept their start: a difference of exactly 0) carries no information about the
+  method and is not counted either way;
 * **minimal detectable effect** (MDE): the smallest mean difference the paired t-test finds at
   the stated power, at the strictest level Holm can apply (alpha / number of methods), given the
   observed spread of the per-query differences (statsmodels' ``TTestPower``). A non-significant
@@ -88,11 +91,20 @@ def _power_by_integration(effect: float, n: int, alpha: float) -> float:
 
 
 def seed_agreement(seed_diffs: Sequence[float], direction: float) -> tuple[int, int]:
-    """``(seeds that point the way of direction, seeds)``: a seed whose difference is exactly 0
-    does not agree."""
+    """``(seeds that point the way of direction, seeds whose difference is not exactly 0)``: a
+    seed where the method and plain kept the same model is left out of both counts."""
     sign = math.copysign(1.0, direction) if direction != 0 else 0.0
-    agree = sum(1 for x in seed_diffs if sign != 0 and x * sign > 0)
-    return agree, len(seed_diffs)
+    informative = [x for x in seed_diffs if x != 0]
+    agree = sum(1 for x in informative if sign != 0 and x * sign > 0)
+    return agree, len(informative)
+
+
+def robust_over_seeds(seed_diffs: Sequence[float], direction: float) -> bool:
+    """The seed check (module docstring): more than half of the informative seeds agree, and at
+    least two (one, where the plan has a single seed)."""
+    agree, informative = seed_agreement(seed_diffs, direction)
+    needed = max(min(2, len(seed_diffs)), informative // 2 + 1)
+    return agree >= needed
 
 
 def verdict(
@@ -107,8 +119,7 @@ def verdict(
     if not trained:
         return DID_NOT_TRAIN
     if not math.isnan(p_holm) and p_holm < alpha and diff != 0:
-        agree, n = seed_agreement(seed_diffs, diff)
-        if n and 2 * agree <= n:
+        if seed_diffs and not robust_over_seeds(seed_diffs, diff):
             return NOT_ROBUST
         return HELPS if diff > 0 else HURTS
     return NO_EFFECT
@@ -122,8 +133,8 @@ def verdict_text(row: Mapping[str, Any]) -> str:
         mde = row.get("mde")
         return f"{v} (MDE {mde:.3f})" if mde is not None and not math.isnan(mde) else v
     if v in (HELPS, HURTS, NOT_ROBUST):
-        agree, n = row.get("seeds_agree", [0, 0])
-        return f"{v} ({agree}/{n} seeds)"
+        agree, n = row.get("seeds_agree", [0, 0])[:2]
+        return f"{v} ({agree}/{n} seeds that differ)"
     return str(v)
 
 
