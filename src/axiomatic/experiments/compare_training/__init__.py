@@ -28,8 +28,9 @@ from axiomatic.experiments.compare_training.plan import (
     ComparePlan,
     apply_point,
     point_name,
+    slug,
 )
-from axiomatic.experiments.compare_training.run import CompareTraining, slug, weight_change
+from axiomatic.experiments.compare_training.run import CompareTraining, weight_change
 from axiomatic.experiments.compare_training.stats import minimal_detectable_effect, verdict
 
 __all__ = [

@@ -83,6 +83,9 @@ DOCS_PER_PAIR = {
 }  # fmt: skip
 """Documents scored per training pair (the step cost relative to ``plain``'s 2)."""
 
+DIAGNOSE_SEP = "/s"
+"""Between a method and its seed in the diagnosis' model names (``ar/s0``)."""
+
 BASELINE = "plain"
 START_ROW = "start (no training)"
 MEASURES = ("nDCG@10", "RR@10")
@@ -257,6 +260,11 @@ class ComparePlan(Plan):
         p.setdefault("measure", MEASURES[0])
         p["size"] = size_name(p["size"])
         return p
+
+
+def slug(name: str) -> str:
+    """A collection name as a file name (``scifact/test`` -> ``scifact_test``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
 def size_name(size: Any) -> str:

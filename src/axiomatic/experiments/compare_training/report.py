@@ -14,12 +14,14 @@ from axiomatic.experiments.common import per_query, read_json, write_json
 from axiomatic.experiments.compare_training.plan import (
     ADAPTED,
     BASELINE,
+    DIAGNOSE_SEP,
     MEASURES,
     METHODS,
     START_ROW,
     ComparePlan,
     point_name,
     point_text,
+    slug,
 )
 from axiomatic.experiments.compare_training.stats import (
     DID_NOT_TRAIN,
@@ -49,8 +51,6 @@ def build_report(runner: CompareTraining) -> dict[str, Any]:
     """Summarize the finished units of the runner's plan; write ``results.json``,
     ``summary.md``, the figure and (``plan.docs``) the page."""
     from axiomatic._atomic import atomic_write_text
-
-    from .run import DIAGNOSE_SEP
 
     p = runner.plan
     tests = runner.test_sets()
@@ -130,8 +130,6 @@ def _size_report(
         out["curves"][method] = {str(r["seed"]): _curve(runs[method][r["seed"]], p.batch_size)
                                  for r in rows}  # fmt: skip
         out["cost"][method] = _cost(rows)
-    from .run import slug
-
     for name, ds in tests.items():
         s = slug(name)
         files: dict[str, dict[int, Path]] = {

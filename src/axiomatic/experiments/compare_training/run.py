@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,11 +28,13 @@ from axiomatic.experiments.compare_training.cost import device, estimate, peak_m
 from axiomatic.experiments.compare_training.plan import (
     ALL,
     BASELINE,
+    DIAGNOSE_SEP,
     DOCS_PER_PAIR,
     ComparePlan,
     check_plan,
     point_name,
     size_name,
+    slug,
     train_config,
 )
 from axiomatic.experiments.engine import Runner, estimate_line
@@ -48,12 +49,6 @@ from axiomatic.experiments.units import (
 UNIT_CODE = 2
 """Version of how a unit is computed (in every unit's record): 2 adds training sizes, grid
 points and the weight-change manipulation check."""
-
-DIAGNOSE_SEP = "/s"
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
 class CompareTraining(Runner):
