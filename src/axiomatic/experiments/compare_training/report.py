@@ -456,7 +456,10 @@ def _timing_text(res: Mapping[str, Any]) -> str:
     secs = sum(float(i.get("wall_seconds", 0.0)) for i in inv if isinstance(i, Mapping))
     if not secs:
         return ""
-    return f"; wall time of the invocations that produced it: {secs / 3600:.1f} h"
+    return (
+        f"; wall time recorded by the {len(inv)} invocation(s) that ran to the end: "
+        f"{secs / 3600:.1f} h (an interrupted invocation records none)"
+    )
 
 
 def _primary_lines(p: ComparePlan, res: Mapping[str, Any]) -> list[str]:
