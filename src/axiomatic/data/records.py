@@ -32,8 +32,10 @@ class DatasetQrels(dict):  # type: ignore[type-arg]
 
     rel_threshold: int
 
-    def __init__(self, qrels: Mapping[str, dict[str, int]] = (), rel_threshold: int = 1) -> None:
-        super().__init__(qrels)
+    def __init__(
+        self, qrels: Mapping[str, dict[str, int]] | None = None, rel_threshold: int = 1
+    ) -> None:
+        super().__init__(qrels or {})
         self.rel_threshold = rel_threshold
 
     def __reduce__(self) -> tuple[object, ...]:
