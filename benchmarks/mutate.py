@@ -156,7 +156,7 @@ MODULES: dict[str, list[str]] = {
     "experiments/compare_training/stats.py": [
         "tests/experiments/test_compare_training.py",
         "-k",
-        "minimal_detectable or verdicts or answer_sentence or positive_control",
+        "minimal_detectable or verdicts or answer_sentence or positive_control or boundaries",
     ],
     # activation patching (issue 28): the minimal pairs and the patching engine
     "perturb/minimal_pairs.py": ["tests/perturb/test_minimal_pairs.py"],

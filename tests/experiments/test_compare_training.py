@@ -557,3 +557,27 @@ def test_the_positive_control_is_one_uncorrected_paired_t_test() -> None:
     assert interval([0.3]) != interval([0.3])  # nan for one query (nan != nan)
     one = paired_control({"q": 1.0}, {"q": 0.0})
     assert one["n"] == 1 and one["detected"] is False and math.isnan(one["p"])
+
+
+def test_the_statistics_boundaries_and_defaults() -> None:
+    from axiomatic.experiments.compare_training.stats import interval, paired_control
+
+    # Holm-adjusted p exactly at alpha is not significant; one step past the start trained
+    assert verdict(0.05, 0.05, 0.01, [0.05, 0.05], True) == "no detectable effect"
+    assert verdict(0.05, 0.0499, 0.01, [0.05, 0.05], True) == "helps"
+    assert did_train([0, 1]) is True and did_train([]) is False
+    # no direction: nothing agrees
+    assert seed_agreement([0.1, -0.1], 0.0) == (0, 2)
+    # the defaults are alpha 0.05 and power 0.8
+    rng = np.random.default_rng(9)
+    d = rng.normal(0.02, 0.1, 60)
+    assert minimal_detectable_effect(d) == pytest.approx(_reference_mde(d, 0.05, 0.8), rel=1e-4)
+    a = {f"q{i}": float(x) for i, x in enumerate(d)}
+    z = {f"q{i}": 0.0 for i in range(60)}
+    got = paired_control(a, z)
+    assert got["mde"] == pytest.approx(_reference_mde(d, 0.05, 0.8), rel=1e-4)
+    p = stats.ttest_rel(d, np.zeros(60)).pvalue
+    assert got["detected"] == (p < 0.05 and d.mean() > 0)
+    # integer inputs are differences of floats, not of integers
+    lo, hi = interval([1, 2])
+    assert lo < 1.5 < hi and isinstance(lo, float)
