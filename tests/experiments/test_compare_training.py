@@ -581,3 +581,16 @@ def test_the_statistics_boundaries_and_defaults() -> None:
     # integer inputs are differences of floats, not of integers
     lo, hi = interval([1, 2])
     assert lo < 1.5 < hi and isinstance(lo, float)
+
+
+def test_the_power_integral_and_the_seed_differences_on_their_own() -> None:
+    from statsmodels.stats.power import TTestPower
+
+    from axiomatic.experiments.compare_training.stats import _power_by_integration
+
+    for n, effect, alpha in ((12, 1.0, 0.05), (40, 0.3, 0.01), (5, 2.0, 0.0125)):
+        want = TTestPower().power(effect_size=effect, nobs=n, alpha=alpha)
+        assert _power_by_integration(effect, n, alpha) == pytest.approx(want, abs=1e-6)
+    # only the queries both runs of a seed have are paired
+    got = seed_differences({0: {"a": 1.0, "b": 0.5}}, {0: {"a": 0.25, "c": 9.0}})
+    assert got == [0.75]
