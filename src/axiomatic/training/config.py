@@ -309,7 +309,7 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
             )
         kw["mode"] = mode
         if "delta_max" in kw:
-            kw["delta_max"] = as_number(kw["delta_max"], what=f"delta_max in {spec!r}")
+            kw["delta_max"] = as_number(kw["delta_max"], what="diagnostic delta_max")
         return DiagnosticAugmentSpec(**kw)
     if call.name == "acrank":  # ACRank's TFC-A / TFC-D (axiomatic.training.contrastive)
         return parse_acrank_spec(call)  # type: ignore[return-value]
