@@ -43,6 +43,7 @@ MODULES: dict[str, list[str]] = {
         "tests/training/test_issue22_contrastive_strategy.py",
         "tests/training/test_acrank.py",
         "tests/training/test_issue22_negatives.py",
+        "tests/training/test_acrank_negatives_relevance.py",
     ],
     "training/smooth.py": [
         "tests/clir/test_smooth.py",

@@ -30,8 +30,9 @@ count is logged (``aug_*`` keys in ``log.jsonl``), never trained on as if pertur
 With ``loss = hinge``: :math:`\max(0, \epsilon - (s(d) - s(n)))` over the pair (its lower
 document ``n`` even when it is relevant: a hinge only asks for the order of the grades, grade 2
 above grade 1, as the plain pairwise baseline does; InfoNCE instead pushes every negative
-away from ``d``, which a relevant document must not be), plus one hinge per edit ordered as the rule says (:math:`d^+ > d`, :math:`d > d^-`), averaged over all
-pairs (the project's AP mechanism, :class:`~axiomatic.training.config.PerturbAugmentSpec`).
+away from ``d``, which a relevant document must not be), plus one hinge per edit ordered as
+the rule says (:math:`d^+ > d`, :math:`d > d^-`), averaged over all pairs (the project's AP
+mechanism, :class:`~axiomatic.training.config.PerturbAugmentSpec`).
 """
 
 from __future__ import annotations

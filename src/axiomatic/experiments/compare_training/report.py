@@ -56,10 +56,10 @@ def build_report(runner: CompareTraining) -> dict[str, Any]:
     tests = runner.test_sets()
     res: dict[str, Any] = {"plan": p.to_dict(), "starts": {}}
     for start in p.starts:
-        sizes = {}
+        sizes, plain = {}, {}
         for size in p.size_names():
-            sizes[size] = _size_report(runner, start, size, tests, DIAGNOSE_SEP)
-        res["starts"][start] = {"sizes": sizes, "size_control": _size_control(res, p, start, sizes)}
+            sizes[size], plain[size] = _size_report(runner, start, size, tests, DIAGNOSE_SEP)
+        res["starts"][start] = {"sizes": sizes, "size_control": _size_control(p, plain)}
     if not any(sr["methods"] for s in res["starts"].values() for sr in s["sizes"].values()):
         raise FileNotFoundError(
             f"{runner.out_dir}: no finished unit of this plan to report; run the experiment "
@@ -91,12 +91,14 @@ def build_report(runner: CompareTraining) -> dict[str, Any]:
 # ---------------------------------------------------------------------- one size
 def _size_report(
     runner: CompareTraining, start: str, size: str, tests: Mapping[str, Any], sep: str
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One size's report, and plain's seed-averaged per-query values per collection (for the
+    size control)."""
     from axiomatic.evaluate.significance import compare_to_baseline
 
     p = runner.plan
-    out: dict[str, Any] = {"methods": {}, "collections": {}, "controls": {}, "curves": {},
-                           "cost": {}}  # fmt: skip
+    out: dict[str, Any] = {"methods": {}, "collections": {}, "curves": {}, "cost": {}}
+    plain: dict[str, Any] = {}
     runs: dict[str, dict[int, Path]] = {}
     trained: dict[str, bool] = {}
     for method in p.methods[start]:
@@ -176,11 +178,12 @@ def _size_report(
             "comparison": comparison,
             "plain_vs_start": controls,
         }
-        out.setdefault("_averaged", {})[name] = averaged.get(BASELINE)
+        if BASELINE in averaged:
+            plain[name] = averaged[BASELINE]
     diag_file = runner.out_dir / "diagnosis" / start / f"n{size}" / "diagnosis.json"
     if diag_file.is_file():
         out["diagnosis"] = _diagnosis_means(read_json(diag_file), sep)
-    return out
+    return out, plain
 
 
 def _row(c: Any, tested: Mapping[str, Any], per_seed: Mapping[str, Any],
@@ -203,28 +206,20 @@ def _row(c: Any, tested: Mapping[str, Any], per_seed: Mapping[str, Any],
     }  # fmt: skip
 
 
-def _size_control(
-    res: Mapping[str, Any], p: ComparePlan, start: str, sizes: dict[str, Any]
-) -> dict[str, Any]:
+def _size_control(p: ComparePlan, plain: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Plain at the largest size against plain at the smallest, per collection and measure
     (the positive control of "more training data helps"); empty for one size."""
-    names = list(sizes)
+    names = list(plain)
     if len(names) < 2:
-        for sr in sizes.values():
-            sr.pop("_averaged", None)
         return {}
     small, large = names[0], names[-1]
     out: dict[str, Any] = {"small": small, "large": large, "collections": {}}
     for coll in p.test_sets:
-        a = sizes[large].get("_averaged", {}).get(coll)
-        b = sizes[small].get("_averaged", {}).get(coll)
-        if a is None or b is None:
-            continue
-        out["collections"][coll] = {
-            m: paired_control(a[m], b[m], p.alpha, p.power) for m in MEASURES
-        }
-    for sr in sizes.values():
-        sr.pop("_averaged", None)
+        a, b = plain[large].get(coll), plain[small].get(coll)
+        if a is not None and b is not None:
+            out["collections"][coll] = {
+                m: paired_control(a[m], b[m], p.alpha, p.power) for m in MEASURES
+            }
     return out
 
 
