@@ -176,6 +176,7 @@ def test_the_tables_equal_a_recomputation_from_the_test_runs(quick) -> None:
                         got = cr["table"][system][m]
                         assert got["mean"] == pytest.approx(np.mean(means))
                         assert got["sd"] == pytest.approx(np.std(means, ddof=1))
+                        assert list(got["per_seed"].values()) == pytest.approx(means)
                         per_seed.setdefault(system, {})[m] = means
                         pq = [{q: evaluate({q: r[q]}, {q: ds.qrels[q]}, m)[m] for q in r}
                               for r in runs]  # fmt: skip

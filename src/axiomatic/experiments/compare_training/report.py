@@ -252,7 +252,8 @@ def _seed_stats(per_seed: Mapping[int, Mapping[str, Mapping[str, float]]]) -> di
     for m in MEASURES:
         means = [_mean(v[m]) for v in per_seed.values()]
         sd = float(np.std(means, ddof=1)) if len(means) > 1 else 0.0
-        out[m] = {"mean": float(np.mean(means)), "sd": sd, "seeds": len(means)}
+        out[m] = {"mean": float(np.mean(means)), "sd": sd, "seeds": len(means),
+                  "per_seed": {str(s): _mean(v[m]) for s, v in per_seed.items()}}  # fmt: skip
     return out
 
 
@@ -572,6 +573,15 @@ def _size_lines(p: ComparePlan, start: str, size: str, sr: Mapping[str, Any]) ->
         for meas in MEASURES:
             cols += [meas, f"{meas} vs plain", f"{meas} verdict"]
         lines += [markdown_table(rows, cols, missing=""), ""]
+        seeds = [str(x) for x in p.seeds]
+        by_seed = [
+            {"method": system, **{f"seed {x}": _fmt(stats[MEASURES[0]]["per_seed"].get(x))
+                                  for x in seeds}}
+            for system, stats in cr["table"].items() if stats[MEASURES[0]]["seeds"]
+        ]  # fmt: skip
+        lines += [f"{MEASURES[0]} per seed (mean over the test queries):", "",
+                  markdown_table(by_seed, ["method", *(f"seed {x}" for x in seeds)],
+                                 missing=""), ""]  # fmt: skip
         ctl = cr.get("plain_vs_start") or {}
         if ctl:
             lines += ["Positive control, plain vs its untrained start: " + "; ".join(
