@@ -44,6 +44,7 @@ MODULES: dict[str, list[str]] = {
         "tests/training/test_acrank.py",
         "tests/training/test_issue22_negatives.py",
         "tests/training/test_acrank_negatives_relevance.py",
+        "tests/training/test_loss_shapes.py",
     ],
     "training/smooth.py": [
         "tests/clir/test_smooth.py",
