@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from scipy import integrate, optimize, stats
 
 from axiomatic.data.catalog import load_dataset
@@ -37,6 +38,7 @@ from axiomatic.experiments.compare_training.stats import (
 )
 from axiomatic.experiments.engine import get_experiment, run_experiment
 from axiomatic.experiments.units import UnitMismatchError
+from axiomatic.models.io import load_model
 
 MEASURES = ("nDCG@10", "RR@10")
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +103,22 @@ def test_every_method_of_the_plan_ran_its_own_code_path(quick) -> None:
                             assert f"lambda={point['lambda']:g}" in cfg
     ares = _json(out / "ares" / f"{plan.ares_variant}-seed0" / "pretrain.json")
     assert ares["train"]["steps"] == plan.ares_steps
+    # the word-level start is pre-trained from itself on the hinge alone, then fine-tuned from
+    # the pre-trained weights (its units' manipulation check measures from there)
+    for seed in plan.seeds:
+        folder = out / "ares" / f"knrm-{plan.ares_variant}-seed{seed}"
+        unit = _json(folder / "unit.json")
+        assert unit["model"] == "knrm" and unit["mlm_weight"] == 0.0 and unit["seed"] == seed
+        assert _json(folder / "pretrain.json")["train"]["steps"] == plan.ares_steps
+        pre = load_model(folder / "encoder", device="cpu").state_dict()
+        for point in plan.grid("knrm", "ares"):
+            for size in plan.size_names():
+                u = _unit(out, "knrm", size, "ares", point, seed)
+                res = _json(u / "result.json")
+                assert res["pretrain"]["examples"] == plan.ares_steps * plan.ares_batch_size
+                if res["best_step"] == 0:  # kept its start: the pre-trained weights
+                    sel = load_model(u / "model", device="cpu").state_dict()
+                    assert all(torch.equal(pre[k], sel[k]) for k in pre)
 
 
 def test_the_training_sizes_are_nested_subsets_of_the_queries_left_after_dev(quick) -> None:
@@ -353,8 +371,13 @@ def test_a_bad_plan_is_refused_before_any_work(tmp_path) -> None:
         exp.plan(True, methods={"knrm": ["plain", "arr"]})
     with pytest.raises(ValueError, match="lack the baseline 'plain'"):
         exp.plan(True, methods={"knrm": ["ar"], "cross-encoder": ["plain"]})
-    with pytest.raises(ValueError, match="'ares' pre-trains a cross-encoder"):
-        exp.plan(True, methods={"knrm": ["plain", "ares"], "cross-encoder": ["plain"]})
+    with pytest.raises(ValueError, match="'ares' pre-trains a cross-encoder or a word-level"):
+        exp.plan(
+            True,
+            starts=["bi-encoder"],
+            methods={"bi-encoder": ["plain", "ares"]},
+            primary={"start": "bi-encoder"},
+        )
     with pytest.raises(ValueError, match="no methods"):
         exp.plan(True, starts=["bi-encoder"])
     with pytest.raises(ValueError, match=r"grids differ in size.*'ar': 3"):
@@ -516,12 +539,24 @@ def test_the_scifact_knrm_config_is_the_declared_regime_a_plan() -> None:
     plan = _config("scifact-knrm")
     assert plan.docs == "docs/comparison.md"
     assert plan.starts == ["knrm"] and plan.embeddings == "word2vec"
-    assert plan.methods["knrm"] == ["plain", "ar", "ap", "rennings", "acrank"]
+    assert plan.methods["knrm"] == ["plain", "ar", "ap", "rennings", "acrank", "ares"]
     assert plan.size_names() == ["50", "200"] and plan.dev_queries == 100
     assert len(plan.seeds) >= 4 and plan.test_queries is None
     assert plan.primary_cell() == {"start": "knrm", "size": "50", "collection": "scifact/test",
                                    "measure": "nDCG@10"}  # fmt: skip
     assert {len(plan.grid("knrm", m)) for m in plan.methods["knrm"]} == {2}
+    # ARES without real queries: no training claim beyond the size's is seen
+    assert plan.ares_variant == "strict" and plan.ares_collections == ["scifact"]
+
+
+def test_the_conv_knrm_config_is_the_knrm_plans_primary_cell() -> None:
+    knrm, conv = _config("scifact-knrm"), _config("scifact-conv-knrm")
+    assert conv.starts == ["conv-knrm"] and conv.size_names() == ["50"]
+    assert conv.primary_cell() == {**knrm.primary_cell(), "start": "conv-knrm"}
+    for name in ("train", "depth", "dev_queries", "examples", "batch_size", "eval_every",
+                 "seeds", "test_sets", "embeddings", "optimizer"):  # fmt: skip
+        assert getattr(conv, name) == getattr(knrm, name), name
+    assert {len(conv.grid("conv-knrm", m)) for m in conv.methods["conv-knrm"]} == {1}
 
 
 def test_the_gpu_configs_are_valid_plans() -> None:

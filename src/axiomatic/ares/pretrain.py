@@ -753,7 +753,16 @@ def pretrain_ares(
     v = check_variant(variant)
     check_head(head)
     check_masking(masking)
-    if model is not None and getattr(model, "head_type", None) != head:
+    # any other ranker (KNRM, Conv-KNRM, ...) is pre-trained on the pairs' hinge alone: it has
+    # no masked-language-model head and no scoring head to choose
+    other = model is not None and not isinstance(model, CrossEncoder)
+    if other and mlm_weight != 0:
+        raise ValueError(
+            f"ARES pre-training of a {getattr(model, 'model_type', type(model).__name__)} "
+            "takes the pairwise hinge only: it has no masked-language-model head (pass "
+            "mlm_weight=0)"
+        )
+    if model is not None and not other and getattr(model, "head_type", None) != head:
         raise ValueError(
             f"the model passed in has the {getattr(model, 'head_type', None)!r} scoring head, "
             f"not head={head!r}: pass the head it was built with"
@@ -797,6 +806,9 @@ def pretrain_ares(
             "head": head,
             "masking": masking,
         }
+        if other:  # the record of a cross-encoder's folder is what it always was
+            record["model"] = str(getattr(model, "model_type", type(model).__name__))
+            record["model_state"] = _state_fingerprint(model)
         unit = out / "unit.json"
         if written:
             old_record = json.loads(unit.read_text(encoding="utf-8")) if unit.is_file() else None
@@ -876,8 +888,8 @@ def pretrain_ares(
     train = _merge(datasets)
     cfg = TrainConfig(
         dataset="ares-pretraining",
-        model="ares-cross-encoder",
-        model_config={"max_length": max_length},
+        model=record.get("model", "ares-cross-encoder"),
+        model_config={} if other else {"max_length": max_length},
         loss="hinge",
         margin=1.0,
         optimizer="adamw",
@@ -901,7 +913,7 @@ def pretrain_ares(
     result = trainer.fit(resume=True)
     enc_dir = out / "encoder"
     if ctx.is_main:
-        save_model(net.export(), enc_dir)
+        save_model(net.export() if isinstance(net, AresCrossEncoder) else net, enc_dir)
     summary = {
         "variant": v,
         "setting": setting,
@@ -918,6 +930,19 @@ def pretrain_ares(
         atomic_write_text(out / "pretrain.json", json.dumps(summary, indent=1))
     ctx.barrier()
     return summary
+
+
+def _state_fingerprint(model: Any) -> str:
+    """SHA-1 of a model's initial weights (names, shapes and values): what decides the start
+    of a ranker passed in to be pre-trained, so a folder made from another start is refused."""
+    import hashlib
+
+    h = hashlib.sha1()
+    for name, t in sorted(model.state_dict().items()):
+        a = t.detach().cpu().contiguous()
+        h.update(f"{name}:{tuple(a.shape)}:{a.dtype}".encode())
+        h.update(a.numpy().tobytes())
+    return h.hexdigest()[:16]
 
 
 def _sample_fingerprint(prepared: Prepared) -> str:

@@ -57,7 +57,10 @@ ADAPTED: dict[str, str] = {
     "signal",
     "acrank-hinge": "ACRank's edits as extra hinge pairs (the contrastive loss left out)",
     "infonce": "the contrastive loss without the edits (what the loss alone does)",
-    "ares": "ARES pre-trains a cross-encoder; only the MiniLM cross-encoder start runs it",
+    "ares": "ARES pre-trains a BERT cross-encoder on pseudo-query pairs ordered by its "
+    "axioms, with MLM beside the hinge; a word-level start (KNRM, Conv-KNRM) is pre-trained on "
+    "the same pairs of the training collection with the hinge alone (it has no language-model "
+    "head), then fine-tuned plainly",
 }
 """Where a method is adapted from its paper's model: the page says how."""
 
@@ -194,7 +197,16 @@ class ComparePlan(Plan):
         return cls(
             starts=["knrm", "cross-encoder"],
             methods={
-                "knrm": ["plain", "ar", "rennings", "ap", "acrank", "acrank-hinge", "infonce"],
+                "knrm": [
+                    "plain",
+                    "ar",
+                    "rennings",
+                    "ap",
+                    "acrank",
+                    "acrank-hinge",
+                    "infonce",
+                    "ares",
+                ],
                 "cross-encoder": ["plain", "ares"],
             },
             model_config={
@@ -291,7 +303,7 @@ def check_plan(p: ComparePlan) -> None:
     """Refuse a plan that cannot run, before any work (the unit settings are checked by
     building every unit's trainer configuration)."""
     from axiomatic._suggest import suggest
-    from axiomatic.models.io import resolve_model_name
+    from axiomatic.models.io import is_word_model, resolve_model_name
 
     if not p.starts:
         raise ValueError('compare-training needs at least one start (starts = ["knrm"])')
@@ -313,10 +325,14 @@ def check_plan(p: ComparePlan) -> None:
                 f"compare-training start {s!r}: the methods {p.methods[s]} lack the "
                 f"baseline {BASELINE!r}, which every method is compared with; add it"
             )
-        if "ares" in p.methods[s] and resolve_model_name(s) != "cross-encoder":
+        if (
+            "ares" in p.methods[s]
+            and resolve_model_name(s) != "cross-encoder"
+            and not is_word_model(s)
+        ):
             raise ValueError(
-                f"compare-training method 'ares' pre-trains a cross-encoder: it cannot "
-                f"start from the {s}; list it under methods.cross-encoder"
+                f"compare-training method 'ares' pre-trains a cross-encoder or a word-level "
+                f"ranker (knrm, conv-knrm): it cannot start from the {s}"
             )
         if not p.lrs.get(s) and not all(p.grids.get(m) for m in p.methods[s]):
             raise ValueError(

@@ -683,8 +683,8 @@ def _method_text(method: str, p: ComparePlan) -> str:
     if method == "ares":
         return (
             f"ARES_{p.ares_variant} pre-training on {', '.join(p.ares_collections)} "
-            f"({p.ares_steps} steps of {p.ares_batch_size}, lr {p.ares_lr:g}), then plain "
-            "fine-tuning"
+            f"({p.ares_steps} steps of {p.ares_batch_size}, lr {p.ares_lr:g}; a word-level "
+            "start on the hinge alone), then plain fine-tuning"
         )
     if not own:
         return "pairwise hinge"

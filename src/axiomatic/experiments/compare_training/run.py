@@ -114,7 +114,7 @@ class CompareTraining(Runner):
         instances named by content, not by this folder)."""
         p = self.plan
         cfg = train_config(p, start, method, dict(point), seed).to_dict()
-        extra = self._ares_settings(seed) if method == "ares" else None
+        extra = self._ares_settings(seed, start) if method == "ares" else None
         return self.record_settings(
             "train", "depth", "dev_queries",
             start=start, size=size, method=method, point=dict(point), seed=seed,
@@ -122,8 +122,33 @@ class CompareTraining(Runner):
             embeddings=p.embeddings, ares=extra, train_config=cfg,
         )  # fmt: skip
 
-    def _ares_settings(self, seed: int) -> dict[str, Any]:
+    def ares_dir(self, start: str, seed: int) -> Path:
+        """The ARES pre-training folder of ``start`` and ``seed`` (the cross-encoder's keeps
+        its original name)."""
+        from axiomatic.models.io import is_word_model
+
         p = self.plan
+        prefix = f"{start}-" if is_word_model(start) else ""
+        return self.out_dir / "ares" / f"{prefix}{p.ares_variant}-seed{seed}"
+
+    def _ares_settings(self, seed: int, start: str = "cross-encoder") -> dict[str, Any]:
+        from axiomatic.models.io import is_word_model
+
+        p = self.plan
+        if is_word_model(start):  # pre-trained from the start itself, hinge only
+            return {
+                "start": start,
+                "model_config": dict(p.model_config.get(start, {})),
+                "embeddings": p.embeddings,
+                "collections": list(p.ares_collections),
+                "variant": p.ares_variant,
+                "steps": p.ares_steps,
+                "batch_size": p.ares_batch_size,
+                "lr": p.ares_lr,
+                "eval_every": p.ares_eval_every,
+                "mlm_weight": 0.0,
+                "seed": seed,
+            }
         mc = p.model_config.get("cross-encoder", {})
         return {
             "collections": list(p.ares_collections),
@@ -199,27 +224,40 @@ class CompareTraining(Runner):
                 return build_model(start, seed=seed, **config)
         return copy.deepcopy(cache[key])
 
-    def _pretrain_ares(self, seed: int, dev: Any) -> dict[str, Any]:
-        """ARES pre-training of the cross-encoder for ``seed`` (cached; its folder refuses
-        other settings itself), checkpoint selected on the shared dev queries."""
+    def _pretrain_ares(
+        self, start: str, seed: int, dev: Any, texts: Sequence[str]
+    ) -> dict[str, Any]:
+        """ARES pre-training of ``start`` for ``seed`` (cached; its folder refuses other
+        settings itself), checkpoint selected on the shared dev queries: the cross-encoder
+        with MLM beside the hinge, a word-level start from its untrained self (the same
+        embeddings as every other method's) with the hinge alone."""
         from axiomatic.ares.pipeline import load_collection, prepare
         from axiomatic.ares.pretrain import pretrain_ares
+        from axiomatic.models.io import is_word_model
 
         p = self.plan
-        a = self._ares_settings(seed)
+        a = self._ares_settings(seed, start)
         prepared = [
             prepare(load_collection(c, p.data_root), cache_dir=self.out_dir / "ares" / "cache")
             for c in p.ares_collections
         ]
         t = time.perf_counter()
-        folder = self.out_dir / "ares" / f"{p.ares_variant}-seed{seed}"
+        folder = self.ares_dir(start, seed)
         with peak_memory(device()) as mem:
-            s = pretrain_ares(
-                prepared, folder, p.ares_variant, dev=dev, steps=a["steps"],
-                batch_size=a["batch_size"], lr=a["lr"], max_length=a["max_length"],
-                eval_every=a["eval_every"], checkpoint_every=max(1, a["eval_every"]),
-                seed=seed, head=a["head"],
-            )  # fmt: skip
+            if is_word_model(start):
+                s = pretrain_ares(
+                    prepared, folder, p.ares_variant, dev=dev, steps=a["steps"],
+                    batch_size=a["batch_size"], lr=a["lr"], eval_every=a["eval_every"],
+                    checkpoint_every=max(1, a["eval_every"]), seed=seed, mlm_weight=0.0,
+                    model=self.build_start(start, seed, texts),
+                )  # fmt: skip
+            else:
+                s = pretrain_ares(
+                    prepared, folder, p.ares_variant, dev=dev, steps=a["steps"],
+                    batch_size=a["batch_size"], lr=a["lr"], max_length=a["max_length"],
+                    eval_every=a["eval_every"], checkpoint_every=max(1, a["eval_every"]),
+                    seed=seed, head=a["head"],
+                )  # fmt: skip
         for name in ("checkpoint.pt", "best.pt"):  # the encoder is exported
             (folder / "train" / name).unlink(missing_ok=True)
         cost = folder / "cost.json"
@@ -283,7 +321,7 @@ class CompareTraining(Runner):
         for start in p.starts:  # the untrained starts first (cheap; every table needs them)
             for seed in p.seeds:
                 self._score_start(start, seed, tests, texts)
-        ares_starts: dict[int, dict[str, Any]] = {}
+        ares_starts: dict[tuple[str, int], dict[str, Any]] = {}
         warm: set[str] = set()
         total = len(planned)
         for i, (start, size, method, point, seed, rec) in enumerate(planned, 1):
@@ -293,8 +331,8 @@ class CompareTraining(Runner):
             if start not in warm:  # one-time costs (weights from disk, kernels) not charged
                 warm.add(start)
                 self._warm_up(start, seed, trains[size], dev, texts)
-            if method == "ares" and seed not in ares_starts:
-                ares_starts[seed] = self._pretrain_ares(seed, dev)
+            if method == "ares" and (start, seed) not in ares_starts:
+                ares_starts[start, seed] = self._pretrain_ares(start, seed, dev, texts)
             self.note(f"unit {i}/{total}: {start} n={size} {method} {point_name(point)} "
                       f"seed={seed}")  # fmt: skip
             self._train_unit(
@@ -343,7 +381,7 @@ class CompareTraining(Runner):
     def _train_unit(
         self, start: str, size: str, method: str, point: Mapping[str, Any], seed: int,
         unit: Path, train: Any, dev: Any, instances: Path | None,
-        ares_starts: Mapping[int, Mapping[str, Any]], texts: Sequence[str],
+        ares_starts: Mapping[tuple[str, int], Mapping[str, Any]], texts: Sequence[str],
     ) -> None:  # fmt: skip
         from axiomatic.models.io import load_model
         from axiomatic.training.trainer import Trainer
@@ -351,7 +389,7 @@ class CompareTraining(Runner):
         p = self.plan
         cfg = train_config(p, start, method, dict(point), seed, str(instances or ""))
         if method == "ares":
-            model = load_model(str(ares_starts[seed]["encoder"]), device="auto")
+            model = load_model(str(ares_starts[start, seed]["encoder"]), device="auto")
         else:
             model = self.build_start(start, seed, texts)
         initial = {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}
@@ -384,7 +422,7 @@ class CompareTraining(Runner):
             "machine": machine(),
         }
         if method == "ares":
-            cost = read_json(self.out_dir / "ares" / f"{p.ares_variant}-seed{seed}" / "cost.json")
+            cost = read_json(self.ares_dir(start, seed) / "cost.json")
             result["pretrain"] = cost
         write_json(unit / "result.json", result)
         for name in ("checkpoint.pt", "best.pt"):  # the best weights are in model/
