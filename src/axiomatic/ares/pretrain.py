@@ -888,7 +888,7 @@ def pretrain_ares(
     train = _merge(datasets)
     cfg = TrainConfig(
         dataset="ares-pretraining",
-        model=record.get("model", "ares-cross-encoder"),
+        model=str(record.get("model", "ares-cross-encoder")),
         model_config={} if other else {"max_length": max_length},
         loss="hinge",
         margin=1.0,
