@@ -50,6 +50,7 @@ MODULES: dict[str, list[str]] = {
         "tests/clir/test_smooth.py",
         "tests/clir/test_issue22_smooth_science.py",
         "tests/clir/test_issue22_smooth_mutants.py",
+        "tests/training/test_graded_loss_numbers.py",
     ],
     "training/samplers.py": [
         "tests/training/test_issue22_samplers.py",
