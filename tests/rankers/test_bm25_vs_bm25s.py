@@ -14,7 +14,7 @@ import pytest
 
 from axiomatic.data.records import Document, Query
 from axiomatic.index.collection import CollectionIndex
-from axiomatic.rankers.lexical import BM25Ranker
+from axiomatic.rankers.lexical import BM25_DELTA, BM25Ranker
 from axiomatic.text.analyzer import Analyzer
 from shared_data import require_collection
 
@@ -28,16 +28,19 @@ def _nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
-def _compare(docs: list[Document], queries: list[Query], k1: float, b: float) -> float:
+def _compare(
+    docs: list[Document], queries: list[Query], k1: float, b: float, variant: str = "lucene"
+) -> float:
     from bm25s.stopwords import STOPWORDS_EN
 
     analyzer = Analyzer(
         stopwords=frozenset(STOPWORDS_EN), token_pattern=BM25S_PATTERN, stemmer="snowball"
     )
     index = CollectionIndex.build(docs, analyzer)
-    ours = BM25Ranker(index, k1=k1, b=b)
+    ours = BM25Ranker(index, k1=k1, b=b, variant=variant)
     stemmer = Stemmer.Stemmer("english")
-    ref = bm25s.BM25(k1=k1, b=b, method="lucene")
+    # bm25s' delta is 0.5 for both BM25L and BM25+; ours follows Lv & Zhai (BM25+: 1.0)
+    ref = bm25s.BM25(k1=k1, b=b, method=variant, delta=BM25_DELTA.get(variant, 0.5))
     tokens = bm25s.tokenize(
         [_nfkc(d.text) for d in docs], stopwords="en", stemmer=stemmer, show_progress=False
     )
@@ -80,3 +83,24 @@ def test_bm25_equals_bm25s_on_scifact():
     docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
     queries, _ = read_scifact_claims(root / "raw" / "claims_validation.csv")
     assert _compare(docs, list(queries.values())[:60], k1=1.2, b=0.75) < 1e-5
+
+
+@pytest.mark.parametrize("variant", ["robertson", "atire", "bm25l", "bm25+"])
+def test_every_bm25_variant_equals_bm25s_same_method_on_demo(variant: str) -> None:
+    from axiomatic.data.demo import demo_dataset
+
+    ds = demo_dataset()
+    docs = list(ds.documents.values())
+    queries = list(ds.queries.values())
+    assert _compare(docs, queries, k1=0.9, b=0.4, variant=variant) < 1e-5
+    assert _compare(docs, queries, k1=1.5, b=1.0, variant=variant) < 1e-5
+
+
+@pytest.mark.parametrize("variant", ["robertson", "atire", "bm25l", "bm25+"])
+def test_every_bm25_variant_equals_bm25s_same_method_on_scifact(variant: str) -> None:
+    from axiomatic.data.readers.scifact import read_scifact_claims, read_scifact_corpus
+
+    root = require_collection("scifact")
+    docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
+    queries, _ = read_scifact_claims(root / "raw" / "claims_validation.csv")
+    assert _compare(docs, list(queries.values())[:30], k1=1.2, b=0.75, variant=variant) < 1e-5

@@ -99,7 +99,7 @@ def test_run_and_model_specs(tmp_path):
 def test_list_rankers_describes_parameters():
     infos = {i.name: i for i in list_rankers()}
     assert {"bm25", "ql", "rm3", "tfidf", "run", "model"} <= set(infos)
-    assert infos["bm25"].params == {"k1": 0.9, "b": 0.4}
+    assert infos["bm25"].params == {"k1": 0.9, "b": 0.4, "variant": "lucene", "delta": None}
     assert infos["rm3"].params["fb_terms"] == 10
 
 

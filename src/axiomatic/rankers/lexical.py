@@ -34,12 +34,15 @@ from axiomatic.index.collection import CollectionIndex
 from axiomatic.rankers import _bm25_kernel
 
 __all__ = [
+    "BM25_VARIANTS",
     "BM25Ranker",
     "LexicalRanker",
     "QLRanker",
     "RM3Ranker",
     "TFIDFRanker",
+    "bm25_absent",
     "bm25_idf",
+    "bm25_tf_part",
     "bm25_weights",
     "ql_weights",
     "tfidf_weights",
@@ -51,10 +54,83 @@ _BATCH = 256
 
 
 # ---------------------------------------------------------------------------- pure kernels
-def bm25_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
-    """Lucene's BM25 idf, ``log(1 + (N - df + 0.5) / (df + 0.5))`` (always positive)."""
+BM25_VARIANTS = {
+    "lucene": "Lucene's: idf log(1 + (N - df + .5) / (df + .5)), tf / (tf + k1 (1 - b + b |d|/avgdl))",
+    "robertson": "Robertson et al.'s: idf log((N - df + .5) / (df + .5)) floored at 0, the "
+    "Lucene tf part",
+    "atire": "ATIRE's: idf log(N / df), (k1 + 1) tf / (tf + k1 (1 - b + b |d|/avgdl))",
+    "bm25l": "Lv & Zhai's BM25L: idf log((N + 1) / (df + .5)), (k1 + 1)(c + delta) / (k1 + c + "
+    "delta) with c = tf / (1 - b + b |d|/avgdl), delta 0.5, also for tf = 0",
+    "bm25+": "Lv & Zhai's BM25+: idf log((N + 1) / df), (k1 + 1) tf / (tf + k1 (1 - b + b "
+    "|d|/avgdl)) + delta, delta 1, also for tf = 0",
+}
+"""The BM25 variants of Kamphuis, de Vries, Boytsov & Lin (ECIR 2020), as bm25s implements them
+(``method=``), each a choice of idf and of term-frequency part."""
+
+BM25_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
+"""The default ``delta`` of the variants that give a term absent from a document a score."""
+
+
+def bm25_idf(df: np.ndarray, n_docs: int, variant: str = "lucene") -> np.ndarray:
+    """The idf of a BM25 ``variant`` (:data:`BM25_VARIANTS`); Lucene's by default,
+    ``log(1 + (N - df + 0.5) / (df + 0.5))`` (always positive)."""
     df = np.asarray(df, dtype=np.float64)
-    return np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    n = float(n_docs)
+    if variant == "lucene":
+        return np.log1p((n - df + 0.5) / (df + 0.5))
+    if variant == "robertson":
+        return np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0))
+    if variant == "atire":
+        return np.log(n / df)
+    if variant == "bm25l":
+        return np.log((n + 1.0) / (df + 0.5))
+    if variant == "bm25+":
+        return np.log((n + 1.0) / df)
+    raise ValueError(_variant_message(variant))
+
+
+def bm25_tf_part(
+    tf: np.ndarray,
+    doc_len: np.ndarray,
+    avg_doc_len: float,
+    k1: float,
+    b: float,
+    variant: str = "lucene",
+    delta: float | None = None,
+) -> np.ndarray:
+    """The term-frequency part of a BM25 ``variant`` (the weight is ``idf * tf part``); defined
+    for ``tf = 0`` too (non-zero for BM25L and BM25+ only)."""
+    tf = np.asarray(tf, dtype=np.float64)
+    rel = 1.0 - b + b * np.asarray(doc_len, dtype=np.float64) / max(avg_doc_len, 1e-12)
+    if variant in ("lucene", "robertson"):
+        return tf / (tf + k1 * rel)
+    if variant == "atire":
+        return (k1 + 1.0) * tf / (tf + k1 * rel)
+    d = BM25_DELTA[variant] if delta is None else float(delta)
+    if variant == "bm25l":
+        c = tf / rel
+        return (k1 + 1.0) * (c + d) / (k1 + c + d)
+    if variant == "bm25+":
+        return (k1 + 1.0) * tf / (k1 * rel + tf) + d
+    raise ValueError(_variant_message(variant))
+
+
+def bm25_absent(k1: float, variant: str = "lucene", delta: float | None = None) -> float:
+    """The term-frequency part of a query term absent from a document (``tf = 0``): 0 but for
+    BM25L (``(k1 + 1) delta / (k1 + delta)``) and BM25+ (``delta``)."""
+    if variant not in BM25_DELTA:
+        return 0.0
+    d = BM25_DELTA[variant] if delta is None else float(delta)
+    return (k1 + 1.0) * d / (k1 + d) if variant == "bm25l" else d
+
+
+def _variant_message(variant: Any) -> str:
+    from axiomatic._suggest import suggest
+
+    return (
+        f"unknown BM25 variant {variant!r}{suggest(str(variant), BM25_VARIANTS, n=1)}; "
+        f"expected one of {', '.join(BM25_VARIANTS)} (e.g. bm25:variant=robertson)"
+    )
 
 
 def bm25_weights(
@@ -298,7 +374,14 @@ class LexicalRanker:
 
 # ---------------------------------------------------------------------------- BM25
 class BM25Ranker(LexicalRanker):
-    """Okapi BM25, Lucene variant (the one bm25s' ``method="lucene"`` implements).
+    """Okapi BM25, Lucene variant (the one bm25s' ``method="lucene"`` implements) by default;
+    ``variant`` selects another of :data:`BM25_VARIANTS` (Robertson, ATIRE, BM25L, BM25+: each
+    equal to bm25s' method of that name), ``delta`` BM25L's / BM25+'s lower bound.
+
+    BM25L and BM25+ score a query term that a document lacks too (``idf * tf part(0)``): every
+    document gets that amount for every query term, and a posting adds its weight above it, so
+    re-ranking, retrieval and bm25s give the same scores; retrieval still returns only the
+    documents that contain a query term.
 
     ``score(q, d) = sum_{t in q} qtf(t) * idf(t) * tf(t,d) / (tf(t,d) + k1 * (1 - b + b |d|/avgdl))``
     with Lucene's ``idf(t) = log(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Like Lucene >= 8 the
@@ -310,25 +393,62 @@ class BM25Ranker(LexicalRanker):
     Defaults ``k1=0.9, b=0.4`` (Anserini's).
     """
 
-    def __init__(self, index: CollectionIndex, k1: float = 0.9, b: float = 0.4) -> None:
+    def __init__(
+        self,
+        index: CollectionIndex,
+        k1: float = 0.9,
+        b: float = 0.4,
+        variant: str = "lucene",
+        delta: float | None = None,
+    ) -> None:
         super().__init__(index)
         self.k1 = k1
         self.b = b
+        self.variant = variant
+        self.delta = delta
         self._norm_cache: tuple[tuple[float, float], np.ndarray] | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        return f"BM25(k1={self.k1:g},b={self.b:g})"
+        extra = "" if self.variant == "lucene" else f",variant={self.variant}"
+        if self.delta is not None:
+            extra += f",delta={self.delta:g}"
+        return f"BM25(k1={self.k1:g},b={self.b:g}{extra})"
 
     def _check(self) -> None:
         _check_number("k1", self.k1, low=0.0)
         _check_number("b", self.b, low=0.0, high=1.0)
+        if not isinstance(self.variant, str) or self.variant not in BM25_VARIANTS:
+            raise ValueError(_variant_message(self.variant))
+        if self.delta is not None:
+            if self.variant not in BM25_DELTA:
+                raise ValueError(
+                    f"BM25 delta is a parameter of the bm25l and bm25+ variants, not of "
+                    f"{self.variant!r}; drop it or choose variant=bm25l / variant=bm25+"
+                )
+            _check_number("delta", self.delta, low=0.0)
 
     def _posting_weights(
         self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
     ) -> np.ndarray:
-        idf = bm25_idf(self.index.df[term_ids], self.index.n_docs)
-        return bm25_weights(tf, doc_len, idf, self.index.avg_doc_len, self.k1, self.b)
+        if self.variant == "lucene":
+            idf = bm25_idf(self.index.df[term_ids], self.index.n_docs)
+            return bm25_weights(tf, doc_len, idf, self.index.avg_doc_len, self.k1, self.b)
+        idf = bm25_idf(self.index.df[term_ids], self.index.n_docs, self.variant)
+        part = bm25_tf_part(
+            tf, doc_len, self.index.avg_doc_len, self.k1, self.b, self.variant, self.delta
+        )
+        # a posting adds what its term gives above the absent term's amount (_doc_offset)
+        return idf * (part - bm25_absent(self.k1, self.variant, self.delta))
+
+    def _doc_offset(
+        self, doc_len: np.ndarray, term_ids: np.ndarray, qw: np.ndarray
+    ) -> np.ndarray | float:
+        absent = bm25_absent(self.k1, self.variant, self.delta)
+        if absent == 0.0 or len(term_ids) == 0:
+            return 0.0
+        idf = bm25_idf(self.index.df[term_ids], self.index.n_docs, self.variant)
+        return float(qw @ (idf * absent))
 
     def retrieve_many(
         self, queries: Sequence[Query], k: int = 1000
@@ -340,9 +460,10 @@ class BM25Ranker(LexicalRanker):
         cls = type(self)
         if (
             fn is None
+            or self.variant != "lucene"
             or cls._query_weights is not LexicalRanker._query_weights
             or cls._posting_weights is not BM25Ranker._posting_weights
-            or cls._doc_offset is not LexicalRanker._doc_offset
+            or cls._doc_offset is not BM25Ranker._doc_offset
         ):
             return super().retrieve_many(queries, k)
         k = _positive_k(k)

@@ -60,7 +60,10 @@ def _lexical_classes() -> dict[str, type]:
 
 
 _DESCRIPTIONS = {
-    "bm25": ("Okapi BM25 (Lucene variant)", "bm25:k1=0.9,b=0.4"),
+    "bm25": (
+        "Okapi BM25 (Lucene's variant; variant=robertson|atire|bm25l|bm25+ for the others)",
+        "bm25:k1=0.9,b=0.4",
+    ),
     "ql": ("query likelihood, Dirichlet smoothing", "ql:mu=1000"),
     "rm3": (
         "RM3 pseudo-relevance feedback over Dirichlet QL",
@@ -147,7 +150,11 @@ def _parse_params(text: str, spec: str) -> dict[str, Any]:
     from axiomatic._keyvalue import parse_keyvalues
 
     return parse_keyvalues(
-        text, what=f"ranker spec {spec!r}", example="bm25:k1=0.9,b=0.4", error=RankerSpecError
+        text,
+        what=f"ranker spec {spec!r}",
+        example="bm25:k1=0.9,b=0.4",
+        error=RankerSpecError,
+        tokens=True,  # bm25:variant=bm25+
     )
 
 
