@@ -181,7 +181,7 @@ class Registry(Generic[T]):
             hint = self.hint(name)
             raise UnknownNameError(
                 f"unknown {self.what} {str(name).strip()!r}{hint}; expected one of "
-                f"{', '.join(self._entries)}"
+                f"{', '.join(self.names())}"
             )
         return found
 
