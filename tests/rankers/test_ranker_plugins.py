@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -205,3 +206,23 @@ def test_an_entry_point_ranker_runs_from_the_cli_in_a_fresh_process(tmp_path: Pa
         timeout=300,
     )
     assert "'minus-length'" in listed.stdout, listed.stderr
+
+
+def test_the_documented_family_example_registers_and_builds() -> None:
+    """docs/rankers.md, "A ranker family of your own", runs as written."""
+    text = (SRC.parent / "docs" / "rankers.md").read_text(encoding="utf-8")
+    section = text.split("## A ranker family of your own", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None, "docs/rankers.md lost its registration example"
+    namespace: dict = {}
+    exec(compile(block.group(1), "docs/rankers.md", "exec"), namespace)
+    try:
+        ds = ax.load_dataset("demo")
+        made = make_ranker("length:w=2", ds)
+        assert made.name == "length(w=2)"
+        assert {q: dict(r) for q, r in ax.rerank(made, ds).items()} == _length_scores(ds, 2.0)
+        assert "length" in {i.name for i in ax.list_rankers()}
+        with pytest.raises(RankerSpecError, match=r"unknown parameter 'x' .*parameters: w=1.0$"):
+            make_ranker("length:x=2", ds)
+    finally:
+        RANKERS.unregister("length")
