@@ -67,6 +67,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, T] = {}
         self._aliases: dict[str, str] = {}
         self._plugins_read: set[str] = set()
+        self._all_read = False
         for name, entry in (entries or {}).items():
             self.register(name, entry)
         for alias, name in (aliases or {}).items():
@@ -135,9 +136,13 @@ class Registry(Generic[T]):
         self.register(key, self._adapt(key, loaded))
 
     def read_entry_points(self) -> None:
-        """Register every entry point of the registry's group (listing calls this)."""
+        """Register every entry point of the registry's group (listing calls this; the
+        installed packages are scanned once)."""
+        if self._all_read:
+            return
         for ep in self._entry_points():
             self._read_entry_point(ep)
+        self._all_read = True
 
     # ---------------------------------------------------------------- lookup
     def find(self, name: str) -> str | None:

@@ -510,7 +510,8 @@ class ExperimentRegistry(Registry[Experiment]):
         return found
 
     def read_entry_points(self) -> None:
-        self._import_built_in()
+        if not self._all_read:
+            self._import_built_in()
         super().read_entry_points()
 
     def names(self) -> list[str]:
