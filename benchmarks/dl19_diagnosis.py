@@ -323,7 +323,7 @@ def _counts_table(diag) -> pd.DataFrame:
     from axiomatic.report.tables import group_labels, view_diagnoses
 
     labels = group_labels(diag)
-    keys = diag._keys().assign(query_id=diag.instances["query_id"].to_numpy())
+    keys = diag.group_keys().assign(query_id=diag.instances["query_id"].to_numpy())
     per = keys.groupby("spec", sort=False).agg(
         instances=("query_id", "size"), queries=("query_id", "nunique")
     )

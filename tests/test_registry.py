@@ -92,3 +92,42 @@ def test_package_registries_use_it() -> None:
         MODELS.resolve("knmr")
     assert GRADED_LOSSES.resolve("3part") == "3partl2"
     assert GRADED_LOSSES.resolve("Proportional_Odds") == "po"
+
+
+def _entry_points(tmp_path, monkeypatch, group: str, lines: str, module: str = "") -> None:
+    """A package installed in tmp_path (a dist-info folder) declaring ``lines`` in ``group``."""
+    info = tmp_path / "plug-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plug\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{lines}\n")
+    if module:
+        (tmp_path / "plug_mod.py").write_text(module)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "plug_mod", raising=False)
+
+
+def test_entry_points_are_read_on_lookup_and_listing(tmp_path, monkeypatch) -> None:
+    _entry_points(
+        tmp_path, monkeypatch, "test.zoo", "duet-x = plug_mod:DUET\nbroken = plug_mod:nothing",
+        module="DUET = 'the duet'\n",
+    )  # fmt: skip
+    zoo = Registry("model", {"knrm": "a"}, entry_points="test.zoo", adapt=lambda n, o: o.upper())
+    assert zoo.get("DuetX") == "THE DUET"  # read on lookup, under the entry point's name
+    with pytest.raises(ValueError) as exc:
+        zoo.names()  # listing reads every entry point: the broken one is named
+    assert str(exc.value).startswith(
+        "entry point 'broken' = 'plug_mod:nothing' of group 'test.zoo' could not be loaded "
+        "(AttributeError: "
+    )
+    assert zoo.unregister("duet-x") == "THE DUET" and "duet-x" not in zoo  # not read again
+
+
+def test_an_entry_point_that_registers_nothing_is_refused(tmp_path, monkeypatch) -> None:
+    _entry_points(tmp_path, monkeypatch, "test.zoo2", "ghost = plug_mod:GHOST", "GHOST = 1\n")
+    zoo: Registry[str] = Registry("model", {"knrm": "a"}, entry_points="test.zoo2")
+    with pytest.raises(ValueError, match=r"registered no model named 'ghost'; register it"):
+        zoo.find("ghost")
+    zoo.register("k-nrm2", "b", aliases=["kn2"])
+    assert zoo.unregister("KN2") == "b" and "kn2" not in zoo.aliases()
+    with pytest.raises(UnknownNameError, match="unknown model 'k-nrm2'"):
+        zoo.unregister("k-nrm2")

@@ -14,19 +14,22 @@ instant and loads neither torch, pandas nor matplotlib)::
     print(ax.evaluate(ax.rerank(bm25, ds), ds.qrels, "nDCG@10 AP"))
 """
 
-from __future__ import annotations
+# Only the documented API is public here: no helper is imported at module level, and dir()
+# lists __all__. The names are bound lazily by __getattr__ (PEP 562).
 
-from importlib import import_module
-from typing import Any
 
-try:
+def _package_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
-    __version__ = version("axiomatic-ir")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0+unknown"
+    try:
+        return version("axiomatic-ir")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+        return "0.0.0+unknown"
 
-# public name -> (module, attribute); resolved lazily by __getattr__ (PEP 562)
+
+__version__ = _package_version()
+
+# public name -> (module, attribute); resolved lazily by __getattr__
 _API: dict[str, tuple[str, str]] = {
     "load_dataset": ("axiomatic.data.catalog", "load_dataset"),
     "list_datasets": ("axiomatic.data.catalog", "list_datasets"),
@@ -39,6 +42,7 @@ _API: dict[str, tuple[str, str]] = {
     "parse_analyzer": ("axiomatic.text.analyzer", "parse_analyzer"),
     "make_ranker": ("axiomatic.rankers.registry", "make_ranker"),
     "list_rankers": ("axiomatic.rankers.registry", "list_rankers"),
+    "register_ranker": ("axiomatic.rankers.registry", "register_ranker"),
     "Ranker": ("axiomatic.rankers.base", "Ranker"),
     "rerank": ("axiomatic.rankers.base", "rerank"),
     "parse_axiom": ("axiomatic.axioms.spec", "parse_axiom"),
@@ -46,19 +50,31 @@ _API: dict[str, tuple[str, str]] = {
     "list_axioms": ("axiomatic.axioms.spec", "list_axioms"),
     "mine": ("axiomatic.diagnose.mining", "mine"),
     "read_instances": ("axiomatic.data.instances", "read_instances"),
-    # the subpackages axiomatic.diagnose and axiomatic.evaluate are callable (axiomatic._callable):
-    # importing one of their modules rebinds the name to the package, which calls the function
-    "diagnose": ("axiomatic", "diagnose"),
+    "diagnose": ("axiomatic.diagnose.diagnosis", "diagnose"),
     "axiomatic_rerank": ("axiomatic.diagnose.rerank", "axiomatic_rerank"),
-    "evaluate": ("axiomatic", "evaluate"),
+    "evaluate": ("axiomatic.evaluate.api", "evaluate"),
     "evaluate_per_query": ("axiomatic.evaluate.metrics", "evaluate_per_query"),
     "write_report": ("axiomatic.report.writer", "write_report"),
 }
 
 __all__ = ["__version__", *_API]
 
+# ``diagnose`` and ``evaluate`` name both a function of the API and a subpackage, and Python
+# binds a subpackage to this module's attribute when the subpackage is first imported. Both
+# subpackages (their __init__ imports nothing) are imported now and the bindings dropped, so
+# that no later import binds them again and ``axiomatic.diagnose`` is the function. Reach the
+# subpackages' modules with ``from axiomatic.diagnose import mining`` or ``from
+# axiomatic.diagnose.mining import mine`` (``import axiomatic.diagnose.mining as m`` would
+# look ``mining`` up on the function).
+from axiomatic import diagnose as _diagnose_package  # noqa: E402
+from axiomatic import evaluate as _evaluate_package  # noqa: E402
 
-def __getattr__(name: str) -> Any:
+del _diagnose_package, _evaluate_package
+globals().pop("diagnose", None)
+globals().pop("evaluate", None)
+
+
+def __getattr__(name: str) -> object:
     try:
         module, attr = _API[name]
     except KeyError:
@@ -66,12 +82,12 @@ def __getattr__(name: str) -> Any:
 
         hint = suggest(name, _API, n=2, cutoff=0.6)
         raise AttributeError(f"module 'axiomatic' has no attribute {name!r}{hint}") from None
-    if module == "axiomatic":  # a callable subpackage: importing it binds the name
-        return import_module(f"axiomatic.{name}")
-    value = getattr(import_module(module), attr)
+    import importlib
+
+    value = getattr(importlib.import_module(module), attr)
     globals()[name] = value  # cache: the next access is a plain attribute lookup
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_API))
+    return sorted(__all__)

@@ -253,7 +253,7 @@ def test_corrupt_manifest_names_the_file_and_overwrite(tmp_path: Path, mined: Pa
 
 
 def test_counts_checks_the_instances_folder_first(tmp_path: Path, monkeypatch) -> None:
-    import axiomatic.diagnose.counts as counts
+    from axiomatic.diagnose import counts
 
     monkeypatch.setattr(counts, "variant_counts", lambda *a, **k: pytest.fail("counted first"))
     res = _invoke(["counts", "-d", "demo", "--instances", str(tmp_path / "nope")])
@@ -273,7 +273,7 @@ def test_corrupt_shard_names_the_file(tmp_path: Path, mined: Path) -> None:
 def test_diagnose_checks_measures_and_output_before_the_diagnosis(
     tmp_path: Path, mined: Path, monkeypatch
 ) -> None:
-    import axiomatic.diagnose.diagnosis as diagnosis
+    from axiomatic.diagnose import diagnosis
 
     monkeypatch.setattr(diagnosis, "diagnose", lambda *a, **k: pytest.fail("diagnosed first"))
     args = ["diagnose", "-i", str(mined), "-r", "bm25"]
@@ -308,7 +308,7 @@ def test_outputs_under_a_file_fail_before_the_work(tmp_path: Path, args: list[st
 def test_unreachable_scheduler_fails_fast_naming_the_address(tmp_path: Path, monkeypatch) -> None:
     import time
 
-    import axiomatic.diagnose.dask_utils as dask_utils
+    from axiomatic.diagnose import dask_utils
 
     monkeypatch.setattr(dask_utils, "CONNECT_TIMEOUT_S", 1.0)
     t0 = time.perf_counter()

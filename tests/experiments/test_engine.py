@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from axiomatic._registry import Registry
 from axiomatic.cli.main import app
 from axiomatic.experiments import engine
 from axiomatic.experiments.engine import (
     REGISTRY,
-    Experiment,
+    ExperimentRegistry,
     Runner,
     get_experiment,
     run_experiment,
@@ -25,25 +27,57 @@ from axiomatic.experiments.engine import (
 from axiomatic.experiments.units import UnitMismatchError
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
-REGISTERED = [
-    "rosset2019",
-    "rennings-augment",
-    "liu-smooth",
-    "acrank2023",
-    "ares2022",
-    "compare-training",
-]
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def test_the_registry_lists_the_five_experiments_and_each_loads_its_runner() -> None:
-    assert list(REGISTRY) == REGISTERED
+def _runner_classes() -> set[type[Runner]]:
+    """Every Runner subclass of the package's modules (the listing imports them all)."""
+    REGISTRY.names()
+    found, todo = set(), [Runner]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("axiomatic.experiments."):
+                found.add(sub)
+    return found
+
+
+def test_every_runner_of_the_package_registers_itself_and_loads() -> None:
+    """No list of names: each runner's decorator registers it, the registry finds it by its
+    module, and every entry's plans build."""
+    runners = _runner_classes()
+    assert {r.name for r in runners} == set(REGISTRY) and len(REGISTRY) == len(runners) >= 6
+    assert list(REGISTRY) == sorted(REGISTRY)
     for exp in REGISTRY.values():
         runner = exp.load()
-        assert issubclass(runner, Runner) and runner.name == exp.name
+        assert runner in runners and runner.name == exp.name and runner.dask == exp.dask
         assert exp.summary and exp.paper
         # quick and full plans build, and the full plan prints as text
         assert runner.make_plan(True, {}) != runner.make_plan(False, {})
     assert [e.name for e in REGISTRY.values() if e.options] == ["liu-smooth"]
+    no_dask = {e.name for e in REGISTRY.values() if not e.dask}
+    assert {"ares2022", "compare-training"} <= no_dask
+
+
+def test_a_name_is_found_by_importing_only_its_module() -> None:
+    code = (
+        "import sys\n"
+        "from axiomatic.experiments.engine import get_experiment\n"
+        "print(get_experiment('Rennings_Augment').name)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('axiomatic.experiments.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    name, modules = out.stdout.splitlines()
+    assert name == "rennings-augment"
+    assert "axiomatic.experiments.liu_smooth" not in modules
+    assert "axiomatic.experiments.rennings_augment" in modules
 
 
 def test_unknown_experiment_and_setting_are_refused_in_one_line(tmp_path: Path) -> None:
@@ -51,7 +85,7 @@ def test_unknown_experiment_and_setting_are_refused_in_one_line(tmp_path: Path) 
         get_experiment("rosset2020")
     assert str(exc.value).startswith(
         "unknown experiment 'rosset2020' (did you mean 'rosset2019' or 'ares2022'?); expected one of "
-        "rosset2019, rennings-augment, liu-smooth, acrank2023, ares2022"
+        "acrank2023, ares2022, compare-training, liu-smooth, rennings-augment, rosset2019"
     )
     assert get_experiment(" Liu-Smooth ").name == "liu-smooth"
     with pytest.raises(ValueError) as exc:
@@ -100,13 +134,36 @@ def test_the_command_lists_the_registry_and_passes_its_options(tmp_path: Path, m
     res = CliRunner().invoke(
         app,
         [
-            *("experiment", "ares2022", "--quick", "-o", str(tmp_path / "a")),
+            *("experiment", "rosset2019", "--quick", "-o", str(tmp_path / "a")),
             *("--workers", "2", "--scheduler", "tcp://h:8786", "--seeds", "4"),
         ],
     )
     assert res.exit_code == 0, res.output
     assert seen["workers"] == 2 and seen["scheduler"] == "tcp://h:8786"
-    assert seen["seeds"] == [4] and seen["name"] == "ares2022" and seen["quick"] is True
+    assert seen["seeds"] == [4] and seen["name"] == "rosset2019" and seen["quick"] is True
+
+
+@pytest.mark.parametrize("option", [["--workers", "2"], ["--scheduler", "tcp://h:8786"]])
+def test_workers_are_refused_in_one_line_where_units_cannot_run_on_dask(
+    tmp_path: Path, option: list[str]
+) -> None:
+    """An experiment that declares no Dask units refuses --workers / --scheduler before any
+    work, in one error line (compare-training ignored them, ares2022 refused them itself)."""
+    for exp in REGISTRY.values():
+        if exp.dask:
+            continue
+        out = tmp_path / exp.name
+        res = CliRunner().invoke(app, ["experiment", exp.name, "--quick", "-o", str(out), *option])
+        assert res.exit_code == 2, (exp.name, res.output)
+        lines = [line for line in res.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), res.output
+        assert f"experiment {exp.name!r} runs its units in this process, not on Dask" in lines[0]
+        assert lines[0].endswith("leave out --workers / --scheduler")
+        assert not out.exists()
+        with pytest.raises(ValueError, match="not on Dask"):
+            run_experiment(exp.name, out, quick=True, workers=2)
+        with pytest.raises(ValueError, match="not on Dask"):
+            exp.load()(exp.load().plan_class.quick(), out, workers=2)
 
 
 def test_ares_report_only_refuses_a_folder_without_its_stages(tmp_path: Path) -> None:
@@ -141,8 +198,8 @@ def test_rennings_report_only_summarizes_the_finished_units(tmp_path: Path) -> N
 
 
 # ---------------------------------------------------------------------- the documented toy
-def _toy_module(tmp_path: Path, monkeypatch) -> str:
-    """The toy experiment of docs/architecture.md, as an importable module."""
+def _toy_source() -> str:
+    """The toy experiment of docs/architecture.md (a module outside the package)."""
     text = DOCS.read_text(encoding="utf-8")
     block = re.search(
         r"<!-- toy experiment: begin -->\n```python\n(.*?)```\n<!-- toy experiment: end -->",
@@ -150,19 +207,22 @@ def _toy_module(tmp_path: Path, monkeypatch) -> str:
         re.S,
     )
     assert block is not None, "docs/architecture.md lost its toy experiment"
-    path = tmp_path / "toy_experiment.py"
-    path.write_text(block.group(1), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("toy_experiment", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "toy_experiment", module)
-    spec.loader.exec_module(module)
-    entry = re.search(
-        r'REGISTRY\.register\(\s*"toy",\s*Experiment\("toy", "([^"]+)", "([^"]+)",\s*"[^"]+"\)',
-        text,
-    )
-    assert entry is not None, "docs/architecture.md lost the toy's registry entry"
-    return "toy_experiment:Toy"
+    return block.group(1)
+
+
+def _toy_module(tmp_path: Path, monkeypatch) -> None:
+    """The documented toy imported from tmp_path, registered by its own decorator into a copy
+    of the registry (the package's registry is left as it was)."""
+    registry = ExperimentRegistry("experiment")
+    for name, entry in REGISTRY.items():
+        registry.register(name, entry)
+    monkeypatch.setattr(engine, "REGISTRY", registry)
+    (tmp_path / "toy_experiment.py").write_text(_toy_source(), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "toy_experiment", raising=False)
+    importlib.import_module("toy_experiment")
+    monkeypatch.setitem(sys.modules, "toy_experiment", sys.modules["toy_experiment"])
+    assert registry.get("toy").paper == "none (an example)" and not registry.get("toy").dask
 
 
 def test_the_documented_toy_experiment_runs_resumes_and_refuses(
@@ -170,12 +230,7 @@ def test_the_documented_toy_experiment_runs_resumes_and_refuses(
 ) -> None:
     import numpy as np
 
-    where = _toy_module(tmp_path, monkeypatch)
-    registry = Registry("experiment")
-    for name, entry in REGISTRY.items():
-        registry.register(name, entry)
-    registry.register("toy", Experiment("toy", "mean of draws", "none", where))
-    monkeypatch.setattr(engine, "REGISTRY", registry)
+    _toy_module(tmp_path, monkeypatch)
     out = tmp_path / "out"
     lines: list[str] = []
     res = run_experiment("toy", out, quick=True, echo=lines.append)
@@ -203,3 +258,55 @@ def test_the_documented_toy_experiment_runs_resumes_and_refuses(
     )
     res_cli = CliRunner().invoke(app, ["experiment"])
     assert "toy" in res_cli.output
+
+
+def test_the_toy_registered_from_outside_runs_from_the_cli(tmp_path: Path, monkeypatch) -> None:
+    import numpy as np
+
+    _toy_module(tmp_path, monkeypatch)
+    out = tmp_path / "cli"
+    res = CliRunner().invoke(app, ["experiment", "toy", "--quick", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert [r["mean"] for r in rows] == [
+        float(np.random.default_rng(s).random(10).mean()) for s in (0, 1)
+    ]
+    res = CliRunner().invoke(app, ["experiment", "toy", "--quick", "-o", str(out), "--seeds", "5"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert [r["mean"] for r in rows] == [float(np.random.default_rng(5).random(10).mean())]
+    res = CliRunner().invoke(
+        app, ["experiment", "toy", "--quick", "-o", str(out), "--workers", "2"]
+    )
+    assert res.exit_code == 2 and "experiment 'toy' runs its units in this process" in res.output
+
+
+def test_an_entry_point_experiment_is_listed_and_run_in_a_fresh_process(tmp_path: Path) -> None:
+    """An installed package's ``axiomatic.experiments`` entry point: nothing imports it first."""
+    import numpy as np
+
+    (tmp_path / "toy_experiment.py").write_text(_toy_source(), encoding="utf-8")
+    info = tmp_path / "toyexp-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toyexp\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        textwrap.dedent("""\
+            [axiomatic.experiments]
+            toy = toy_experiment:Toy
+        """)
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(SRC)])}
+    env["AXIOMATIC_NO_PROGRESS"] = "1"
+    out = tmp_path / "out"
+    cli = [sys.executable, "-m", "axiomatic.cli.main", "experiment"]
+    ran = subprocess.run(
+        [*cli, "toy", "--quick", "-o", str(out)], env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert [r["mean"] for r in rows] == [
+        float(np.random.default_rng(s).random(10).mean()) for s in (0, 1)
+    ]
+    listed = subprocess.run([*cli], env={**env, "COLUMNS": "200"}, capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    assert "none (an example)" in listed.stdout and "rosset2019" in listed.stdout

@@ -118,6 +118,10 @@ def test_ares2022_refuses_workers(tmp_path) -> None:
     """ARES's stages feed each other: it says so instead of ignoring --workers."""
     from axiomatic.experiments.engine import run_experiment
 
-    with pytest.raises(ValueError, match=r"^ares2022 runs its stages in this process .*--workers"):
+    with pytest.raises(
+        ValueError,
+        match=r"^experiment 'ares2022' runs its units in this process, not on Dask "
+        r"\(pre-training feeds every later stage; .*\): leave out --workers / --scheduler$",
+    ):
         run_experiment("ares2022", tmp_path / "ares", quick=True, workers=2)
     assert not (tmp_path / "ares").exists()

@@ -205,6 +205,37 @@ class QueryContext:
             self._cache["full_tf"] = sp.csr_matrix(mat)
         return self._cache["full_tf"]
 
+    def with_scaled_copies(
+        self, sources: np.ndarray, ks: np.ndarray, documents: Sequence[Document]
+    ) -> QueryContext:
+        """This context with ``documents`` appended as candidates: ``documents[j]`` is the
+        ``ks[j]``-fold concatenation of candidate ``sources[j]``, so its counts, length and
+        full term vector are that candidate's times ``ks[j]`` (exact, no re-analysis; LNC2's
+        artificial documents). Base ranker scores are not carried over."""
+        sources = np.asarray(sources, dtype=np.int64)
+        ks = np.asarray(ks, dtype=np.int64)
+        full = self.full_tf()
+        extra = sp.csr_matrix(sp.diags(ks, dtype=np.int64) @ full[sources])
+        new = QueryContext(
+            query=self.query,
+            doc_ids=self.doc_ids + [d.doc_id for d in documents],
+            documents=list(self.documents) + list(documents),
+            index=self.index,
+            terms=self.terms,
+            qtf=self.qtf,
+            term_ids=self.term_ids,
+            counts=np.vstack([self.counts, self.counts[sources] * ks[:, None]]),
+            doc_len=np.concatenate([self.doc_len, self.doc_len[sources] * ks]),
+            df=self.df,
+            idf=self.idf,
+            p_c=self.p_c,
+            n_collection=self.n_collection,
+            rows=np.concatenate([self.rows, np.full(len(sources), -1, dtype=np.int64)]),
+            similarity=self.similarity,
+        )
+        new._cache["full_tf"] = sp.vstack([full, extra], format="csr")
+        return new
+
     def tokens(self, i: int) -> list[str]:
         """Analyzed tokens of candidate ``i`` (lazy, cached)."""
         key = "tokens"

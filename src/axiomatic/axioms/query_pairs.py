@@ -93,11 +93,7 @@ def minilm_term_vectors(terms: Sequence[str]) -> np.ndarray:
     """
     from axiomatic.axioms.similarity import MiniLMSimilarity
 
-    sim = MiniLMSimilarity()
-    sim._load()
-    tok, emb = sim._tok, sim._emb
-    if tok is None or emb is None:  # pragma: no cover - _load raises instead
-        raise RuntimeError("MiniLM embeddings could not be loaded")
+    tok, emb = MiniLMSimilarity().word_pieces()
     out = np.zeros((len(terms), emb.shape[1]), dtype=np.float32)
     if len(terms):
         ids = tok(list(terms), add_special_tokens=False)["input_ids"]

@@ -248,25 +248,26 @@ class MiniLMSimilarity(VectorSimilarity):
         self._emb: np.ndarray | None = None
         self._cache: dict[str, np.ndarray] = {}
 
-    def _load(self) -> None:
-        if self._emb is not None:
-            return
-        from axiomatic.models.hf_loader import load_tokenizer, read_safetensors
+    def word_pieces(self) -> tuple[Any, np.ndarray]:
+        """The MiniLM tokenizer and its input embedding table (``vocab x dim``, float32),
+        loaded on the first call (offline) and kept."""
+        if self._emb is None:
+            from axiomatic.models.hf_loader import load_tokenizer, read_safetensors
 
-        tensors = read_safetensors()  # the packaged MiniLM (one loader, offline)
-        key = next((k for k in tensors if k.endswith("word_embeddings.weight")), None)
-        if key is None:
-            raise KeyError(f"no word_embeddings.weight in MiniLM (keys: {list(tensors)[:5]})")
-        self._emb = tensors[key].astype(np.float32)
-        self._tok = load_tokenizer()
+            tensors = read_safetensors()  # the packaged MiniLM (one loader, offline)
+            key = next((k for k in tensors if k.endswith("word_embeddings.weight")), None)
+            if key is None:
+                raise KeyError(f"no word_embeddings.weight in MiniLM (keys: {list(tensors)[:5]})")
+            self._emb = tensors[key].astype(np.float32)
+            self._tok = load_tokenizer()
+        return self._tok, self._emb
 
     def _vector(self, term: str) -> np.ndarray:
         v = self._cache.get(term)
         if v is None:
-            self._load()
-            assert self._tok is not None and self._emb is not None
-            ids = self._tok(term, add_special_tokens=False)["input_ids"]
-            v = self._emb[ids].mean(axis=0) if ids else np.zeros(self._emb.shape[1], np.float32)
+            tok, emb = self.word_pieces()
+            ids = tok(term, add_special_tokens=False)["input_ids"]
+            v = emb[ids].mean(axis=0) if ids else np.zeros(emb.shape[1], np.float32)
             self._cache[term] = v
         return v
 

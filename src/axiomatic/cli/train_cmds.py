@@ -178,8 +178,8 @@ def experiment(
     name: Annotated[
         str | None,
         typer.Argument(
-            help="The experiment: rosset2019 | rennings-augment | liu-smooth | acrank2023 | "
-            "ares2022. Without a name: list them (summary, paper).",
+            help="The experiment, e.g. rosset2019 or liu-smooth. Without a name: list the "
+            "registered experiments (summary, paper, Dask units).",
             show_default=False,
         ),
     ] = None,
@@ -246,6 +246,7 @@ def experiment(
         return
     try:
         exp = get_experiment(name)
+        exp.check_scheduling(workers, scheduler)
     except ValueError as exc:
         raise fail(str(exc)) from None
     key = exp.name
@@ -289,10 +290,9 @@ def experiment(
         "data_root": str(data_root) if data_root else None,
         "sasaki": str(sasaki) if sasaki else None,
     }
-    registry = _registry()
-    for option in sorted(set().union(*(e.options for e in registry)) - exp.options):
+    for option in _OWN_OPTIONS - exp.options:
         if options.get(option) is not None:  # an option only some experiments declare
-            takes = [e.name for e in registry if option in e.options]
+            takes = [e.name for e in _registry() if option in e.options]
             raise fail(f"--{option} is an option of the {', '.join(takes)} experiment")
     overrides.update({k: v for k, v in options.items() if v is not None})
 
@@ -333,6 +333,10 @@ def experiment(
     console.print(f"results: {out / 'summary.md'}", markup=False, highlight=False)
 
 
+_OWN_OPTIONS = frozenset({"sasaki"})
+"""Options of the command that only some experiments take (each declares its own)."""
+
+
 def _registry() -> list:
     from axiomatic.experiments.engine import experiments
 
@@ -347,8 +351,9 @@ def _list_experiments() -> None:
     table.add_column("name", no_wrap=True)
     table.add_column("what it reproduces")
     table.add_column("paper")
+    table.add_column("Dask units", no_wrap=True)
     for e in _registry():
-        table.add_row(escape(e.name), escape(e.summary), escape(e.paper))
+        table.add_row(escape(e.name), escape(e.summary), escape(e.paper), "yes" if e.dask else "no")
     console.print(table)
 
 

@@ -1,9 +1,5 @@
 """Mining diagnostic instances, diagnosing rankers, axiomatic re-ranking.
 
-The package is callable: ``axiomatic.diagnose(...)`` is
-:func:`axiomatic.diagnose.diagnosis.diagnose` (the top-level API, see ``axiomatic/__init__.py``).
+The top-level ``axiomatic.diagnose(...)`` is :func:`axiomatic.diagnose.diagnosis.diagnose`
+(see ``axiomatic/__init__.py``); this package imports nothing itself.
 """
-
-from axiomatic._callable import make_callable
-
-make_callable(__name__, "axiomatic.diagnose.diagnosis", "diagnose")

@@ -58,7 +58,7 @@ def mcnemar(diag: Diagnosis, exact: bool | None = None, alpha: float = 0.05) -> 
     pairs compared on that group's instances). ``exact=None``: exact binomial test when
     fewer than 25 instances are discordant.
     """
-    keys = diag._keys()
+    keys = diag.group_keys()
     codes, uniques = pd.factorize(pd.MultiIndex.from_frame(keys), sort=False)
     rows: list[dict[str, Any]] = []
     outs = {r: diag.outcomes[r].to_numpy() for r in diag.rankers}
@@ -142,7 +142,7 @@ def delta_sweep(
         "ci_high",
         "diff_vs_0",
     ]
-    codes, uniq = pd.factorize(pd.MultiIndex.from_frame(diag._keys()), sort=False)
+    codes, uniq = pd.factorize(pd.MultiIndex.from_frame(diag.group_keys()), sort=False)
     n_groups = len(uniq)
     rows = []
     # Counts per (delta, group) by bincount: one pass per ranker and delta, no regrouping.

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from axiomatic.axioms.context import QueryContext
 from axiomatic.data.records import Document
@@ -74,28 +73,7 @@ def extend_context(
         )
         for s, k in zip(sources.tolist(), ks.tolist(), strict=True)
     ]
-    full = ctx.full_tf()
-    extra = sp.csr_matrix(sp.diags(ks.astype(np.int64), dtype=np.int64) @ full[sources])
-    m = len(sources)
-    new = QueryContext(
-        query=ctx.query,
-        doc_ids=ctx.doc_ids + [d.doc_id for d in docs],
-        documents=list(ctx.documents) + docs,
-        index=ctx.index,
-        terms=ctx.terms,
-        qtf=ctx.qtf,
-        term_ids=ctx.term_ids,
-        counts=np.vstack([ctx.counts, ctx.counts[sources] * ks[:, None]]),
-        doc_len=np.concatenate([ctx.doc_len, ctx.doc_len[sources] * ks]),
-        df=ctx.df,
-        idf=ctx.idf,
-        p_c=ctx.p_c,
-        n_collection=ctx.n_collection,
-        rows=np.concatenate([ctx.rows, np.full(m, -1, dtype=np.int64)]),
-        similarity=ctx.similarity,
-    )
-    new._cache["full_tf"] = sp.vstack([full, extra], format="csr")
-    return new, docs
+    return ctx.with_scaled_copies(sources, ks, docs), docs
 
 
 def artificial_records(

@@ -92,7 +92,10 @@ class Diagnosis:
         return self.view_margins[name]
 
     # ------------------------------------------------------------------ helpers
-    def _keys(self) -> pd.DataFrame:
+    def group_keys(self) -> pd.DataFrame:
+        """The group of every instance, one row per instance: ``axiom``, ``variant`` and
+        ``spec`` (as strings), the spec of a symmetric instance (relation ``=``, or flagged
+        ``symmetric``) suffixed so that it forms a group of its own."""
         keys = self.instances[GROUP_KEYS].astype(str)
         sym = (self.instances["relation"].astype(str) == "=").to_numpy().copy()
         if "symmetric" in self.instances:
@@ -104,11 +107,11 @@ class Diagnosis:
 
     def groups(self) -> list[tuple[str, str, str]]:
         """(axiom, variant, spec) of every instance group, in first-seen order."""
-        k = self._keys().drop_duplicates()
+        k = self.group_keys().drop_duplicates()
         return [tuple(r) for r in k.itertuples(index=False, name=None)]
 
     def _aggregate(self, extra: pd.DataFrame | None = None) -> pd.DataFrame:
-        keys = self._keys()
+        keys = self.group_keys()
         if extra is not None:
             keys = pd.concat([keys, extra], axis=1)
         cols = list(keys.columns)
@@ -171,7 +174,7 @@ class Diagnosis:
         symmetric groups, which expect no direction)."""
         band = self.band or {}
         assert self.margins is not None
-        keys = self._keys()
+        keys = self.group_keys()
         codes, uniques = pd.factorize(pd.MultiIndex.from_frame(keys), sort=False)
         index = {tuple(k): g for g, k in enumerate(uniques)}
         rows = []
@@ -292,7 +295,7 @@ class Diagnosis:
         """Counts of the instances diagnosed: per axiom group, queries, skips."""
         inst = self.instances
         per_group = (
-            self._keys()
+            self.group_keys()
             .value_counts(sort=False)
             .rename("instances")
             .reset_index()

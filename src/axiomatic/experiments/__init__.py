@@ -1,2 +1,3 @@
-"""One module per paper's experiment: ``rosset2019`` (axiomatic regularization) and
-``rennings_augment`` (training on diagnostic instances). Imported on demand."""
+"""One module (or package) per paper's experiment, each registering its runner with
+:func:`axiomatic.experiments.engine.register_experiment`; the engine's registry imports a
+module when its experiment is looked up (``axiomatic.experiments.<name>``, ``-`` as ``_``)."""

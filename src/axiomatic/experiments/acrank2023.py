@@ -46,7 +46,7 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnosis_tables
-from axiomatic.experiments.engine import Plan, Runner, candidate_run
+from axiomatic.experiments.engine import Plan, Runner, candidate_run, register_experiment
 from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
@@ -263,10 +263,15 @@ def _cap_queries(ds: Dataset, n: int | None, seed: int, split: str) -> Dataset:
     return ds.subset(sorted(usable[int(i)] for i in order[:n]), split=split)
 
 
+@register_experiment(
+    "acrank2023",
+    summary="contrastive learning of axiomatic matching signals (Tables 3-6, Figure 4)",
+    paper="Bo et al., 2023 (ACRank)",
+    dask=True,
+)
 class ACRank2023(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
-    name = "acrank2023"
     unit_code = UNIT_CODE
     plan_class = ACRankPlan
     plan: ACRankPlan

@@ -37,7 +37,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.engine import Plan, Runner
+from axiomatic.experiments.engine import Plan, Runner, register_experiment
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -1036,11 +1036,17 @@ def _diagnosis_lines(diag: dict[str, Any]) -> list[str]:
 STAGES = ("predictor", "pretrain", "zero-shot", "few-shot", "diagnosis", "ablation")
 
 
+@register_experiment(
+    "ares2022",
+    summary="axiomatically regularized pre-training: predictor, zero-/few-shot, ablation",
+    paper="Chen et al., SIGIR 2022 (ARES)",
+    dask=False,
+    in_process="pre-training feeds every later stage; docs/training.md 'Units on Dask'",
+)
 class Ares2022(Runner):
     """Runner: ``run()`` computes (or reuses) every stage, ``report()`` re-renders the tables
     and figures from the stage outputs in the folder."""
 
-    name = "ares2022"
     plan_class = AresPlan
     plan: AresPlan
 
@@ -1068,11 +1074,6 @@ class Ares2022(Runner):
         the plan's ``docs`` is set, that page too."""
         import torch
 
-        if self.workers is not None or self.scheduler is not None:
-            raise ValueError(
-                "ares2022 runs its stages in this process (pre-training feeds every later "
-                "stage, docs/training.md 'Units on Dask'): leave out --workers / --scheduler"
-            )
         plan, out, echo, store = self.plan, self.out_dir, self.echo, self.store
         data_root = plan.data_root
         torch.set_num_threads(int(plan.threads))

@@ -10,10 +10,14 @@ Every paper experiment is a module with
   folder (it opens the :class:`~axiomatic.experiments.units.UnitStore` every unit is cached
   in), whose ``run()`` computes what is not done yet and ``report()`` summarizes the finished
   units;
-- an entry in :data:`REGISTRY` (:class:`Experiment`: name, summary, paper, where the runner is).
+- its registration: the runner class under :func:`register_experiment` (name, summary, paper,
+  whether its units can run on Dask, the command options only it takes).
 
-:func:`run_experiment` is the one way to run one, from the CLI (``axiomatic experiment NAME``)
-and from Python. docs/architecture.md, "Adding an experiment", shows a complete module.
+:data:`REGISTRY` finds a built-in experiment by its module (``axiomatic.experiments.<name>``,
+``-`` as ``_``; a package's modules are all imported) and another package's through the entry
+point group ``axiomatic.experiments``; nothing here lists them. :func:`run_experiment` is the one
+way to run one, from the CLI (``axiomatic experiment NAME``) and from Python.
+docs/architecture.md, "Adding an experiment", shows a complete module.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import pkgutil
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from axiomatic._registry import Registry
+from axiomatic._registry import Registry, registry_key
 from axiomatic._suggest import suggest
 from axiomatic.experiments.units import UnitStore, note_plan_change
 
@@ -35,6 +40,7 @@ __all__ = [
     "REGISTRY",
     "SECONDS_PER_STEP",
     "Experiment",
+    "ExperimentRegistry",
     "Plan",
     "Runner",
     "TrainingPlan",
@@ -44,11 +50,13 @@ __all__ = [
     "experiments",
     "get_experiment",
     "plain",
+    "register_experiment",
     "run_experiment",
     "smooth",
 ]
 
 P = TypeVar("P", bound="Plan")
+RunnerT = TypeVar("RunnerT", bound="type[Runner]")
 
 
 # ---------------------------------------------------------------------- settings
@@ -312,6 +320,11 @@ class Runner:
     unit_code: ClassVar[int] = 1
     """Version of how a unit is computed (in every unit's record): bump it when a change of
     the code changes a unit's results, so that units of the older code are refused."""
+    dask: ClassVar[bool] = False
+    """Whether the units can run on Dask (declared by :func:`register_experiment`): without
+    it, ``workers`` / ``scheduler`` are refused."""
+    in_process: ClassVar[str] = ""
+    """Why the units run in this process only (the refusal says it)."""
 
     def __init__(
         self,
@@ -323,6 +336,8 @@ class Runner:
         workers: int | None = None,
         scheduler: str | None = None,
     ) -> None:
+        if not self.dask and (workers is not None or scheduler is not None):
+            raise ValueError(scheduling_refusal(self.name, self.in_process))
         self.plan = plan
         self.out_dir = Path(out_dir)
         self.echo = echo
@@ -402,20 +417,32 @@ class Runner:
 # ---------------------------------------------------------------------- registry
 @dataclass(frozen=True)
 class Experiment:
-    """A registry entry: what the command lists and where the runner is (imported on use)."""
+    """A registry entry: what the command lists, where the runner is, how its units run."""
 
     name: str
     summary: str
     paper: str
-    runner: str
-    """``module:Class`` of the :class:`Runner` subclass."""
+    runner: str | type[Runner]
+    """The :class:`Runner` subclass (or ``module:Class``, imported on use)."""
     options: frozenset[str] = field(default_factory=frozenset)
     """Command options only this experiment takes (e.g. liu-smooth's ``sasaki``)."""
+    dask: bool = False
+    """Whether its units can run on Dask (``--workers`` / ``--scheduler``)."""
+    in_process: str = ""
+    """Why its units cannot run on Dask (the refusal says it)."""
 
     def load(self) -> type[Runner]:
+        if not isinstance(self.runner, str):
+            return self.runner
         module, _, cls = self.runner.partition(":")
         runner: type[Runner] = getattr(importlib.import_module(module), cls)
         return runner
+
+    def check_scheduling(self, workers: int | None, scheduler: str | None) -> None:
+        """Refuse ``workers`` / ``scheduler`` for an experiment whose units run in this process
+        only (one line, naming why)."""
+        if not self.dask and (workers is not None or scheduler is not None):
+            raise ValueError(scheduling_refusal(self.name, self.in_process))
 
     def plan(self, quick: bool = False, **overrides: Any) -> Any:
         return self.load().make_plan(quick, overrides)
@@ -433,50 +460,115 @@ class Experiment:
         return lines
 
 
-_RUNNERS = "axiomatic.experiments."
-REGISTRY: Registry[Experiment] = Registry("experiment")
-"""The experiments ``axiomatic experiment`` lists and runs, by name
-(:class:`axiomatic._registry.Registry`: ``REGISTRY.register(name, Experiment(...))`` adds one)."""
-for _e in (
-    Experiment(
-        "rosset2019",
-        "axiomatic regularization (AR) of KNRM / Conv-KNRM: Figure 1, Table 2, Figure 2",
-        "Rosset et al., SIGIR 2019",
-        _RUNNERS + "rosset2019.run:Rosset2019",
-    ),
-    Experiment(
-        "rennings-augment",
-        "training on mined diagnostic instances vs the AP perturbation baseline (Table 4.9)",
-        "Rennings, MSc thesis 2019",
-        _RUNNERS + "rennings_augment:RenningsAugment",
-    ),
-    Experiment(
-        "liu-smooth",
-        "smooth cosine + Smooth Ordinal Search Loss for cross-lingual graded retrieval",
-        "Liu et al., Cross-Lingual Document Retrieval with Smooth Learning",
-        _RUNNERS + "liu_smooth:LiuSmooth",
-        options=frozenset({"sasaki"}),
-    ),
-    Experiment(
-        "acrank2023",
-        "contrastive learning of axiomatic matching signals (Tables 3-6, Figure 4)",
-        "Bo et al., 2023 (ACRank)",
-        _RUNNERS + "acrank2023:ACRank2023",
-    ),
-    Experiment(
-        "ares2022",
-        "axiomatically regularized pre-training: predictor, zero-/few-shot, ablation",
-        "Chen et al., SIGIR 2022 (ARES)",
-        _RUNNERS + "ares2022:Ares2022",
-    ),
-    Experiment(
-        "compare-training",
-        "every axiomatic training method on the same data, start, budget and seeds",
-        "issue 26: the papers above compared",
-        _RUNNERS + "compare_training:CompareTraining",
-    ),
-):
-    REGISTRY.register(_e.name, _e)
+def scheduling_refusal(name: str, in_process: str) -> str:
+    """The one refusal of ``--workers`` / ``--scheduler`` for an experiment without Dask units."""
+    why = f" ({in_process})" if in_process else ""
+    return (
+        f"experiment {name!r} runs its units in this process, not on Dask{why}: leave out "
+        "--workers / --scheduler"
+    )
+
+
+_BUILT_IN = "axiomatic.experiments"
+
+
+def _adapt(name: str, loaded: Any) -> Experiment:
+    """An ``axiomatic.experiments`` entry point's object that did not register itself."""
+    if isinstance(loaded, Experiment):
+        return loaded
+    raise ValueError(
+        f"entry point {name!r} of group 'axiomatic.experiments' names {loaded!r}, which "
+        "registered no experiment; decorate its runner class with "
+        f"@register_experiment({name!r}, summary=..., paper=..., dask=...)"
+    )
+
+
+class ExperimentRegistry(Registry[Experiment]):
+    """:class:`~axiomatic._registry.Registry` of experiments that finds the built-in ones by
+    their module: ``NAME`` is looked up by importing ``axiomatic.experiments.NAME`` (``-`` as
+    ``_``; every module of a package), and a listing imports every module of the package.
+    Names are listed in alphabetical order."""
+
+    def _import_built_in(self, module: str | None = None) -> None:
+        package = importlib.import_module(_BUILT_IN)
+        for info in pkgutil.iter_modules(package.__path__):
+            if module is not None and info.name != module:
+                continue
+            imported = importlib.import_module(f"{_BUILT_IN}.{info.name}")
+            if info.ispkg:
+                for sub in pkgutil.iter_modules(imported.__path__):
+                    importlib.import_module(f"{imported.__name__}.{sub.name}")
+
+    def find(self, name: str) -> str | None:
+        found = self._find(name)
+        if found is None:
+            self._import_built_in(registry_key(name).replace("-", "_"))
+            found = self._find(name)
+        if found is None:  # squashed spellings, other packages' entry points
+            self.read_entry_points()
+            found = self._find(name)
+        return found
+
+    def read_entry_points(self) -> None:
+        if not self._all_read:
+            self._import_built_in()
+        super().read_entry_points()
+
+    def names(self) -> list[str]:
+        return sorted(super().names())
+
+    def items(self) -> Iterator[tuple[str, Experiment]]:
+        return iter([(n, self._entries[n]) for n in self.names()])
+
+    def values(self) -> list[Experiment]:
+        return [self._entries[n] for n in self.names()]
+
+
+REGISTRY = ExperimentRegistry("experiment", entry_points="axiomatic.experiments", adapt=_adapt)
+"""The experiments ``axiomatic experiment`` lists and runs, by name: each registers its runner
+with :func:`register_experiment` (:class:`ExperimentRegistry`)."""
+
+
+def register_experiment(
+    name: str,
+    *,
+    summary: str,
+    paper: str,
+    dask: bool,
+    in_process: str = "",
+    options: Iterable[str] = (),
+) -> Callable[[RunnerT], RunnerT]:
+    """Register the decorated :class:`Runner` subclass as experiment ``name``.
+
+    ``summary`` and ``paper`` are what ``axiomatic experiment`` lists; ``dask`` declares
+    whether its units can run on Dask (``--workers`` / ``--scheduler``; ``in_process`` says
+    why not, in the refusal); ``options`` are the command options only this experiment takes
+    (liu-smooth's ``sasaki``). The runner's ``name`` is set to ``name``::
+
+        @register_experiment("toy", summary="the mean of draws", paper="none", dask=False)
+        class Toy(Runner): ...
+
+    A built-in experiment is found by its module (``axiomatic.experiments.toy``); another
+    package names its module in its ``axiomatic.experiments`` entry points
+    (``toy = "mypkg.toy:Toy"``).
+    """
+
+    def decorate(runner: RunnerT) -> RunnerT:
+        if runner.name and runner.name != name:
+            raise ValueError(
+                f"runner {runner.__name__} is named {runner.name!r}; register it under that "
+                f"name, not {name!r}"
+            )
+        runner.name = name
+        runner.dask = dask
+        runner.in_process = in_process
+        entry = Experiment(
+            name, summary, paper, runner, frozenset(options), dask=dask, in_process=in_process
+        )
+        REGISTRY.register(name, entry)
+        return runner
+
+    return decorate
 
 
 def experiments() -> list[Experiment]:
@@ -506,6 +598,7 @@ def run_experiment(
     ``report_only`` only summarize the units finished so far. Returns the summary (what
     ``results.json`` holds)."""
     exp = get_experiment(name)
+    exp.check_scheduling(workers, scheduler)
     if report_only and overwrite:
         raise ValueError("overwrite redoes units: it has no effect with report_only")
     runner_cls = exp.load()

@@ -43,7 +43,7 @@ from axiomatic.evaluate.clir_metrics import (
     relevance_levels,
 )
 from axiomatic.experiments.common import read_json, write_json
-from axiomatic.experiments.engine import Plan, Runner, smooth
+from axiomatic.experiments.engine import Plan, Runner, register_experiment, smooth
 from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
@@ -201,10 +201,16 @@ class Unit:
         )
 
 
+@register_experiment(
+    "liu-smooth",
+    summary="smooth cosine + Smooth Ordinal Search Loss for cross-lingual graded retrieval",
+    paper="Liu et al., Cross-Lingual Document Retrieval with Smooth Learning",
+    dask=True,
+    options=("sasaki",),
+)
 class LiuSmooth(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
-    name = "liu-smooth"
     unit_code = UNIT_CODE
     plan_class = LiuPlan
     plan: LiuPlan

@@ -31,7 +31,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line
+from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line, register_experiment
 from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
 
@@ -63,10 +63,15 @@ class RenningsPlan(TrainingPlan):
         )
 
 
+@register_experiment(
+    "rennings-augment",
+    summary="training on mined diagnostic instances vs the AP perturbation baseline (Table 4.9)",
+    paper="Rennings, MSc thesis 2019",
+    dask=True,
+)
 class RenningsAugment(Runner):
     """Runner (see the module docstring). ``run()`` does everything not done yet."""
 
-    name = "rennings-augment"
     unit_code = UNIT_CODE
     plan_class = RenningsPlan
     unit_done = "test_run.json"

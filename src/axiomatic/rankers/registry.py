@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,12 +30,18 @@ from axiomatic.rankers.base import Ranker
 from axiomatic.text.analyzer import Analyzer
 
 __all__ = [
+    "RANKERS",
     "NamedRanker",
+    "RankerContext",
+    "RankerFamily",
     "RankerInfo",
+    "RankerRegistry",
     "RankerSpecError",
+    "factory_params",
     "list_rankers",
     "make_ranker",
     "parse_ranker_spec",
+    "register_ranker",
     "split_name",
     "with_name",
 ]
@@ -53,59 +59,145 @@ class RankerInfo:
     example: str
 
 
-def _lexical_classes() -> dict[str, type]:
-    from axiomatic.rankers.lexical import BM25Ranker, QLRanker, RM3Ranker, TFIDFRanker
+@dataclass(frozen=True)
+class RankerContext:
+    """What a ranker factory is given besides its parameters: the dataset, the spec as the user
+    wrote it (for messages), and the analyzer / index :func:`make_ranker` was called with."""
 
-    return {"bm25": BM25Ranker, "ql": QLRanker, "rm3": RM3Ranker, "tfidf": TFIDFRanker}
+    dataset: Dataset
+    spec: str
+    analyzer: Analyzer | None = None
+    index: CollectionIndex | None = None
+
+    def collection_index(self) -> CollectionIndex:
+        """The index a lexical ranker scores with: the one given, else the dataset's cached
+        index built with the analyzer (default: the dataset's default analyzer)."""
+        if self.index is None:
+            from axiomatic.index.cache import dataset_index
+
+            return dataset_index(self.dataset, analyzer=self.analyzer)
+        if (
+            self.analyzer is not None
+            and self.analyzer.config_hash != self.index.analyzer.config_hash
+        ):
+            raise ValueError(
+                f"the analyzer given ({self.analyzer!r}) differs from the index's "
+                f"({self.index.analyzer!r}); pass one of them, or build the index with this "
+                "analyzer"
+            )
+        return self.index
 
 
-_DESCRIPTIONS = {
-    "bm25": (
-        "Okapi BM25 (Lucene's variant; variant=robertson|atire|bm25l|bm25+ for the others)",
-        "bm25:k1=0.9,b=0.4",
-    ),
-    "ql": ("query likelihood, Dirichlet smoothing", "ql:mu=1000"),
-    "rm3": (
-        "RM3 pseudo-relevance feedback over Dirichlet QL",
-        "rm3:fb_docs=10,fb_terms=10,orig_weight=0.5",
-    ),
-    "tfidf": ("sublinear TF-IDF", "tfidf"),
-    "run": (
-        "scores read from a TREC run file (external systems)",
-        "run:runs/splade.trec,missing=min",
-    ),
-    "model": (
-        "a saved model folder: axiomatic.models.save_model, or any Hugging Face folder",
-        "model:models/knrm",
-    ),
-    "st": (
-        "a local sentence-transformers (or HF encoder) folder as a bi-encoder (cosine)",
-        "st:models/all-MiniLM-L6-v2",
-    ),
-    "cross-encoder": (
-        "a local cross-encoder folder (*ForSequenceClassification)",
-        "cross-encoder:models/ms-marco-MiniLM-L-6-v2",
-    ),
-    "hf": ("a local Hugging Face folder; bi- or cross-encoder detected", "hf:models/my-model"),
-    "minilm": ("the packaged all-MiniLM-L6-v2 bi-encoder, zero-shot (offline)", "minilm"),
-}
-_PATH_KINDS = ("run", "model", "st", "cross-encoder", "hf")
-_RUN_PARAMS = {"missing": "nan", "name": None}
-_ALIASES = {
-    "tf-idf": "tfidf",
-    "tf_idf": "tfidf",
-    "qld": "ql",
-    "lm": "ql",
-    "dirichlet": "ql",
-    "minilm-bi-encoder": "minilm",
-    "sentence-transformers": "st",
-    "sentence-transformer": "st",
-    "bi-encoder": "st",
-    "crossencoder": "cross-encoder",
-    "ce": "cross-encoder",
-}
-RANKERS: Registry[tuple[str, str]] = Registry("ranker", _DESCRIPTIONS, aliases=_ALIASES)
-"""Ranker kinds (:class:`axiomatic._registry.Registry`): kind -> (what it is, an example spec)."""
+RankerFactory = Callable[..., Any]
+"""``factory(context, **params) -> Ranker``: a :class:`RankerContext` and the spec's
+parameters (``path=`` too for a family written ``NAME:PATH``)."""
+
+
+@dataclass(frozen=True)
+class RankerFamily:
+    """One registry entry: a family of rankers (``bm25``, ``run``, ...) and its factory."""
+
+    name: str
+    factory: RankerFactory
+    description: str
+    example: str
+    params: Mapping[str, Any]
+    """Parameter -> default, from the factory's keyword parameters (``path`` left out)."""
+    path: bool = False
+    """Whether the spec is ``NAME:PATH`` (trailing ``,key=value`` pairs of ``params`` are
+    parameters) instead of ``NAME:key=value,...``."""
+
+
+def factory_params(factory: RankerFactory) -> dict[str, Any]:
+    """A factory's parameters and defaults: its keyword parameters after the context, without
+    ``path``; a parameter without a default is refused (a spec may always leave it out)."""
+    params = list(inspect.signature(factory).parameters.values())[1:]
+    out: dict[str, Any] = {}
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name == "path":
+            continue
+        if p.default is p.empty:
+            raise TypeError(
+                f"ranker factory {getattr(factory, '__name__', factory)!r}: parameter "
+                f"{p.name!r} needs a default (a spec may leave any parameter out)"
+            )
+        out[p.name] = p.default
+    return out
+
+
+def _family(
+    name: str,
+    factory: RankerFactory,
+    description: str | None = None,
+    example: str | None = None,
+    path: bool = False,
+) -> RankerFamily:
+    if not callable(factory):
+        raise TypeError(
+            f"ranker {name!r}: expected a factory(context, **params) or a RankerFamily, got "
+            f"{type(factory).__name__}; register one with @register_ranker({name!r}, ...)"
+        )
+    if description is None:
+        doc = (getattr(factory, "__doc__", None) or "").strip()
+        description = doc.split("\n\n", 1)[0].replace("\n", " ") or name
+    return RankerFamily(name, factory, description, example or name, factory_params(factory), path)
+
+
+def _adapt(name: str, loaded: Any) -> RankerFamily:
+    """An entry point's object as a registry entry: a :class:`RankerFamily`, or a factory."""
+    if isinstance(loaded, RankerFamily):
+        return loaded
+    return _family(name, loaded)
+
+
+class RankerRegistry(Registry[RankerFamily]):
+    """:class:`~axiomatic._registry.Registry` of ranker families; ``register(name, factory)``
+    also takes a bare factory (described by its docstring)."""
+
+    def register(
+        self, name: str, entry: RankerFamily | RankerFactory, aliases: Iterable[str] = ()
+    ) -> RankerFamily:
+        family = entry if isinstance(entry, RankerFamily) else _family(name, entry)
+        return super().register(name, family, aliases)
+
+
+RANKERS = RankerRegistry("ranker", entry_points="axiomatic.rankers", adapt=_adapt)
+"""Ranker families by name (:class:`RankerFamily`), read by :func:`make_ranker`,
+:func:`parse_ranker_spec` and :func:`list_rankers`. Add one with :func:`register_ranker`, or
+from another package through the entry point group ``axiomatic.rankers``."""
+
+
+def register_ranker(
+    name: str,
+    *,
+    description: str | None = None,
+    example: str | None = None,
+    path: bool = False,
+    aliases: Iterable[str] = (),
+) -> Callable[[RankerFactory], RankerFactory]:
+    """Register the decorated ``factory(context, **params) -> Ranker`` as ranker ``name``.
+
+    The factory's keyword parameters (with their defaults) are the spec's parameters:
+    ``name:key=value,...``; with ``path=True`` the spec is ``name:PATH`` and the factory
+    also takes ``path``. ``description`` (default: the docstring's first paragraph) and
+    ``example`` are what :func:`list_rankers` shows::
+
+        @register_ranker("length", description="longer documents first", example="length:w=2")
+        def length_ranker(context: RankerContext, w: float = 1.0) -> Ranker:
+            return LengthRanker(w)
+
+    The factory is returned unchanged. A package registers its rankers for every user by
+    naming the module in its ``axiomatic.rankers`` entry points (``length =
+    "mypkg.rankers:length_ranker"``): the module is imported when ``length`` is first used.
+    """
+
+    def decorate(factory: RankerFactory) -> RankerFactory:
+        RANKERS.register(name, _family(name, factory, description, example, path), aliases)
+        return factory
+
+    return decorate
+
+
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.+@-]*)\s*=(?!=)(.+)$", re.DOTALL)
 
 
@@ -121,28 +213,10 @@ def split_name(spec: str) -> tuple[str | None, str]:
     return m.group(1), m.group(2).strip()
 
 
-def _ctor_params(cls: type) -> dict[str, Any]:
-    sig = inspect.signature(cls)
-    return {
-        n: p.default
-        for n, p in sig.parameters.items()
-        if n not in ("self", "index") and p.kind is p.POSITIONAL_OR_KEYWORD
-    }
-
-
 def list_rankers() -> list[RankerInfo]:
-    """The ranker kinds :func:`make_ranker` understands, with their parameters and defaults."""
-    out = []
-    lex = _lexical_classes()
-    for name, (desc, example) in _DESCRIPTIONS.items():
-        if name in lex:
-            params = _ctor_params(lex[name])
-        elif name == "run":
-            params = dict(_RUN_PARAMS)
-        else:
-            params = {}
-        out.append(RankerInfo(name, desc, params, example))
-    return out
+    """The ranker families :func:`make_ranker` understands, with their parameters and
+    defaults (entry points of installed packages included)."""
+    return [RankerInfo(f.name, f.description, dict(f.params), f.example) for f in RANKERS.values()]
 
 
 def _parse_params(text: str, spec: str) -> dict[str, Any]:
@@ -158,16 +232,12 @@ def _parse_params(text: str, spec: str) -> dict[str, Any]:
     )
 
 
-def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split a spec into ``(kind, params)``; for ``run``/``model`` the path is ``params["path"]``.
-
-    A path may contain ``:`` and ``,``; for ``run:`` only trailing ``,missing=...`` /
-    ``,name=...`` pairs are taken as parameters.
-    """
+def _family_of(spec: Any) -> tuple[RankerFamily, str, str]:
+    """The family a spec names, the spec stripped and what follows ``NAME:``."""
     if not isinstance(spec, str) or not spec.strip():
         raise RankerSpecError(
             f"a ranker spec must be a non-empty string such as 'bm25' (got {spec!r}); "
-            f"known rankers: {', '.join(_DESCRIPTIONS)}"
+            f"known rankers: {', '.join(RANKERS)}"
         )
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
@@ -178,30 +248,43 @@ def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
             f"unknown ranker {kind!r} in spec {spec!r}{RANKERS.hint(kind, n=2)}; "
             f"known: {', '.join(RANKERS)}"
         )
-    kind = found
-    if kind in _PATH_KINDS:
-        path = rest
-        params: dict[str, Any] = {}
-        if kind == "run":
-            m = re.search(r"((?:,\s*(?:missing|name)\s*=\s*[^,]*)+)$", rest)
-            if m:
-                path = rest[: m.start()]
-                params = _parse_params(m.group(1).lstrip(",").strip(), spec)
-        if not path.strip():
-            raise RankerSpecError(
-                f"ranker spec {spec!r} needs a path: '{kind}:PATH' (e.g. {_DESCRIPTIONS[kind][1]!r})"
-            )
-        params["path"] = path.strip()
-        return kind, params
-    return kind, _parse_params(rest, spec)
+    return RANKERS.get(found), spec, rest
+
+
+def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a spec into ``(kind, params)``; for a path family (``run``, ``model``, ...) the
+    path is ``params["path"]``.
+
+    A path may contain ``:`` and ``,``; only trailing ``,key=value`` pairs whose keys are
+    parameters of the family (``run:PATH,missing=min``) are taken as parameters.
+    """
+    family, spec, rest = _family_of(spec)
+    if not family.path:
+        return family.name, _parse_params(rest, spec)
+    path = rest
+    params: dict[str, Any] = {}
+    if family.params:
+        keys = "|".join(re.escape(k) for k in family.params)
+        m = re.search(rf"((?:,\s*(?:{keys})\s*=\s*[^,]*)+)$", rest)
+        if m:
+            path = rest[: m.start()]
+            params = _parse_params(m.group(1).lstrip(",").strip(), spec)
+    if not path.strip():
+        raise RankerSpecError(
+            f"ranker spec {spec!r} needs a path: '{family.name}:PATH' (e.g. {family.example!r})"
+        )
+    params["path"] = path.strip()
+    return family.name, params
 
 
 def _coerce(
-    kind: str, params: dict[str, Any], defaults: dict[str, Any], spec: str
+    kind: str, params: dict[str, Any], defaults: Mapping[str, Any], spec: str
 ) -> dict[str, Any]:
     out = {}
     for key, value in params.items():
         if key not in defaults:
+            if not defaults:
+                raise RankerSpecError(f"ranker {kind!r} takes no parameters (got spec {spec!r})")
             raise RankerSpecError(
                 f"unknown parameter {key!r} for ranker {kind!r} in spec {spec!r}"
                 f"{suggest(key, defaults, n=2)}; parameters: "
@@ -228,7 +311,8 @@ def make_ranker(
     index: CollectionIndex | None = None,
     analyzer: Analyzer | None = None,
 ) -> Ranker:
-    """Build the ranker described by ``spec`` for ``dataset``.
+    """Build the ranker described by ``spec`` for ``dataset``, through its family's factory
+    in :data:`RANKERS`.
 
     Lexical rankers use ``index`` when given, else the dataset's cached index built with
     ``analyzer`` (default: the dataset's default analyzer). ``run:PATH`` reads a TREC run (documents
@@ -236,60 +320,114 @@ def make_ranker(
     model with ``axiomatic.models.ranker.load_ranker``.
     """
     name, spec = split_name(spec)
-    ranker = _make(spec, dataset, index, analyzer)
-    return with_name(ranker, name) if name else ranker
-
-
-def _make(
-    spec: str,
-    dataset: Dataset,
-    index: CollectionIndex | None,
-    analyzer: Analyzer | None,
-) -> Ranker:
     kind, params = parse_ranker_spec(spec)
-    if kind == "minilm":
-        if params:
-            raise RankerSpecError(f"ranker 'minilm' takes no parameters (got spec {spec!r})")
-        from axiomatic.models.ranker import minilm_bi_encoder_ranker
+    family = RANKERS.get(kind)
+    path = params.pop("path", None)
+    kwargs = _coerce(kind, params, family.params, spec)
+    if path is not None:
+        kwargs["path"] = path
+    context = RankerContext(dataset, spec, analyzer=analyzer, index=index)
+    ranker = family.factory(context, **kwargs)
+    return with_name(ranker, name) if name else ranker  # type: ignore[no-any-return]
 
-        return minilm_bi_encoder_ranker()
-    if kind in ("st", "cross-encoder", "hf"):
-        from axiomatic.models.hf import hf_ranker
-        from axiomatic.models.hf_loader import resolve_source
 
-        folder = resolve_source(params["path"], f"model folder (from ranker spec {spec!r})")
-        kinds: dict[str, Any] = {"st": "bi-encoder", "cross-encoder": "cross-encoder", "hf": None}
-        return hf_ranker(folder, kind=kinds[kind])  # type: ignore[return-value]
-    if kind in _lexical_classes():
-        cls = _lexical_classes()[kind]
-        kwargs = _coerce(kind, params, _ctor_params(cls), spec)
-        if index is None:
-            from axiomatic.index.cache import dataset_index
+# ---------------------------------------------------------------------- the built-in families
+def _lexical(context: RankerContext, cls: type, params: dict[str, Any]) -> Ranker:
+    ranker = cls(context.collection_index(), **params)
+    ranker._check()  # fail now on bad values, not at the first query
+    return ranker  # type: ignore[no-any-return]
 
-            index = dataset_index(dataset, analyzer=analyzer)
-        elif analyzer is not None and analyzer.config_hash != index.analyzer.config_hash:
-            raise ValueError(
-                f"the analyzer given ({analyzer!r}) differs from the index's "
-                f"({index.analyzer!r}); pass one of them, or build the index with this analyzer"
-            )
-        ranker = cls(index, **kwargs)
-        ranker._check()  # fail now on bad values, not at the first query
-        return ranker  # type: ignore[no-any-return]
-    if kind == "run":
-        from axiomatic.rankers.runfile import RunFileRanker
 
-        path = params.pop("path")
-        kwargs = _coerce(kind, params, dict(_RUN_PARAMS), spec)
-        if not os.path.exists(path):
-            raise FileNotFoundError(
-                f"run file {path!r} (from ranker spec {spec!r}) does not exist; "
-                "expected 'run:PATH' with PATH a TREC run file"
-            )
-        ranker_run = RunFileRanker(path, collection=dataset.documents, **kwargs)
-        ranker_run._check()
-        return ranker_run
-    # model:PATH
-    path = params.pop("path")
+@register_ranker(
+    "bm25",
+    description="Okapi BM25 (Lucene's variant; variant=robertson|atire|bm25l|bm25+ for the others)",
+    example="bm25:k1=0.9,b=0.4",
+)
+def bm25_ranker(
+    context: RankerContext,
+    k1: float = 0.9,
+    b: float = 0.4,
+    variant: str = "lucene",
+    delta: float | None = None,
+) -> Ranker:
+    from axiomatic.rankers.lexical import BM25Ranker
+
+    return _lexical(context, BM25Ranker, {"k1": k1, "b": b, "variant": variant, "delta": delta})
+
+
+@register_ranker(
+    "ql",
+    description="query likelihood, Dirichlet smoothing",
+    example="ql:mu=1000",
+    aliases=("qld", "lm", "dirichlet"),
+)
+def ql_ranker(context: RankerContext, mu: float = 1000.0) -> Ranker:
+    from axiomatic.rankers.lexical import QLRanker
+
+    return _lexical(context, QLRanker, {"mu": mu})
+
+
+@register_ranker(
+    "rm3",
+    description="RM3 pseudo-relevance feedback over Dirichlet QL",
+    example="rm3:fb_docs=10,fb_terms=10,orig_weight=0.5",
+)
+def rm3_ranker(
+    context: RankerContext,
+    fb_docs: int = 10,
+    fb_terms: int = 10,
+    orig_weight: float = 0.5,
+    mu: float = 1000.0,
+) -> Ranker:
+    from axiomatic.rankers.lexical import RM3Ranker
+
+    params = {"fb_docs": fb_docs, "fb_terms": fb_terms, "orig_weight": orig_weight, "mu": mu}
+    return _lexical(context, RM3Ranker, params)
+
+
+@register_ranker(
+    "tfidf", description="sublinear TF-IDF", example="tfidf", aliases=("tf-idf", "tf_idf")
+)
+def tfidf_ranker(context: RankerContext) -> Ranker:
+    from axiomatic.rankers.lexical import TFIDFRanker
+
+    return _lexical(context, TFIDFRanker, {})
+
+
+@register_ranker(
+    "run",
+    description="scores read from a TREC run file (external systems)",
+    example="run:runs/splade.trec,missing=min",
+    path=True,
+)
+def run_ranker(
+    context: RankerContext, path: str, missing: str = "nan", name: str | None = None
+) -> Ranker:
+    from axiomatic.rankers.runfile import RunFileRanker
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(
+            f"run file {path!r} (from ranker spec {context.spec!r}) does not exist; "
+            "expected 'run:PATH' with PATH a TREC run file"
+        )
+    ranker = RunFileRanker(
+        path,
+        collection=context.dataset.documents,
+        missing=missing,  # type: ignore[arg-type]  # checked by _check
+        name=name,
+    )
+    ranker._check()
+    return ranker
+
+
+@register_ranker(
+    "model",
+    description="a saved model folder: axiomatic.models.save_model, or any Hugging Face folder",
+    example="model:models/knrm",
+    path=True,
+)
+def model_ranker(context: RankerContext, path: str) -> Ranker:
+    spec = context.spec
     if not os.path.exists(path):
         raise FileNotFoundError(
             f"model directory {path!r} (from ranker spec {spec!r}) does not exist; "
@@ -298,13 +436,62 @@ def _make(
         )
     path = _model_folder(path, spec)
     if not _is_axiomatic_model(path):
-        from axiomatic.models.hf import hf_ranker
-        from axiomatic.models.hf_loader import resolve_source
-
-        return hf_ranker(resolve_source(path, f"model folder (from ranker spec {spec!r})"))  # type: ignore[return-value]
+        return _hf(context, path, None)
     loader = _model_loader()
     ranker = loader(path)
-    return _distinct_model_name(ranker, path)
+    return _distinct_model_name(ranker, path)  # type: ignore[no-any-return]
+
+
+def _hf(context: RankerContext, path: str, kind: str | None) -> Ranker:
+    from axiomatic.models.hf import hf_ranker
+    from axiomatic.models.hf_loader import resolve_source
+
+    folder = resolve_source(path, f"model folder (from ranker spec {context.spec!r})")
+    return hf_ranker(folder, kind=kind)  # type: ignore[arg-type,return-value]
+
+
+@register_ranker(
+    "st",
+    description="a local sentence-transformers (or HF encoder) folder as a bi-encoder (cosine)",
+    example="st:models/all-MiniLM-L6-v2",
+    path=True,
+    aliases=("sentence-transformers", "sentence-transformer", "bi-encoder"),
+)
+def st_ranker(context: RankerContext, path: str) -> Ranker:
+    return _hf(context, path, "bi-encoder")
+
+
+@register_ranker(
+    "cross-encoder",
+    description="a local cross-encoder folder (*ForSequenceClassification)",
+    example="cross-encoder:models/ms-marco-MiniLM-L-6-v2",
+    path=True,
+    aliases=("crossencoder", "ce"),
+)
+def cross_encoder_ranker(context: RankerContext, path: str) -> Ranker:
+    return _hf(context, path, "cross-encoder")
+
+
+@register_ranker(
+    "hf",
+    description="a local Hugging Face folder; bi- or cross-encoder detected",
+    example="hf:models/my-model",
+    path=True,
+)
+def hf_folder_ranker(context: RankerContext, path: str) -> Ranker:
+    return _hf(context, path, None)
+
+
+@register_ranker(
+    "minilm",
+    description="the packaged all-MiniLM-L6-v2 bi-encoder, zero-shot (offline)",
+    example="minilm",
+    aliases=("minilm-bi-encoder",),
+)
+def minilm_ranker(context: RankerContext) -> Ranker:
+    from axiomatic.models.ranker import minilm_bi_encoder_ranker
+
+    return minilm_bi_encoder_ranker()  # type: ignore[no-any-return]
 
 
 _GENERIC_FOLDERS = ("model", "best", "final", "checkpoint")

@@ -136,7 +136,7 @@ def render_html(
     counts = diagnosis.table()
     first = counts[counts["ranker"] == diagnosis.rankers[0]][["axiom", "variant", "spec"]].copy()
     first.insert(2, "δ*", [tables.length_tolerance(s)[1] or "-" for s in first["spec"]])
-    keys = diagnosis._keys().assign(query_id=diagnosis.instances["query_id"].to_numpy())
+    keys = diagnosis.group_keys().assign(query_id=diagnosis.instances["query_id"].to_numpy())
     per = keys.groupby(["spec"], sort=False).agg(
         instances=("query_id", "size"), queries=("query_id", "nunique")
     )

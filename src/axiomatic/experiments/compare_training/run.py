@@ -37,7 +37,7 @@ from axiomatic.experiments.compare_training.plan import (
     slug,
     train_config,
 )
-from axiomatic.experiments.engine import Runner, estimate_line
+from axiomatic.experiments.engine import Runner, estimate_line, register_experiment
 from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
@@ -51,10 +51,16 @@ UNIT_CODE = 2
 points and the weight-change manipulation check."""
 
 
+@register_experiment(
+    "compare-training",
+    summary="every axiomatic training method on the same data, start, budget and seeds",
+    paper="issue 26: the papers above compared",
+    dask=False,
+    in_process="its units are trained one after another by the calling process",
+)
 class CompareTraining(Runner):
     """Runner (see the package docstring). ``run()`` does everything not done yet."""
 
-    name = "compare-training"
     plan_class = ComparePlan
     unit_done = "result.json"
     unit_code = UNIT_CODE

@@ -17,7 +17,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.engine import Runner, estimate_line
+from axiomatic.experiments.engine import Runner, estimate_line, register_experiment
 from axiomatic.experiments.rosset2019.plan import (
     AGREEMENT_VERSION,
     ALL_AXIOMS,
@@ -47,12 +47,17 @@ class _Data:
     """Content hashes of the data (unit inputs), computed once per dataset / training size."""
 
 
+@register_experiment(
+    "rosset2019",
+    summary="axiomatic regularization (AR) of KNRM / Conv-KNRM: Figure 1, Table 2, Figure 2",
+    paper="Rosset et al., SIGIR 2019",
+    dask=True,
+)
 class Rosset2019(RossetReport, Runner):
     """Runner (see the module docstring). ``run()`` does everything that is not done yet."""
 
     plan: RossetPlan
 
-    name = "rosset2019"
     unit_code = UNIT_CODE
     plan_class = RossetPlan
 
