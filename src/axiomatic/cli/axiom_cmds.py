@@ -1113,7 +1113,7 @@ def rerank(
             "--order",
             help="How the aggregated preferences become an order: kwiksort (seeded pivots) | "
             "bradley-terry (maximum-likelihood strengths; cycles tie) | pagerank (losers link "
-            "to winners). Ties and cycles keep the base order.",
+            "to winners) | wins (comparisons won). Ties and cycles keep the base order.",
         ),
     ] = "kwiksort",
     seed: Annotated[int, typer.Option(min=0, help="Seed of the KwikSort pivots.")] = 0,
