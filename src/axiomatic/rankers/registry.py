@@ -85,6 +85,9 @@ _DESCRIPTIONS = {
     ),
     "hf": ("a local Hugging Face folder; bi- or cross-encoder detected", "hf:models/my-model"),
     "minilm": ("the packaged all-MiniLM-L6-v2 bi-encoder, zero-shot (offline)", "minilm"),
+    "llm": ("a causal LM (folder or GGUF file): logit(yes) - logit(no)", "llm:models/qwen"),
+    "smollm2": ("the packaged SmolLM2-135M-Instruct as a pointwise LLM ranker", "smollm2"),
+    "prp": ("pairwise ranking prompting with a causal LM (or smollm2)", "prp:smollm2,k=10"),
 }
 _PATH_KINDS = ("run", "model", "st", "cross-encoder", "hf")
 _RUN_PARAMS = {"missing": "nan", "name": None}
@@ -239,6 +242,8 @@ def _make(
     index: CollectionIndex | None,
     analyzer: Analyzer | None,
 ) -> Ranker:
+    if spec.partition(":")[0].strip().lower() in ("llm", "smollm2", "prp"):  # rankers/llm.py
+        return _llm_ranker(spec)
     kind, params = parse_ranker_spec(spec)
     if kind == "minilm":
         if params:
@@ -298,6 +303,13 @@ def _make(
     loader = _model_loader()
     ranker = loader(path)
     return _distinct_model_name(ranker, path)
+
+
+def _llm_ranker(spec: str) -> Ranker:
+    """An LLM ranker (``llm:PATH``, ``smollm2``, ``prp:PATH``): :mod:`axiomatic.rankers.llm`."""
+    from axiomatic.rankers.llm import make_llm_ranker
+
+    return make_llm_ranker(spec)  # type: ignore[no-any-return]
 
 
 _GENERIC_FOLDERS = ("model", "best", "final", "checkpoint")
