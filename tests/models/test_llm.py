@@ -1,4 +1,4 @@
-"""LLM rankers (models/llm.py, rankers/llm.py) on a tiny random Llama built here: every score
+"""LLM rankers (models/llm.py, rankers/llm.py) on a tiny random Llama (conftest): every score
 against a plain forward pass of the hand-written prompt alone (the logits at its last token),
 the pairwise orders against hand aggregation, the GGUF cache against a stand-in converter, and
 each bad input as one ``error:`` line of the CLI."""
@@ -24,58 +24,12 @@ from axiomatic.rankers.llm import PairwiseLLMRanker, make_llm_ranker
 from axiomatic.rankers.orders import order_by
 from axiomatic.rankers.registry import make_ranker
 
-CHAT = (
-    "{% for m in messages %}<{{ m['role'] }}> {{ m['content'] }} {% endfor %}"
-    "{% if add_generation_prompt %}<assistant>{% endif %}"
-)
 QUESTION = "Is the passage relevant to the query? Answer yes or no."
 
 
-@pytest.fixture(scope="module")
-def tiny_llama(tmp_path_factory):
-    """A 2-layer, 32-d random Llama over MiniLM's word pieces (seed 0), saved twice: without a
-    chat template (``plain``) and with one (``chat``); returns the folders, the model and the
-    tokenizer for the reference passes."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from axiomatic.models.hf_loader import load_tokenizer
-
-    tok = load_tokenizer()
-    cfg = LlamaConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-        tie_word_embeddings=False,
-        pad_token_id=tok.pad_token_id,
-    )
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(cfg).eval()
-    with torch.no_grad():  # logits of a visible size: the random init is tiny
-        model.lm_head.weight.mul_(50.0)
-    plain = tmp_path_factory.mktemp("tiny-llama")
-    model.save_pretrained(str(plain))
-    tok.save_pretrained(str(plain))
-    chat = tmp_path_factory.mktemp("tiny-llama-chat")
-    model.save_pretrained(str(chat))
-    tok.chat_template = CHAT
-    tok.save_pretrained(str(chat))
-    tok.chat_template = None
-    return {"plain": plain, "chat": chat, "model": model, "tok": tok}
-
-
 def _reference(tiny, prompt: str, first: str, second: str, special: bool = True) -> float:
-    """logit(first) - logit(second) of the next token after ``prompt``, one plain pass."""
-    tok, model = tiny["tok"], tiny["model"]
-    ids = tok(prompt, add_special_tokens=special)["input_ids"]
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor([ids])).logits[0, -1]
-    a = tok.encode(first, add_special_tokens=False)[0]
-    b = tok.encode(second, add_special_tokens=False)[0]
-    return float(logits[a] - logits[b])
+    """One plain forward pass (conftest: ``tiny_llama["reference"]``)."""
+    return float(tiny["reference"](prompt, first, second, special))
 
 
 QUERIES = ["what is the boiling point of water", "who wrote hamlet"]

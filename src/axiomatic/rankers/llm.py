@@ -108,6 +108,14 @@ class PairwiseLLMRanker:
         self.seed = int(seed)
         self.last_comparisons: list[np.ndarray] = []
 
+    def both_orders(
+        self, queries: Sequence[str], docs_a: Sequence[str], docs_b: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(d_ab, d_ba)`` of text pairs (:meth:`~axiomatic.models.llm.LLMPairwiseScorer.
+        both_orders`): how :func:`~axiomatic.diagnose.diagnosis.diagnose` asks a pairwise ranker
+        about an axiom instance."""
+        return self.scorer.both_orders(queries, docs_a, docs_b)  # type: ignore[no-any-return]
+
     def prompts_per_query(self, n: int) -> int:
         """Prompts spent on a list of ``n`` documents (the stated budget)."""
         m = min(self.k, n)
