@@ -164,18 +164,18 @@ def test_pairwise_ranker_orders_the_top_k_by_hand(tiny_llama, order: str) -> Non
     scorer = LLMPairwiseScorer(tiny_llama["plain"], batch_size=4)
     r = PairwiseLLMRanker(scorer, k=3, order=order, seed=1)
     q = Query("q", QUERIES[0])
-    docs = [Document(str(i), t) for i, t in enumerate(DOCS)]
+    docs = [Document(str(i), t) for i, t in enumerate([*DOCS, "A fifth passage."])]
     got = r.score(q, docs)
     D = _hand_matrix(tiny_llama, q.text, DOCS[:3])
     np.testing.assert_allclose(r.last_comparisons[0], D, atol=1e-4)
     pref = np.sign((D - D.T) / 2)
     np.fill_diagonal(pref, 0)
     head = order_by(pref, order, seed=1).tolist()
-    final = [*head, 3]  # the fourth document keeps its place below the head
-    want = np.empty(4)
-    want[final] = [4.0, 3.0, 2.0, 1.0]
+    final = [*head, 3, 4]  # the documents below the head keep their order
+    want = np.empty(5)
+    want[final] = [5.0, 4.0, 3.0, 2.0, 1.0]
     np.testing.assert_array_equal(got, want)
-    assert r.prompts_per_query(4) == 6
+    assert r.prompts_per_query(5) == 6 and r.prompts_per_query(2) == 2
 
 
 def test_sliding_window_is_bubble_sort_by_hand(tiny_llama) -> None:

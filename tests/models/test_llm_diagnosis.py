@@ -118,10 +118,13 @@ def test_intransitivity_of_the_reranked_list_by_hand(setting, tiny_llama) -> Non
     share, triples = intransitivity(ranker.last_comparisons)
     assert triples == 10
     assert share == pytest.approx(cycles / 10)
-    # pooled over lists: one list with a cycle, one without
-    cyc = np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]], dtype=float)
+    # pooled over lists (by triples): 4 documents with one cyclic triple, 3 without any
+    cyc = np.zeros((4, 4))
+    cyc[:3, :3] = [[0, 1, -1], [-1, 0, 1], [1, -1, 0]]
+    cyc[3, :3], cyc[:3, 3] = 1, -1
     line = np.array([[0, 1, 1], [-1, 0, 1], [-1, -1, 0]], dtype=float)
-    assert intransitivity([cyc, line]) == (0.5, 2)
+    assert intransitivity([cyc, line]) == (1 / 5, 5)
+    assert intransitivity([line[:2, :2]])[1] == 0 and np.isnan(intransitivity([])[0])
 
 
 def test_diagnose_cli_reports_position_bias_and_intransitivity(tiny_llama, tmp_path: Path) -> None:
