@@ -127,7 +127,26 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=REPO / "outputs" / "llm")
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="Write the page again from --out/results.json (no model is run)",
+    )
     args = ap.parse_args()
+    if args.report_only:
+        from axiomatic._atomic import atomic_write_text
+
+        results = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
+        page = render(
+            results,
+            pd.DataFrame(results["fulfilment"]),
+            pd.DataFrame(results["instances_per_axiom"]),
+            pd.DataFrame(results["prp_table"]),
+        )
+        atomic_write_text(args.out / "llm.md", page)
+        if args.write_docs:
+            atomic_write_text(REPO / "docs" / "llm.md", page)
+        return
     import torch
 
     torch.set_num_threads(args.threads)
@@ -267,6 +286,15 @@ def render(r: dict, fulfil: pd.DataFrame, counts: pd.DataFrame, prp: pd.DataFram
         "the point of the page is the method, which runs unchanged on a larger local model "
         "(`llm:DIR`, `prp:DIR`) or on a GPU (`device=cuda,batch_size=64`)."
     )
+    bias = r["list_position_bias"]["share"]
+    if bias == bias and bias >= 0.9:
+        verdict += (
+            f" Pairwise, its answer follows the position, not the passage, in {bias:.0%} of "
+            "the compared pairs: whichever passage is shown first (or second) wins in both "
+            "orders, so its preferences are only the differences between two answers for the "
+            "same position, and asking both orders (the design of pairwise ranking prompting) "
+            "is what leaves any signal at all."
+        )
     axes = list(fulfil.columns)
     rows = []
     for ranker in fulfil.index:
