@@ -145,3 +145,29 @@ def test_diagnose_cli_reports_position_bias_and_intransitivity(tiny_llama, tmp_p
     out = " ".join(res.output.split())
     assert "position bias of prp" in out and "intransitive triples of prp" in out
     assert (rep / "diagnosis.csv").is_file()
+
+
+def test_a_pointwise_llm_is_diagnosed_by_its_scores(setting, tiny_llama) -> None:
+    """The ordinary path: each distinct (query, document) scored once, the instance judged by
+    the score difference (the triple too)."""
+    from axiomatic.diagnose.relations import evaluate_relations
+    from axiomatic.models.llm import LLMRanker
+
+    ds, inst, _, _, _ = setting
+    ranker = LLMRanker(tiny_llama["plain"], name="llm")
+    diag = diagnose(inst, [ranker], ds)
+    q = ds.queries[inst["query_id"].iloc[0]].text
+    question = "Is the passage relevant to the query? Answer yes or no."
+
+    def s(doc_id: str) -> float:
+        d = ds.documents[doc_id].text
+        return tiny_llama["reference"](
+            f"Query: {q}\nPassage: {d}\n{question}\nAnswer:", " yes", " no"
+        )
+
+    sa = np.array([s(d) for d in inst["doc_a"]])
+    sb = np.array([s(d) for d in inst["doc_b"]])
+    sc = np.array([s(d) if isinstance(d, str) else np.nan for d in inst["doc_c"]])
+    want = evaluate_relations(inst["relation"].to_numpy(), sa, sb, sc)
+    assert diag.outcomes["llm"].tolist() == want.tolist()
+    assert "position_bias" not in diag.metadata
