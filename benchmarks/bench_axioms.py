@@ -561,9 +561,10 @@ def rerank_orders_bench(args: argparse.Namespace) -> dict:
     from axiomatic.axioms.context import QueryContext
     from axiomatic.axioms.spec import parse_axioms
     from axiomatic.data.catalog import load_dataset
-    from axiomatic.diagnose.rerank import ORDERS, order_by, preference_stack
+    from axiomatic.diagnose.rerank import preference_stack
     from axiomatic.evaluate.metrics import evaluate
     from axiomatic.index.cache import dataset_index
+    from axiomatic.rankers.orders import ORDERS, order_by
 
     ds = load_dataset(args.dataset)
     idx = dataset_index(ds)

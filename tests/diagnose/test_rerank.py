@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from axiomatic.data.demo import demo_dataset
-from axiomatic.diagnose.rerank import axiomatic_rerank, kwiksort, learn_weights
+from axiomatic.diagnose.rerank import axiomatic_rerank, learn_weights
 from axiomatic.index.cache import dataset_index
 from axiomatic.rankers.base import rerank
 from axiomatic.rankers.lexical import BM25Ranker
+from axiomatic.rankers.orders import kwiksort
 
 
 def test_kwiksort_total_order_and_ties():

@@ -8,13 +8,15 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from axiomatic.diagnose.rerank import (
+from axiomatic.diagnose.rerank import axiomatic_rerank
+from axiomatic.rankers.orders import (
     BT_PRIOR,
     PAGERANK_DAMPING,
-    axiomatic_rerank,
     bradley_terry,
+    intransitive_share,
     order_by,
     pagerank,
+    win_counts,
 )
 
 
@@ -81,7 +83,7 @@ def test_a_document_that_never_loses_spreads_its_rank() -> None:
     )
 
 
-@pytest.mark.parametrize("order", ["kwiksort", "bradley-terry", "pagerank"])
+@pytest.mark.parametrize("order", ["kwiksort", "bradley-terry", "pagerank", "wins"])
 def test_every_order_recovers_a_transitive_preference(order: str) -> None:
     truth = np.array([3, 0, 4, 1, 2])  # best first
     rank = np.empty(5, dtype=int)
@@ -90,7 +92,7 @@ def test_every_order_recovers_a_transitive_preference(order: str) -> None:
     assert order_by(pref, order, seed=3).tolist() == truth.tolist()
 
 
-@pytest.mark.parametrize("order", ["bradley-terry", "pagerank"])
+@pytest.mark.parametrize("order", ["bradley-terry", "pagerank", "wins"])
 def test_cycles_and_ties_keep_the_base_order(order: str) -> None:
     cycle = np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]], dtype=np.int8)  # 0 > 1 > 2 > 0
     assert order_by(cycle, order).tolist() == [0, 1, 2]
@@ -100,6 +102,39 @@ def test_cycles_and_ties_keep_the_base_order(order: str) -> None:
     pref[1:, 1:] = cycle
     pref[0, 1:], pref[1:, 0] = -1, 1  # 0 loses to everyone
     assert order_by(pref, order).tolist() == [1, 2, 3, 0]
+
+
+def test_win_counts_by_hand() -> None:
+    pref = np.array([[0, 1, 0, 1], [-1, 0, 1, 0], [0, -1, 0, -1], [-1, 0, 1, 0]], dtype=np.int8)
+    # 0: two wins + a tie; 1 and 3: a win + a tie each (equal: base order); 2: a tie
+    np.testing.assert_array_equal(win_counts(pref), [2.5, 1.5, 0.5, 1.5])
+    assert order_by(pref, "wins").tolist() == [0, 1, 3, 2]
+    assert order_by(-pref, "wins").tolist() == [2, 1, 3, 0]
+
+
+def test_intransitive_share_counts_cycles_by_hand() -> None:
+    cycle = np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]], dtype=np.int8)
+    assert intransitive_share(cycle) == 1.0
+    assert intransitive_share(-cycle) == 1.0
+    assert intransitive_share(np.sign(np.subtract.outer(np.arange(5), np.arange(5)))) == 0.0
+    pref = np.zeros((4, 4), dtype=np.int8)
+    pref[:3, :3] = cycle
+    pref[3, :3], pref[:3, 3] = 1, -1  # 3 beats the cycle: 1 cyclic triple of 4
+    assert intransitive_share(pref) == 0.25
+    tie = cycle.copy()
+    tie[0, 1] = tie[1, 0] = 0
+    assert intransitive_share(tie) == 0.0  # a tie breaks the cycle
+    assert np.isnan(intransitive_share(np.zeros((2, 2))))
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # brute force over triples on random preferences with ties
+        p = _random_pref(7, int(rng.integers(1000)))
+        n, cyc = 0, 0
+        for i in range(7):
+            for j in range(i + 1, 7):
+                for k in range(j + 1, 7):
+                    n += 1
+                    cyc += p[i, j] != 0 and p[i, j] == p[j, k] == p[k, i]
+        assert intransitive_share(p) == cyc / n
 
 
 def test_kwiksort_cuts_a_cycle_where_bradley_terry_does_not() -> None:

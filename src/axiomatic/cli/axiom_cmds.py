@@ -741,6 +741,7 @@ def diagnose(
             raise fail(str(exc.args[0] if exc.args else exc)) from None
     _warn_depths(rankers)
     print_tables(diag, eff, console=console, min_n=min_n, baseline=baseline)
+    _print_pairwise(diag, rankers)
     paths = write_report(
         diag,
         eff,
@@ -755,6 +756,39 @@ def diagnose(
         f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",
         markup=False,
     )
+
+
+def _print_pairwise(diag: Any, rankers: dict[str, Any]) -> None:
+    """For each pairwise ranker: the position-bias rate per axiom (the answer followed the
+    position, not the document) and, after its re-ranking for the effectiveness table, the
+    share of intransitive triples among its comparisons (recorded in the report's metadata)."""
+    from axiomatic.diagnose.pairwise import intransitivity, is_pairwise
+
+    for name, r in rankers.items():
+        if not is_pairwise(r):
+            continue
+        bias = diag.metadata.get("position_bias", {}).get(name, {})
+        if bias:
+            console.print(
+                f"position bias of {name} (share of pair instances whose preferred document "
+                "changes with the order shown): "
+                + ", ".join(f"{k} {v:.2f}" for k, v in bias.items()),
+                markup=False,
+                highlight=False,
+            )
+        comparisons = getattr(r, "last_comparisons", None)
+        if comparisons:
+            share, triples = intransitivity(comparisons)
+            diag.metadata.setdefault("intransitivity", {})[name] = {
+                "share": share,
+                "triples": triples,
+            }
+            console.print(
+                f"intransitive triples of {name} in its re-ranked lists: {share:.3f} of "
+                f"{triples} triples",
+                markup=False,
+                highlight=False,
+            )
 
 
 @app.command()
@@ -1113,7 +1147,7 @@ def rerank(
             "--order",
             help="How the aggregated preferences become an order: kwiksort (seeded pivots) | "
             "bradley-terry (maximum-likelihood strengths; cycles tie) | pagerank (losers link "
-            "to winners). Ties and cycles keep the base order.",
+            "to winners) | wins (comparisons won). Ties and cycles keep the base order.",
         ),
     ] = "kwiksort",
     seed: Annotated[int, typer.Option(min=0, help="Seed of the KwikSort pivots.")] = 0,

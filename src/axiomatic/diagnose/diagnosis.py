@@ -35,6 +35,11 @@ one ``score`` call per query); every instance is then evaluated with array opera
 skip instances on artificial documents; the skip is counted per ranker and axiom and reported.
 Any other ranker is asked for every document, and its errors propagate.
 
+A pairwise ranker (one with ``both_orders``, e.g. ``prp:smollm2``) is asked about each pair
+instance itself, in both orders (:mod:`axiomatic.diagnose.pairwise`): its fulfilment is that of
+the mean preference, triples are skipped, and the share of position-biased answers per axiom
+is ``metadata["position_bias"]``.
+
 Reference: M. Rennings, *Axiomatic Thinking in Neural IR: An Axiomatic Approach to Diagnosing
 Deep IR Models* (MSc thesis, TU Delft, 2019); Rennings, Moraes, Hauff, ECIR 2019.
 
@@ -62,6 +67,12 @@ from axiomatic.diagnose.effects import (
     sample_hash,
 )
 from axiomatic.diagnose.oracle import QrelsOracle
+from axiomatic.diagnose.pairwise import (
+    SKIP_TRIPLE,
+    instance_preferences,
+    is_pairwise,
+    position_biased,
+)
 from axiomatic.diagnose.relations import (
     DEFAULT_TIE_TOLERANCE,
     MISSING_POLICIES,
@@ -436,7 +447,29 @@ def diagnose(
     margins_by: dict[str, dict[str, np.ndarray]] = {p: {} for p in policies}
     deltas: dict[str, float] = {}
     any_missing = False
+    bias_by: dict[str, dict[str, float]] = {}
     for name, ranker in named:
+        if is_pairwise(ranker):
+            # asked about each pair instance itself, both orders (diagnose/pairwise.py)
+            if band_spec is not None:
+                raise ValueError(
+                    f"ranker {name!r} compares pairs of documents and has no scores to "
+                    "calibrate a band on; diagnose it without band"
+                )
+            d_ab, d_ba = instance_preferences(ranker, inst, dataset, art_docs)
+            out = evaluate_relations(relation, (d_ab - d_ba) / 2, np.zeros(n), None, tie_tolerance)
+            pair_skips = {SKIP_TRIPLE: int(has_c.sum())} if has_c.any() else {}
+            for policy in policies:
+                by_policy[policy][name] = out
+                skips_by[policy][name] = dict(pair_skips)
+            biased = pd.Series(position_biased(d_ab, d_ba)[~has_c])
+            bias_by[name] = {
+                str(k): float(v)
+                for k, v in biased.groupby(inst["spec"].astype(str).to_numpy()[~has_c])
+                .mean()
+                .items()
+            }
+            continue
         scores = np.full(slot_d.size, np.nan)
         top_lists: list[np.ndarray] = []
         per_list, dropped_art = _score_queries(
@@ -497,6 +530,7 @@ def diagnose(
         confidence=confidence,
         metadata={"tie_tolerance": tie_tolerance, "missing": missing, "sample": sample_hash(inst)}
         | band_meta
+        | ({"position_bias": bias_by} if bias_by else {})
         # read_instances(allow_partial=True) labels an unfinished mining output
         | ({"partial": str(instances.attrs["partial"])} if instances.attrs.get("partial") else {}),
         view=VIEW_OF_POLICY[main] if any_missing else "",

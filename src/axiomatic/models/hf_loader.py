@@ -29,6 +29,7 @@ __all__ = [
     "MINILM_DIM",
     "encoder_from_config",
     "load_encoder",
+    "load_gguf",
     "load_hf_model",
     "load_pooler",
     "load_tokenizer",
@@ -135,6 +136,30 @@ def load_hf_model(
                 "folder with model.safetensors (e.g. save it with save_pretrained(..., "
                 "safe_serialization=True) where you trust it)"
             ) from None
+
+
+def load_gguf(path: str | os.PathLike[str]) -> tuple[Any, Any]:
+    """``(tokenizer, causal LM)`` of a GGUF file, de-quantized to float by transformers (needs
+    the ``gguf`` package: ``pip install 'axiomatic-ir[llm]'``), offline."""
+    file = Path(path).expanduser()
+    try:
+        import gguf  # noqa: F401  (transformers reads the file with it)
+    except ImportError:
+        raise ImportError(
+            f"reading the GGUF file {str(file)!r} needs the gguf package: "
+            "pip install 'axiomatic-ir[llm]'"
+        ) from None
+    _offline()
+    import transformers
+
+    with quiet_transformers():
+        tok = transformers.AutoTokenizer.from_pretrained(
+            str(file.parent), gguf_file=file.name, local_files_only=True
+        )
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            str(file.parent), gguf_file=file.name, local_files_only=True
+        )
+    return tok, model
 
 
 def load_encoder(source: str | os.PathLike[str] | None = None, pretrained: bool = True) -> Any:

@@ -320,6 +320,9 @@ def make_ranker(
     model with ``axiomatic.models.ranker.load_ranker``.
     """
     name, spec = split_name(spec)
+    if spec.partition(":")[0].strip().lower() in _LLM_KINDS:  # their own grammar: rankers/llm.py
+        ranker = _llm_ranker(spec)
+        return with_name(ranker, name) if name else ranker
     kind, params = parse_ranker_spec(spec)
     family = RANKERS.get(kind)
     path = params.pop("path", None)
@@ -492,6 +495,30 @@ def minilm_ranker(context: RankerContext) -> Ranker:
     from axiomatic.models.ranker import minilm_bi_encoder_ranker
 
     return minilm_bi_encoder_ranker()  # type: ignore[no-any-return]
+
+
+_LLM_KINDS = ("llm", "smollm2", "prp")
+
+
+def _llm_family(context: RankerContext, path: str = "") -> Ranker:
+    """An LLM ranker family: :func:`make_ranker` hands its specs (``llm:PATH,template=...``,
+    ``smollm2``, ``prp:PATH,k=10``) to :mod:`axiomatic.rankers.llm`, which parses them."""
+    return _llm_ranker(context.spec)
+
+
+for _kind, _what, _example in (
+    ("llm", "a causal LM (folder or GGUF file): logit(yes) - logit(no)", "llm:models/qwen"),
+    ("smollm2", "the packaged SmolLM2-135M-Instruct as a pointwise LLM ranker", "smollm2"),
+    ("prp", "pairwise ranking prompting with a causal LM (or smollm2)", "prp:smollm2,k=10"),
+):
+    RANKERS.register(_kind, _family(_kind, _llm_family, _what, _example, _kind != "smollm2"))
+
+
+def _llm_ranker(spec: str) -> Ranker:
+    """An LLM ranker (``llm:PATH``, ``smollm2``, ``prp:PATH``): :mod:`axiomatic.rankers.llm`."""
+    from axiomatic.rankers.llm import make_llm_ranker
+
+    return make_llm_ranker(spec)  # type: ignore[no-any-return]
 
 
 _GENERIC_FOLDERS = ("model", "best", "final", "checkpoint")
