@@ -455,6 +455,21 @@ def _patched_group(
         return target.score_fn(rep, qs).detach().view(c, b)
 
 
+def _rows(target: PatchTarget, width: int, max_rows: int | None) -> int:
+    """Rows of one patched forward pass over inputs of ``width`` word pieces (see
+    :func:`patch_tokens`)."""
+    if max_rows is not None:
+        return max_rows
+    if target.device.type != "cpu":
+        return 64
+    from axiomatic.models.batching import rows_within
+
+    block = target.layers[0]
+    hidden = int(block.attention.output.dense.out_features)
+    intermediate = int(block.output.dense.in_features)
+    return rows_within(width, hidden=hidden, intermediate=intermediate, heads=target.n_heads)
+
+
 def _groups(
     comps: Sequence[tuple[str, int, int]], rows: int, batch: int
 ) -> list[tuple[str, int, list[int]]]:
@@ -592,9 +607,13 @@ def patch_tokens(
     min_delta: float = 0.05,
     attention: bool = True,
     progress: Callable[[int, int], None] | None = None,
-    max_rows: int = 64,
+    max_rows: int | None = None,
 ) -> PatchResult:
-    """:func:`patch` on pre-tokenized pairs (a model without a tokenizer, tests)."""
+    """:func:`patch` on pre-tokenized pairs (a model without a tokenizer, tests). ``max_rows``:
+    the most rows (components x pairs) of one patched forward pass; by default, on the CPU, as
+    many as keep every activation within
+    :data:`~axiomatic.models.batching.CPU_TENSOR_BYTES` (larger ones page-fault on every
+    pass), elsewhere 64."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
     if not 0 <= min_delta < 1:
@@ -621,7 +640,10 @@ def patch_tokens(
         with torch.inference_mode():
             target.prepare(list(dict.fromkeys(tokens.queries)))
     batches = [order[start : start + batch_size] for start in range(0, n, batch_size)]
-    plans = [_groups(comps, max_rows, len(idx)) for idx in batches]
+    plans = [
+        _groups(comps, _rows(target, int(lengths[idx].max()), max_rows), len(idx))
+        for idx in batches
+    ]
     units = sum(len(plan) + 1 for plan in plans)  # a batch's cached runs, then its groups
     done = 0
     try:
