@@ -163,7 +163,10 @@ MODULES: dict[str, list[str]] = {
     ],
     # activation patching (issue 28): the minimal pairs and the patching engine
     "perturb/minimal_pairs.py": ["tests/perturb/test_minimal_pairs.py"],
-    "explain/patching.py": ["tests/explain/test_patching.py"],
+    "explain/patching.py": [
+        "tests/explain/test_patching.py",
+        "tests/explain/test_patching_batched.py",
+    ],
 }
 
 #: mutmut's exit-code reading (mutmut.stats.status_by_exit_code), folded into our columns

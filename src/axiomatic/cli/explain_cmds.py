@@ -185,7 +185,12 @@ def patch(
     ] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the pair sample.")] = 0,
     threads: Annotated[
-        int | None, typer.Option(min=1, help="Torch CPU threads (default: torch's).")
+        int | None,
+        typer.Option(
+            min=1,
+            help="Torch CPU threads (default: the idle cores, at most 4, from the load average, "
+            "as for train: a busy machine patches faster with fewer threads).",
+        ),
     ] = None,
     out: Annotated[
         Path | None,
@@ -213,6 +218,7 @@ def patch(
     from axiomatic.explain.patching import patch as patch_fn
     from axiomatic.explain.patching_report import pair_sample_hash, summary_frame, write_patching
     from axiomatic.perturb.minimal_pairs import minimal_pairs, parse_minimal_axioms
+    from axiomatic.training.trainer import set_training_threads
 
     if out is not None:
         check_output_dir(out)
@@ -226,8 +232,7 @@ def patch(
         raise fail(
             f"bad --components {components!r}: expected one or more of {', '.join(COMPONENTS)}"
         )
-    if threads is not None:
-        torch.set_num_threads(threads)
+    set_training_threads(threads)
     ds = _load_dataset(dataset, data_root)
     systems: dict[str, Any] = dict(_make_rankers(list(ranker), [], ds))
     results = []
@@ -243,12 +248,11 @@ def patch(
         except ValueError as exc:
             raise fail(f"--ranker {name!r}: {exc}") from None
         t0 = time.perf_counter()
-        with console.status(f"patching {escape(name)}: {len(built)} pairs"):
-            try:
-                res = patch_fn(target, built, components=comps, batch_size=batch_size,
-                               min_delta=min_delta)  # fmt: skip
-            except ValueError as exc:
-                raise fail(f"--ranker {name!r}: {exc}") from None
+        try:  # progress: a bar on a terminal, else a line every 30 s (axiomatic._progress)
+            res = patch_fn(target, built, components=comps, batch_size=batch_size,
+                           min_delta=min_delta)  # fmt: skip
+        except ValueError as exc:
+            raise fail(f"--ranker {name!r}: {exc}") from None
         console.print(
             f"{escape(name)}: {len(res.pairs)} pairs in {time.perf_counter() - t0:.1f} s "
             f"({res.timing['pairs_per_second']:.3f} pairs/s, "

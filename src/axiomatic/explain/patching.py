@@ -36,7 +36,14 @@ query term to its earlier occurrences.
 
 Scores are computed in float32 (no bf16: small differences are what is measured). Only
 encoders with BERT's module layout (``embeddings``, ``encoder.layer[i].attention.self``,
-``.attention.output.dense``, ``.output.dense``) are supported; others are refused by name.
+``.attention.output.dense``, ``.intermediate``, ``.output.dense``, ``.output.LayerNorm``) are
+supported; others are refused by name.
+
+Cost: the perturbed and baseline runs of a batch are cached once; the components of one kind and
+layer are stacked along the batch (:func:`_groups`), and each patched run starts where its
+component sits, from the cached baseline (:func:`_patched_group`), so a component deep in the
+model costs only the layers after it. Progress goes through :mod:`axiomatic._progress`, one unit
+per forward pass.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from axiomatic.explain.model import _Ticker
 from axiomatic.perturb.minimal_pairs import MinimalPair
 
 __all__ = [
@@ -228,14 +236,17 @@ def _bert_layers(encoder: nn.Module, name: str) -> Any:
         and all(
             hasattr(getattr(layer, "attention", None), "self")
             and hasattr(getattr(layer.attention, "output", None), "dense")
+            and hasattr(layer, "intermediate")
             and hasattr(getattr(layer, "output", None), "dense")
+            and hasattr(layer.output, "LayerNorm")
             for layer in layers
         )
     )
     if not ok:
         raise ValueError(
             f"{name}: patching needs a BERT-style encoder (embeddings, encoder.layer[i] with "
-            f"attention.self, attention.output.dense, output.dense); got "
+            f"attention.self, attention.output.dense, intermediate, output.dense, "
+            f"output.LayerNorm); got "
             f"{type(encoder).__name__}"
         )
     return layers
@@ -341,7 +352,8 @@ def _cache_run(
     target: PatchTarget, inputs: dict[str, torch.Tensor], queries: list[str]
 ) -> tuple[torch.Tensor, dict[tuple[str, int], torch.Tensor]]:
     """Scores of a run and its activations: residual after each layer (0 = embeddings), each
-    layer's attention-output input (the heads' concatenated outputs) and MLP output."""
+    layer's attention-output input (the heads' concatenated outputs), attention block output
+    (the MLP's input) and MLP output."""
     cache: dict[tuple[str, int], torch.Tensor] = {}
     handles = []
     for l_ in range(target.n_layers + 1):
@@ -355,10 +367,14 @@ def _cache_run(
         def keep_heads(_m: Any, args: Any, l_: int = l_) -> None:
             cache[("head", l_)] = args[0].detach()
 
+        def keep_attention(_m: Any, args: Any, l_: int = l_) -> None:
+            cache[("attention", l_)] = args[0].detach()
+
         def keep_mlp(_m: Any, _i: Any, out: Any, l_: int = l_) -> None:
             cache[("mlp", l_)] = out.detach()
 
         handles.append(layer.attention.output.dense.register_forward_pre_hook(keep_heads))
+        handles.append(layer.intermediate.register_forward_pre_hook(keep_attention))
         handles.append(layer.output.dense.register_forward_hook(keep_mlp))
     with _hooks(handles):
         scores = target.score_fn(inputs, queries)
@@ -399,41 +415,59 @@ def _patched_group(
 ) -> torch.Tensor:
     """Scores ``(len(indexes), B)`` of the baseline run with one component patched per block:
     the components of one kind and layer (roles of the residual stream, heads) are stacked along
-    the batch and run in one forward pass from their layer on."""
+    the batch and run in one forward pass from their layer on.
+
+    Nothing before the patched activation is recomputed. A residual patch enters its layer; a
+    head patch starts at its layer's attention output projection (the self-attention of that
+    layer is the cached baseline's: patching a head leaves the others as they were); an MLP
+    patch needs no matrix product in its own layer (its output is the cached perturbed one, the
+    attention block's the cached baseline's) and enters the next layer."""
     c, b = len(indexes), int(inputs["input_ids"].shape[0])
     rep = {k: v.repeat(c, 1) for k, v in inputs.items()}
     qs = list(queries) * c
-    base_in = base_cache[("residual", layer)]
     if kind == "residual":
         wanted = torch.tensor(indexes, device=roles.device).repeat_interleave(b)
         where = (roles.repeat(c, 1) == wanted[:, None]).unsqueeze(-1)
         hidden = torch.where(
-            where, pert_cache[("residual", layer)].repeat(c, 1, 1), base_in.repeat(c, 1, 1)
+            where,
+            pert_cache[("residual", layer)].repeat(c, 1, 1),
+            base_cache[("residual", layer)].repeat(c, 1, 1),
         )
         with _start_at(target, layer, hidden):
             return target.score_fn(rep, qs).detach().view(c, b)
-    handles = []
+    block = target.layers[layer]
     if kind == "head":
+        heads = base_cache[("head", layer)].repeat(c, 1, 1)
         cached = pert_cache[("head", layer)]
-
-        def patch_heads(_m: Any, args: Any) -> Any:
-            x = args[0].clone()
-            for j, h in enumerate(indexes):
-                lo, hi = h * target.head_dim, (h + 1) * target.head_dim
-                x[j * b : (j + 1) * b, :, lo:hi] = cached[..., lo:hi]
-            return (x, *args[1:])
-
-        dense = target.layers[layer].attention.output.dense
-        handles.append(dense.register_forward_pre_hook(patch_heads))
+        for j, h in enumerate(indexes):
+            lo, hi = h * target.head_dim, (h + 1) * target.head_dim
+            heads[j * b : (j + 1) * b, :, lo:hi] = cached[..., lo:hi]
+        # BertLayer after its self-attention: BertSelfOutput, then the feed-forward chunk
+        attention = block.attention.output(heads, base_cache[("residual", layer)].repeat(c, 1, 1))
+        hidden = block.output(block.intermediate(attention), attention)
     else:
-        cached = pert_cache[("mlp", layer)]
-
-        def patch_mlp(_m: Any, _i: Any, out: Any) -> Any:
-            return cached.repeat(c, 1, 1)
-
-        handles.append(target.layers[layer].output.dense.register_forward_hook(patch_mlp))
-    with _hooks(handles), _start_at(target, layer, base_in.repeat(c, 1, 1)):
+        # BertOutput with its dense layer's output replaced (dropout: identity in eval mode)
+        out = block.output
+        hidden = out.LayerNorm(
+            out.dropout(pert_cache[("mlp", layer)]) + base_cache[("attention", layer)]
+        ).repeat(c, 1, 1)
+    with _start_at(target, layer + 1, hidden):
         return target.score_fn(rep, qs).detach().view(c, b)
+
+
+def _rows(target: PatchTarget, width: int, max_rows: int | None) -> int:
+    """Rows of one patched forward pass over inputs of ``width`` word pieces (see
+    :func:`patch_tokens`)."""
+    if max_rows is not None:
+        return max_rows
+    if target.device.type != "cpu":
+        return 64
+    from axiomatic.models.batching import rows_within
+
+    block = target.layers[0]
+    hidden = int(block.attention.output.dense.out_features)
+    intermediate = int(block.output.dense.in_features)
+    return rows_within(width, hidden=hidden, intermediate=intermediate, heads=target.n_heads)
 
 
 def _groups(
@@ -573,9 +607,13 @@ def patch_tokens(
     min_delta: float = 0.05,
     attention: bool = True,
     progress: Callable[[int, int], None] | None = None,
-    max_rows: int = 64,
+    max_rows: int | None = None,
 ) -> PatchResult:
-    """:func:`patch` on pre-tokenized pairs (a model without a tokenizer, tests)."""
+    """:func:`patch` on pre-tokenized pairs (a model without a tokenizer, tests). ``max_rows``:
+    the most rows (components x pairs) of one patched forward pass; by default, on the CPU, as
+    many as keep every activation within
+    :data:`~axiomatic.models.batching.CPU_TENSOR_BYTES` (larger ones page-fault on every
+    pass), elsewhere 64."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
     if not 0 <= min_delta < 1:
@@ -601,10 +639,16 @@ def patch_tokens(
     if target.prepare is not None and tokens.queries:
         with torch.inference_mode():
             target.prepare(list(dict.fromkeys(tokens.queries)))
+    batches = [order[start : start + batch_size] for start in range(0, n, batch_size)]
+    plans = [
+        _groups(comps, _rows(target, int(lengths[idx].max()), max_rows), len(idx))
+        for idx in batches
+    ]
+    units = sum(len(plan) + 1 for plan in plans)  # a batch's cached runs, then its groups
+    done = 0
     try:
-        with torch.inference_mode():
-            for start in range(0, n, batch_size):
-                idx = order[start : start + batch_size]
+        with torch.inference_mode(), _Ticker(units, f"patching {target.name}") as tick:
+            for idx, plan in zip(batches, plans, strict=True):
                 width = int(lengths[idx].max())
                 sl = (idx, slice(0, width))
                 common = {
@@ -621,7 +665,15 @@ def patch_tokens(
                 s_pert[idx] = sp.cpu().double().numpy()
                 s_base[idx] = sb.cpu().double().numpy()
                 s_patch[:, idx] = s_base[idx][None]  # components not run restore nothing
-                for kind, layer, indexes in _groups(comps, max_rows, len(idx)):
+                if attention:
+                    for ax in dict.fromkeys(axes[i] for i in idx):
+                        sub = torch.tensor([axes[i] == ax for i in idx], device=device)
+                        part = {k: v[sub] for k, v in pert.items()}
+                        sub_cache = {k: v[sub] for k, v in cache.items() if k[0] == "residual"}
+                        acc = _duplicate_attention(target, sub_cache, part, roles[sub])
+                        att_sums[ax] = att_sums.get(ax, 0) + acc
+                tick()
+                for kind, layer, indexes in plan:
                     tk = time.perf_counter()
                     scores = _patched_group(
                         target, base, queries, kind, layer, indexes, cache, base_cache, roles
@@ -632,15 +684,10 @@ def patch_tokens(
                             scores[j].cpu().double().numpy()
                         )
                     forwards += 1
-                if attention:
-                    for ax in dict.fromkeys(axes[i] for i in idx):
-                        sub = torch.tensor([axes[i] == ax for i in idx], device=device)
-                        part = {k: v[sub] for k, v in pert.items()}
-                        sub_cache = {k: v[sub] for k, v in cache.items() if k[0] == "residual"}
-                        acc = _duplicate_attention(target, sub_cache, part, roles[sub])
-                        att_sums[ax] = att_sums.get(ax, 0) + acc
+                    tick()
+                done += len(idx)
                 if progress is not None:
-                    progress(min(start + batch_size, n), n)
+                    progress(done, n)
     finally:
         target.encoder.train(was_training)
     seconds = time.perf_counter() - t0
