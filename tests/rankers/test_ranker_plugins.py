@@ -114,6 +114,8 @@ def test_the_built_in_families_are_registry_entries_with_the_classes_defaults() 
         "st",
         "cross-encoder",
         "hf",
+        "llm",
+        "prp",
     ]
     with pytest.raises(RankerSpecError, match="ranker 'minilm' takes no parameters"):
         make_ranker("minilm:x=1", ax.load_dataset("demo"))
