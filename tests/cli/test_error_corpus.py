@@ -52,10 +52,27 @@ def _truncated_gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)[:-12]
 
 
+def _gz_bomb(unit: bytes, mib: int) -> bytes:
+    """A run line, then ``mib`` MiB of ``unit`` (concatenated gzip members: ~1 KB per MiB)."""
+    member = gzip.compress(unit * (1 << 20), compresslevel=9, mtime=0)
+    return gzip.compress(RUN.encode(), mtime=0) + member * mib
+
+
 # ----------------------------------------------------------------------- runs, qrels (evaluate)
 RUN_CASES: dict[str, tuple[str, bytes, str]] = {
     "truncated-gz": ("r.trec.gz", _truncated_gz(RUN.encode() * 100), "gzip stream is truncated"),
     "not-gzip": ("r.trec.gz", RUN.encode(), "not a gzip file"),
+    # bounded work and memory: 64 MiB in 64 KB, refused after a few MB
+    "gzip-bomb-line-ends": (
+        "r.trec.gz",
+        _gz_bomb(b"\n", 64),
+        "r.trec.gz:1000002: more than 1,000,000 blank lines",
+    ),
+    "gzip-bomb-no-line-end": (
+        "r.trec.gz",
+        _gz_bomb(b"x", 64),
+        "decompresses to more than 16 MiB, over 100 times its compressed size of 65.72 KiB",
+    ),
     "latin1": ("r.trec", b"q1 Q0 d\xe9 1 2.0 t\n", "is not valid utf-8"),
     "columns": ("r.trec", b"q1 Q0 d1 1 2.0\n", "found 5 column(s)"),
     "inf-score": ("r.trec", b"q1 Q0 d1 1 inf t\n", "is not a finite ASCII decimal"),
@@ -89,6 +106,15 @@ def test_a_gzip_bomb_run(tmp_path: Path) -> None:
         ["evaluate", "-d", "demo", "--run", str(tmp_path / "bomb.trec.gz")],
         "decompresses to more than 256 KiB",
         env={"AXIOMATIC_MAX_DECOMPRESSED": "256K"},
+    )
+
+
+def test_a_line_without_end(tmp_path: Path) -> None:
+    _write(tmp_path, {"r.trec": RUN + "q1 Q0 " + "d" * 5000})
+    _expect_one_error(
+        ["evaluate", "-d", "demo", "--run", str(tmp_path / "r.trec")],
+        "r.trec:2: the line is longer than 4 KiB",
+        env={"AXIOMATIC_MAX_LINE": "4K"},
     )
 
 
