@@ -169,6 +169,10 @@ DATASET_FILE_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
         "rel_threshold must be a positive grade",
     ),
     "descriptor-unknown-key": (lambda r: _descriptor(r, "qrles = 'x'\n"), "unknown key 'qrles'"),
+    "descriptor-deep": (
+        lambda r: _descriptor(r, "x = " + "[" * 5000 + "]" * 5000 + "\n"),
+        "my.toml: not valid TOML (arrays or inline tables nest too deep to read)",
+    ),
     "descriptor-language-name": (
         lambda r: _descriptor(r, 'language = "english"\n'),
         "my.toml:5: language: unknown language 'english' (did you mean 'en'?); expected an ISO "
@@ -470,6 +474,14 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
         ["rank", "-d", "demo", "-r", "bm25:k1=true"],
         "parameter 'k1' of ranker 'bm25'",
     ),
+    "ranker-k1-huge-integer": (
+        ["rank", "-d", "demo", "-r", f"bm25:k1=1{'0' * 400}"],
+        "out of the range of a float",
+    ),
+    "axiom-weight-huge-integer": (
+        ["mine", "-d", "demo", "-a", f"1{'0' * 400}*DIV + TFC3"],
+        "must be a finite number",
+    ),
     "ranker-param-huge-integer": (
         ["rank", "-d", "demo", "-r", f"bm25:b=1{'0' * 400}"],
         "out of the range of a float",
@@ -513,6 +525,44 @@ CONFIG_CASES: dict[str, tuple[str, str]] = {
         "train.toml: regularizer: the spec",
     ),
     "toml-syntax": ("[train", "train.toml: invalid TOML"),
+    # internal errors before: RecursionError, OverflowError, a TypeError
+    "toml-deep": (
+        "x = " + "[" * 5000 + "]" * 5000,
+        "train.toml: invalid TOML: arrays or inline tables nest too deep to read",
+    ),
+    "toml-deep-table": ("x = " + "{a = " * 5000 + "1" + "}" * 5000, "nest too deep to read"),
+    "steps-beyond-toml": (
+        f"steps = 1{'0' * 30}",
+        "train.toml: setting 'train.steps' is an integer of 31 digits, beyond TOML's 64-bit",
+    ),
+    "steps-too-many": (
+        "steps = 2147483648",
+        "train.toml: setting 'steps' must be an integer < 2**31 (got 2147483648",
+    ),
+    "epochs-huge": (
+        "epochs = 1e300",
+        "setting 'epochs' must be a number < 2**31 (or left out) (got 1e+300",
+    ),
+    "regularizer-huge-integer": (
+        f"regularizer = 'ar(lambda=1{'0' * 400})'",
+        "train.toml: regularizer lambda in 'ar(lambda=1000",
+    ),
+    "model-config-unknown": (
+        "model_config = {zzz = 1}",
+        "model_config: KNRM has no option 'zzz'; options are ['embedding_dim',",
+    ),
+    "model-config-bool": (
+        "model_config = {n_kernels = true}",
+        "model_config: option 'n_kernels' of KNRM must be an integer >= 0 and < 2**31 (got True",
+    ),
+    "model-config-huge": (
+        f"model_config = {{sigma = 1{'0' * 400}}}",
+        "train.toml: setting 'train.model_config.sigma' is an integer of 401 digits",
+    ),
+    "model-config-inf": (
+        "model_config = {sigma = inf}",
+        "model_config: option 'sigma' of KNRM must be a finite number (got inf, float)",
+    ),
 }
 
 
@@ -533,7 +583,16 @@ PLAN_CASES: dict[str, tuple[str, str]] = {
     ),
     "mu-inf": ("mu = inf", "rosset2019 setting 'mu' must be a finite number (got inf)"),
     "grid-nan": ("tune_grid = [0.1, nan]", "setting 'tune_grid' must be a finite number (got nan)"),
-    "lambda-huge": (f"lambda_ = 1{'0' * 400}", "out of the range of a float"),
+    "lambda-huge": (f"lambda_ = 1{'0' * 400}", "setting 'plan.lambda_' is an integer of 401"),
+    "steps-beyond-toml": (
+        f"steps = 1{'0' * 30}",
+        "setting 'plan.steps' is an integer of 31 digits",
+    ),
+    "steps-too-many": (
+        "steps = 4611686018427387904",
+        "'steps' must be an integer < 2**31",
+    ),
+    "deep": ("x = " + "[" * 5000 + "]" * 5000, "plan.toml: invalid TOML: arrays or inline"),
 }
 
 
@@ -544,6 +603,28 @@ def test_bad_experiment_plans(tmp_path: Path, case: str) -> None:
     cfg.write_text(f"[plan]\n{line}\n", encoding="utf-8")
     args = ["experiment", "rosset2019", "-c", str(cfg), "-o", str(tmp_path / "out")]
     _expect_one_error(args, expect)
+
+
+PLAN_KINDS = {
+    "5": "got 5 (int)",
+    "true": "got True (bool)",
+    "1.5": "got 1.5 (float)",
+    "[1, 2]": "got [1, 2] (list)",
+    "'x'": "got 'x' (str)",
+}
+
+
+@pytest.mark.parametrize("experiment", ["rosset2019", "rennings-augment", "liu-smooth"])
+@pytest.mark.parametrize("value", sorted(PLAN_KINDS))
+def test_a_plan_that_is_no_table(tmp_path: Path, experiment: str, value: str) -> None:
+    cfg = tmp_path / "plan.toml"
+    cfg.write_text(f"plan = {value}\n", encoding="utf-8")
+    args = ["experiment", experiment, "-c", str(cfg), "-o", str(tmp_path / "out")]
+    _expect_one_error(
+        args,
+        "plan.toml: 'plan' must be a table of settings ([plan] followed by key = value lines), "
+        + PLAN_KINDS[value],
+    )
 
 
 # ----------------------------------------------------------------------- new inputs that work
@@ -583,7 +664,40 @@ def _parquet_edit(path: Path) -> None:
     pq.write_table(table.set_column(i, "rel_a", pa.array([9] * table.num_rows, pa.int64())), path)
 
 
+def _parquet_spec(path: Path, spec: str) -> None:
+    """Every row's spec replaced, and the manifest's hash updated to match (a consistent
+    folder, but of axioms the manifest never mined)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from axiomatic.data.instances import file_sha256
+
+    table = pq.read_table(path)
+    i = table.schema.get_field_index("spec")
+    pq.write_table(table.set_column(i, "spec", pa.array([spec] * table.num_rows)), path)
+    manifest = path.parent / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data["shards"][path.stem]["sha256"] = file_sha256(path)
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _deep_manifest(folder: Path) -> None:
+    manifest = folder / "manifest.json"
+    text = manifest.read_text(encoding="utf-8")
+    deep = '"complete": true, "x": ' + "[" * 1500 + "]" * 1500
+    manifest.write_text(text.replace('"complete": true', deep, 1), encoding="utf-8")
+
+
 MINED_CASES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "spec-not-mined": (
+        lambda d: _parquet_spec(d / "shard-00000.parquet", "TFC9()"),
+        "instances with axiom spec 'TFC9()' are not of the axioms",
+    ),
+    "spec-of-two-axioms": (
+        lambda d: _parquet_spec(d / "shard-00000.parquet", "LNC2(variant='relaxed')"),
+        "the axiom spec \"LNC2(variant='relaxed')\" is on rows of several axioms or variants",
+    ),
+    "manifest-deep": (_deep_manifest, "manifest.json is corrupt (its JSON nests too deep to read)"),
     "extra-shard": (
         lambda d: (d / "shard-00001.parquet").write_bytes((d / "shard-00000.parquet").read_bytes()),
         "shard-00001.parquet is not listed in",

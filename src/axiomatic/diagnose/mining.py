@@ -720,6 +720,8 @@ def _read_manifest(path: Path, overwrite: bool) -> dict[str, Any]:
         problem = manifest_problem(data)
     except (ValueError, UnicodeDecodeError) as exc:
         problem = str(exc)
+    except RecursionError:
+        problem = "its JSON nests too deep to read"
     if problem is None:
         return data
     if overwrite:

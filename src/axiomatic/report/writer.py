@@ -256,7 +256,7 @@ def previous_report_files(out: Path) -> list[str]:
     if manifest.is_file():
         try:
             listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             listed = []
         return [str(f) for f in listed if isinstance(f, str)]
     return [f for f in REPORT_FILES if (out / f).is_file()]
