@@ -199,3 +199,37 @@ def clean_stale_temp_files(
             p.unlink(missing_ok=True)
             removed.append(p)
     return removed
+
+
+# ----------------------------------------------------------------------------- folder units
+INCOMPLETE_MARKER = "INCOMPLETE.txt"
+"""A file in a folder whose files are being replaced as one unit (a report): present from the
+first replaced file to the last, so a writer killed in between leaves the folder marked."""
+
+
+def mark_incomplete(folder: str | os.PathLike[str], what: str) -> Path:
+    """Mark ``folder`` incomplete (write :data:`INCOMPLETE_MARKER`, saying ``what`` is being
+    written and how to repair it) before replacing its files one by one."""
+    return atomic_write_text(
+        Path(folder) / INCOMPLETE_MARKER,
+        f"This folder is incomplete: {what} was being written into it when the writer stopped, "
+        "so its files may mix two runs. Write it again into this folder (that repairs it), or "
+        "delete the folder.\n",
+    )
+
+
+def mark_complete(folder: str | os.PathLike[str]) -> None:
+    """Remove the mark of :func:`mark_incomplete` once the last file is in place."""
+    (Path(folder) / INCOMPLETE_MARKER).unlink(missing_ok=True)
+    _fsync_dir(Path(folder))
+
+
+def incomplete_note(folder: str | os.PathLike[str]) -> str | None:
+    """The text of ``folder``'s :data:`INCOMPLETE_MARKER` (``None`` when it is not marked)."""
+    marker = Path(folder) / INCOMPLETE_MARKER
+    if not marker.is_file():
+        return None
+    try:
+        return " ".join(marker.read_text(encoding="utf-8", errors="replace").split())[:500]
+    except OSError:
+        return "(unreadable)"
