@@ -142,15 +142,30 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     target = resolve_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _create_temp(target)
+    try:
+        tmp = _create_temp(target)
+    except OSError as exc:
+        raise _about_target(exc, target, creating=True) from None
     try:
         yield tmp
         _fsync_file(tmp)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is not None and Path(exc.filename) == tmp:
+            raise _about_target(exc, target) from None
         raise
     _fsync_dir(target.parent)
+
+
+def _about_target(exc: OSError, target: Path, creating: bool = False) -> OSError:
+    """``exc`` about the temporary file beside ``target`` as an error about ``target``: the
+    user named ``target`` (``-o /proc/x.trec``), never the internal temporary name."""
+    reason = exc.strerror or str(exc)
+    where = f" (the folder {target.parent} does not take new files)" if creating else ""
+    new = type(exc)(f"cannot write {target}: {reason}{where}; choose another output path")
+    new.errno = exc.errno
+    return new
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

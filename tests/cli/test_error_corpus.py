@@ -738,3 +738,38 @@ def test_mined_folders_that_disagree_with_their_manifest(
     args = ["diagnose", "-i", str(inst), "-r", "bm25", "--no-plots", "-o", str(tmp_path / "r")]
     _expect_one_error(args, expect)
     _expect_one_error(args, "--overwrite")
+
+
+# ----------------------------------------------------------------------- outputs and echoes
+def test_an_output_where_no_file_can_be_created_names_the_users_path(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["rank", "-d", "demo", "-r", "bm25", "-o", "/proc/x.trec"])
+    assert res.exit_code == 2, res.output
+    assert "error: cannot write /proc/x.trec: No such file or directory" in res.output
+    assert ".tmp" not in res.output  # never the internal temporary file's name
+
+
+@pytest.mark.parametrize(
+    ("make", "expect"),
+    [
+        (lambda d: d.symlink_to(d), "is a symbolic link loop (it points back to itself)"),
+        (lambda d: d.symlink_to(d.parent / "gone"), "which does not exist"),
+    ],
+)
+def test_an_output_folder_that_is_a_broken_link(tmp_path: Path, make, expect: str) -> None:
+    out = tmp_path / "out"
+    make(out)
+    _expect_one_error(["mine", "-d", "demo", "-a", "TFC1", "-o", str(out)], expect)
+    _expect_one_error(["mine", "-d", "demo", "-a", "TFC1", "-o", str(out / "sub")], expect)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["X" * 120_000, "TFC1 & " * 20_000 + "TFC1", "1" * 50_000 + "*DIV + TFC3"],
+)
+def test_a_long_expression_is_not_echoed_back_whole(tmp_path: Path, expression: str) -> None:
+    args = ["mine", "-d", "demo", "-a", expression, "-o", str(tmp_path / "o")]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output[:500]
+    assert res.output.startswith("error: bad --axioms '"), res.output[:500]
+    assert len(res.output) < 1200, len(res.output)
+    assert "\u2026" in res.output
