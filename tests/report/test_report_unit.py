@@ -6,6 +6,7 @@ folder repairs. Never the new ``diagnosis.csv`` beside the old ``diagnosis.json`
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +44,9 @@ def two_diagnoses():
 
 
 def _files(folder: Path) -> dict[str, bytes]:
+    """Every file's bytes (the HTML page without its "generated <minute>" stamp)."""
     return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
+        p.relative_to(folder).as_posix(): re.sub(rb" generated [0-9: -]+ UTC", b"", p.read_bytes())
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
