@@ -412,6 +412,11 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
         "'and' between axioms in 'DIV and LNC1' would be mined as one more axiom (the AND axiom)"
         ", not read as a connective: list the axioms with commas ('DIV,LNC1')",
     ),
+    "axiom-listed-twice": (
+        ["mine", "-d", "demo", "-a", "TFC1 LNC2 TFC1(variant='relaxed')"],
+        "axiom TFC1(variant='relaxed', delta_rel=0.1) is listed 2 times; list each axiom once",
+    ),
+    "axiom-listed-20000-times": (["mine", "-d", "demo", "-a", "TFC1 " * 20_000], "20000 times"),
     "axiom-list-AND": (["mine", "-d", "demo", "-a", "TFC1 DIV AND LNC1"], "'TFC1,DIV,AND,LNC1'"),
     "analyzer": (["rank", "-d", "demo", "--analyzer", f"stopwords={DASHES}"], "characters long"),
     "analyzer-unknown": (["rank", "-d", "demo", "--analyzer", "thesys"], "unknown analyzer"),

@@ -554,6 +554,12 @@ def mine(
     """
     t0 = time.perf_counter()
     axs = parse_axioms(axioms)
+    listed = Counter(a.spec for a in axs)
+    twice = sorted(s for s, n in listed.items() if n > 1)
+    if twice:  # mined twice, its instances would count twice (n doubled, intervals narrowed)
+        raise ValueError(
+            f"axiom {twice[0]} is listed {listed[twice[0]]} times; list each axiom once"
+        )
     if dataset.candidates is None:
         raise ValueError(
             f"dataset {dataset.name!r} has no candidate lists (a full-retrieval collection); "
