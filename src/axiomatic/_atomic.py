@@ -142,15 +142,30 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     target = resolve_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _create_temp(target)
+    try:
+        tmp = _create_temp(target)
+    except OSError as exc:
+        raise _about_target(exc, target, creating=True) from None
     try:
         yield tmp
         _fsync_file(tmp)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is not None and Path(exc.filename) == tmp:
+            raise _about_target(exc, target) from None
         raise
     _fsync_dir(target.parent)
+
+
+def _about_target(exc: OSError, target: Path, creating: bool = False) -> OSError:
+    """``exc`` about the temporary file beside ``target`` as an error about ``target``: the
+    user named ``target`` (``-o /proc/x.trec``), never the internal temporary name."""
+    reason = exc.strerror or str(exc)
+    where = f" (the folder {target.parent} does not take new files)" if creating else ""
+    new = type(exc)(f"cannot write {target}: {reason}{where}; choose another output path")
+    new.errno = exc.errno
+    return new
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -199,3 +214,37 @@ def clean_stale_temp_files(
             p.unlink(missing_ok=True)
             removed.append(p)
     return removed
+
+
+# ----------------------------------------------------------------------------- folder units
+INCOMPLETE_MARKER = "INCOMPLETE.txt"
+"""A file in a folder whose files are being replaced as one unit (a report): present from the
+first replaced file to the last, so a writer killed in between leaves the folder marked."""
+
+
+def mark_incomplete(folder: str | os.PathLike[str], what: str) -> Path:
+    """Mark ``folder`` incomplete (write :data:`INCOMPLETE_MARKER`, saying ``what`` is being
+    written and how to repair it) before replacing its files one by one."""
+    return atomic_write_text(
+        Path(folder) / INCOMPLETE_MARKER,
+        f"This folder is incomplete: {what} was being written into it when the writer stopped, "
+        "so its files may mix two runs. Write it again into this folder (that repairs it), or "
+        "delete the folder.\n",
+    )
+
+
+def mark_complete(folder: str | os.PathLike[str]) -> None:
+    """Remove the mark of :func:`mark_incomplete` once the last file is in place."""
+    (Path(folder) / INCOMPLETE_MARKER).unlink(missing_ok=True)
+    _fsync_dir(Path(folder))
+
+
+def incomplete_note(folder: str | os.PathLike[str]) -> str | None:
+    """The text of ``folder``'s :data:`INCOMPLETE_MARKER` (``None`` when it is not marked)."""
+    marker = Path(folder) / INCOMPLETE_MARKER
+    if not marker.is_file():
+        return None
+    try:
+        return " ".join(marker.read_text(encoding="utf-8", errors="replace").split())[:500]
+    except OSError:
+        return "(unreadable)"

@@ -52,10 +52,27 @@ def _truncated_gz(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)[:-12]
 
 
+def _gz_bomb(unit: bytes, mib: int) -> bytes:
+    """A run line, then ``mib`` MiB of ``unit`` (concatenated gzip members: ~1 KB per MiB)."""
+    member = gzip.compress(unit * (1 << 20), compresslevel=9, mtime=0)
+    return gzip.compress(RUN.encode(), mtime=0) + member * mib
+
+
 # ----------------------------------------------------------------------- runs, qrels (evaluate)
 RUN_CASES: dict[str, tuple[str, bytes, str]] = {
     "truncated-gz": ("r.trec.gz", _truncated_gz(RUN.encode() * 100), "gzip stream is truncated"),
     "not-gzip": ("r.trec.gz", RUN.encode(), "not a gzip file"),
+    # bounded work and memory: 64 MiB in 64 KB, refused after a few MB
+    "gzip-bomb-line-ends": (
+        "r.trec.gz",
+        _gz_bomb(b"\n", 64),
+        "r.trec.gz:1000002: more than 1,000,000 blank lines",
+    ),
+    "gzip-bomb-no-line-end": (
+        "r.trec.gz",
+        _gz_bomb(b"x", 64),
+        "decompresses to more than 16 MiB, over 100 times its compressed size of 65.72 KiB",
+    ),
     "latin1": ("r.trec", b"q1 Q0 d\xe9 1 2.0 t\n", "is not valid utf-8"),
     "columns": ("r.trec", b"q1 Q0 d1 1 2.0\n", "found 5 column(s)"),
     "inf-score": ("r.trec", b"q1 Q0 d1 1 inf t\n", "is not a finite ASCII decimal"),
@@ -89,6 +106,15 @@ def test_a_gzip_bomb_run(tmp_path: Path) -> None:
         ["evaluate", "-d", "demo", "--run", str(tmp_path / "bomb.trec.gz")],
         "decompresses to more than 256 KiB",
         env={"AXIOMATIC_MAX_DECOMPRESSED": "256K"},
+    )
+
+
+def test_a_line_without_end(tmp_path: Path) -> None:
+    _write(tmp_path, {"r.trec": RUN + "q1 Q0 " + "d" * 5000})
+    _expect_one_error(
+        ["evaluate", "-d", "demo", "--run", str(tmp_path / "r.trec")],
+        "r.trec:2: the line is longer than 4 KiB",
+        env={"AXIOMATIC_MAX_LINE": "4K"},
     )
 
 
@@ -143,6 +169,10 @@ DATASET_FILE_CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
         "rel_threshold must be a positive grade",
     ),
     "descriptor-unknown-key": (lambda r: _descriptor(r, "qrles = 'x'\n"), "unknown key 'qrles'"),
+    "descriptor-deep": (
+        lambda r: _descriptor(r, "x = " + "[" * 5000 + "]" * 5000 + "\n"),
+        "my.toml: not valid TOML (arrays or inline tables nest too deep to read)",
+    ),
     "descriptor-language-name": (
         lambda r: _descriptor(r, 'language = "english"\n'),
         "my.toml:5: language: unknown language 'english' (did you mean 'en'?); expected an ISO "
@@ -382,6 +412,11 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
         "'and' between axioms in 'DIV and LNC1' would be mined as one more axiom (the AND axiom)"
         ", not read as a connective: list the axioms with commas ('DIV,LNC1')",
     ),
+    "axiom-listed-twice": (
+        ["mine", "-d", "demo", "-a", "TFC1 LNC2 TFC1(variant='relaxed')"],
+        "axiom TFC1(variant='relaxed', delta_rel=0.1) is listed 2 times; list each axiom once",
+    ),
+    "axiom-listed-20000-times": (["mine", "-d", "demo", "-a", "TFC1 " * 20_000], "20000 times"),
     "axiom-list-AND": (["mine", "-d", "demo", "-a", "TFC1 DIV AND LNC1"], "'TFC1,DIV,AND,LNC1'"),
     "analyzer": (["rank", "-d", "demo", "--analyzer", f"stopwords={DASHES}"], "characters long"),
     "analyzer-unknown": (["rank", "-d", "demo", "--analyzer", "thesys"], "unknown analyzer"),
@@ -444,6 +479,14 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
         ["rank", "-d", "demo", "-r", "bm25:k1=true"],
         "parameter 'k1' of ranker 'bm25'",
     ),
+    "ranker-k1-huge-integer": (
+        ["rank", "-d", "demo", "-r", f"bm25:k1=1{'0' * 400}"],
+        "out of the range of a float",
+    ),
+    "axiom-weight-huge-integer": (
+        ["mine", "-d", "demo", "-a", f"1{'0' * 400}*DIV + TFC3"],
+        "must be a finite number",
+    ),
     "ranker-param-huge-integer": (
         ["rank", "-d", "demo", "-r", f"bm25:b=1{'0' * 400}"],
         "out of the range of a float",
@@ -487,6 +530,44 @@ CONFIG_CASES: dict[str, tuple[str, str]] = {
         "train.toml: regularizer: the spec",
     ),
     "toml-syntax": ("[train", "train.toml: invalid TOML"),
+    # internal errors before: RecursionError, OverflowError, a TypeError
+    "toml-deep": (
+        "x = " + "[" * 5000 + "]" * 5000,
+        "train.toml: invalid TOML: arrays or inline tables nest too deep to read",
+    ),
+    "toml-deep-table": ("x = " + "{a = " * 5000 + "1" + "}" * 5000, "nest too deep to read"),
+    "steps-beyond-toml": (
+        f"steps = 1{'0' * 30}",
+        "train.toml: setting 'train.steps' is an integer of 31 digits, beyond TOML's 64-bit",
+    ),
+    "steps-too-many": (
+        "steps = 2147483648",
+        "train.toml: setting 'steps' must be an integer < 2**31 (got 2147483648",
+    ),
+    "epochs-huge": (
+        "epochs = 1e300",
+        "setting 'epochs' must be a number < 2**31 (or left out) (got 1e+300",
+    ),
+    "regularizer-huge-integer": (
+        f"regularizer = 'ar(lambda=1{'0' * 400})'",
+        "train.toml: regularizer lambda in 'ar(lambda=1000",
+    ),
+    "model-config-unknown": (
+        "model_config = {zzz = 1}",
+        "model_config: KNRM has no option 'zzz'; options are ['embedding_dim',",
+    ),
+    "model-config-bool": (
+        "model_config = {n_kernels = true}",
+        "model_config: option 'n_kernels' of KNRM must be an integer >= 0 and < 2**31 (got True",
+    ),
+    "model-config-huge": (
+        f"model_config = {{sigma = 1{'0' * 400}}}",
+        "train.toml: setting 'train.model_config.sigma' is an integer of 401 digits",
+    ),
+    "model-config-inf": (
+        "model_config = {sigma = inf}",
+        "model_config: option 'sigma' of KNRM must be a finite number (got inf, float)",
+    ),
 }
 
 
@@ -507,7 +588,16 @@ PLAN_CASES: dict[str, tuple[str, str]] = {
     ),
     "mu-inf": ("mu = inf", "rosset2019 setting 'mu' must be a finite number (got inf)"),
     "grid-nan": ("tune_grid = [0.1, nan]", "setting 'tune_grid' must be a finite number (got nan)"),
-    "lambda-huge": (f"lambda_ = 1{'0' * 400}", "out of the range of a float"),
+    "lambda-huge": (f"lambda_ = 1{'0' * 400}", "setting 'plan.lambda_' is an integer of 401"),
+    "steps-beyond-toml": (
+        f"steps = 1{'0' * 30}",
+        "setting 'plan.steps' is an integer of 31 digits",
+    ),
+    "steps-too-many": (
+        "steps = 4611686018427387904",
+        "'steps' must be an integer < 2**31",
+    ),
+    "deep": ("x = " + "[" * 5000 + "]" * 5000, "plan.toml: invalid TOML: arrays or inline"),
 }
 
 
@@ -518,6 +608,28 @@ def test_bad_experiment_plans(tmp_path: Path, case: str) -> None:
     cfg.write_text(f"[plan]\n{line}\n", encoding="utf-8")
     args = ["experiment", "rosset2019", "-c", str(cfg), "-o", str(tmp_path / "out")]
     _expect_one_error(args, expect)
+
+
+PLAN_KINDS = {
+    "5": "got 5 (int)",
+    "true": "got True (bool)",
+    "1.5": "got 1.5 (float)",
+    "[1, 2]": "got [1, 2] (list)",
+    "'x'": "got 'x' (str)",
+}
+
+
+@pytest.mark.parametrize("experiment", ["rosset2019", "rennings-augment", "liu-smooth"])
+@pytest.mark.parametrize("value", sorted(PLAN_KINDS))
+def test_a_plan_that_is_no_table(tmp_path: Path, experiment: str, value: str) -> None:
+    cfg = tmp_path / "plan.toml"
+    cfg.write_text(f"plan = {value}\n", encoding="utf-8")
+    args = ["experiment", experiment, "-c", str(cfg), "-o", str(tmp_path / "out")]
+    _expect_one_error(
+        args,
+        "plan.toml: 'plan' must be a table of settings ([plan] followed by key = value lines), "
+        + PLAN_KINDS[value],
+    )
 
 
 # ----------------------------------------------------------------------- new inputs that work
@@ -557,7 +669,40 @@ def _parquet_edit(path: Path) -> None:
     pq.write_table(table.set_column(i, "rel_a", pa.array([9] * table.num_rows, pa.int64())), path)
 
 
+def _parquet_spec(path: Path, spec: str) -> None:
+    """Every row's spec replaced, and the manifest's hash updated to match (a consistent
+    folder, but of axioms the manifest never mined)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from axiomatic.data.instances import file_sha256
+
+    table = pq.read_table(path)
+    i = table.schema.get_field_index("spec")
+    pq.write_table(table.set_column(i, "spec", pa.array([spec] * table.num_rows)), path)
+    manifest = path.parent / "manifest.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data["shards"][path.stem]["sha256"] = file_sha256(path)
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _deep_manifest(folder: Path) -> None:
+    manifest = folder / "manifest.json"
+    text = manifest.read_text(encoding="utf-8")
+    deep = '"complete": true, "x": ' + "[" * 1500 + "]" * 1500
+    manifest.write_text(text.replace('"complete": true', deep, 1), encoding="utf-8")
+
+
 MINED_CASES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "spec-not-mined": (
+        lambda d: _parquet_spec(d / "shard-00000.parquet", "TFC9()"),
+        "instances with axiom spec 'TFC9()' are not of the axioms",
+    ),
+    "spec-of-two-axioms": (
+        lambda d: _parquet_spec(d / "shard-00000.parquet", "LNC2(variant='relaxed')"),
+        "the axiom spec \"LNC2(variant='relaxed')\" is on rows of several axioms or variants",
+    ),
+    "manifest-deep": (_deep_manifest, "manifest.json is corrupt (its JSON nests too deep to read)"),
     "extra-shard": (
         lambda d: (d / "shard-00001.parquet").write_bytes((d / "shard-00000.parquet").read_bytes()),
         "shard-00001.parquet is not listed in",
@@ -598,3 +743,38 @@ def test_mined_folders_that_disagree_with_their_manifest(
     args = ["diagnose", "-i", str(inst), "-r", "bm25", "--no-plots", "-o", str(tmp_path / "r")]
     _expect_one_error(args, expect)
     _expect_one_error(args, "--overwrite")
+
+
+# ----------------------------------------------------------------------- outputs and echoes
+def test_an_output_where_no_file_can_be_created_names_the_users_path(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["rank", "-d", "demo", "-r", "bm25", "-o", "/proc/x.trec"])
+    assert res.exit_code == 2, res.output
+    assert "error: cannot write /proc/x.trec: No such file or directory" in res.output
+    assert ".tmp" not in res.output  # never the internal temporary file's name
+
+
+@pytest.mark.parametrize(
+    ("make", "expect"),
+    [
+        (lambda d: d.symlink_to(d), "is a symbolic link loop (it points back to itself)"),
+        (lambda d: d.symlink_to(d.parent / "gone"), "which does not exist"),
+    ],
+)
+def test_an_output_folder_that_is_a_broken_link(tmp_path: Path, make, expect: str) -> None:
+    out = tmp_path / "out"
+    make(out)
+    _expect_one_error(["mine", "-d", "demo", "-a", "TFC1", "-o", str(out)], expect)
+    _expect_one_error(["mine", "-d", "demo", "-a", "TFC1", "-o", str(out / "sub")], expect)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["X" * 120_000, "TFC1 & " * 20_000 + "TFC1", "1" * 50_000 + "*DIV + TFC3"],
+)
+def test_a_long_expression_is_not_echoed_back_whole(tmp_path: Path, expression: str) -> None:
+    args = ["mine", "-d", "demo", "-a", expression, "-o", str(tmp_path / "o")]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output[:500]
+    assert res.output.startswith("error: bad --axioms '"), res.output[:500]
+    assert len(res.output) < 1200, len(res.output)
+    assert "\u2026" in res.output

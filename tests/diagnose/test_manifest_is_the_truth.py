@@ -178,3 +178,29 @@ def test_a_job_killed_between_shard_and_manifest_resumes(inst: Path) -> None:
     summary = _mine(inst)
     assert summary["shards_skipped"] == 2 and summary["shards_removed"] == ["shard-00002.parquet"]
     assert read_instances(inst)[0].equals(before)
+
+
+def test_a_second_mine_into_a_folder_being_mined_is_refused_at_once(tmp_path) -> None:
+    """Two mine processes into one folder: the second gets one clear error instead of doing
+    every shard a second time; the lock is free again once the first is done (or killed)."""
+    from filelock import FileLock
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+    from axiomatic.diagnose.mining import LOCK_FILE, OutputLockedError, mine
+
+    out = tmp_path / "inst"
+    out.mkdir()
+    args = ["mine", "-d", "demo", "-a", "TFC1", "-o", str(out)]
+    with FileLock(out / LOCK_FILE):  # another process mining there
+        from axiomatic.data.catalog import load_dataset
+
+        with pytest.raises(OutputLockedError, match="is being mined by another process"):
+            mine(load_dataset("demo"), "TFC1", out, progress=False)
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert "error:" in res.output and "is being mined by another process" in res.output
+        assert not list(out.glob("shard-*.parquet"))
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert list(out.glob("shard-*.parquet"))

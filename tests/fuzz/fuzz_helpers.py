@@ -11,8 +11,9 @@ Profiles (hypothesis settings, registered here, applied per test with ``@FUZZ``)
 Every generated file is a *valid* file of the reader's format (drawn from a structured strategy)
 put through 0-4 mutations: truncation, random bytes, deleted / duplicated / swapped lines, wrong
 column counts, bad numbers (``inf``, ``1e400``, ``1_0``, ``'１'`` ...), invalid UTF-8, and for
-``.gz`` names: gzip of the content, truncated or corrupted gzip streams, gzip of garbage or a plain
-file named ``.gz``. :func:`check_reader` asserts that the reader either returns or raises one of
+``.gz`` names: gzip of the content, truncated or corrupted gzip streams, gzip of garbage, a plain
+file named ``.gz``, or the content followed by a gzip bomb (17-40 MiB of line ends, whitespace
+lines or one endless line in ~1 KB per MiB). :func:`check_reader` asserts that the reader either returns or raises one of
 *our* errors (:class:`axiomatic.data.errors.DataError`: ``ParseError`` and friends) whose message
 names the file, and that every :class:`~axiomatic.data.errors.DataWarning` names it too. Anything
 else escaping (``KeyError``, ``TypeError``, ``EOFError``, ``RecursionError`` ...) fails the test.
@@ -155,14 +156,30 @@ def file_bytes(draw: st.DrawFn, valid: st.SearchStrategy[bytes]) -> bytes:
     return data if kind == "valid" else draw(mutate(data))
 
 
+def _bomb(unit: bytes, mib: int) -> bytes:
+    """``mib`` MiB of ``unit`` as gzip members (about 1 KB per MiB; a valid gzip stream)."""
+    return gzip.compress(unit * ((1 << 20) // len(unit)), compresslevel=9, mtime=0) * mib
+
+
+gzip_bombs = st.builds(
+    _bomb, st.sampled_from([b"\n", b"x", b" \n", b"\r\n", b"\t"]), st.integers(17, 40)
+)
+"""Gzip members appended to a file: 17-40 MiB of line ends, one endless line, whitespace lines
+(a 1000:1 bomb, refused by its ratio, its blank lines or its line length)."""
+
+
 @st.composite
 def gz_bytes(draw: st.DrawFn, valid: st.SearchStrategy[bytes]) -> bytes:
     """Content for a ``.gz`` name: gzip of a (mutated) file, a damaged gzip stream, gzip of
     garbage, or plain bytes that are not gzip at all."""
     data = draw(file_bytes(valid))
-    kind = draw(st.sampled_from(["gzip", "gzip", "truncated", "corrupt", "garbage", "plain"]))
+    kind = draw(
+        st.sampled_from(["gzip", "gzip", "truncated", "corrupt", "garbage", "plain", "bomb"])
+    )
     if kind == "plain":
         return data
+    if kind == "bomb":
+        return gzip.compress(data, mtime=0) + draw(gzip_bombs)
     if kind == "garbage":
         return gzip.compress(draw(st.binary(max_size=200)), mtime=0)
     packed = gzip.compress(data, mtime=0)

@@ -2,10 +2,12 @@
 
 A folder written by :func:`axiomatic.diagnose.mining.mine` is put through 1-4 random file
 operations (a shard copied under a new name, rows duplicated or dropped, a value edited, a shard
-deleted, two shards swapped, the artificial documents edited). :func:`read_instances` must then
-either return exactly the rows that were mined or raise
-:class:`~axiomatic.data.instances.InstancesMismatchError` naming a file of the folder: never a
-table with other rows (another n).
+deleted, two shards swapped, the artificial documents edited, a shard's axiom spec replaced with
+the manifest's hash updated to match, the manifest nested a thousand levels deep).
+:func:`read_instances` must then either return exactly the rows that were mined or raise
+:class:`~axiomatic.data.instances.InstancesMismatchError` (or, for a manifest it cannot read, a
+``ValueError``) naming the folder: never a table with other rows (another n), never an
+internal error.
 """
 
 from __future__ import annotations
@@ -52,7 +54,20 @@ def mined(tmp_path_factory) -> Path:
 
 SHARDS = [f"shard-{i:05d}.parquet" for i in range(3)]
 operations = st.tuples(
-    st.sampled_from(["copy", "dup_rows", "drop_rows", "edit", "delete", "swap", "rewrite", "art"]),
+    st.sampled_from(
+        [
+            "copy",
+            "dup_rows",
+            "drop_rows",
+            "edit",
+            "delete",
+            "swap",
+            "rewrite",
+            "art",
+            "spec",
+            "deep",
+        ]
+    ),
     st.sampled_from(SHARDS),
     st.sampled_from([*SHARDS, "shard-00003.parquet", "shard-00100.parquet"]),
     st.integers(0, 50),
@@ -84,6 +99,28 @@ def _apply(folder: Path, op: str, a: str, b: str, k: int) -> None:
         tmp.rename(pb)
     elif op == "rewrite":  # the same rows written again: may be byte-identical, or not
         pq.write_table(table, pa_)
+    elif op == "spec" and table.num_rows:  # a consistent folder of axioms never mined
+        import json
+
+        from axiomatic.data.instances import file_sha256
+
+        specs = ["TFC9()", "TFC1(", "", "LNC2(variant='relaxed')", "x" * 300]
+        i = table.schema.get_field_index("spec")
+        column = pa.array([specs[k % len(specs)]] * table.num_rows, pa.string())
+        pq.write_table(table.set_column(i, "spec", column), pa_)
+        manifest = folder / "manifest.json"
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except RecursionError:  # made too deep by an earlier operation: left as it is
+            return
+        if pa_.stem in data.get("shards", {}):
+            data["shards"][pa_.stem]["sha256"] = file_sha256(pa_)
+            manifest.write_text(json.dumps(data), encoding="utf-8")
+    elif op == "deep":
+        manifest = folder / "manifest.json"
+        text = manifest.read_text(encoding="utf-8")
+        deep = "[" * (900 + 50 * k) + "]" * (900 + 50 * k)
+        manifest.write_text(text.replace("{", '{"zz": ' + deep + ", ", 1), encoding="utf-8")
     elif op == "art":
         art = folder / "artificial_docs.parquet"
         docs = pq.read_table(art)
@@ -107,6 +144,10 @@ def test_fuzz_mined_folder(tmp_path: Path, mined: Path, ops: list) -> None:
     except InstancesMismatchError as exc:
         assert str(folder) in str(exc), exc
         event("outcome: refused")
+        return
+    except ValueError as exc:  # a manifest that cannot be read: "... is corrupt (...)"
+        assert str(folder) in str(exc) and "is corrupt" in str(exc), exc
+        event("outcome: refused (corrupt manifest)")
         return
     event("outcome: read")
     assert got.equals(want), f"rows differ from the mined ones after {ops}"

@@ -170,6 +170,19 @@ def test_build_model_errors_help():
         build_model("knmr", texts=TEXTS)
     with pytest.raises(TypeError, match="did you mean 'n_kernels'"):
         build_model("knrm", texts=TEXTS, n_kernel=11)
+    # bad input from a config file's model_config: a ValueError too (one error line in the CLI)
+    with pytest.raises(ValueError, match=r"model_config: KNRM has no option 'zzz'"):
+        build_model("knrm", texts=TEXTS, zzz=1)
+    for key, value, want in (
+        ("n_kernels", True, r"an integer >= 0 and < 2\*\*31"),
+        ("n_kernels", 2**31, r"an integer >= 0 and < 2\*\*31"),
+        ("embedding_dim", -5, "an integer >= 0"),
+        ("sigma", float("inf"), "a finite number"),
+        ("sigma", 10**400, "a finite number"),
+        ("output_tanh", 1, "true or false"),
+    ):
+        with pytest.raises(ValueError, match=rf"option '{key}' of KNRM must be {want}"):
+            build_model("knrm", texts=TEXTS, **{key: value})
     with pytest.raises(ValueError, match="texts="):
         build_model("drmm")
     assert resolve_model_name("ConvKNRM") == "conv-knrm"

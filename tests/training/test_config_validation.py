@@ -16,7 +16,10 @@ from axiomatic.training.config import TrainConfig, load_config
     [
         ("lr = true", "setting 'lr' must be a finite number > 0 (got true, a boolean)"),
         ("lr = nan", "setting 'lr' must be a finite number > 0"),
-        ("epochs = -1", "setting 'epochs' must be a finite number > 0 (or left out) (got -1"),
+        (
+            "epochs = -1",
+            "setting 'epochs' must be a finite number > 0 (or left out) (got -1",
+        ),
         ("dev_depth = -1", "setting 'dev_depth' must be an integer >= 1 (got -1, an integer)"),
         ("steps = 1.5", "setting 'steps' must be an integer >= 1 (got 1.5, a number)"),
         ("batch_size = true", "setting 'batch_size' must be an integer >= 1 (got true"),
@@ -27,6 +30,14 @@ from axiomatic.training.config import TrainConfig, load_config
         ("candidate_depth = 0", "setting 'candidate_depth' must be an integer >= 1"),
         ("grad_clip = -1.0", "setting 'grad_clip' must be a finite number >= 0 (or left out)"),
         ("seed = -1", "setting 'seed' must be an integer >= 0"),
+        ("seed = 4294967296", "setting 'seed' must be an integer < 2**32 (got 4294967296"),
+        (
+            "steps = 2147483648",
+            "setting 'steps' must be an integer < 2**31 (got 2147483648",
+        ),
+        ("epochs = 1e300", "setting 'epochs' must be a number < 2**31 (or left"),
+        ("steps = 1" + "0" * 30, "setting 'train.steps' is an integer of 31 digits, beyond TOML's"),
+        ("x = " + "[" * 5000 + "]" * 5000, "nest too deep to read"),
         ("seed = 1.0", "setting 'seed' must be an integer >= 0 (got 1.0, a number)"),
         ("log_grad_norm = 1", "setting 'log_grad_norm' must be true or false"),
         ("model_config = 3", "setting 'model_config' must be a table"),

@@ -49,10 +49,19 @@ def test_resumed_run_reaches_the_same_weights(tmp_path, toy_dataset) -> None:
     with pytest.raises(Killed):
         Trainer(killed, _cfg(), tmp_path / "resumed", train, dev, callback=kill).fit()
     assert torch.load(tmp_path / "resumed" / "checkpoint.pt", weights_only=False)["step"] == 5
+    # what a kill -9 inside an atomic write leaves behind: removed by the resumed run
+    leftovers = [tmp_path / "resumed" / ".checkpoint.pt.a1b2c3d4.tmp"]
+    leftovers.append(tmp_path / "resumed" / "model" / ".model.safetensors.zz99yy88.tmp")
+    for p in leftovers:
+        p.parent.mkdir(exist_ok=True)
+        p.write_bytes(b"half")
+    (tmp_path / "resumed" / "notes.tmp").write_text("not ours")
     # a fresh process: a different init, the weights come from the checkpoint
     resumed = TinyRanker(seed=99)
     result = Trainer(resumed, _cfg(), tmp_path / "resumed", train, dev).fit(resume=True)
     assert result.steps == 12
+    assert not any(p.exists() for p in leftovers)
+    assert (tmp_path / "resumed" / "notes.tmp").read_text() == "not ours"
     for (k, a), b in zip(full.state_dict().items(), resumed.state_dict().values(), strict=True):
         assert torch.equal(a, b), k
     log = [json.loads(x) for x in (tmp_path / "resumed" / "log.jsonl").read_text().splitlines()]

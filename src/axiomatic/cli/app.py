@@ -81,7 +81,7 @@ def report_exception(exc: BaseException, debug: bool) -> int:
     """Print ``exc`` for a user and return the exit code (see the module docstring)."""
     from rich.markup import escape
 
-    from axiomatic.cli.common import err_console
+    from axiomatic.cli.common import err_console, shorten_echoes
 
     if debug:
         err_console.print(
@@ -89,13 +89,16 @@ def report_exception(exc: BaseException, debug: bool) -> int:
         )
     if is_user_error(exc):
         err_console.print(
-            f"[bold red]error:[/] {escape(describe_error(exc))}", highlight=False, soft_wrap=True
+            f"[bold red]error:[/] {escape(shorten_echoes(describe_error(exc)))}",
+            highlight=False,
+            soft_wrap=True,
         )
         if not debug and not _ours(exc):
             err_console.print("(run with --debug for the traceback)", style="dim")
         return EXIT_INPUT
     err_console.print(
-        f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))}",
+        f"[bold red]internal error:[/] {escape(type(exc).__name__)}: "
+        f"{escape(shorten_echoes(str(exc)))}",
         highlight=False,
         soft_wrap=True,
     )

@@ -153,6 +153,13 @@ def _load_manifest(folder: Path, command: str = "diagnose") -> dict[str, Any]:
         problem = manifest_problem(data)  # e.g. a "config" that is not an object
         if problem is not None:
             raise ValueError(problem)
+    except RecursionError:
+        if command == "mine-overwrite":
+            return _CORRUPT
+        raise fail(
+            f"{path} is corrupt (its JSON nests too deep to read); mine the instances again "
+            f"(`axiomatic mine ... --out {folder} --overwrite`)"
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         if command == "mine-overwrite":
             return _CORRUPT

@@ -154,7 +154,7 @@ def record_dataset_files(folder: Path, ds: Any, qrels: Path | None) -> None:
         return  # a catalog dataset: its name in the manifest finds it
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return
     data[DATASET_FILES_KEY] = {
         "dataset": source,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -105,22 +106,65 @@ def stdout_is_terminal() -> bool:
     return bool(console.is_terminal)
 
 
+ECHO_LIMIT = 200
+"""The most characters of one echoed value (a quoted option value, a spec, a long token) in an
+error or warning line; longer ones keep their start and end around an ellipsis."""
+_CLOSERS = " \t\n:;,.)]}"
+
+
+def _clip_echo(text: str, limit: int) -> str:
+    tail = limit // 4
+    return f"{text[: limit - tail - 1]}\u2026{text[-tail:]}"
+
+
+def shorten_echoes(message: str, limit: int = ECHO_LIMIT) -> str:
+    """``message`` with every echoed value longer than ``limit`` characters shortened: quoted
+    spans (``'...'`` / ``"..."``, closed by a quote before a space or punctuation) and runs
+    without whitespace. The one place every CLI error and warning line passes through, so a
+    140,000-character expression is never printed back whole."""
+    if len(message) <= limit:
+        return message
+    out: list[str] = []
+    i, n = 0, len(message)
+    while i < n:
+        ch = message[i]
+        if ch in "'\"" and (i == 0 or not message[i - 1].isalnum()):
+            j = i + 1
+            while True:  # the closing quote: the same quote before a space, punctuation, the end
+                j = message.find(ch, j)
+                if j < 0 or j + 1 == n or message[j + 1] in _CLOSERS:
+                    break
+                j += 1
+            if j > 0 and j - i - 1 > limit:
+                out.append(ch + _clip_echo(message[i + 1 : j], limit) + ch)
+                i = j + 1
+                continue
+        out.append(ch)
+        i += 1
+    return re.sub(rf"\S{{{limit + 1},}}", lambda m: _clip_echo(m.group(), limit), "".join(out))
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``message`` as an error and return the Exit to raise.
 
     The message is escaped: it usually quotes user input (a file line, a path, an option value),
-    and text such as ``[/x]`` would otherwise be read as rich markup and raise ``MarkupError``.
+    and text such as ``[/x]`` would otherwise be read as rich markup and raise ``MarkupError``;
+    echoed values are shortened (:func:`shorten_echoes`).
     """
     err_console.print(
-        f"[bold red]error:[/] {escape(str(message))}", highlight=False, soft_wrap=True
+        f"[bold red]error:[/] {escape(shorten_echoes(str(message)))}",
+        highlight=False,
+        soft_wrap=True,
     )
     return typer.Exit(code)
 
 
 def warn(message: str) -> None:
-    """Print ``message`` (user text, escaped) as a warning on stderr."""
+    """Print ``message`` (user text, escaped, echoes shortened) as a warning on stderr."""
     err_console.print(
-        f"[yellow]warning:[/] {escape(str(message))}", highlight=False, soft_wrap=True
+        f"[yellow]warning:[/] {escape(shorten_echoes(str(message)))}",
+        highlight=False,
+        soft_wrap=True,
     )
 
 
@@ -146,8 +190,27 @@ def check_output_file(path: Path, option: str = "--out") -> None:
 
 def check_output_dir(path: Path, option: str = "--out") -> None:
     """Fail before any work when ``path`` (an output folder) is an existing file, or lies under
-    one (``FileExistsError`` / ``NotADirectoryError`` otherwise, after the work)."""
+    one, or is a symbolic link that leads nowhere (a loop, a missing target): ``FileExistsError``
+    / ``NotADirectoryError`` otherwise, after the work."""
     for p in (path, *path.parents):
+        if p.is_symlink() and not p.exists():
+            import errno
+            import os
+
+            try:
+                os.stat(p)
+                what = "a symbolic link that cannot be followed"
+            except OSError as exc:
+                what = (
+                    "a symbolic link loop (it points back to itself)"
+                    if exc.errno == errno.ELOOP
+                    else f"a symbolic link to {os.readlink(p)}, which does not exist"
+                )
+            where = "" if p == path else f" (under {p}, which is {what})"
+            what = f"is {what}" if p == path else "lies under a broken link"
+            raise fail(
+                f"{option} {path} {what}{where}; remove or fix the link, or choose another folder"
+            )
         if p.exists():
             if not p.is_dir():
                 what = "is a file" if p == path else f"lies under {p}, which is a file"

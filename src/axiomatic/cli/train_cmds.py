@@ -279,7 +279,7 @@ def experiment(
         if "plan" not in data and "experiment" in data:  # an output folder's own config.toml
             overrides.update(_folder_plan(config, key))
         else:
-            overrides.update(data.get("plan", {}))
+            overrides.update(_plan_table(config, data.get("plan", {})))
     elif report_only and (out / "config.toml").is_file():
         overrides.update(_folder_plan(out / "config.toml", key))
     options = {
@@ -355,6 +355,17 @@ def _list_experiments() -> None:
     for e in _registry():
         table.add_row(escape(e.name), escape(e.summary), escape(e.paper), "yes" if e.dask else "no")
     console.print(table)
+
+
+def _plan_table(path: Path, plan: object) -> dict:
+    """The ``plan`` of a config file, which must be a table of settings."""
+    if not isinstance(plan, dict):
+        shown = repr(plan) if len(repr(plan)) <= 40 else repr(plan)[:39] + "\u2026"
+        raise fail(
+            f"{path}: 'plan' must be a table of settings ([plan] followed by key = value "
+            f"lines), got {shown} ({type(plan).__name__})"
+        )
+    return plan
 
 
 def _folder_plan(path: Path, key: str) -> dict:

@@ -2,10 +2,18 @@
 
 Every reader goes through :func:`read_bytes` / :func:`read_text` / :func:`iter_lines`, so a
 truncated or fake ``.gz`` file and a bad byte become a :class:`~axiomatic.data.errors.ParseError`
-naming the file in one place. ``.gz`` input is inflated in chunks and refused with a
-``ParseError`` once it exceeds :func:`max_decompressed` bytes (``$AXIOMATIC_MAX_DECOMPRESSED``,
-default 2 GiB: a gzip bomb of a few megabytes must not exhaust memory), and line readers stream
-(:func:`iter_lines` holds one chunk of lines, never the whole text). The number parsers are stricter than ``int()`` / ``float()``, which accept ``inf``,
+naming the file in one place. Hostile input costs what the file says, bounded by
+:class:`InputLimits` (each refusal a ``ParseError`` naming the file, and the line where there
+is one):
+
+- memory: ``.gz`` input is inflated in chunks, at most :func:`max_decompressed` bytes
+  (``$AXIOMATIC_MAX_DECOMPRESSED``, default 2 GiB); line readers stream (:func:`iter_lines`
+  holds one chunk of lines, never the whole text) and refuse a line longer than
+  ``$AXIOMATIC_MAX_LINE`` (default 32 MiB), so a file without line ends is not gathered whole;
+- work: a ``.gz`` input may inflate to at most ``$AXIOMATIC_MAX_GZIP_RATIO`` (default 100)
+  times its compressed size once past 16 MiB (real runs, qrels and collections compress 3-6:1;
+  a gzip bomb about 1000:1), and a line reader refuses more than 1,000,000 blank lines (a bomb
+  of line ends would otherwise cost a Python step per byte). The number parsers are stricter than ``int()`` / ``float()``, which accept ``inf``,
 ``nan``, ``1_0`` and non-ASCII digits (``'１'``): such values in a run or qrels file are a
 corrupt file far more often than an intended score.
 """
@@ -20,6 +28,7 @@ import os
 import warnings
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +64,17 @@ MAX_DECOMPRESSED_ENV = "AXIOMATIC_MAX_DECOMPRESSED"
 DEFAULT_MAX_DECOMPRESSED = 2 * 1024**3
 """Default cap on the decompressed size of one ``.gz`` input (2 GiB)."""
 
+MAX_RATIO_ENV = "AXIOMATIC_MAX_GZIP_RATIO"
+DEFAULT_MAX_RATIO = 100
+"""Default bound on decompressed / compressed size of a ``.gz`` input past :data:`RATIO_FLOOR`."""
+RATIO_FLOOR = 16 * 1024**2
+"""Bytes any ``.gz`` input may inflate to whatever its ratio (small files compress well too)."""
+MAX_LINE_ENV = "AXIOMATIC_MAX_LINE"
+DEFAULT_MAX_LINE = 32 * 1024**2
+"""Default bound on one line's length in bytes (line readers)."""
+DEFAULT_MAX_BLANK_LINES = 1_000_000
+"""Default bound on the blank (empty or whitespace-only) lines of one file (line readers)."""
+
 _CHUNK = 1 << 20  # bytes inflated / read per step
 _SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 # ASCII-compatible encodings: a b"\n" byte is always a line end, so chunks cut after one decode
@@ -62,27 +82,70 @@ _SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 _STREAMABLE = {"utf-8", "ascii", "iso8859-1", "cp1252"}
 
 
-def max_decompressed() -> int:
-    """The most bytes one ``.gz`` input may inflate to: ``$AXIOMATIC_MAX_DECOMPRESSED`` (bytes,
-    or with a K/M/G/T suffix such as ``8G``), else :data:`DEFAULT_MAX_DECOMPRESSED`."""
-    raw = os.environ.get(MAX_DECOMPRESSED_ENV, "").strip()
+def _env_size(name: str, default: int, example: str) -> int:
+    """``$name`` as a size in bytes (a positive number with an optional K/M/G/T suffix)."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_MAX_DECOMPRESSED
+        return default
     text = raw.lower().removesuffix("ib").removesuffix("b")
     unit = text[-1:] if text[-1:] in _SIZE_UNITS and not text[-1:].isdigit() else ""
     digits = text[: len(text) - len(unit)].strip()
-    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 18 or int(digits) < 1:
         raise ValueError(
-            f"{MAX_DECOMPRESSED_ENV}={raw!r} is not a size; expected a positive number of bytes, "
-            "optionally with a K/M/G/T suffix (e.g. 4294967296 or 4G)"
+            f"{name}={raw[:40]!r} is not a size; expected a positive number of bytes, "
+            f"optionally with a K/M/G/T suffix (e.g. {example})"
         )
     return int(digits) * _SIZE_UNITS[unit]
+
+
+def max_decompressed() -> int:
+    """The most bytes one ``.gz`` input may inflate to: ``$AXIOMATIC_MAX_DECOMPRESSED`` (bytes,
+    or with a K/M/G/T suffix such as ``8G``), else :data:`DEFAULT_MAX_DECOMPRESSED`."""
+    return _env_size(MAX_DECOMPRESSED_ENV, DEFAULT_MAX_DECOMPRESSED, "4294967296 or 4G")
+
+
+def _env_ratio() -> int:
+    raw = os.environ.get(MAX_RATIO_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_RATIO
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) < 1:
+        raise ValueError(
+            f"{MAX_RATIO_ENV}={raw[:40]!r} is not a ratio; expected a positive integer such as "
+            f"{DEFAULT_MAX_RATIO * 10} (decompressed bytes per compressed byte)"
+        )
+    return int(raw)
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """What one input file may cost a reader (see the module docstring).
+
+    ``max_bytes``: decompressed bytes of a ``.gz`` input; ``max_ratio``: decompressed over
+    compressed size of a ``.gz`` input once past ``ratio_floor`` bytes; ``max_line``: bytes of
+    one line (line readers); ``max_blank_lines``: blank lines of one file (line readers).
+    :meth:`from_env` gives the defaults with the environment's overrides.
+    """
+
+    max_bytes: int = DEFAULT_MAX_DECOMPRESSED
+    max_ratio: int = DEFAULT_MAX_RATIO
+    ratio_floor: int = RATIO_FLOOR
+    max_line: int = DEFAULT_MAX_LINE
+    max_blank_lines: int = DEFAULT_MAX_BLANK_LINES
+
+    @classmethod
+    def from_env(cls) -> InputLimits:
+        return cls(
+            max_bytes=max_decompressed(),
+            max_ratio=_env_ratio(),
+            ratio_floor=RATIO_FLOOR,
+            max_line=_env_size(MAX_LINE_ENV, DEFAULT_MAX_LINE, "67108864 or 64M"),
+        )
 
 
 def _size(n: int) -> str:
     for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if n >= factor:
-            return f"{n / factor:g} {unit}"
+            return f"{n / factor:.4g} {unit}"
     return f"{n} bytes"
 
 
@@ -117,21 +180,25 @@ def _gzip_error(path: Path, exc: BaseException) -> ParseError:
     )
 
 
-def _chunks(path: Path) -> Iterator[bytes]:
-    """The file's bytes in chunks, inflated when the name ends in ``.gz`` (at most
-    :func:`max_decompressed` bytes; more is a :class:`ParseError`)."""
+def _chunks(path: Path, limits: InputLimits | None = None, size: int = _CHUNK) -> Iterator[bytes]:
+    """The file's bytes in chunks of at most ``size``, inflated when the name ends in ``.gz``
+    (at most ``limits.max_bytes`` bytes and ``limits.max_ratio`` times the compressed size past
+    ``limits.ratio_floor``; more is a :class:`ParseError`)."""
     _check_file(path)
     if path.suffix != ".gz":
         with open(path, "rb") as raw:
-            while chunk := raw.read(_CHUNK):
+            while chunk := raw.read(size):
                 yield chunk
         return
-    limit = max_decompressed()
+    limits = limits or InputLimits.from_env()
+    packed = path.stat().st_size
+    by_ratio = max(limits.ratio_floor, limits.max_ratio * packed)
+    limit = min(limits.max_bytes, by_ratio)
     total = 0
     with gzip.open(path, "rb") as fh:  # the header is read (and checked) by the first read
         while True:
             try:
-                chunk = fh.read(_CHUNK)
+                chunk = fh.read(size)
             except (EOFError, zlib.error, OSError) as exc:
                 if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
                     raise
@@ -139,6 +206,16 @@ def _chunks(path: Path) -> Iterator[bytes]:
             if not chunk:
                 return
             total += len(chunk)
+            if total > limit and limit < limits.max_bytes:
+                raise ParseError(
+                    f"decompresses to more than {_size(limit)}, over {limits.max_ratio} times "
+                    f"its compressed size of {_size(packed)} (a gzip bomb: real runs, qrels and "
+                    "collections compress 3-6:1)",
+                    path,
+                    None,
+                    hint=f"If the file is genuine, raise the ratio with {MAX_RATIO_ENV}=N "
+                    "(e.g. 1000) or decompress it and pass the plain file",
+                )
             if total > limit:
                 raise ParseError(
                     f"decompresses to more than {_size(limit)}, the limit for one .gz input "
@@ -151,18 +228,18 @@ def _chunks(path: Path) -> Iterator[bytes]:
             yield chunk
 
 
-def read_bytes(path: str | Path) -> bytes:
+def read_bytes(path: str | Path, limits: InputLimits | None = None) -> bytes:
     """The file's bytes, decompressed when the name ends in ``.gz``.
 
     A truncated gzip stream, a plain file named ``.gz`` or a corrupt one raise :class:`ParseError`
     naming the file (never ``EOFError`` / ``BadGzipFile`` / ``zlib.error``), and so does a
-    ``.gz`` file that inflates to more than :func:`max_decompressed` bytes.
+    ``.gz`` file that inflates beyond ``limits`` (:class:`InputLimits`: its size, its ratio).
     """
     path = Path(path)
     if path.suffix != ".gz":
         _check_file(path)
         return path.read_bytes()
-    return b"".join(_chunks(path))
+    return b"".join(_chunks(path, limits))
 
 
 def read_head(path: str | Path, n: int = 4096) -> bytes:
@@ -204,41 +281,99 @@ def decode(
     return text
 
 
-def read_text(path: str | Path, encoding: str = "utf-8") -> str:
-    return decode(read_bytes(path), path, encoding)
+def read_text(path: str | Path, encoding: str = "utf-8", limits: InputLimits | None = None) -> str:
+    return decode(read_bytes(path, limits), path, encoding)
 
 
-def iter_lines(path: str | Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+def _line_too_long(path: Path, line: int, limit: int) -> ParseError:
+    return ParseError(
+        f"the line is longer than {_size(limit)} (the file holds one record per line; this one "
+        "never ends: a file without line ends, or not of this format)",
+        path,
+        line,
+        hint=f"If the line is genuine, raise the limit with {MAX_LINE_ENV}=SIZE (e.g. 256M)",
+    )
+
+
+def _blank_lines(lines: list[str]) -> int:
+    """How many of ``lines`` are empty or whitespace only (counted at C speed)."""
+    return lines.count("") + sum(map(str.isspace, lines))
+
+
+def _too_many_blank(path: Path, lines: list[str], first: int, seen: int, limit: int) -> ParseError:
+    """The error for the blank line of ``lines`` (numbered from ``first``) that is the
+    ``limit + 1``-th of the file, ``seen`` blank lines coming before ``lines``."""
+    where = first + len(lines) - 1
+    for i, line in enumerate(lines):
+        if not line or line.isspace():
+            seen += 1
+            if seen > limit:
+                where = first + i
+                break
+    return ParseError(
+        f"more than {limit:,} blank lines (a bomb of line ends, or not a file of this format)",
+        path,
+        where,
+        hint="Remove the blank lines (e.g. `grep -v '^[[:space:]]*$'`) and read the file again",
+    )
+
+
+def iter_lines(
+    path: str | Path, encoding: str = "utf-8", limits: InputLimits | None = None
+) -> Iterator[tuple[int, str]]:
     """``(line_number, line)`` pairs (1-based, line endings ``\\n``/``\\r\\n`` removed).
 
     Streams: the file (inflated chunk by chunk when ``.gz``) is decoded and split one chunk of
-    lines at a time, so memory stays at a chunk however long the file (or a gzip bomb of empty
-    lines) is. Lines are exactly ``text.split("\\n")`` of the whole text (a file ending in a
-    newline ends with an empty line).
+    lines at a time, so memory stays at a chunk however long the file is. Lines are exactly
+    ``text.split("\\n")`` of the whole text (a file ending in a newline ends with an empty
+    line). A line longer than ``limits.max_line`` bytes and more than
+    ``limits.max_blank_lines`` blank lines are a :class:`ParseError` naming the line
+    (:class:`InputLimits`; the environment's by default).
     """
     path = Path(path)
+    limits = limits or InputLimits.from_env()
     try:
         streamable = codecs.lookup(encoding).name in _STREAMABLE
     except LookupError:
         streamable = False
     if not streamable:
-        for i, line in enumerate(read_text(path, encoding).split("\n"), start=1):
+        lines = read_text(path, encoding, limits).split("\n")
+        for i, line in enumerate(lines, start=1):
+            if len(line.encode(encoding, "replace")) > limits.max_line:
+                raise _line_too_long(path, i, limits.max_line)
+        if _blank_lines(lines) > limits.max_blank_lines:
+            raise _too_many_blank(path, lines, 1, 0, limits.max_blank_lines)
+        for i, line in enumerate(lines, start=1):
             yield i, line.rstrip("\r")
         return
     lineno = 0
     offset = 0  # bytes of the file before `parts`
     parts: list[bytes] = []
-    for chunk in _chunks(path):
+    pending = 0  # bytes in `parts`: the start of a line whose end has not come yet
+    blank = 0
+    # a chunk no longer than a line may be: a line inside one chunk is then short enough
+    for chunk in _chunks(path, limits, min(_CHUNK, limits.max_line)):
         cut = chunk.rfind(b"\n")
         if cut < 0:
+            pending += len(chunk)
+            if pending > limits.max_line:
+                raise _line_too_long(path, lineno + 1, limits.max_line)
             parts.append(chunk)  # a line longer than a chunk: joined once its end comes
             continue
+        if pending and pending + chunk.find(b"\n") > limits.max_line:
+            raise _line_too_long(path, lineno + 1, limits.max_line)
         parts.append(chunk[:cut])
         block = b"".join(parts)
         parts = [chunk[cut + 1 :]]
+        pending = len(parts[0])
         text = decode(block, path, encoding, line=lineno, offset=offset)
         offset += len(block) + 1
-        for line in text.split("\n"):
+        lines = text.split("\n")
+        more = _blank_lines(lines)
+        if blank + more > limits.max_blank_lines:
+            raise _too_many_blank(path, lines, lineno + 1, blank, limits.max_blank_lines)
+        blank += more
+        for line in lines:
             lineno += 1
             yield lineno, line.rstrip("\r")
     tail = decode(b"".join(parts), path, encoding, line=lineno, offset=offset)

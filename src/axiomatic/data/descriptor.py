@@ -203,6 +203,12 @@ def read_descriptor(path: str | Path) -> DatasetDescriptor:
             f"{path}: not valid TOML ({exc}); expected a [dataset] table of key = value lines "
             f"(`axiomatic datasets init FILE` writes a template)"
         ) from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise DescriptorError(
+            f"{path}: not valid TOML (arrays or inline tables nest too deep to read); expected a "
+            "[dataset] table of key = value lines (`axiomatic datasets init FILE` writes a "
+            "template)"
+        ) from None
     lines = _key_lines(text)
     extra_tables = [k for k in data if k != "dataset"]
     if extra_tables or "dataset" not in data:

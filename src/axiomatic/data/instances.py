@@ -91,6 +91,14 @@ def shard_record(path: str | os.PathLike[str], rows: int) -> dict[str, object]:
     return {"file": p.name, "rows": int(rows), "sha256": file_sha256(p)}
 
 
+def _json_problem(exc: BaseException) -> str:
+    """What was wrong with a JSON file, for a message (a RecursionError says only "maximum
+    recursion depth exceeded ...")."""
+    if isinstance(exc, RecursionError):
+        return "its JSON nests too deep to read"
+    return str(exc)
+
+
 def _read_manifest(directory: Path) -> dict | None:
     """The parsed ``manifest.json`` of ``directory`` (``None`` when there is none)."""
     path = directory / MANIFEST
@@ -103,9 +111,9 @@ def _read_manifest(directory: Path) -> dict | None:
         shards = manifest.get("shards", {})
         if not isinstance(shards, dict) or not all(isinstance(v, dict) for v in shards.values()):
             raise ValueError('"shards" is not an object of objects')
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise ValueError(
-            f"{path} is corrupt ({exc}); mine the instances again (overwrite=True)"
+            f"{path} is corrupt ({_json_problem(exc)}); mine the instances again (overwrite=True)"
         ) from None
     return manifest
 
@@ -236,6 +244,7 @@ def read_instances(
     else:
         table = INSTANCE_SCHEMA.empty_table()
     df = table.to_pandas()
+    _check_specs(df, manifest, d)
     for c in ("rel_a", "rel_b", "rel_c", "len_a", "len_b", "len_diff_abs"):
         df[c] = df[c].astype("Int64") if c.startswith("rel") else df[c].astype("int64")
     arts: dict[str, Document] = {}
@@ -266,6 +275,38 @@ def read_instances(
     return df, arts
 
 
+def _check_specs(df: pd.DataFrame, manifest: dict | None, directory: Path) -> None:
+    """Every row's ``spec`` is an axiom the manifest says was mined (``config.axioms``, when
+    recorded) and names one axiom and variant: a spec edited into a shard (``TFC9()``), or one
+    spec on rows of two axioms, would otherwise merge or invent rows of the diagnosis tables."""
+    if not len(df):
+        return
+    pairs = df[["spec", "axiom", "variant"]].drop_duplicates()
+    cfg = (manifest or {}).get("config")
+    mined = cfg.get("axioms") if isinstance(cfg, dict) else None
+    if isinstance(mined, list) and all(isinstance(a, str) for a in mined):
+        foreign = sorted(set(pairs["spec"].astype(str)) - set(mined))
+        if foreign:
+            raise InstancesMismatchError(
+                f"{directory}: instances with axiom spec {_clip(foreign[0])!r} are not of the "
+                f"axioms {directory / MANIFEST} says were mined ({_clip(', '.join(mined))}): a "
+                f"shard was edited or comes from another run; {_REMINE}"
+            )
+    twice = pairs[pairs.duplicated("spec", keep=False)]
+    if len(twice):
+        spec = str(twice["spec"].iloc[0])
+        found = zip(twice["axiom"], twice["variant"], strict=True)
+        kinds = ", ".join(sorted(f"{a} ({v})" for a, v in found))
+        raise InstancesMismatchError(
+            f"{directory}: the axiom spec {_clip(spec)!r} is on rows of several axioms or "
+            f"variants ({_clip(kinds)}): a shard was edited or mixes runs; {_REMINE}"
+        )
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
 def _mined_analyzer(directory: Path) -> str | None:
     """The analyzer spec the instances of ``directory`` were mined with (manifest
     ``config.analyzer_spec``), or ``None`` when the manifest does not record one."""
@@ -273,7 +314,7 @@ def _mined_analyzer(directory: Path) -> str | None:
 
     try:
         data = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     cfg = data.get("config") if isinstance(data, dict) else None
     spec = cfg.get("analyzer_spec") if isinstance(cfg, dict) else None

@@ -17,7 +17,8 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -553,6 +554,12 @@ def mine(
     """
     t0 = time.perf_counter()
     axs = parse_axioms(axioms)
+    listed = Counter(a.spec for a in axs)
+    twice = sorted(s for s, n in listed.items() if n > 1)
+    if twice:  # mined twice, its instances would count twice (n doubled, intervals narrowed)
+        raise ValueError(
+            f"axiom {twice[0]} is listed {listed[twice[0]]} times; list each axiom once"
+        )
     if dataset.candidates is None:
         raise ValueError(
             f"dataset {dataset.name!r} has no candidate lists (a full-retrieval collection); "
@@ -575,135 +582,168 @@ def mine(
         index = dataset_index(dataset, analyzer=an)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    qids = list(dataset.queries)
-    cfg = _config(
-        dataset, axs, index, shard_size, depth, artificial, max_instances_per_query, qids, seed
-    )
-    manifest_path = out / MANIFEST
-    cfg["inputs"] = input_fingerprint(dataset, qids, depth, index, similarity)
-    done: dict[str, Any] = {}
-    redone: list[str] = []
-    removed: list[str] = []
-    if manifest_path.exists():
-        old = _read_manifest(manifest_path, overwrite)
-        if old.get("config") != cfg:
-            if not overwrite:
-                changes = _describe_changes(old.get("config") or {}, cfg)
-                raise ValueError(
-                    f"{out} holds instances mined with another configuration or from other "
-                    f"inputs (changed: {changes}); its shards would be stale, so they are not "
-                    "resumed. Use a new output directory or pass overwrite=True to mine afresh"
-                )
-            for f in out.glob("shard-*.parquet"):
-                f.unlink()
-            for f in (out / "artificial").glob("*.parquet"):
-                f.unlink()
-        else:
-            done = {
-                k: v for k, v in old.get("shards", {}).items() if (out / f"{k}.parquet").exists()
-            }
-            # a shard listed as finished but cut or corrupt on disk (a copy, a full disk, a
-            # crash without fsync) is mined again, never resumed over
-            redone = [k for k, v in done.items() if not _shard_intact(out, k, v)]
-            for k in redone:
-                del done[k]
-                (out / f"{k}.parquet").unlink(missing_ok=True)
-                (out / "artificial" / f"{k}.parquet").unlink(missing_ok=True)
-            # a shard file the manifest does not vouch for (a copy, a leftover of another run,
-            # one written by a job killed before it recorded it) is never kept: its rows would
-            # be read as instances of this run
-            for f in sorted(out.glob("shard-*.parquet")):
-                if f.stem not in done:
+    with exclusive_output(out):
+        qids = list(dataset.queries)
+        cfg = _config(
+            dataset, axs, index, shard_size, depth, artificial, max_instances_per_query, qids, seed
+        )
+        manifest_path = out / MANIFEST
+        cfg["inputs"] = input_fingerprint(dataset, qids, depth, index, similarity)
+        done: dict[str, Any] = {}
+        redone: list[str] = []
+        removed: list[str] = []
+        if manifest_path.exists():
+            old = _read_manifest(manifest_path, overwrite)
+            if old.get("config") != cfg:
+                if not overwrite:
+                    changes = _describe_changes(old.get("config") or {}, cfg)
+                    raise ValueError(
+                        f"{out} holds instances mined with another configuration or from other "
+                        f"inputs (changed: {changes}); its shards would be stale, so they are not "
+                        "resumed. Use a new output directory or pass overwrite=True to mine afresh"
+                    )
+                for f in out.glob("shard-*.parquet"):
                     f.unlink()
-                    (out / "artificial" / f.name).unlink(missing_ok=True)
-                    removed.append(f.name)
-    # a job killed mid-write leaves temporary files of its atomic writes behind
-    clean_stale_temp_files(out)
-    clean_stale_temp_files(out / "artificial")
-    manifest: dict[str, Any] = {"config": cfg, "shards": dict(done), "complete": False}
-    _atomic_json(manifest, manifest_path)
-    (out / "artificial").mkdir(exist_ok=True)
-
-    shard_ids = shard_ids_planned(len(qids), shard_size)
-    todo = [
-        (sid, qids[s * shard_size : (s + 1) * shard_size])
-        for s, sid in enumerate(shard_ids)
-        if sid not in done
-    ]
-    skipped_shards = len(shard_ids) - len(todo)
-
-    def make_task(sid: str, shard_qids: list[str]) -> ShardTask:
-        queries, docs, labels = [], [], []
-        unknown = 0
-        for q in shard_qids:
-            cand = dataset.candidate_ids(q)
-            if depth is not None:
-                cand = cand[:depth]
-            present = [d for d in cand if d in dataset.documents]
-            miss = len(cand) - len(present)
-            queries.append(dataset.queries[q])
-            docs.append([dataset.documents[d] for d in present])
-            labels.append(dict(dataset.judged(q)))
-            unknown += miss
-        return ShardTask(sid, queries, docs, labels, unknown)
-
-    def record(result: tuple[str, pa.Table, pa.Table, dict[str, int], int]) -> None:
-        sid, table, art, skips, examined = result
-        art_record = None
-        if art.num_rows:
-            _atomic_write(art, out / "artificial" / f"{sid}.parquet")
-            art_record = shard_record(out / "artificial" / f"{sid}.parquet", art.num_rows)
-        _atomic_write(table, out / f"{sid}.parquet")
-        counts = Counter(table.column("spec").to_pylist()) if table.num_rows else Counter()
-        uncapped: Counter = Counter()
-        capped: dict[str, dict[str, int]] = {}
-        if table.num_rows:
-            groups = (
-                table.select(["query_id", "spec", "n_uncapped"])
-                .group_by(["query_id", "spec"])
-                .aggregate([("n_uncapped", "max"), ("n_uncapped", "count")])
-                .to_pylist()
-            )
-            for g in groups:
-                uncapped[g["spec"]] += g["n_uncapped_max"]
-                if g["n_uncapped_max"] > g["n_uncapped_count"]:
-                    capped.setdefault(g["query_id"], {})[g["spec"]] = g["n_uncapped_max"]
-        manifest["shards"][sid] = {
-            **shard_record(out / f"{sid}.parquet", table.num_rows),
-            "artificial": art_record,
-            "instances": table.num_rows,
-            "per_axiom": dict(counts),
-            "per_axiom_uncapped": dict(uncapped),
-            "capped": capped,
-            "skips": skips,
-            "pairs_examined": examined,
-        }
+                for f in (out / "artificial").glob("*.parquet"):
+                    f.unlink()
+            else:
+                done = {
+                    k: v
+                    for k, v in old.get("shards", {}).items()
+                    if (out / f"{k}.parquet").exists()
+                }
+                # a shard listed as finished but cut or corrupt on disk (a copy, a full disk, a
+                # crash without fsync) is mined again, never resumed over
+                redone = [k for k, v in done.items() if not _shard_intact(out, k, v)]
+                for k in redone:
+                    del done[k]
+                    (out / f"{k}.parquet").unlink(missing_ok=True)
+                    (out / "artificial" / f"{k}.parquet").unlink(missing_ok=True)
+                # a shard file the manifest does not vouch for (a copy, a leftover of another run,
+                # one written by a job killed before it recorded it) is never kept: its rows would
+                # be read as instances of this run
+                for f in sorted(out.glob("shard-*.parquet")):
+                    if f.stem not in done:
+                        f.unlink()
+                        (out / "artificial" / f.name).unlink(missing_ok=True)
+                        removed.append(f.name)
+        # a job killed mid-write leaves temporary files of its atomic writes behind
+        clean_stale_temp_files(out)
+        clean_stale_temp_files(out / "artificial")
+        manifest: dict[str, Any] = {"config": cfg, "shards": dict(done), "complete": False}
         _atomic_json(manifest, manifest_path)
+        (out / "artificial").mkdir(exist_ok=True)
 
-    split = dataset.split
-    args = (axs, split, artificial, max_instances_per_query, similarity, seed)
-    if scheduler is not None or workers is not None:
-        _run_dask(todo, make_task, record, index, args, workers, scheduler, progress)
-    else:
-        it: Iterable[tuple[str, list[str]]] = todo
-        if progress and len(todo) > 1:
-            from axiomatic._progress import track
+        shard_ids = shard_ids_planned(len(qids), shard_size)
+        todo = [
+            (sid, qids[s * shard_size : (s + 1) * shard_size])
+            for s, sid in enumerate(shard_ids)
+            if sid not in done
+        ]
+        skipped_shards = len(shard_ids) - len(todo)
 
-            it = track(todo, description=f"mining {dataset.name}", total=len(todo))
-        for sid, shard_qids in it:
-            record(mine_shard(make_task(sid, shard_qids), index, *args))
+        def make_task(sid: str, shard_qids: list[str]) -> ShardTask:
+            queries, docs, labels = [], [], []
+            unknown = 0
+            for q in shard_qids:
+                cand = dataset.candidate_ids(q)
+                if depth is not None:
+                    cand = cand[:depth]
+                present = [d for d in cand if d in dataset.documents]
+                miss = len(cand) - len(present)
+                queries.append(dataset.queries[q])
+                docs.append([dataset.documents[d] for d in present])
+                labels.append(dict(dataset.judged(q)))
+                unknown += miss
+            return ShardTask(sid, queries, docs, labels, unknown)
 
-    _consolidate_artificial(out)
-    manifest["artificial_docs"] = {
-        "file": ARTIFICIAL_FILE,
-        "sha256": file_sha256(out / ARTIFICIAL_FILE),
-    }
-    manifest["complete"] = True
-    _atomic_json(manifest, manifest_path)
-    summary = summarize(manifest, skipped_shards, time.perf_counter() - t0)
-    summary["shards_redone"] = sorted(redone)
-    summary["shards_removed"] = removed
-    return summary
+        def record(result: tuple[str, pa.Table, pa.Table, dict[str, int], int]) -> None:
+            sid, table, art, skips, examined = result
+            art_record = None
+            if art.num_rows:
+                _atomic_write(art, out / "artificial" / f"{sid}.parquet")
+                art_record = shard_record(out / "artificial" / f"{sid}.parquet", art.num_rows)
+            _atomic_write(table, out / f"{sid}.parquet")
+            counts = Counter(table.column("spec").to_pylist()) if table.num_rows else Counter()
+            uncapped: Counter = Counter()
+            capped: dict[str, dict[str, int]] = {}
+            if table.num_rows:
+                groups = (
+                    table.select(["query_id", "spec", "n_uncapped"])
+                    .group_by(["query_id", "spec"])
+                    .aggregate([("n_uncapped", "max"), ("n_uncapped", "count")])
+                    .to_pylist()
+                )
+                for g in groups:
+                    uncapped[g["spec"]] += g["n_uncapped_max"]
+                    if g["n_uncapped_max"] > g["n_uncapped_count"]:
+                        capped.setdefault(g["query_id"], {})[g["spec"]] = g["n_uncapped_max"]
+            manifest["shards"][sid] = {
+                **shard_record(out / f"{sid}.parquet", table.num_rows),
+                "artificial": art_record,
+                "instances": table.num_rows,
+                "per_axiom": dict(counts),
+                "per_axiom_uncapped": dict(uncapped),
+                "capped": capped,
+                "skips": skips,
+                "pairs_examined": examined,
+            }
+            _atomic_json(manifest, manifest_path)
+
+        split = dataset.split
+        args = (axs, split, artificial, max_instances_per_query, similarity, seed)
+        if scheduler is not None or workers is not None:
+            _run_dask(todo, make_task, record, index, args, workers, scheduler, progress)
+        else:
+            it: Iterable[tuple[str, list[str]]] = todo
+            if progress and len(todo) > 1:
+                from axiomatic._progress import track
+
+                it = track(todo, description=f"mining {dataset.name}", total=len(todo))
+            for sid, shard_qids in it:
+                record(mine_shard(make_task(sid, shard_qids), index, *args))
+
+        _consolidate_artificial(out)
+        manifest["artificial_docs"] = {
+            "file": ARTIFICIAL_FILE,
+            "sha256": file_sha256(out / ARTIFICIAL_FILE),
+        }
+        manifest["complete"] = True
+        _atomic_json(manifest, manifest_path)
+        summary = summarize(manifest, skipped_shards, time.perf_counter() - t0)
+        summary["shards_redone"] = sorted(redone)
+        summary["shards_removed"] = removed
+        return summary
+
+
+LOCK_FILE = ".mine.lock"
+"""The advisory lock of a mining output folder, held while a ``mine`` call writes there."""
+
+
+class OutputLockedError(RuntimeError):
+    """Another process is mining into the same output folder right now."""
+
+
+@contextmanager
+def exclusive_output(out: Path) -> Iterator[None]:
+    """Hold :data:`LOCK_FILE` of ``out`` for the block, or raise :class:`OutputLockedError` at
+    once when another process holds it: two runs into one folder would mine every shard twice
+    and race on the manifest. The operating system releases the lock of a killed process."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(out / LOCK_FILE, timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise OutputLockedError(
+            f"{out} is being mined by another process right now (it holds "
+            f"{out / LOCK_FILE}): wait for it to finish (the same mine call then reuses its "
+            "shards), or mine into another folder"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def shard_ids_planned(n_queries: int, shard_size: int) -> list[str]:
@@ -720,6 +760,8 @@ def _read_manifest(path: Path, overwrite: bool) -> dict[str, Any]:
         problem = manifest_problem(data)
     except (ValueError, UnicodeDecodeError) as exc:
         problem = str(exc)
+    except RecursionError:
+        problem = "its JSON nests too deep to read"
     if problem is None:
         return data
     if overwrite:

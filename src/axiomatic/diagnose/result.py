@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from axiomatic._atomic import atomic_path, atomic_write_text
+from axiomatic._atomic import INCOMPLETE_MARKER, atomic_path, atomic_write_text, incomplete_note
 from axiomatic.diagnose import analyses, effects, stats
 from axiomatic.diagnose.relations import (
     FULFILLED,
@@ -376,6 +376,13 @@ class Diagnosis:
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Diagnosis:
         d = Path(directory)
+        for folder in (d, d.parent):  # a report's diagnosis_state/ is in the report folder
+            if incomplete_note(folder) is not None:
+                raise ValueError(
+                    f"{d}: {folder / INCOMPLETE_MARKER} marks the folder incomplete (a report "
+                    "was being written into it when the writer stopped, so its files may mix "
+                    "two runs); write the report again into it (that repairs it), or delete it"
+                )
         meta_path, data_path = d / "diagnosis.json", d / "outcomes.parquet"
         if not meta_path.is_file() or not data_path.is_file():
             raise FileNotFoundError(

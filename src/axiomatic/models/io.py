@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -73,15 +74,54 @@ def is_word_model(name: str) -> bool:
     return resolve_model_name(name) not in _TRANSFORMERS
 
 
+_INT_LIMIT = 2**31
+
+
+class ModelOptionError(ValueError, TypeError):
+    """An option a model does not take, or a value of the wrong kind for it: bad input (a
+    ``ValueError``, as from a config file's ``model_config``) and, for ``build_model(**kw)``,
+    a ``TypeError`` as Python raises for an unexpected keyword."""
+
+
 def _check_config(cls: type, config: dict[str, Any], reserved: Iterable[str] = ()) -> None:
-    params = [p for p in inspect.signature(cls).parameters if p != "self"]
+    """Refuse (``ValueError``, naming the option) a ``model_config`` key the model does not take
+    and a value of another kind than the option's default: a boolean, an integer or a finite
+    number where the default is one (``n_kernels = true``, ``sigma = 1e400``, a 400-digit
+    integer would otherwise fail deep inside torch, or silently count as 1)."""
+    params = {k: p for k, p in inspect.signature(cls).parameters.items() if k != "self"}
     allowed = set(params) - set(reserved)
-    for key in config:
+    for key, value in config.items():
         if key not in allowed:
-            raise TypeError(
-                f"{cls.__name__} has no option {key!r}{suggest(key, sorted(allowed), n=1)}; "
-                f"options are {sorted(allowed)}"
+            raise ModelOptionError(
+                f"model_config: {cls.__name__} has no option {key!r}"
+                f"{suggest(key, sorted(allowed), n=1)}; options are {sorted(allowed)}"
             )
+        default = params[key].default
+        if isinstance(default, bool):
+            ok, want = isinstance(value, bool), "true or false"
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+            ok = ok and 0 <= value < _INT_LIMIT
+            want = "an integer >= 0 and < 2**31"
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = ok and _finite(value)
+            want = "a finite number"
+        else:
+            continue
+        if not ok:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "\u2026"
+            raise ModelOptionError(
+                f"model_config: option {key!r} of {cls.__name__} must be {want} (got {shown}, "
+                f"{type(value).__name__})"
+            )
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond float range
+        return False
 
 
 def build_model(
@@ -240,6 +280,8 @@ def read_model_config(directory: str | Path) -> dict[str, Any]:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
+    except RecursionError:
+        raise ValueError(f"{path}: invalid JSON (it nests too deep to read)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f'{path}: not an axiomatic model config (expected "format": "{FORMAT}")')
     from axiomatic.models.vocab import check_analyzer_config

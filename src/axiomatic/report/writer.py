@@ -1,17 +1,22 @@
 """Write a diagnosis report to a folder: CSV/JSON tables, PNG plots and a self-contained HTML page.
 
-Every file is written atomically (temporary file + ``os.replace``), so an interrupted run never
-leaves a half-written report behind.
+The folder is written as a unit: every file is first written into a staging folder inside it
+(``.report-staging/``) while the earlier report stays complete; then the folder is marked
+incomplete (``INCOMPLETE.txt``, :func:`axiomatic._atomic.mark_incomplete`), the new files are
+moved in (renames), the earlier report's other files removed, the manifest written and the mark
+removed. A writer killed at any point leaves the earlier report complete or the folder marked;
+the next report into the folder repairs it, and :meth:`Diagnosis.load` refuses a marked one.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from axiomatic._atomic import atomic_write_bytes
+from axiomatic._atomic import atomic_write_bytes, mark_complete, mark_incomplete
 from axiomatic.diagnose.result import Diagnosis
 from axiomatic.report import tables
 
@@ -115,7 +120,67 @@ def write_report(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    stage = out / STAGING
+    if stage.exists():  # left by a writer killed before it moved anything in
+        shutil.rmtree(stage)
+    stage.mkdir()
+    try:
+        staged = _write_files(
+            diagnosis,
+            effectiveness,
+            stage,
+            title=title,
+            measure=measure,
+            baseline=baseline,
+            plots=plots,
+            notes=notes,
+            min_n=min_n,
+            mean_over=mean_over,
+        )
+        paths = {k: out / Path(p).relative_to(stage) for k, p in staged.items()}
+        paths["manifest"] = _move_in(out, stage, staged)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return paths
+
+
+STAGING = ".report-staging"
+"""The folder inside a report folder where a report is written before it is moved in."""
+
+
+def _move_in(out: Path, stage: Path, staged: dict[str, Path]) -> Path:
+    """Replace the report in ``out`` by the one in ``stage`` (see the module docstring)."""
     previous = previous_report_files(out)
+    written = sorted({f for p in staged.values() for f in _files_of(Path(p), stage)})
+    mark_incomplete(out, "a diagnosis report")
+    # every file of either report listed first: a re-run after a kill removes all it replaces
+    _write_file_list(out, sorted(set(previous) | set(written)))
+    for rel in written:
+        _move(stage / rel, out / rel)
+    manifest = _write_manifest(out, written, previous)
+    mark_complete(out)
+    return manifest
+
+
+def _move(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
+
+
+def _write_files(
+    diagnosis: Diagnosis,
+    effectiveness: Any,
+    out: Path,
+    *,
+    title: str,
+    measure: str | None,
+    baseline: str | None,
+    plots: bool,
+    notes: Sequence[str],
+    min_n: int,
+    mean_over: Sequence[str] | None,
+) -> dict[str, Path]:
+    """Write every file of the report into the (empty) folder ``out``; the paths by name."""
     paths: dict[str, Path] = {}
     main_table = _per_view(diagnosis, "table")
     paths["diagnosis_csv"] = _text(out / "diagnosis.csv", main_table.to_csv(index=False))
@@ -215,7 +280,6 @@ def write_report(
     _label_sample_csvs(paths, diagnosis.sample)
     if getattr(diagnosis, "partial", None):
         _label_partial_csvs(paths, str(diagnosis.partial))
-    paths["manifest"] = _write_manifest(out, paths, previous)
     return paths
 
 
@@ -256,28 +320,29 @@ def previous_report_files(out: Path) -> list[str]:
     if manifest.is_file():
         try:
             listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             listed = []
         return [str(f) for f in listed if isinstance(f, str)]
     return [f for f in REPORT_FILES if (out / f).is_file()]
 
 
-def _write_manifest(out: Path, paths: dict[str, Path], previous: list[str]) -> Path:
-    """Remove the earlier report's files that this one did not write again, then list this
-    report's files in :data:`MANIFEST`. Only plain files inside ``out`` are ever removed."""
+def _write_file_list(out: Path, files: list[str]) -> Path:
     import json
 
-    written = sorted({f for p in paths.values() for f in _files_of(Path(p), out)})
+    return _text(
+        out / MANIFEST,
+        json.dumps({"generator": "axiomatic.report.writer.write_report", "files": files}, indent=1)
+        + "\n",
+    )
+
+
+def _write_manifest(out: Path, written: list[str], previous: list[str]) -> Path:
+    """Remove the earlier report's files that this one did not write again, then list this
+    report's files in :data:`MANIFEST`. Only plain files inside ``out`` are ever removed."""
     root = out.resolve()
     for rel in sorted(set(previous) - set(written) - {MANIFEST}):
         target = (out / rel).resolve()
         if root not in target.parents or not target.is_file():
             continue  # never outside the folder, never a folder
         target.unlink()
-    return _text(
-        out / MANIFEST,
-        json.dumps(
-            {"generator": "axiomatic.report.writer.write_report", "files": written}, indent=1
-        )
-        + "\n",
-    )
+    return _write_file_list(out, written)

@@ -495,29 +495,62 @@ def _check_types(cfg: TrainConfig) -> None:
             ok = isinstance(value, bool)
             want = "true or false"
         elif kind == "integer":
+            top = 2**32 if name == "seed" else 2**31  # counts a C int holds; seeds numpy takes
             ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
             ok = ok and (value >= low if inclusive else value > low)  # type: ignore[operator]
             want = f"an integer{bound}"
+            if ok and value >= top:  # type: ignore[operator]
+                ok, want = False, f"an integer < 2**{top.bit_length() - 1}"
         else:
             ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
             ok = ok and math.isfinite(value)  # type: ignore[arg-type]
             ok = ok and (low is None or (value >= low if inclusive else value > low))  # type: ignore[operator]
             want = f"a finite number{bound}"
+            if ok and name == "epochs" and value >= 2**31:  # type: ignore[operator]
+                ok, want = False, "a number < 2**31"  # passes whose steps must be countable
         if not ok:
             raise ValueError(f"setting {name!r} must be {want}{none} (got {_shown(value)})")
 
 
 # ---------------------------------------------------------------------- TOML
+_TOML_INT = 2**63
+
+
+def _check_integers(data: dict[str, Any], path: Path) -> None:
+    """Refuse integers beyond TOML's 64-bit range (the TOML spec asks a parser to; tomllib
+    reads them exactly, and ``steps = 10**30`` then overflows deep inside a run)."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:  # iterative: the nesting is as deep as tomllib could read
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, int) and not -_TOML_INT <= value < _TOML_INT:
+            digits = len(str(abs(value)))
+            raise ValueError(
+                f"{path}: setting {where!r} is an integer of {digits} digits, beyond TOML's "
+                "64-bit integers (|n| < 2**63); write the value the setting needs"
+            )
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
     """Read a TOML file; errors name the file and the parser's line/column."""
     path = Path(path)
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = tomllib.load(fh)
+        _check_integers(data, path)
+        return data
     except FileNotFoundError:
         raise FileNotFoundError(f"config file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ValueError(
+            f"{path}: invalid TOML: arrays or inline tables nest too deep to read (thousands of "
+            "levels); a config needs a few"
+        ) from None
 
 
 def load_config(path: str | Path, section: str | None = "train") -> TrainConfig:

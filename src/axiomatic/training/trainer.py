@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from axiomatic._atomic import atomic_write_text
+from axiomatic._atomic import atomic_write_text, clean_stale_temp_files
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.models.scoring import score_candidates
@@ -485,6 +485,9 @@ class Trainer:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._setup()
         dist = self.dist
+        if dist.is_main:  # temporary files of a killed run: no writer of this run is started yet
+            clean_stale_temp_files(self.out_dir)
+            clean_stale_temp_files(self.out_dir / "model", recursive=True)
         self.best_dev = None
         self.best_step = None
         self.bad_evals = 0
