@@ -755,7 +755,11 @@ def pretrain_ares(
     check_masking(masking)
     # any other ranker (KNRM, Conv-KNRM, ...) is pre-trained on the pairs' hinge alone: it has
     # no masked-language-model head and no scoring head to choose
-    other = model is not None and not isinstance(model, CrossEncoder)
+    other = (
+        model is not None
+        and not isinstance(model, CrossEncoder)
+        and not hasattr(model, "head_type")  # a cross-encoder has a scoring head
+    )
     if other and mlm_weight != 0:
         raise ValueError(
             f"ARES pre-training of a {getattr(model, 'model_type', type(model).__name__)} "
