@@ -72,7 +72,7 @@ def test_diagnose_baseline_is_a_ranker_name(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ catalog systems as runs
-def test_catalog_systems_are_runs_with_short_names(tmp_path: Path) -> None:
+def test_catalog_systems_are_runs_named_by_their_catalog_names(tmp_path: Path) -> None:
     require_collection("msmarco-passage-trecdl")
     doc = json.loads(
         _ok(
@@ -87,14 +87,15 @@ def test_catalog_systems_are_runs_with_short_names(tmp_path: Path) -> None:
                 "--measures",
                 "nDCG@10",
                 "--baseline",
-                "bm25",
+                "trec-dl-2019/bm25",
                 "--format",
                 "json",
             ]
         )
     )
     values = {r["ranker"]: round(r["value"], 3) for r in doc["results"]}
-    assert values == {"bm25": 0.506, "splade-pp": 0.731}
+    assert values == {"trec-dl-2019/bm25": 0.506, "trec-dl-2019/splade-pp": 0.731}
+    assert doc["baseline"] == "trec-dl-2019/bm25"
     res = _run(["evaluate", "-d", "trec-dl-2019/bm25", "--run", "trec-dl-2019/union"])
     assert res.exit_code == 2 and "not defined by one system's run" in res.output
 
