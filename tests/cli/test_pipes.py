@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
-from axiomatic.data.trec import read_run, read_run_text
+from axiomatic.data.trec import read_run
 
 runner = CliRunner()
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -98,7 +98,9 @@ def test_rank_dash_writes_the_same_run_as_a_file(tmp_path: Path) -> None:
     assert not (tmp_path / "-").exists()
     text = res.stdout
     assert text.startswith(out.read_text())  # the run first; the summary is on stderr
-    assert read_run_text(out.read_text()) == read_run(out)
+    from axiomatic.data.trec import read_run_text
+
+    assert read_run_text(text) == read_run(out)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
