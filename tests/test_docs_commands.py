@@ -160,7 +160,9 @@ def test_diagnosis_page_demo_commands_run_as_written(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     my = ["rank", "-d", "demo", "-r", "tfidf", "--analyzer", "thesis", "-o", "my.trec"]
     assert runner.invoke(app, my).exit_code == 0
-    diagnose = shlex.split(_page_line("docs/diagnosis.md", "--instances inst/ --analyzer thesis"))[1:]
+    diagnose = shlex.split(_page_line("docs/diagnosis.md", "--instances inst/ --analyzer thesis"))[
+        1:
+    ]
     res = runner.invoke(app, [*diagnose, "--no-plots"])
     assert res.exit_code == 0, res.output
     assert "analyzes text with" not in res.output  # no analyzer-mismatch warning
