@@ -152,9 +152,11 @@ def test_readme_pipe_runs_as_written(tmp_path: Path) -> None:
     assert all(r.startswith("QL(mu=1000),") for r in rows)
 
 
-def test_diagnosis_page_demo_commands_run_as_written(tmp_path: Path) -> None:
+def test_diagnosis_page_demo_commands_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runner = CliRunner()
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     mine = shlex.split(_page_line("docs/diagnosis.md", "axiomatic mine --dataset demo"))[1:]
     res = runner.invoke(app, mine)
     assert res.exit_code == 0, res.output
@@ -170,13 +172,15 @@ def test_diagnosis_page_demo_commands_run_as_written(tmp_path: Path) -> None:
     assert (tmp_path / "rep" / "report.html").is_file()
 
 
-def test_diagnosis_page_python_snippet_runs_without_a_mismatch_warning(tmp_path: Path) -> None:
+def test_diagnosis_page_python_snippet_runs_without_a_mismatch_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = (REPO / "docs" / "diagnosis.md").read_text(encoding="utf-8")
     snippet = text.split("```python\n", 1)[1].split("```", 1)[0]
     assert "analyzer=thesis" in snippet  # mined and ranked with one analyzer
     from axiomatic.diagnose.diagnosis import AnalyzerMismatchWarning
 
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("error", AnalyzerMismatchWarning)
         exec(compile(snippet.replace("print_tables(diag, eff)", ""), "diagnosis.md", "exec"), {})

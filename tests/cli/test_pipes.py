@@ -89,10 +89,12 @@ def test_rank_to_dev_stdout_through_head(tmp_path: Path) -> None:
     assert res.stdout.splitlines() == reference.read_text().splitlines()[:3]
 
 
-def test_rank_dash_writes_the_same_run_as_a_file(tmp_path: Path) -> None:
+def test_rank_dash_writes_the_same_run_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "ql.trec"
     assert runner.invoke(app, ["rank", "-d", "demo", "-r", "ql", "-o", str(out)]).exit_code == 0
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     res = runner.invoke(app, ["rank", "-d", "demo", "-r", "ql", "-o", "-"])
     assert res.exit_code == 0, res.output
     assert not (tmp_path / "-").exists()
