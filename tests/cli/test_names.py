@@ -108,3 +108,23 @@ def test_a_spec_and_a_catalog_system_are_named_by_one_rule() -> None:
     assert [r["ranker"] for r in doc["results"]] == ["trec-dl-2019/bm25", "BM25(k1=0.9,b=0.4)"]
     assert doc["baseline"] == "BM25(k1=0.9,b=0.4)"  # the spec typed, as diagnose takes it
     assert time.perf_counter() - t0 < 600
+
+
+def test_diagnose_csvs_keep_names_the_tables_shorten(tmp_path: Path) -> None:
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.rankers.registry import make_ranker
+
+    full = make_ranker("rm3", load_dataset("demo")).name
+    inst = tmp_path / "inst"
+    _ok(["mine", "-d", "demo", "-a", "TFC1", "-o", str(inst)])
+    out = tmp_path / "report"
+    args = ["diagnose", "-i", str(inst), "-r", "rm3", "-r", "bm25", "--no-plots", "-o", str(out)]
+    text = _ok([*args, "--format", "csv"])
+    assert [r["ranker"] for r in csv.DictReader(io.StringIO(text))] == [
+        full, "BM25(k1=0.9,b=0.4)", "oracle"
+    ]  # fmt: skip
+    for name in ("diagnosis.csv", "effectiveness.csv", "overview.csv", "mcnemar.csv"):
+        written = (out / name).read_text(encoding="utf-8")
+        assert "…" not in written and full in written, name
+    shown = runner.invoke(app, args)  # the terminal table shortens it, with a legend
+    assert "…" in shown.output

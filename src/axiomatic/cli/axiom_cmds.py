@@ -696,7 +696,10 @@ def diagnose(
     if art is None and inst_arts:  # an unfinished run has not consolidated them yet
         art = inst_arts
     legend: dict[str, str] = {}
-    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed, legend, data_root)
+    full_names: dict[str, str] = {}
+    rankers = _make_rankers(
+        ranker or [], run or [], ds, an, skip_malformed, legend, data_root, full_names=full_names
+    )
     if baseline is not None and baseline not in rankers:
         typed = [n for n, spec in legend.items() if baseline in (spec, spec.removeprefix("run:"))]
         baseline = typed[0] if len(typed) == 1 else baseline  # the spec typed: -r ql
@@ -746,6 +749,7 @@ def diagnose(
     diag.metadata["analyzer"] = an.describe()
     diag.metadata["instances_analyzer"] = mined_with
     diag.metadata["legend"] = legend  # short name -> spec, in the report and its JSON
+    diag.metadata["full_names"] = full_names  # short name -> full name, for the CSVs
 
     eff = None
     if ds.qrels:
@@ -812,9 +816,10 @@ def _print_diagnosis_data(diag: Any, eff: Any, fmt: str) -> None:
 
     if fmt == "csv":
         from axiomatic.report.tables import overview_numbers
+        from axiomatic.report.writer import csv_text
 
-        frame = overview_numbers(diag, eff)
-        sys.stdout.write(frame.rename_axis("ranker").to_csv())
+        frame = overview_numbers(diag, eff).rename_axis("ranker")
+        sys.stdout.write(csv_text(frame, diag, index=True))  # names whole, never cut short
     else:
         from axiomatic.diagnose.result import json_default
         from axiomatic.report.writer import report_document
@@ -1079,11 +1084,13 @@ def _make_rankers(
     legend: dict[str, str] | None = None,
     data_root: Path | None = None,
     shorten: bool = True,
+    full_names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Rankers by display name; ``legend`` (when given) receives name -> what the user typed.
     ``runs`` are run arguments (files, ``-``, catalog systems such as
     ``trec-dl-2019/splade-pp``). ``shorten``: names longer than :data:`SHORT_NAME` are cut
-    for tables and plots (the legend keeps the spec); ``evaluate`` keeps them whole."""
+    for tables and plots (the legend keeps the spec; ``full_names`` receives shown -> full name
+    for the CSVs); ``evaluate`` keeps them whole."""
     from axiomatic.cli.collection_cmds import set_cli_skip_malformed
     from axiomatic.cli.run_inputs import read_named_runs
     from axiomatic.rankers.registry import make_ranker, split_name, with_name
@@ -1108,6 +1115,8 @@ def _make_rankers(
             while name in out:
                 name, k = f"{base}-{k}", k + 1
             if name != r.name:
+                if full_names is not None:
+                    full_names[name] = r.name
                 r = with_name(r, name)
         out[name] = r
         legend[name] = spec if given is None else bare
@@ -1326,9 +1335,10 @@ def rerank(
     write_run(new_run, out, tag="axiomatic")
     from axiomatic._atomic import is_stdout
 
+    lines = sum(len(v) for v in new_run.values())
     (report_console(out) if fmt == "table" else err_console).print(
-        f"wrote {'standard output' if is_stdout(out) else out} ({sum(len(v) for v in new_run.values()):,} lines, {len(new_run)} queries; "
-        f"analyzer: {an.describe()})",
+        f"wrote {'standard output' if is_stdout(out) else out} ({lines:,} lines, "
+        f"{len(new_run)} queries; analyzer: {an.describe()})",
         markup=False,
     )
     if ds.qrels:

@@ -79,6 +79,38 @@ def _label_sample_csvs(paths: dict[str, Path], sample: str) -> None:
         _text(path, buf.getvalue())
 
 
+FULL_NAMES = "full_names"
+"""``Diagnosis.metadata`` key: shown name -> full name of the rankers whose names tables and
+plots show shortened (``axiomatic diagnose`` cuts names longer than 24 characters)."""
+
+_NAME_COLUMNS = ("ranker", "ranker_a", "ranker_b", "system")
+
+
+def csv_text(frame: Any, diagnosis: Diagnosis, index: bool = False) -> str:
+    """``frame`` as CSV with every ranker name whole: a name the tables show shortened
+    (``RM3(fb_docs=10,fb_terms…``) is written as the ranker's full name
+    (``metadata["full_names"]``), in the ranker columns and (``index=True``) the index."""
+    full = diagnosis.metadata.get(FULL_NAMES) if isinstance(diagnosis.metadata, dict) else None
+    if full:
+        frame = frame.copy()
+        for col in _NAME_COLUMNS:
+            if col in frame.columns:
+                frame[col] = frame[col].map(lambda v: full.get(v, v) if isinstance(v, str) else v)
+        if "family" in frame.columns:  # "paired t-test vs <baseline>; ..."
+
+            def whole(text: Any) -> Any:
+                if not isinstance(text, str):
+                    return text
+                for short, name in full.items():
+                    text = text.replace(f"vs {short};", f"vs {name};")
+                return text
+
+            frame["family"] = frame["family"].map(whole)
+        if index:
+            frame = frame.rename(index=lambda v: full.get(v, v) if isinstance(v, str) else v)
+    return str(frame.to_csv(index=index))
+
+
 def effectiveness_records(effectiveness: Any) -> Any:
     """The long effectiveness table with the significance test and its Holm family on every
     row (``test``, ``family``: what the terminal and HTML captions say), so that a CSV of it
@@ -168,18 +200,18 @@ def write_report(
     previous = previous_report_files(out)
     paths: dict[str, Path] = {}
     main_table = view_table(diagnosis, "table")
-    paths["diagnosis_csv"] = _text(out / "diagnosis.csv", main_table.to_csv(index=False))
+    paths["diagnosis_csv"] = _text(out / "diagnosis.csv", csv_text(main_table, diagnosis))
     paths["by_relevance_csv"] = _text(
-        out / "by_relevance.csv", view_table(diagnosis, "by_relevance").to_csv(index=False)
+        out / "by_relevance.csv", csv_text(view_table(diagnosis, "by_relevance"), diagnosis)
     )
     paths["mcnemar_csv"] = _text(
-        out / "mcnemar.csv", view_table(diagnosis, "mcnemar").to_csv(index=False)
+        out / "mcnemar.csv", csv_text(view_table(diagnosis, "mcnemar"), diagnosis)
     )
     has_len = "len_diff_rel" in diagnosis.instances
     sweep = diagnosis.delta_sweep() if has_len else None
     if sweep is not None:
         paths["delta_sweep_csv"] = _text(
-            out / "delta_sweep.csv", view_table(diagnosis, "delta_sweep").to_csv(index=False)
+            out / "delta_sweep.csv", csv_text(view_table(diagnosis, "delta_sweep"), diagnosis)
         )
     import json
 
@@ -193,18 +225,22 @@ def write_report(
     wide = tables.effectiveness_wide(eff_long) if len(eff_long) else None
     if wide is not None:
         paths["effectiveness_csv"] = _text(
-            out / "effectiveness.csv", effectiveness_records(eff_long).to_csv(index=False)
+            out / "effectiveness.csv", csv_text(effectiveness_records(eff_long), diagnosis)
         )
         measure = tables.default_measure(wide, measure)
         paths["correlation_csv"] = _text(
             out / "correlation.csv",
-            tables.correlation_frame(diagnosis, wide, measure, min_n, mean_over).to_csv(
-                index=False
+            csv_text(
+                tables.correlation_frame(diagnosis, wide, measure, min_n, mean_over), diagnosis
             ),
         )
     paths["overview_csv"] = _text(
         out / "overview.csv",
-        tables.overview_numbers(diagnosis, eff_long if len(eff_long) else None).to_csv(),
+        csv_text(
+            tables.overview_numbers(diagnosis, eff_long if len(eff_long) else None),
+            diagnosis,
+            index=True,
+        ),
     )
 
     images: dict[str, bytes] = {}
