@@ -191,7 +191,7 @@ def test_query_pair_axioms_have_their_own_prefix() -> None:
 def test_one_catalogue_lists_what_each_axiom_relates_and_mine_refuses_the_other_kind(
     tmp_path,
 ) -> None:
-    rows = {r["name"]: r for r in json.loads(_ok(["axioms", "--json"]))}
+    rows = {r["name"]: r for r in json.loads(_ok(["axioms", "--format", "json"]))}
     assert (rows["TFC1"]["relates"], rows["TFC1"]["arity"]) == ("documents", 2)
     assert (rows["TFC2"]["relates"], rows["TFC2"]["arity"]) == ("documents", 3)
     assert (rows["Q-RANK"]["relates"], rows["Q-RANK"]["arity"]) == ("queries", 2)

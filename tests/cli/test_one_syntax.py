@@ -144,6 +144,8 @@ def test_patch_has_no_dataset_default() -> None:
 def test_one_format_option_on_every_table_command(runs, tmp_path: Path) -> None:
     doc = json.loads(_ok(["datasets", "--format", "json"]))
     assert doc == json.loads(_ok(["datasets", "--json"]))  # the older spelling, same output
+    said = runner.invoke(app, ["datasets", "--json"]).stderr
+    assert "warning: --json is deprecated: use --format json" in said
     assert any(d["name"] == "demo" for d in doc["datasets"])
     rows = list(csv.DictReader(io.StringIO(_ok(["datasets", "--format", "csv"]))))
     assert {"name", "available", "description"} <= set(rows[0])

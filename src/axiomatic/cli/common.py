@@ -181,11 +181,13 @@ def check_test(test: str) -> Any:
 
 
 def format_from_json_flag(value: str | None, as_json: bool) -> str | None:
-    """``--json``, the older spelling of ``--format json`` (kept as a hidden alias)."""
+    """``--json``, the older spelling of ``--format json`` (a hidden, deprecated alias: it
+    says so on standard error)."""
     if not as_json:
         return value
     if value is not None and value.strip().lower() != "json":
         raise fail(f"--json and --format {value} disagree; give --format {value} alone")
+    warn("--json is deprecated: use --format json (the option every table command takes)")
     return "json"
 
 
