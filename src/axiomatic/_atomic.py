@@ -16,8 +16,10 @@ A kill (SIGKILL, power loss) between creation and rename leaves a ``.<name>.<8 c
 behind; :func:`clean_stale_temp_files` removes such leftovers when a job resumes.
 
 Targets: only a regular file (or a new name) is ever replaced. An existing folder, FIFO, socket or
-device (``-o /dev/null``) is refused with :class:`NotARegularFileError` instead of being turned
-into a regular file. A symbolic link is written *through*: the link is resolved (every level) and
+device (``/dev/null``) is refused with :class:`NotARegularFileError` instead of being turned
+into a regular file. :func:`write_output_text` is for outputs a user names (``-o FILE``): ``-``
+and standard output itself (``/dev/stdout``) are written to ``sys.stdout``, a FIFO or character
+device straight into it (a pipe has nothing to replace), anything else atomically. A symbolic link is written *through*: the link is resolved (every level) and
 the file it points to is replaced atomically, with the temporary file beside that target; the
 link itself stays as it was (:func:`resolve_target`).
 """
@@ -29,6 +31,7 @@ import os
 import random
 import re
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -187,6 +190,51 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
             with open(tmp, "w", encoding=encoding, newline="\n") as fh:
                 fh.write(text)
     return Path(path)
+
+
+STDOUT = "-"
+"""The output name that means standard output (``axiomatic rank -o -``)."""
+
+
+def is_stdout(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is ``-`` or the very file standard output is (``/dev/stdout``,
+    ``/proc/self/fd/1``, a redirection's file reached by its name)."""
+    if os.fspath(path) == STDOUT:
+        return True
+    try:
+        fd = sys.stdout.fileno()
+        here, there = os.stat(path), os.fstat(fd)
+    except (OSError, AttributeError, ValueError):  # no such file, or a stdout without a descriptor
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def is_stream_target(path: str | os.PathLike[str]) -> bool:
+    """Whether a write to ``path`` goes to a stream rather than replacing a file: ``-``,
+    standard output, or an existing FIFO or character device (links followed)."""
+    if is_stdout(path):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def write_output_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to an output the user named: ``-`` and standard output itself go to
+    ``sys.stdout``; a FIFO or character device (a named pipe, ``/dev/null``) is written
+    straight into, without a temporary file (there is no file to replace, and none could be
+    created beside it); anything else atomically (:func:`atomic_write_text`)."""
+    if is_stdout(path):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return Path(path)
+    if is_stream_target(path):
+        with open(path, "w", encoding=encoding, newline="\n") as fh:
+            fh.write(text)
+        return Path(path)
+    return atomic_write_text(path, text, encoding)
 
 
 def is_stale_temp_file(path: str | os.PathLike[str]) -> bool:

@@ -18,7 +18,7 @@ def test_axioms_lists_catalogue_as_table_and_json() -> None:
     res = runner.invoke(app, ["axioms"])
     assert res.exit_code == 0, res.output
     assert "TFC1" in res.output and "LNC2" in res.output
-    res = runner.invoke(app, ["axioms", "--json"])
+    res = runner.invoke(app, ["axioms", "--format", "json"])
     assert res.exit_code == 0, res.output
     names = {r["name"] for r in json.loads(res.output)}
     assert {"TFC1", "TFC2", "M-TDC", "LNC2"} <= names

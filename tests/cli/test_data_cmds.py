@@ -13,7 +13,7 @@ runner = CliRunner()
 
 
 def test_datasets_lists_demo_as_available() -> None:
-    res = runner.invoke(app, ["datasets", "--json"])
+    res = runner.invoke(app, ["datasets", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert '"demo"' in res.output
 

@@ -170,5 +170,5 @@ def test_datasets_states_the_cranfield_label_difference() -> None:
     res = _invoke(["datasets", "--pattern", "cranfield"])
     assert res.exit_code == 0, res.output
     assert "note: cranfield: labels differ from ir_datasets' irds:cranfield" in res.stdout
-    data = json.loads(_invoke(["datasets", "--pattern", "cranfield", "--json"]).stdout)
+    data = json.loads(_invoke(["datasets", "--pattern", "cranfield", "--format", "json"]).stdout)
     assert "irds:cranfield" in data["datasets"][0]["note"]

@@ -72,7 +72,7 @@ def test_diagnose_baseline_is_a_ranker_name(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ catalog systems as runs
-def test_catalog_systems_are_runs_with_short_names(tmp_path: Path) -> None:
+def test_catalog_systems_are_runs_named_by_their_catalog_names(tmp_path: Path) -> None:
     require_collection("msmarco-passage-trecdl")
     doc = json.loads(
         _ok(
@@ -87,14 +87,15 @@ def test_catalog_systems_are_runs_with_short_names(tmp_path: Path) -> None:
                 "--measures",
                 "nDCG@10",
                 "--baseline",
-                "bm25",
+                "trec-dl-2019/bm25",
                 "--format",
                 "json",
             ]
         )
     )
     values = {r["ranker"]: round(r["value"], 3) for r in doc["results"]}
-    assert values == {"bm25": 0.506, "splade-pp": 0.731}
+    assert values == {"trec-dl-2019/bm25": 0.506, "trec-dl-2019/splade-pp": 0.731}
+    assert doc["baseline"] == "trec-dl-2019/bm25"
     res = _run(["evaluate", "-d", "trec-dl-2019/bm25", "--run", "trec-dl-2019/union"])
     assert res.exit_code == 2 and "not defined by one system's run" in res.output
 
@@ -190,7 +191,7 @@ def test_query_pair_axioms_have_their_own_prefix() -> None:
 def test_one_catalogue_lists_what_each_axiom_relates_and_mine_refuses_the_other_kind(
     tmp_path,
 ) -> None:
-    rows = {r["name"]: r for r in json.loads(_ok(["axioms", "--json"]))}
+    rows = {r["name"]: r for r in json.loads(_ok(["axioms", "--format", "json"]))}
     assert (rows["TFC1"]["relates"], rows["TFC1"]["arity"]) == ("documents", 2)
     assert (rows["TFC2"]["relates"], rows["TFC2"]["arity"]) == ("documents", 3)
     assert (rows["Q-RANK"]["relates"], rows["Q-RANK"]["arity"]) == ("queries", 2)

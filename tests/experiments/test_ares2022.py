@@ -82,7 +82,7 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
 
 
 def test_axioms_lists_the_query_pair_family() -> None:
-    res = CliRunner().invoke(app, ["axioms", "--json"])
+    res = CliRunner().invoke(app, ["axioms", "--format", "json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
     qp = [r for r in rows if r.get("family") == "query-pair"]

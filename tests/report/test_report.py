@@ -161,7 +161,7 @@ def test_report_tables_state_the_significance_family(tmp_path, setup):
             for q, query in ds.queries.items()
         }
     eff = tables.effectiveness_table(runs, ds.qrels, ["AP", "nDCG@10"], baseline="tf")
-    family = "paired t-test vs tf; Holm over the 2 systems compared on each measure"
+    family = "paired t-test vs tf; Holm over the 2 rankers compared on each measure"
     assert eff.attrs["family"] == family
     con = Console(record=True, width=400)
     tables.print_tables(diag, eff, console=con)

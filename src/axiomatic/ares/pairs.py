@@ -7,7 +7,7 @@ pairs of a variant and every query-pair axiom ``A`` of Table 1: *decisive* = the
 ``q+`` is the query ``A`` prefers in ``A``'s direction (Q-RANK: the query under which BM25 ranks
 ``d`` higher; REP: the higher length-normalized score; ...). 100 % is an axiom the variant
 orders by (Q-RANK for ARES_rank), about 50 % one the order ignores, below 50 % one the pairs teach
-backwards (issue 21 measured 0 % Q-RANK agreement for ARES_rank when a predictor trained on the
+backwards (the project measured 0 % Q-RANK agreement for ARES_rank when a predictor trained on the
 Q-RANK feature ordered its pairs). A ``LENGTH`` row (prefer the longer query) shows whether the
 pairs teach a length preference; with one sampled length per document it has no decisive pair.
 

@@ -49,7 +49,7 @@ is a :class:`~axiomatic.data.records.Dataset` whose "queries" are the documents 
 pair, ``<doc>#<k>``) and whose "documents" are the pseudo queries; the strategy puts each text
 back in its place (``[CLS] query [SEP] document [SEP]``).
 
-Step cost (issue 8 asks <= 1.5x a plain hinge step): the MLM pass over the (q+, d) rows is half
+Step cost (the budget: <= 1.5x a plain hinge step): the MLM pass over the (q+, d) rows is half
 the hinge's two encoder passes, and the 30,522-way LM head comes on top, so the same objective
 cannot cost much less than ~1.5x. :meth:`AresCrossEncoder.scores_and_mlm_loss` removes the
 rest without changing a number beyond float rounding (the dropout draws included): one
@@ -797,7 +797,7 @@ def pretrain_ares(
             atomic_write_text(stamp, json.dumps(versions))
         # everything else that decides the predictor, the pairs (row indices into *these* pseudo
         # queries) and the trained model: a folder made for another sample or other settings is
-        # refused with the differing fields named, never resumed (issue 23)
+        # refused with the differing fields named, never resumed
         record = {
             "samples": [_sample_fingerprint(p) for p in prepared],
             "variant": v,

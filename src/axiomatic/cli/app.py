@@ -9,7 +9,8 @@ command raises ends as a short message, never a traceback, unless ``--debug`` (o
   scheduler, undecodable text) are bad input: one red line and exit code 2;
 * anything else is a bug: a red line naming the exception, "this is a bug, please report it",
   exit code 1, and the traceback with ``--debug``;
-* typer/click usage errors (``--depth -1``, unknown options) keep click's own handling.
+* typer/click usage errors (``--depth -1``, unknown options) keep click's own handling;
+* a pipe whose reader stopped (``... -o - | head``) ends the command quietly with 141.
 """
 
 from __future__ import annotations
@@ -23,6 +24,21 @@ from typer.core import TyperGroup
 
 EXIT_INPUT = 2
 EXIT_BUG = 1
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a C tool whose reader went away reports (``set -o pipefail`` sees it)."""
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that flushing it at exit raises nothing."""
+    import sys
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a captured stdout (tests)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _debug_from_env() -> bool:
@@ -166,6 +182,11 @@ class AxiomaticGroup(TyperGroup):
                 # as one "warning:" line each, not as "file.py:123: UserWarning" noise
                 warnings.showwarning = _show_warning
                 return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader of a pipe stopped early (`axiomatic rank ... -o - | head`): end quietly,
+            # as a Unix tool does, without a message or Python's own complaint at exit
+            _silence_stdout()
+            raise typer.Exit(EXIT_BROKEN_PIPE) from None
         except Exception as exc:
             if _is_cli_control(exc):
                 raise

@@ -23,12 +23,19 @@ from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedO
 from axiomatic.cli.common import (
     ANALYZER_HELP,
     DEFAULT_ANALYZER,
+    FORMAT_HELP,
+    JsonAliasOpt,
     analyzer_label,
+    check_format,
     check_output_dir,
     check_output_file,
+    check_test,
     console,
     err_console,
     fail,
+    format_from_json_flag,
+    print_records,
+    report_console,
     warn,
     warn_analyzer_mismatch,
 )
@@ -202,7 +209,8 @@ def _unreadable_instances(folder: Path, exc: BaseException) -> str:
 # ----------------------------------------------------------------------------- axioms
 @app.command()
 def axioms(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
+    as_json: JsonAliasOpt = False,
 ) -> None:
     """List the axiom catalogue: names, what each relates, variants, parameters and sources.
 
@@ -220,9 +228,10 @@ def axioms(
     from axiomatic.axioms import list_axioms
 
     # one catalogue: the document axioms, then ARES' query-pair family (<q1, q2, d>)
+    fmt = check_format(format_from_json_flag(output_format, as_json))
     rows = list_axioms()
-    if as_json:
-        console.print_json(json.dumps(rows, default=str))
+    if fmt != "table":
+        print_records(rows, fmt)
         return
     t = Table(
         title='axioms (use e.g. --axioms "TFC1(delta_rel=0.2),M-TDC,LNC2"; relates: documents '
@@ -602,6 +611,15 @@ def diagnose(
             "table; default: the first).",
         ),
     ] = None,
+    test: Annotated[
+        str,
+        typer.Option(
+            "--test",
+            help="Paired test of each measure against the baseline, as in `axiomatic evaluate`: "
+            "t or wilcoxon; Holm-corrected over the rankers compared on each measure.",
+        ),
+    ] = "t",
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
     first_stage: FirstStageOpt = None,
     candidates: CandidatesOpt = None,
     depth: Annotated[
@@ -628,6 +646,9 @@ def diagnose(
 
     if not ranker and not run:
         raise fail("nothing to diagnose: give at least one --ranker SPEC or --run FILE")
+    fmt = check_format(output_format)
+    test_kind = check_test(test)
+    shown = console if fmt == "table" else err_console  # csv/json: stdout holds the data only
     from axiomatic.diagnose.relations import MISSING_POLICIES
 
     if missing not in MISSING_POLICIES:
@@ -682,7 +703,10 @@ def diagnose(
     if art is None and inst_arts:  # an unfinished run has not consolidated them yet
         art = inst_arts
     legend: dict[str, str] = {}
-    rankers = _make_rankers(ranker or [], run or [], ds, an, skip_malformed, legend, data_root)
+    full_names: dict[str, str] = {}
+    rankers = _make_rankers(
+        ranker or [], run or [], ds, an, skip_malformed, legend, data_root, full_names=full_names
+    )
     if baseline is not None and baseline not in rankers:
         typed = [n for n, spec in legend.items() if baseline in (spec, spec.removeprefix("run:"))]
         baseline = typed[0] if len(typed) == 1 else baseline  # the spec typed: -r ql
@@ -702,7 +726,7 @@ def diagnose(
             f"unless given --analyzer: rank with --analyzer {analyzer_label(mined_an)!r} (or mine "
             "with the runs' analyzer) so that runs and instances see the same terms"
         )
-    console.print(
+    shown.print(
         f"analyzer: {analyzer_label(an)}"
         + (" (lexical rankers)" if lexical else "")
         + f"; instances mined with: {analyzer_label(mined_an)}"
@@ -732,6 +756,7 @@ def diagnose(
     diag.metadata["analyzer"] = an.describe()
     diag.metadata["instances_analyzer"] = mined_with
     diag.metadata["legend"] = legend  # short name -> spec, in the report and its JSON
+    diag.metadata["full_names"] = full_names  # short name -> full name, for the CSVs
 
     eff = None
     if ds.qrels:
@@ -742,13 +767,21 @@ def diagnose(
             runs[name] = r.run if hasattr(r, "run") and not callable(r.run) else rerank(r, ds)
         try:
             eff = effectiveness_table(
-                runs, ds.qrels, measures, rel_threshold=ds.rel_threshold, baseline=baseline
+                runs,
+                ds.qrels,
+                measures,
+                rel_threshold=ds.rel_threshold,
+                baseline=baseline,
+                test=test_kind,
             )
         except (KeyError, ValueError) as exc:
             raise fail(str(exc.args[0] if exc.args else exc)) from None
     _warn_depths(rankers)
-    print_tables(diag, eff, console=console, min_n=min_n, baseline=baseline)
-    _print_pairwise(diag, rankers)
+    if fmt == "table":
+        print_tables(diag, eff, console=console, min_n=min_n, baseline=baseline)
+    _print_pairwise(diag, rankers, show=fmt == "table")
+    if fmt != "table":
+        _print_diagnosis_data(diag, eff, fmt)
     paths = write_report(
         diag,
         eff,
@@ -759,23 +792,24 @@ def diagnose(
         min_n=min_n,
         baseline=baseline,
     )
-    console.print(
+    shown.print(
         f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",
         markup=False,
     )
 
 
-def _print_pairwise(diag: Any, rankers: dict[str, Any]) -> None:
+def _print_pairwise(diag: Any, rankers: dict[str, Any], show: bool = True) -> None:
     """For each pairwise ranker: the position-bias rate per axiom (the answer followed the
     position, not the document) and, after its re-ranking for the effectiveness table, the
-    share of intransitive triples among its comparisons (recorded in the report's metadata)."""
+    share of intransitive triples among its comparisons (recorded in the report's metadata;
+    printed with ``show``, the terminal table's format)."""
     from axiomatic.diagnose.pairwise import intransitivity, is_pairwise
 
     for name, r in rankers.items():
         if not is_pairwise(r):
             continue
         bias = diag.metadata.get("position_bias", {}).get(name, {})
-        if bias:
+        if bias and show:
             console.print(
                 f"position bias of {name} (share of pair instances whose preferred document "
                 "changes with the order shown): "
@@ -790,12 +824,51 @@ def _print_pairwise(diag: Any, rankers: dict[str, Any]) -> None:
                 "share": share,
                 "triples": triples,
             }
-            console.print(
-                f"intransitive triples of {name} in its re-ranked lists: {share:.3f} of "
-                f"{triples} triples",
-                markup=False,
-                highlight=False,
-            )
+            if show:
+                console.print(
+                    f"intransitive triples of {name} in its re-ranked lists: {share:.3f} of "
+                    f"{triples} triples",
+                    markup=False,
+                    highlight=False,
+                )
+
+
+def _print_records(
+    eff: Any, fmt: str, out: Path | None = None, meta: dict[str, Any] | None = None
+) -> None:
+    """An effectiveness table as ``--format csv|json`` (with the test and Holm family of its
+    significance marks on every row); on standard error when the run itself went to
+    standard output (``-o -``)."""
+    from axiomatic.report.writer import effectiveness_records
+
+    records = effectiveness_records(eff)
+    if fmt == "csv":
+        text = records.to_csv(index=False)
+    else:
+        doc = dict(meta or {})
+        doc["results"] = json.loads(records.to_json(orient="records"))
+        text = json.dumps(doc, indent=2) + "\n"
+    report_console(out).file.write(text)
+
+
+def _print_diagnosis_data(diag: Any, eff: Any, fmt: str) -> None:
+    """``diagnose --format csv|json`` on standard output: the printed table's numbers (one row
+    per ranker: measures, then the fraction of fulfilled instances per axiom), or the report's
+    JSON (``diagnosis.json``, effectiveness with its test and Holm family included)."""
+    import sys
+
+    if fmt == "csv":
+        from axiomatic.report.tables import overview_numbers
+        from axiomatic.report.writer import csv_text
+
+        frame = overview_numbers(diag, eff).rename_axis("ranker")
+        sys.stdout.write(csv_text(frame, diag, index=True))  # names whole, never cut short
+    else:
+        from axiomatic.diagnose.result import json_default
+        from axiomatic.report.writer import report_document
+
+        sys.stdout.write(json.dumps(report_document(diag, eff), indent=2, default=json_default))
+        sys.stdout.write("\n")
 
 
 @app.command()
@@ -823,7 +896,7 @@ def probe(
     depth: Annotated[
         int, typer.Option(min=1, help="Candidates per query to manipulate (the top ones).")
     ] = 10,
-    seed: Annotated[int, typer.Option(help="Seed of every manipulation.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of every manipulation.")] = 0,
     band: Annotated[
         str,
         typer.Option(
@@ -1053,9 +1126,14 @@ def _make_rankers(
     skip_malformed: bool = False,
     legend: dict[str, str] | None = None,
     data_root: Path | None = None,
+    shorten: bool = True,
+    full_names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Rankers by display name; ``legend`` (when given) receives name -> what the user typed.
-    ``runs`` are run files or catalog systems (``trec-dl-2019/splade-pp``)."""
+    ``runs`` are run arguments (files, ``-``, catalog systems such as
+    ``trec-dl-2019/splade-pp``). ``shorten``: names longer than :data:`SHORT_NAME` are cut
+    for tables and plots (the legend keeps the spec; ``full_names`` receives shown -> full name
+    for the CSVs); ``evaluate`` keeps them whole."""
     from axiomatic.cli.collection_cmds import set_cli_skip_malformed
     from axiomatic.cli.run_inputs import read_named_runs
     from axiomatic.rankers.registry import make_ranker, split_name, with_name
@@ -1075,11 +1153,13 @@ def _make_rankers(
                 raise fail(f"--ranker {spec!r}: the name {given!r} is already used")
             name = given
         else:
-            name = short_name(r.name, bare)
+            name = short_name(r.name, bare) if shorten else r.name
             base, k = name, 2
             while name in out:
                 name, k = f"{base}-{k}", k + 1
             if name != r.name:
+                if full_names is not None:
+                    full_names[name] = r.name
                 r = with_name(r, name)
         out[name] = r
         legend[name] = spec if given is None else bare
@@ -1100,7 +1180,10 @@ def _make_rankers(
 @app.command()
 def rerank(
     dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output TREC run file.")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Output TREC run file; '-' writes it to standard output."),
+    ],
     axioms: Annotated[
         str, typer.Option("--axioms", "-a", help="Comma-separated axioms to aggregate.")
     ] = "TFC1,TFC2,M-TDC,LNC2",
@@ -1171,6 +1254,7 @@ def rerank(
         str,
         typer.Option("--analyzer", help=ANALYZER_HELP + " Used by the axioms and the base ranker."),
     ] = "default",
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
     qrels: QrelsOpt = None,
     skip_malformed: SkipMalformedOpt = False,
     data_root: DataRoot = None,
@@ -1178,8 +1262,6 @@ def rerank(
     """Re-rank a base run by aggregated axiom preferences (Hagen et al. 2016), ordered by
     KwikSort, Bradley-Terry or PageRank (--order)."""
     from axiomatic.data.trec import write_run
-    from axiomatic.rankers.base import rerank as rerank_fn
-    from axiomatic.rankers.registry import make_ranker, parse_ranker_spec, split_name
 
     try:
         from axiomatic.diagnose.rerank import AGGREGATIONS, ORDERS, axiomatic_rerank
@@ -1211,6 +1293,7 @@ def rerank(
             "fit the axiom weights on), e.g. --train-dataset msmarco-dev-top20/train"
         )
     _parse_measures_or_exit(measures)
+    fmt = check_format(output_format)
     check_output_file(out)
     ds = _load_dataset(dataset, data_root, qrels, skip_malformed)
     an = _analyzer_for(analyzer, ds)
@@ -1221,85 +1304,41 @@ def rerank(
         from axiomatic.cli.run_inputs import parse_weights
 
         extra["weights"] = parse_weights(weights, pairwise)
-    from axiomatic.cli.run_inputs import catalog_run, dataset_run
+    from axiomatic.data.runs import dataset_run
+    from axiomatic.diagnose.rerank import default_base
+    from axiomatic.index.cache import dataset_index
 
-    if base is None:  # a dataset defined by a run starts from that run, not from our BM25
-        found = dataset_run(ds)
-        base = "dataset" if found is not None else "bm25"
-        if found is not None:
-            err_console.print(
-                f"note: base ranking: the run that defines {ds.name} ({found[0]}); "
-                "--base bm25 re-scores its candidates with the project's BM25 instead",
-                markup=False,
-                highlight=False,
-            )
-    base_name, base_spec = split_name(base)
-    given_run: dict[str, dict[str, float]] | None = None
-    if base_spec.strip().lower() == "dataset":
-        base_kind, base_params = "dataset", {}
-    elif Path(base_spec).expanduser().is_file():  # a path, as diagnose --run takes it
-        base_kind, base_params = "run", {"path": str(Path(base_spec).expanduser())}
-    elif (cat := catalog_run(base, data_root, "--base")) is not None:
-        base_kind, base_params = "catalog", {"path": cat[1]}
-        base_name, given_run = cat[0] or cat[1].rsplit("/", 1)[-1], cat[2]
-    else:
-        try:
-            base_kind, base_params = parse_ranker_spec(base_spec)
-        except ValueError as exc:
-            raise fail(f"bad --base {base!r}: {exc}") from None
-    if base_kind in ("run", "catalog") and aggregation == "learned" and train_run is None:
+    found = dataset_run(ds) if base is None else None
+    if found is not None:
+        err_console.print(
+            f"note: base ranking: the run that defines {ds.name} ({found[0]}); "
+            "--base bm25 re-scores its candidates with the project's BM25 instead",
+            markup=False,
+            highlight=False,
+        )
+    base = base if base is not None else default_base(ds)
+    index = dataset_index(ds, analyzer=an)
+    resolved = _base_or_exit(ds, base, depth, index, None, data_root, skip_malformed, "--base")
+    if resolved.kind == "run" and aggregation == "learned" and train_run is None:
         raise fail(
             "--base is a run of this dataset; --aggregation learned also needs the base run "
             "of --train-dataset: pass it with --train-run FILE"
         )
-    from axiomatic.index.cache import dataset_index
-
-    index = dataset_index(ds, analyzer=an)
-    if base_kind == "dataset":
-        from axiomatic.cli.run_inputs import base_of_dataset
-
-        own_label, base_run = base_of_dataset(ds)
-        base_label = base_name or own_label
-    elif base_kind == "catalog":
-        assert given_run is not None
-        base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root, given_run)
-        base_label = str(base_name)
-    elif base_kind == "run":
-        base_run, ds = _run_base(base_params["path"], ds, depth, "--base", data_root)
-        from axiomatic.data.trec import run_tag
-
-        base_path = Path(base_params["path"])
-        base_label = base_name or run_tag(base_path) or base_path.name
-    else:
-        try:
-            base_ranker = make_ranker(base, ds, index=index)
-        except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
-            raise fail(f"bad --base {base!r}: {exc.args[0] if exc.args else exc}") from None
-        try:
-            base_run = rerank_fn(base_ranker, ds)
-        except (KeyError, ValueError) as exc:  # e.g. NaN from a ranker
-            raise fail(
-                f"--base {base!r}: {_cli_wording(str(exc.args[0] if exc.args else exc))}"
-            ) from None
-        base_label = base_ranker.name
+    ds, base_run, base_label = resolved.dataset, resolved.run, resolved.label
     if aggregation == "learned":
         assert train_dataset is not None  # checked above
         train = _load_dataset(train_dataset, data_root)
-        if train_run is not None:
-            from axiomatic.cli.run_inputs import parse_named_paths
-
-            tr_path = parse_named_paths([train_run], "--train-run")[0].path
-            t_run, train = _run_base(str(tr_path), train, depth, "--train-run", data_root)
-        elif base_kind == "dataset":
-            from axiomatic.cli.run_inputs import base_of_dataset
-
-            t_run = base_of_dataset(train)[1]
-        else:
-            try:
-                train_ranker = make_ranker(base, train, analyzer=an)
-                t_run = rerank_fn(train_ranker, train)
-            except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
-                raise fail(f"bad --base {base!r} for {train_dataset}: {exc}") from None
+        trained = _base_or_exit(
+            train,
+            train_run if train_run is not None else base,
+            depth,
+            None,
+            an,
+            data_root,
+            skip_malformed,
+            "--train-run" if train_run is not None else f"--base (on {train_dataset})",
+        )
+        train, t_run = trained.dataset, trained.run
         target = _imitate_run(imitate, train) if imitate is not None else None
         extra.update(train=train, train_run=t_run)
         if "weights" not in extra:
@@ -1318,7 +1357,9 @@ def rerank(
                 combo = weighted_combination(extra["weights"], pairwise)
             except (KeyError, ValueError) as exc:
                 raise fail(str(exc.args[0] if exc.args else exc)) from None
-            console.print(f"learned combination (reusable as --axioms): {combo.name}", markup=False)
+            report_console(out).print(
+                f"learned combination (reusable as --axioms): {combo.name}", markup=False
+            )
     _warn_rerank_depths(base_run, extra.get("train_run"), depth)
     try:
         new_run = axiomatic_rerank(
@@ -1335,9 +1376,12 @@ def rerank(
     except (KeyError, ValueError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     write_run(new_run, out, tag="axiomatic")
-    console.print(
-        f"wrote {out} ({sum(len(v) for v in new_run.values()):,} lines, {len(new_run)} queries; "
-        f"analyzer: {an.describe()})",
+    from axiomatic._atomic import is_stdout
+
+    lines = sum(len(v) for v in new_run.values())
+    (report_console(out) if fmt == "table" else err_console).print(
+        f"wrote {'standard output' if is_stdout(out) else out} ({lines:,} lines, "
+        f"{len(new_run)} queries; analyzer: {an.describe()})",
         markup=False,
     )
     if ds.qrels:
@@ -1351,8 +1395,11 @@ def rerank(
         )
         from axiomatic.report.tables import RANKER
 
+        if fmt != "table":
+            _print_records(eff, fmt, out, {"dataset": str(ds.name), "analyzer": an.describe()})
+            return
         wide = eff.pivot_table(index=RANKER, columns="measure", values="value", sort=False)
-        console.print(
+        report_console(out).print(
             rich_table(
                 wide.map(lambda v: f"{v:.3f}"),
                 title=f"{dataset}: effectiveness (analyzer: {analyzer_label(an)})",
@@ -1363,70 +1410,59 @@ def rerank(
 
 
 def _imitate_run(value: str, train: Any) -> dict[str, dict[str, float]]:
-    """The ``--imitate`` run, restricted to ``train``'s queries: the learned weights imitate
-    its pairwise order (``learn_weights(target=)``). A run of another dataset is refused here,
-    not later as "no training pairs"."""
-    from axiomatic.cli.run_inputs import parse_named_paths
-    from axiomatic.data.trec import read_run
+    """The ``--imitate`` run (a run argument, ``run:`` allowed), restricted to ``train``'s
+    queries: the learned weights imitate its pairwise order (``learn_weights(target=)``). A
+    run of another dataset is refused here, not later as "no training pairs"."""
+    from axiomatic.cli.run_inputs import read_named_runs
 
     name, sep, rest = value.partition("=run:")
     value = f"{name}={rest}" if sep else value.removeprefix("run:")
-    path = parse_named_paths([value], "--imitate")[0].path
-    try:
-        run = read_run(path)
-    except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
-        raise fail(f"--imitate {path}: {exc}") from None
+    item = read_named_runs([value], "--imitate")[0]
+    run = item.run
     matched = {q: v for q, v in run.items() if q in train.queries}
     if not matched:
         raise fail(
-            f"--imitate {path} ranks none of the {len(train.queries)} queries of "
+            f"--imitate {item.source} ranks none of the {len(train.queries)} queries of "
             f"--train-dataset {train.name!r} ({len(run)} other queries, e.g. "
             f"{', '.join(sorted(run)[:3])}); pass a run of the training dataset"
         )
     return matched
 
 
-def _run_base(
-    path: str,
+def _base_or_exit(
     ds: Any,
+    base: str,
     depth: int,
-    option: str,
+    index: Any,
+    analyzer: Any,
     data_root: Path | None,
-    run: dict[str, dict[str, float]] | None = None,
-) -> tuple[dict[str, dict[str, float]], Any]:
-    """A run file (or ``run``, a catalog system's run named ``path``) as the base ranking of
-    ``ds``: its own ranking (not re-scored candidates), restricted to the dataset's queries;
-    documents of its top ``depth`` that the dataset lacks get their text from the collection
-    (else a clear error with the count and ids)."""
-    from axiomatic.cli.run_inputs import dataset_with_documents
-    from axiomatic.data.trec import read_run
+    skip_malformed: bool,
+    option: str,
+) -> Any:
+    """:func:`axiomatic.diagnose.rerank.base_ranking` with its errors as CLI errors and a note
+    when documents of a run came from the collection."""
+    from axiomatic.cli.collection_cmds import set_cli_skip_malformed
+    from axiomatic.diagnose.rerank import base_ranking
 
-    if run is None:
-        try:
-            run = read_run(path)
-        except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
-            raise fail(f"{option} {path}: {exc}") from None
-    matched = {q: v for q, v in run.items() if q in ds.queries}
-    if not matched:
+    set_cli_skip_malformed(skip_malformed)
+    try:
+        resolved = base_ranking(
+            ds, base, depth=depth, index=index, analyzer=analyzer, data_root=data_root,
+            option=option,
+        )  # fmt: skip
+    except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
+        message = _cli_wording(str(exc.args[0] if exc.args else exc))
         raise fail(
-            f"{option} {path} ranks none of the {len(ds.queries)} queries of dataset "
-            f"{ds.name!r} ({len(run)} other queries); is it a run of another dataset?"
-        )
-    if len(matched) < len(ds.queries):
+            message if message.startswith(option) else f"{option} {base!r}: {message}"
+        ) from None
+    if resolved.added:
         err_console.print(
-            f"[yellow]warning:[/] {escape(path)} ranks {len(matched)} of the "
-            f"{len(ds.queries)} queries of {escape(str(ds.name))}; the others stay empty",
-            highlight=False,
-        )
-    ds, added = dataset_with_documents(ds, matched, depth, option, data_root)
-    if added:
-        err_console.print(
-            f"note: {added} documents of {path}'s top {depth} are outside the dataset's "
-            "candidates; their text comes from the collection",
+            f"note: {resolved.added} documents of the top {depth} of {option} {base} are "
+            "outside the dataset's candidates; their text comes from the collection",
             markup=False,
             highlight=False,
         )
-    return matched, ds
+    return resolved
 
 
 @app.command()

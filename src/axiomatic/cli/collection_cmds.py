@@ -20,7 +20,16 @@ from rich.markup import escape
 
 from axiomatic._suggest import suggest
 from axiomatic.cli.app import app
-from axiomatic.cli.common import console, err_console, fail
+from axiomatic.cli.common import (
+    FORMAT_HELP,
+    JsonAliasOpt,
+    check_format,
+    console,
+    err_console,
+    fail,
+    format_from_json_flag,
+    print_records,
+)
 
 QrelsOpt = Annotated[
     Path | None,
@@ -218,7 +227,7 @@ CITATIONS: dict[str, str] = {
     "cross-encoder": "Nogueira & Cho, arXiv 2019; MiniLM: Wang et al., NeurIPS 2020",
     "bi-encoder": "Reimers & Gurevych, EMNLP 2019 (all-MiniLM-L6-v2)",
     "clir-dual": "Liu et al., smooth cosine + Smooth Ordinal Search Loss (docs/clir.md)",
-    "acrank": "Bo et al. 2023, ACRank (DESIGN.md sec. 6)",
+    "acrank": "Bo et al. 2023, ACRank (docs/acrank.md)",
 }
 """Where each registered model comes from (a model missing here shows its docstring only)."""
 
@@ -259,18 +268,18 @@ def model_zoo() -> list[dict[str, str]]:
 
 @app.command()
 def models(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of lines.")] = False,
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
+    as_json: JsonAliasOpt = False,
 ) -> None:
     """List the model zoo: one line per model (what it is, citation, defaults).
 
     Use a name with `axiomatic train --model NAME`; options override the defaults shown (in a
     --config TOML, under [train] model_config). Details: docs/models.md.
     """
+    fmt = check_format(format_from_json_flag(output_format, as_json))
     rows = model_zoo()
-    if as_json:
-        import json
-
-        console.print_json(json.dumps(rows))
+    if fmt != "table":
+        print_records(rows, fmt)
         return
     if not rows:
         err_console.print("no models registered")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
 from axiomatic._report import markdown_table
+from axiomatic._suggest import suggest
 
 PIPE_WIDTH = 10_000
 """Line width when output is not a terminal: wide enough that nothing wraps."""
@@ -170,11 +171,14 @@ def warn(message: str) -> None:
 
 def check_output_file(path: Path, option: str = "--out") -> None:
     """Fail before any work when ``path`` cannot be written as a file (a folder, or a parent that
-    is a file, a FIFO or device, a symbolic link loop), instead of an error after all the ranking
-    work. A symbolic link is fine: the write goes through it to the file it points to
+    is a file, a socket or block device, a symbolic link loop), instead of an error after all the
+    ranking work. ``-`` (standard output), a FIFO and a character device are fine: a run is
+    written straight into them. A symbolic link is fine: the write goes through it to the file it points to
     (:func:`axiomatic._atomic.resolve_target`)."""
-    from axiomatic._atomic import NotARegularFileError, resolve_target
+    from axiomatic._atomic import NotARegularFileError, is_stream_target, resolve_target
 
+    if is_stream_target(path):  # '-', /dev/stdout, a named pipe: written straight into
+        return
     if path.is_dir():
         raise fail(f"{option} {path} is a folder; expected a file name, e.g. {path / 'run.trec'}")
     try:
@@ -186,6 +190,86 @@ def check_output_file(path: Path, option: str = "--out") -> None:
             if not parent.is_dir():
                 raise fail(f"{option} {path}: {parent} is a file, not a folder")
             break
+
+
+TABLE_FORMATS = ("table", "csv", "json")
+FORMAT_HELP = (
+    "Output of the printed tables: table (a table on a terminal, Markdown when piped), csv or "
+    "json (data on standard output; notes go to standard error)."
+)
+
+
+def check_format(value: str | None, default: str = "table", choices=TABLE_FORMATS) -> str:
+    """``--format`` (the same option on every command that prints tables), checked before any
+    work; ``None`` is ``default``."""
+    fmt = default if value is None else value.strip().lower()
+    if fmt not in choices:
+        raise fail(
+            f"unknown --format {value!r}{suggest(fmt, choices)}; expected one of {', '.join(choices)}"
+        )
+    return fmt
+
+
+TESTS = ("t", "wilcoxon")
+TEST_HELP = (
+    "Paired test of each measure against the baseline: t or wilcoxon; Holm-corrected over the "
+    "runs compared with the baseline on each measure (adding measures never changes a p-value)."
+)
+
+
+def check_test(test: str) -> Any:
+    """``--test`` (evaluate, diagnose): the paired test against the baseline."""
+    if test not in TESTS:
+        raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r}){suggest(test, TESTS)}")
+    return test
+
+
+def format_from_json_flag(value: str | None, as_json: bool) -> str | None:
+    """``--json``, the older spelling of ``--format json`` (a hidden, deprecated alias: it
+    says so on standard error)."""
+    if not as_json:
+        return value
+    if value is not None and value.strip().lower() != "json":
+        raise fail(f"--json and --format {value} disagree; give --format {value} alone")
+    warn("--json is deprecated: use --format json (the option every table command takes)")
+    return "json"
+
+
+def print_records(rows: list[dict[str, Any]], fmt: str, document: Any = None) -> None:
+    """Rows as ``--format csv`` (one column per key, in first-seen order; lists and mappings
+    as JSON text) or ``json`` (``document`` when given, else the rows) on standard output."""
+    import csv
+    import json
+    import sys
+
+    if fmt == "json":
+        sys.stdout.write(json.dumps(rows if document is None else document, indent=2, default=str))
+        sys.stdout.write("\n")
+        return
+    fields = list(dict.fromkeys(k for row in rows for k in row))
+    writer = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(
+            {
+                k: json.dumps(v, default=str) if isinstance(v, (list, dict)) else v
+                for k, v in row.items()
+            }
+        )
+
+
+JsonAliasOpt = Annotated[
+    bool, typer.Option("--json", hidden=True, help="Same as --format json (older spelling).")
+]
+
+
+def report_console(out: Path | None) -> PipeAwareConsole:
+    """Where a command that writes ``out`` prints its tables and notes: standard error when
+    ``out`` is standard output (``-o -``, ``-o /dev/stdout``), so that the run stays clean for
+    the next command of a pipe; else standard output."""
+    from axiomatic._atomic import is_stdout
+
+    return err_console if out is not None and is_stdout(out) else console
 
 
 def check_output_dir(path: Path, option: str = "--out") -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,13 +18,20 @@ from axiomatic.cli.collection_cmds import DATASET_HELP, QrelsOpt, SkipMalformedO
 from axiomatic.cli.common import (
     ANALYZER_HELP,
     DEFAULT_ANALYZER,
+    FORMAT_HELP,
+    TEST_HELP,
+    JsonAliasOpt,
     analyzer_label,
     analyzer_or_exit,
+    check_format,
     check_output_file,
+    check_test,
     console,
     dataset_language,
     err_console,
     fail,
+    format_from_json_flag,
+    print_records,
     warn,
 )
 from axiomatic.cli.run_inputs import CandidatesOpt, FirstStageOpt
@@ -66,7 +74,8 @@ def datasets(
     counts: Annotated[
         bool, typer.Option("--counts/--no-counts", help="Load each available dataset to count it.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
+    as_json: JsonAliasOpt = False,
     pattern: Annotated[
         str | None,
         typer.Option(help="Only names matching this glob, e.g. 'xquad-clir/en-*' or 'trec-dl-*'."),
@@ -88,6 +97,7 @@ def datasets(
 
     The 432 XQuAD language-pair names are folded into one line unless --pattern selects them.
     """
+    fmt = check_format(format_from_json_flag(output_format, as_json))
     if action:
         from axiomatic.cli.collection_cmds import datasets_action
 
@@ -123,8 +133,8 @@ def datasets(
     for r in rows:
         if r["name"] in LABEL_NOTES:
             r["note"] = LABEL_NOTES[str(r["name"])]
-    if as_json:
-        console.print_json(json.dumps({"data_root": str(root), "datasets": rows}))
+    if fmt != "table":
+        print_records(rows, fmt, {"data_root": str(root), "datasets": rows})
         return
     table = Table(title=escape(f"datasets (data root: {root})"))
     table.add_column("name", style="bold")
@@ -158,9 +168,15 @@ def rank(
             "cross-encoder:DIR, hf:DIR (detected), model:DIR, run:FILE. Nothing is downloaded.",
         ),
     ] = "bm25",
-    out: Annotated[Path, typer.Option("--out", "-o", help="TREC run file to write.")] = Path(
-        "run.trec"
-    ),
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="TREC run file to write; '-' writes it to standard output (the summary goes to "
+            "standard error), e.g. `axiomatic rank ... -o - | axiomatic evaluate ... --run -`.",
+        ),
+    ] = Path("run.trec"),
     depth: Annotated[
         int,
         typer.Option(
@@ -209,8 +225,10 @@ def rank(
     write_run(run, out, tag=tag or r.name)
     n = sum(len(v) for v in run.values())
     lexical = _uses_analyzer(r)
+    from axiomatic._atomic import is_stdout
+
     err_console.print(
-        f"wrote {out} ({len(run)} queries, {n} lines; "
+        f"wrote {'standard output' if is_stdout(out) else out} ({len(run)} queries, {n} lines; "
         + (f"analyzer: {an.describe()}" if lexical else "no text analysis: not a lexical ranker")
         + (f"; candidates: {ds.metadata['first_stage']}" if "first_stage" in ds.metadata else "")
         + ")",
@@ -218,10 +236,11 @@ def rank(
         highlight=False,
     )
     if ds.qrels:
+        from axiomatic.cli.common import report_console
         from axiomatic.evaluate.metrics import evaluate
 
         res = evaluate(run, ds.qrels, "nDCG@10 RR@10 AP", rel_threshold=ds.rel_threshold)
-        console.print(
+        report_console(out).print(
             "  ".join(f"{k}={v:.4f}" for k, v in res.items())
             + (f"  (analyzer: {analyzer_label(an)})" if lexical else ""),
             highlight=False,
@@ -315,14 +334,7 @@ def evaluate_cmd(
             "default: the first run or ranker).",
         ),
     ] = None,
-    test: Annotated[
-        str,
-        typer.Option(
-            help="Paired test against the baseline: t or wilcoxon; Holm-corrected over the "
-            "runs compared with the baseline on each measure (adding measures never changes "
-            "a p-value)."
-        ),
-    ] = "t",
+    test: Annotated[str, typer.Option("--test", help=TEST_HELP)] = "t",
     per_query: Annotated[
         Path | None, typer.Option(help="Write per-query values to this CSV.")
     ] = None,
@@ -330,9 +342,10 @@ def evaluate_cmd(
         str | None,
         typer.Option(
             "--format",
-            help="table (terminal) | csv | json: one row per ranker and measure with the mean, "
-            "the difference to the baseline and the raw and Holm-corrected p-values. Default: "
-            "table on a terminal, csv when the output is a file or pipe.",
+            help="table | csv | json: csv and json give one row per ranker and measure with the "
+            "mean, the difference to the baseline, the raw and Holm-corrected p-values, the "
+            "test and its Holm family. Default: table on a terminal, csv when the output is a "
+            "file or pipe (evaluate's output is data for the next command).",
         ),
     ] = None,
     first_stage: FirstStageOpt = None,
@@ -377,26 +390,20 @@ def evaluate_cmd(
         )
     if per_query is not None:
         check_output_file(per_query, "--per-query")
-    if test not in ("t", "wilcoxon"):
-        raise fail(f"--test must be 't' or 'wilcoxon' (got {test!r})")
-    test_kind: Literal["t", "wilcoxon"] = "t" if test == "t" else "wilcoxon"
+    test_kind: Literal["t", "wilcoxon"] = check_test(test)
     from axiomatic.cli.common import stdout_is_terminal
 
-    fmt = output_format or ("table" if stdout_is_terminal() else "csv")
-    if fmt not in EVAL_FORMATS:
-        raise fail(
-            f"unknown --format {fmt!r}{suggest(fmt, EVAL_FORMATS)}; "
-            f"expected one of {', '.join(EVAL_FORMATS)}"
-        )
+    fmt = check_format(output_format, "table" if stdout_is_terminal() else "csv", EVAL_FORMATS)
     ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
     if not ds.qrels:
         raise fail(f"dataset {dataset!r} has no relevance judgments to evaluate against")
-    from axiomatic.cli.run_inputs import NamedRun, read_named_runs
+    from axiomatic.cli.run_inputs import read_named_runs
+    from axiomatic.data.runs import NamedRun
 
     named = read_named_runs(list(run or []), "--run", data_root, skip_malformed)
     header_notes: list[str] = []
-    if ranker:
-        named += _ranked_runs(
+    pending = (
+        _evaluated_rankers(
             list(ranker),
             ds,
             analyzer,
@@ -408,8 +415,21 @@ def evaluate_cmd(
             {n.name for n in named},
             header_notes,
         )
+        if ranker
+        else None
+    )
+    # the baseline is checked before any ranker scores a query, by the names and specs shown
+    shown = [n.name for n in named] + (pending.names if pending else [])
+    typed = {n.name: n.source for n in named} | (pending.typed if pending else {})
+    base_name = _baseline_name(baseline, shown, typed)
+    if pending is not None:
+        named += pending.rank()
     by_name: dict[str, NamedRun] = {n.name: n for n in named}
-    base_name = _baseline_name(baseline, [n.name for n in named])
+    from axiomatic.report.tables import depth_note
+
+    note = depth_note({n.name: n.run for n in named})
+    if note:
+        warn(note)
     from axiomatic.evaluate.metrics import relevance_threshold
 
     threshold = relevance_threshold(ds)  # the rule of axiomatic.evaluate(run, ds.qrels, ...)
@@ -438,6 +458,7 @@ def evaluate_cmd(
     for rec in table_df.to_dict("records"):
         rec = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in rec.items()}
         rec["path"] = by_name[rec["ranker"]].source
+        rec["test"], rec["family"] = test, family  # what the terminal caption says
         rows.append(rec)
     if fmt == "csv":
         import csv as csv_mod
@@ -487,7 +508,11 @@ def evaluate_cmd(
         renamed = [item for item in named if item.name not in (Path(item.source).name, item.source)]
         if renamed:
             console.print(
-                "rankers: " + "; ".join(f"{item.name} = {item.source}" for item in renamed),
+                "rankers: "
+                + "; ".join(
+                    f"{item.name} = {'standard input' if item.source == '-' else item.source}"
+                    for item in renamed
+                ),
                 markup=False,
                 highlight=False,
             )
@@ -506,22 +531,57 @@ def evaluate_cmd(
         err_console.print(f"wrote {per_query}", markup=False, highlight=False)
 
 
-def _baseline_name(baseline: str | None, names: list[str]) -> str:
-    """``--baseline``: a run name as shown in the table (default the first); an index
-    (``--baseline 1``, the option's old meaning) still works when no run has that name."""
+def _baseline_name(
+    baseline: str | None, names: list[str], typed: dict[str, str] | None = None
+) -> str:
+    """``--baseline``: a run name as shown in the table (default the first), or what was typed
+    for it (``bm25`` for the ranker shown as ``BM25(k1=0.9,b=0.4)``, a run's path), as
+    ``diagnose --baseline`` takes it; an index (``--baseline 1``, the option's old meaning)
+    still works when no run has that name."""
     if baseline is None:
         return names[0]
     if baseline in names:
         return baseline
+    matches = [
+        n for n, spec in (typed or {}).items() if baseline in (spec, spec.removeprefix("run:"))
+    ]
+    if len(matches) == 1:
+        return matches[0]
     if baseline.isdigit() and int(baseline) < len(names):
         return names[int(baseline)]
     raise fail(
-        f"--baseline {baseline!r}{suggest(baseline, names)} is not one of the runs "
-        f"({', '.join(names)}); give a run name as shown in the table"
+        f"--baseline {baseline!r}{suggest(baseline, [*names, *(typed or {}).values()])} is not "
+        f"one of the runs ({', '.join(names)}); give a run name as shown in the table, or the "
+        "ranker spec or run typed for it"
     )
 
 
-def _ranked_runs(
+@dataclass
+class _PendingRankers:
+    """``evaluate --ranker``: rankers built (and named) but not yet run, so that the baseline
+    is checked against their names before any scoring."""
+
+    rankers: dict[str, Any]
+    shown: dict[str, str]  # ranker key -> name in the table
+    typed: dict[str, str]  # name in the table -> what the user typed
+    ds: Any
+    depth: int
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.shown.values())
+
+    def rank(self) -> list[Any]:
+        from axiomatic.data.runs import NamedRun
+
+        return [
+            NamedRun(shown, rank_run(self.rankers[key], self.typed[shown], self.ds, self.depth),
+                     self.typed[shown], None)
+            for key, shown in self.shown.items()
+        ]  # fmt: skip
+
+
+def _evaluated_rankers(
     specs: list[str],
     ds: Any,
     analyzer: str,
@@ -532,11 +592,12 @@ def _ranked_runs(
     skip_malformed: bool,
     taken: set[str],
     notes: list[str],
-) -> list[Any]:
-    """``evaluate --ranker``: each spec's run on ``ds`` (with its first stage), as named runs;
-    ``notes`` receives the analyzer and the candidates for the table header."""
+) -> _PendingRankers:
+    """``evaluate --ranker``: each spec's ranker on ``ds`` (with its first stage), named as in
+    the table (full names: nothing cut short); ``notes`` receives the analyzer and the
+    candidates for the table header."""
     from axiomatic.cli.axiom_cmds import _make_rankers
-    from axiomatic.cli.run_inputs import NamedRun, with_first_stage
+    from axiomatic.cli.run_inputs import with_first_stage
 
     an = analyzer_or_exit(analyzer, dataset_language(ds))
     staged = first_stage is not None or candidates is not None
@@ -551,19 +612,21 @@ def _ranked_runs(
         skip_malformed=skip_malformed,
     )
     legend: dict[str, str] = {}
-    rankers = _make_rankers(specs, [], ds, an, skip_malformed, legend)
-    out = []
-    for name, r in rankers.items():
-        shown, k = name, 2
-        while shown in taken:
-            shown, k = f"{name}-{k}", k + 1
-        taken.add(shown)
-        out.append(NamedRun(shown, rank_run(r, legend[name], ds, depth), legend[name], None))
+    rankers = _make_rankers(specs, [], ds, an, skip_malformed, legend, shorten=False)
+    shown: dict[str, str] = {}
+    typed: dict[str, str] = {}
+    for name in rankers:
+        label, k = name, 2
+        while label in taken:
+            label, k = f"{name}-{k}", k + 1
+        taken.add(label)
+        shown[name] = label
+        typed[label] = legend[name]
     if any(_uses_analyzer(r) for r in rankers.values()):
         notes.append(f"analyzer: {analyzer_label(an)}")
     if "first_stage" in ds.metadata:
         notes.append(f"candidates: {ds.metadata['first_stage']}")
-    return out
+    return _PendingRankers(rankers, shown, typed, ds, depth)
 
 
 EVAL_FORMATS = ("table", "csv", "json")

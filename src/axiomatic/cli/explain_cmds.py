@@ -14,7 +14,15 @@ from rich.markup import escape
 
 from axiomatic.cli.app import app
 from axiomatic.cli.collection_cmds import DATASET_HELP, SkipMalformedOpt
-from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail
+from axiomatic.cli.common import (
+    ANALYZER_HELP,
+    FORMAT_HELP,
+    check_format,
+    check_output_dir,
+    console,
+    err_console,
+    fail,
+)
 
 
 @app.command()
@@ -34,8 +42,9 @@ def explain(
         list[str] | None,
         typer.Option(
             "--run",
-            help="TREC run file to explain, as PATH or NAME=PATH (repeatable); its top "
-            "documents that the dataset has are explained.",
+            help="Run to explain (repeatable), as in diagnose and evaluate: a TREC run file "
+            "(PATH or NAME=PATH), '-' for standard input, or a catalog system's run such as "
+            "trec-dl-2019/splade-pp; its top documents that the dataset has are explained.",
         ),
     ] = None,
     axioms: Annotated[
@@ -60,7 +69,9 @@ def explain(
     ] = None,
     folds: Annotated[int, typer.Option(min=2, help="Query-grouped cross-validation folds.")] = 5,
     trees: Annotated[int, typer.Option(min=1, help="Trees of the random forest.")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed of pair orientation, folds and forest.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, help="Seed of pair orientation, folds and forest.")
+    ] = 0,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -71,6 +82,7 @@ def explain(
         ),
     ] = None,
     analyzer: Annotated[str | None, typer.Option("--analyzer", help=ANALYZER_HELP)] = None,
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
     skip_malformed: SkipMalformedOpt = False,
     data_root: Annotated[
         Path | None,
@@ -79,14 +91,14 @@ def explain(
 ) -> None:
     """Explain rankers by the axioms: fidelity of a random forest over axiom preferences."""
     from axiomatic.cli.axiom_cmds import _analyzer_for, _load_dataset, _make_rankers
-    from axiomatic.cli.collection_cmds import read_run_cli
-    from axiomatic.cli.run_inputs import parse_named_paths
+    from axiomatic.cli.run_inputs import read_named_runs
     from axiomatic.explain import explain as explain_fn
     from axiomatic.explain import explanation_axioms, write_explanation
     from axiomatic.index.cache import dataset_index
 
     if not ranker and not run:
         raise fail("nothing to explain: give at least one --ranker SPEC or --run FILE")
+    fmt = check_format(output_format)
     if out is not None:
         check_output_dir(out)
     try:
@@ -96,11 +108,11 @@ def explain(
     ds = _load_dataset(dataset, data_root)
     an = _analyzer_for(analyzer, ds)
     systems: dict[str, Any] = dict(_make_rankers(list(ranker or []), [], ds, analyzer=an))
-    for item in parse_named_paths(list(run or []), "--run"):
+    for item in read_named_runs(list(run or []), "--run", data_root, skip_malformed):
         name, k = item.name, 2
         while name in systems:
             name, k = f"{item.name}-{k}", k + 1
-        systems[name] = read_run_cli(item.path, skip_malformed)
+        systems[name] = item.run
     index = dataset_index(ds, analyzer=an)
     try:
         expl = explain_fn(
@@ -117,6 +129,20 @@ def explain(
     except ValueError as exc:
         raise fail(str(exc)) from None
     cols = ["system", "queries", "pairs", "fidelity", "ci_low", "ci_high", "random_fidelity"]
+    if fmt != "table":
+        import sys
+
+        frame = expl.summary[[*cols, "top_axioms"]]
+        text = (
+            frame.to_csv(index=False)
+            if fmt == "csv"
+            else frame.to_json(orient="records", indent=2) + "\n"
+        )
+        sys.stdout.write(text)
+        if out is not None:
+            files = write_explanation(expl, out, title=f"Axiomatic explanations: {ds.name}")
+            err_console.print(f"report: {escape(str(files['html']))}")
+        return
     from rich.table import Table
 
     table = Table(title=f"axiomatic explanations: {escape(ds.name)} (top-{depth} pairs)")
@@ -147,9 +173,7 @@ def patch(
             "cross-encoder:DIR, hf:DIR.",
         ),
     ],
-    dataset: Annotated[
-        str, typer.Option("--dataset", "-d", help=DATASET_HELP)
-    ] = "msmarco-dev-top20/test",
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
     axioms: Annotated[
         str,
         typer.Option(
@@ -183,7 +207,7 @@ def patch(
             "absolute difference of their axiom (their ratio is noise).",
         ),
     ] = 0.05,
-    seed: Annotated[int, typer.Option(help="Seed of the pair sample.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the pair sample.")] = 0,
     threads: Annotated[
         int | None,
         typer.Option(

@@ -1,16 +1,12 @@
-"""Inputs shared by the commands that take runs: ``NAME=PATH`` run arguments and their default
-names, the text of documents a run brings from outside a dataset's candidates, and axiom
-weights.
-
-Names: a run is what tables, plots and CSVs call it. ``--run splade=runs/x.trec`` names it; a
-run given as a bare path is named by its tag column when every line has the same tag, else by
-its file name, else (same file names) by its folder: two rank_llm ``trec_results_dl19.txt``
-files tagged ``rank`` become ``BM25`` and ``SPLADE_P_P_ENSEMBLE_DISTIL``, not a collision.
+"""Inputs shared by the commands that take runs, as CLI errors: run arguments (files, ``-``,
+catalog systems; the one syntax and naming rule of :mod:`axiomatic.data.runs`), the first stage
+of a full-retrieval dataset, the text of documents a run brings from outside a dataset's
+candidates, and axiom weights.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,94 +34,58 @@ CandidatesOpt = Annotated[
 ]
 
 __all__ = [
-    "NamedPath",
-    "NamedRun",
-    "base_of_dataset",
-    "candidate_order_run",
-    "catalog_run",
-    "dataset_run",
-    "dataset_with_documents",
+    "CandidatesOpt",
+    "FirstStageOpt",
     "first_stage_of_manifest",
-    "parse_named_paths",
     "parse_weights",
     "read_named_runs",
     "record_first_stage",
     "with_first_stage",
+    "with_run_documents",
 ]
 
 
-@dataclass(frozen=True)
-class NamedPath:
-    name: str
-    path: Path
-    spec: str  # what the user typed (the legend maps name -> spec)
+def read_named_runs(
+    values: list[str],
+    option: str = "--run",
+    data_root: Path | None = None,
+    skip_malformed: bool = False,
+) -> list[Any]:
+    """Run arguments (files, ``-``, catalog systems) as :class:`axiomatic.data.runs.NamedRun`
+    values through the library's one reader (:func:`axiomatic.data.runs.read_runs`); an error
+    is one line naming ``option``, skipped lines are reported."""
+    from axiomatic.cli.collection_cmds import report_data_warnings, set_cli_skip_malformed
+    from axiomatic.data.runs import read_runs
 
-
-def _split(value: str) -> tuple[str | None, Path]:
-    from axiomatic.rankers.registry import split_name
-
-    if Path(value).expanduser().is_file():  # a path that holds '=' is still a path
-        return None, Path(value).expanduser()
-    name, rest = split_name(value)
-    return name, Path(rest if name else value).expanduser()
-
-
-def parse_named_paths(
-    values: list[str], option: str = "--run", tag_names: bool = True
-) -> list[NamedPath]:
-    """``[NAME=]PATH`` arguments as named paths (files checked). A missing file fails with the
-    close matches in its folder.
-
-    Default names, first that tells the unnamed runs apart: the tag column (when each run has
-    one tag), the file name, the parent folder's name (``BM25`` for
-    ``rank_llm/BM25/trec_results_dl19.txt``), then the path with as many parent folders as
-    needed; a ``-2`` suffix only as the last resort."""
-    parsed: list[tuple[str | None, Path, str]] = []
-    for value in values:
-        name, path = _split(value)
-        if not path.is_file():
-            siblings = sorted(p.name for p in path.parent.glob("*")) if path.parent.is_dir() else []
-            what = "is a folder" if path.is_dir() else "does not exist"
-            raise fail(
-                f"{option} {value!r}: file {path}{suggest(path.name, siblings)} {what}; "
-                "expected [NAME=]PATH of a TREC run"
+    set_cli_skip_malformed(skip_malformed)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            runs = read_runs(
+                values, data_root=data_root, skip_malformed=skip_malformed, option=option
             )
-        parsed.append((name, path, value))
-    given = [n for n, _, _ in parsed if n is not None]
-    for n in given:
-        if given.count(n) > 1:
-            raise fail(f"{option}: the name {n!r} is given to two runs")
-    bare = [(i, path) for i, (n, path, _) in enumerate(parsed) if n is None]
-    defaults: dict[int, str] = {}
-    if bare:
-        levels: list[list[str]] = []
-        if tag_names:
-            from axiomatic.data.trec import run_tag
+    except (FileNotFoundError, ValueError, UnicodeDecodeError) as exc:
+        raise fail(_cli_hint(str(exc.args[0] if exc.args else exc))) from None
+    report_data_warnings(caught)
+    return runs
 
-            tags = [run_tag(path) for _, path in bare]
-            if all(tags):
-                levels.append([str(t) for t in tags])
-        depth = max(len(path.resolve().parts) for _, path in bare)
-        levels.append([path.name for _, path in bare])
-        levels.append([path.resolve().parent.name or path.name for _, path in bare])
-        for k in range(2, depth + 1):
-            levels.append(["/".join(path.resolve().parts[-k:]) for _, path in bare])
-        for names in levels:
-            if len(set(names)) == len(names) and not set(names) & set(given):
-                defaults = {i: names[j] for j, (i, _) in enumerate(bare)}
-                break
-        else:  # the same file twice
-            defaults = {i: path.name for i, path in bare}
-    out: list[NamedPath] = []
-    used: set[str] = set()
-    for i, (name, path, value) in enumerate(parsed):
-        name = name if name is not None else defaults[i]
-        base, k = name, 2
-        while name in used:
-            name, k = f"{base}-{k}", k + 1
-        used.add(name)
-        out.append(NamedPath(name, path, value))
-    return out
+
+def _cli_hint(message: str) -> str:
+    return message.replace(
+        "pass skip_malformed=True (CLI: --skip-malformed)", "pass --skip-malformed"
+    ).replace("pass skip_malformed=True", "pass --skip-malformed")
+
+
+def with_run_documents(
+    ds: Any, run: dict[str, dict[str, float]], depth: int, option: str, data_root: Path | None
+) -> tuple[Any, int]:
+    """:func:`axiomatic.data.runs.dataset_with_documents` with its error as a CLI error."""
+    from axiomatic.data.runs import dataset_with_documents
+
+    try:
+        return dataset_with_documents(ds, run, depth, option, data_root)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
 
 
 def parse_weights(text: str, axioms: list[Any]) -> list[float]:
@@ -170,200 +130,6 @@ def _number(text: str, item: str) -> float:
     if not math.isfinite(value):
         raise fail(f"--weights: {item!r} must be finite")
     return value
-
-
-def _lookup_collection(ds: Any, ids: set[str], data_root: Path | None) -> dict[str, Any]:
-    """Texts of ``ids`` from the collection behind ``ds``: an ir_datasets docs store, or the
-    catalog's ``<collection>/union`` dataset (every system's candidates with their text)."""
-    found: dict[str, Any] = {}
-    irds_id = (ds.metadata or {}).get("irds_id")
-    if irds_id:
-        try:
-            import ir_datasets
-
-            from axiomatic.data.records import Document
-
-            store = ir_datasets.load(irds_id).docs_store()
-            for did, doc in store.get_many(ids).items():
-                text = getattr(doc, "text", None) or getattr(doc, "body", "")
-                found[did] = Document(did, " ".join(str(text).split()))
-        except Exception:  # no local docs store: the caller reports the ids
-            pass
-    name = str(ds.name)
-    if "/" in name and ids - found.keys():
-        from axiomatic.data.catalog import dataset_names, load_dataset
-
-        union = name.rsplit("/", 1)[0] + "/union"
-        if union != name and union in dataset_names():
-            try:
-                docs = load_dataset(union, data_root=data_root).documents
-            except (KeyError, FileNotFoundError, ValueError):
-                docs = {}
-            found.update({d: docs[d] for d in ids - found.keys() if d in docs})
-    return found
-
-
-def dataset_with_documents(
-    ds: Any, run: dict[str, dict[str, float]], depth: int, option: str, data_root: Path | None
-) -> tuple[Any, int]:
-    """``ds`` with the text of every document among the top ``depth`` of ``run`` that its
-    candidates lack (looked up in the collection); ``(ds, 0)`` when none is missing.
-
-    Documents no source knows are an error naming how many and which, never a ``KeyError``.
-    """
-    missing: set[str] = set()
-    for qid, scores in run.items():
-        if qid not in ds.queries:
-            continue
-        head = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
-        missing.update(d for d, _ in head if d not in ds.documents)
-    if not missing:
-        return ds, 0
-    found = _lookup_collection(ds, missing, data_root)
-    still = sorted(missing - found.keys())
-    if still:
-        raise fail(
-            f"{option}: {len(still)} of the {len(missing)} documents the run ranks in its top "
-            f"{depth} outside dataset {ds.name!r}'s candidates have no text there or in its "
-            f"collection (e.g. {', '.join(still[:5])}). Re-rank a dataset whose documents "
-            "include them (e.g. a '<collection>/union' dataset, or an irds: dataset with a "
-            "local docs store), or use a run of this dataset's candidates"
-        )
-    from dataclasses import replace
-
-    docs = dict(ds.documents)
-    docs.update(found)
-    return replace(ds, documents=docs), len(found)
-
-
-# ------------------------------------------------------------------ runs that define datasets
-def dataset_run(ds: Any) -> tuple[str, dict[str, dict[str, float]]] | None:
-    """The one run that defines ``ds``'s candidate lists, as ``(system name, run)``: the
-    catalog's ``trec-dl-2019/bm25`` (Anserini's BM25 run, with its scores), a rank_llm file, a
-    descriptor's run. ``None`` when the dataset records no run, or several (a ``union``)."""
-    meta = ds.metadata if isinstance(getattr(ds, "metadata", None), dict) else {}
-    runs = meta.get("runs")
-    if isinstance(runs, dict) and len(runs) == 1:
-        name, run = next(iter(runs.items()))
-        systems = meta.get("systems")
-        if isinstance(systems, list) and len(systems) == 1:
-            name = systems[0]
-    elif isinstance(meta.get("run"), dict):
-        name, run = str(ds.name).rsplit("/", 1)[-1], meta["run"]
-    else:
-        return None
-    if not isinstance(run, dict) or not run:
-        return None
-    return str(name), {q: dict(v) for q, v in run.items() if q in ds.queries}
-
-
-def candidate_order_run(ds: Any) -> dict[str, dict[str, float]]:
-    """The dataset's candidate lists as a run: score ``n - rank`` (the list's own order)."""
-    if ds.candidates is None:
-        raise fail(
-            f"dataset {ds.name!r} has no candidate lists: 'dataset' as a base ranking needs a "
-            "re-ranking dataset (or --first-stage / --candidates)"
-        )
-    return {
-        q: {d: float(len(c) - i) for i, d in enumerate(c)}
-        for q, c in ds.candidates.items()
-        if q in ds.queries
-    }
-
-
-def base_of_dataset(ds: Any) -> tuple[str, dict[str, dict[str, float]]]:
-    """``--base dataset``: the run that defines the dataset when it has one (its scores and
-    order), else its candidate order. Returns ``(label, run)``."""
-    found = dataset_run(ds)
-    if found is not None:
-        return found
-    return f"{ds.name} candidate order", candidate_order_run(ds)
-
-
-@dataclass(frozen=True)
-class NamedRun:
-    """A run given by the user: read from a file, or a catalog system's run."""
-
-    name: str
-    run: dict[str, dict[str, float]]
-    source: str  # the file path, or the catalog name ("trec-dl-2019/splade-pp")
-    path: Path | None = None
-
-
-def catalog_run(
-    value: str, data_root: Path | None, option: str = "--run"
-) -> tuple[str | None, str, dict[str, dict[str, float]]] | None:
-    """``[NAME=]trec-dl-2019/splade-pp``: a catalog dataset defined by one system's run, as
-    ``(given name or None, catalog name, run)``; ``None`` when ``value`` is not a catalog name
-    (a file path, which wins when both exist)."""
-    from axiomatic.rankers.registry import split_name
-
-    if Path(value).expanduser().exists():
-        return None
-    given, rest = split_name(value)
-    target = (rest if given else value).strip()
-    if "/" not in target or Path(target).expanduser().exists():
-        return None
-    from axiomatic.data.catalog import dataset_names
-
-    names = dataset_names(data_root)
-    if target not in names:
-        return None
-    from axiomatic.cli.collection_cmds import load_dataset_cli
-
-    ds = load_dataset_cli(target, data_root)
-    found = dataset_run(ds)
-    if found is None:
-        systems = [n for n in names if n.startswith(target.rsplit("/", 1)[0] + "/")]
-        raise fail(
-            f"{option} {value!r}: catalog dataset {target!r} is not defined by one system's run "
-            f"(a union of several, or no run); name one system, e.g. {', '.join(systems[:4])}"
-        )
-    return given, target, found[1]
-
-
-def read_named_runs(
-    values: list[str],
-    option: str = "--run",
-    data_root: Path | None = None,
-    skip_malformed: bool = False,
-) -> list[NamedRun]:
-    """``--run`` values as named runs, in the order given: ``[NAME=]PATH`` files (named as
-    :func:`parse_named_paths` does) and ``[NAME=]<collection>/<system>`` catalog systems (named
-    by the system's short name, ``splade-pp`` for ``trec-dl-2019/splade-pp``)."""
-    from axiomatic.cli.collection_cmds import read_run_cli
-
-    catalog: dict[int, tuple[str | None, str, dict[str, dict[str, float]]]] = {}
-    files: list[tuple[int, str]] = []
-    for i, value in enumerate(values):
-        found = catalog_run(value, data_root, option)
-        if found is None:
-            files.append((i, value))
-        else:
-            catalog[i] = found
-    parsed = dict(
-        zip(
-            (i for i, _ in files),
-            parse_named_paths([v for _, v in files], option) if files else [],
-            strict=True,
-        )
-    )
-    out: list[NamedRun] = []
-    used: set[str] = set()
-    for i in range(len(values)):
-        if i in catalog:
-            given, target, run = catalog[i]
-            name, source, path = given or target.rsplit("/", 1)[-1], target, None
-        else:
-            item = parsed[i]
-            run = read_run_cli(item.path, skip_malformed)
-            name, source, path = item.name, str(item.path), item.path
-        base, k = name, 2
-        while name in used:
-            name, k = f"{base}-{k}", k + 1
-        used.add(name)
-        out.append(NamedRun(name, run, source, path))
-    return out
 
 
 def with_first_stage(
@@ -425,7 +191,7 @@ def with_first_stage(
         )
     meta = dict(ds.metadata) if isinstance(ds.metadata, dict) else {}
     meta["first_stage"] = label
-    ds2, _ = dataset_with_documents(
+    ds2, _ = with_run_documents(
         replace(ds, candidates=cands, metadata=meta),
         {q: {d: float(len(c) - i) for i, d in enumerate(c)} for q, c in cands.items()},
         depth,

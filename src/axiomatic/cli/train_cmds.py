@@ -264,6 +264,11 @@ def experiment(
         seed_list = [int(s) for s in seeds.split(",")] if seeds else None
     except ValueError:
         raise fail(f"--seeds {seeds!r}: expected comma-separated integers, e.g. 0,1") from None
+    for value in seed_list or []:
+        if value < 0:  # click's own wording for `--seed -1` everywhere else
+            raise typer.BadParameter(
+                f"{value}: input should be greater than or equal to 0", param_hint="'--seeds'"
+            )
     if quick and full:
         raise fail("--quick and --full exclude each other: --quick is the CI-sized smoke test")
     if overwrite and report_only:

@@ -27,7 +27,9 @@ id). What the readers reject (see docs/datasets.md, "What the readers reject"):
 Empty topic texts are kept (a query with no text is still a query; rankers score it as matching
 nothing). Writers validate everything before writing (:func:`check_trec_id`,
 :func:`validate_run_tag` let callers validate ids and tags before expensive work), are atomic
-(temporary file + ``os.replace``) and write ``.gz`` when the name ends in ``.gz``.
+(temporary file + ``os.replace``) and write ``.gz`` when the name ends in ``.gz``; ``-`` is
+standard output, and a FIFO or character device (``/dev/stdout`` in a pipe) is written straight
+into (:func:`axiomatic._atomic.write_output_text`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
-from axiomatic._atomic import atomic_write_text
+from axiomatic._atomic import write_output_text
 from axiomatic.data._io import (
     GRADE_LIMIT,
     ParsedDict,
@@ -59,6 +61,7 @@ __all__ = [
     "check_trec_ids",
     "read_qrels",
     "read_run",
+    "read_run_text",
     "read_topics",
     "run_tag",
     "validate_run_tag",
@@ -104,9 +107,13 @@ class _Conflict(ValueError):
     """A duplicate key whose value differs from the first occurrence's."""
 
 
-def _first_line(path: str | Path, qid: str, did: str) -> int | None:
+Lines = Callable[[], Iterable[tuple[int, str]]]
+"""A source of ``(line_number, line)`` pairs that can be read again (to word an error)."""
+
+
+def _first_line(lines: Lines, qid: str, did: str) -> int | None:
     """Line of the first ``(qid, did)`` line; only called to word an error (rescans the file)."""
-    for lineno, line in iter_lines(path):
+    for lineno, line in lines():
         parts = line.split()
         if len(parts) >= 3 and parts[0] == qid and parts[2] == did:
             return lineno
@@ -121,10 +128,13 @@ def _read_pairs(
     what: str,
     value_of: Callable[[list[str]], float | int],
     value_name: str,
+    lines: Lines | None = None,
 ) -> ParsedDict:
-    """Shared body of :func:`read_qrels` and :func:`read_run`: ``{qid: {did: value}}``."""
+    """Shared body of :func:`read_qrels` and :func:`read_run`: ``{qid: {did: value}}`` from
+    the file ``path`` or, given ``lines``, from those (``path`` then names them in errors)."""
+    source: Lines = lines if lines is not None else (lambda: iter_lines(path))
     out: ParsedDict = ParsedDict()
-    for lineno, line in iter_lines(path):
+    for lineno, line in source():
         odd = _ODD_SPACE.search(line)
         parts = line.split()  # only spaces and tabs split when ``odd`` is None
         if not parts and odd is None:
@@ -143,7 +153,7 @@ def _read_pairs(
                 if docs[did] == value:
                     out.duplicates += 1
                     continue
-                first = _first_line(path, qid, did)
+                first = _first_line(source, qid, did)
                 raise _Conflict(
                     f"({qid!r}, {did!r}) again with {value_name} {value!r}; line "
                     f"{first if first is not None else '?'} gave {docs[did]!r}"
@@ -226,6 +236,21 @@ def read_run(path: str | Path, *, skip_malformed: bool | None = None) -> ParsedD
     """Read a TREC run into ``{query_id: {doc_id: score}}`` (see module docstring)."""
     return _read_pairs(
         path, _skip_flag(skip_malformed), 6, _RUN_EXPECTED, "run", _run_value, "score"
+    )
+
+
+def read_run_text(
+    text: str, source: str = "<stdin>", *, skip_malformed: bool | None = None
+) -> ParsedDict:
+    """Read a TREC run from ``text`` (e.g. standard input), as :func:`read_run` reads a file;
+    errors and warnings name ``source`` and the line."""
+    split = [line.rstrip("\r") for line in text.split("\n")]
+
+    def lines() -> Iterable[tuple[int, str]]:
+        return enumerate(split, start=1)
+
+    return _read_pairs(
+        source, _skip_flag(skip_malformed), 6, _RUN_EXPECTED, "run", _run_value, "score", lines
     )
 
 
@@ -518,7 +543,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> Pat
                     "with |grade| < 2**31"
                 )
             lines.append(f"{q} 0 {_check_id(did, 'doc id')} {g}\n")
-    return atomic_write_text(path, "".join(lines))
+    return write_output_text(path, "".join(lines))
 
 
 def write_run(
@@ -543,7 +568,7 @@ def write_run(
                     "(NaN and infinities cannot be read back)"
                 )
             lines.append(f"{q} Q0 {_check_id(did, 'doc id')} {rank} {s!r} {tag}\n")
-    return atomic_write_text(path, "".join(lines))
+    return write_output_text(path, "".join(lines))
 
 
 def write_topics(
@@ -570,7 +595,7 @@ def write_topics(
             out.append(f"{qid}\t{text}\n")
         else:
             out.append(f"<top>\n<num> Number: {qid}\n<title> {text}\n</top>\n\n")
-    return atomic_write_text(path, "".join(out))
+    return write_output_text(path, "".join(out))
 
 
 def run_tag(path: Path) -> str | None:

@@ -13,11 +13,16 @@ The aggregated preference ``sign(pref(i, j))`` (+1, -1, or 0 for a tie) is turne
 order (``order=``) by one of :data:`axiomatic.rankers.orders.ORDERS` (``kwiksort``, the
 default, ``bradley-terry``, ``pagerank`` or ``wins``; see :mod:`axiomatic.rankers.orders`).
 Documents below ``depth`` keep their base order after the re-ranked head.
+
+The base run itself is resolved by :func:`base_ranking` from what ``axiomatic rerank --base``
+takes (a ranker spec, a run file, standard input, a catalog system, or the dataset's own run),
+so the Python API starts from the same ranking as the command.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -229,3 +234,102 @@ def axiomatic_rerank(
         final = new_head + tail
         out[qid] = {d: float(len(final) - r) for r, d in enumerate(final)}
     return out
+
+
+# ------------------------------------------------------------------------------ base rankings
+@dataclass(frozen=True)
+class BaseRanking:
+    """The ranking a re-ranker starts from (:func:`base_ranking`)."""
+
+    label: str
+    """What tables call it: the ``NAME=`` given, the ranker's name, the run's name (the naming
+    rule of :mod:`axiomatic.data.runs`) or the run that defines the dataset."""
+    run: Run
+    """Restricted to the dataset's queries."""
+    dataset: Dataset
+    """The dataset, with the text of documents the run ranks outside its candidates."""
+    kind: str
+    """``dataset`` (the run defining it, else its candidate order), ``run`` (a file, standard
+    input or a catalog system: its own ranking) or ``ranker`` (a spec scoring the candidates)."""
+    added: int = 0
+    """Documents whose text was taken from the collection (a run's documents outside the
+    candidates)."""
+
+
+def default_base(dataset: Dataset) -> str:
+    """The base ranking when none is given: ``dataset`` for a dataset defined by a run (it
+    starts from that run, e.g. Anserini's BM25 for ``trec-dl-2019/bm25``), else ``bm25``."""
+    from axiomatic.data.runs import dataset_run
+
+    return "dataset" if dataset_run(dataset) is not None else "bm25"
+
+
+def base_ranking(
+    dataset: Dataset,
+    base: str | None = None,
+    *,
+    depth: int = 20,
+    index: CollectionIndex | None = None,
+    analyzer: Any = None,
+    data_root: Any = None,
+    skip_malformed: bool | None = None,
+    option: str = "--base",
+) -> BaseRanking:
+    """Resolve ``base`` on ``dataset`` into the ranking :func:`axiomatic_rerank` re-ranks, as
+    ``axiomatic rerank --base`` does:
+
+    * ``None``: :func:`default_base`;
+    * ``[NAME=]dataset``: the run that defines the dataset, else its candidate order;
+    * a run argument (:mod:`axiomatic.data.runs`: a file, ``-`` for standard input, a catalog
+      system such as ``trec-dl-2019/splade-pp``; also ``run:PATH``): its own ranking, not
+      re-scored; documents of its top ``depth`` outside the candidates get their text from the
+      collection (an error when no source has it); a run that ranks only some of the queries
+      warns, one that ranks none is an error;
+    * otherwise a ranker spec (``bm25``, ``[NAME=]ql:mu=1000``, ``minilm``, ...; with ``index``
+      or ``analyzer`` for lexical rankers) scoring the dataset's candidates.
+    """
+    import warnings
+
+    from axiomatic.data.runs import (
+        base_of_dataset,
+        dataset_with_documents,
+        is_run_argument,
+        read_runs,
+        split_run_name,
+    )
+    from axiomatic.rankers.base import rerank as score_candidates
+    from axiomatic.rankers.registry import make_ranker, parse_ranker_spec
+
+    if base is None:
+        base = default_base(dataset)
+    given, spec = split_run_name(base)
+    if spec.strip().lower() == "dataset":
+        label, run = base_of_dataset(dataset)
+        return BaseRanking(given or label, run, dataset, "dataset")
+    value = base
+    is_run = is_run_argument(base, data_root)
+    if not is_run and spec.startswith("run:"):
+        kind, params = parse_ranker_spec(spec)
+        if kind == "run":
+            is_run = True
+            path = str(params["path"])
+            value = f"{given}={path}" if given else path
+    if not is_run:
+        ranker = make_ranker(base, dataset, index=index, analyzer=analyzer)
+        return BaseRanking(ranker.name, score_candidates(ranker, dataset), dataset, "ranker")
+    named = read_runs([value], data_root=data_root, skip_malformed=skip_malformed, option=option)[0]
+    run = {q: v for q, v in named.run.items() if q in dataset.queries}
+    if not run:
+        raise ValueError(
+            f"{option} {base!r} ranks none of the {len(dataset.queries)} queries of dataset "
+            f"{dataset.name!r} ({len(named.run)} other queries); is it a run of another dataset?"
+        )
+    if len(run) < len(dataset.queries):
+        warnings.warn(
+            f"{option} {base!r} ranks {len(run)} of the {len(dataset.queries)} queries of "
+            f"{dataset.name}; the others stay empty",
+            UserWarning,
+            stacklevel=2,
+        )
+    with_docs, added = dataset_with_documents(dataset, run, depth, option, data_root)
+    return BaseRanking(named.name, run, with_docs, "run", added)

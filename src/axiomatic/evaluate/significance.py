@@ -413,9 +413,11 @@ def compare_runs(
     rel_threshold: int | None = None,
     test: TestName = "t",
     alpha: float = 0.05,
+    noun: str = "systems",
 ) -> pd.DataFrame:
     """Mean of each measure per system, and paired tests of each system against ``baseline``
-    (:func:`compare_to_baseline`: Holm over the systems compared on each measure).
+    (:func:`compare_to_baseline`: Holm over the systems compared on each measure; ``noun``
+    names them in the family line, ``rankers`` in the tables of the command line).
 
     Columns: ``system``, ``measure``, ``value``, ``diff`` (vs baseline), ``pvalue``,
     ``pvalue_holm``, ``significant`` (``pvalue_holm < alpha``); the baseline row has NaN
@@ -430,7 +432,7 @@ def compare_runs(
         name: _per_query_values(evaluate_per_query(run, qrels, measures, rel_threshold))
         for name, run in runs.items()
     }
-    cmp = compare_to_baseline(per, baseline, test=test)
+    cmp = compare_to_baseline(per, baseline, test=test, noun=noun)
     rows = []
     for measure, b in per[baseline].items():
         rows.append(

@@ -1,5 +1,5 @@
 """Bo et al. (2023), "ACRank: contrastive learning of axiomatic matching signals" (in Chinese;
-English summary in the project's design notes, section 6), at the scale of the staged data.
+English summary in docs/acrank.md, "The method in English"), at the scale of the staged data.
 
 What runs (every part configurable in a plan TOML, ``[plan]`` table):
 

@@ -592,7 +592,7 @@ def run_ablation(
     tests = _tests_against(per, "simple") if "simple" in per else {}
     from axiomatic.ares.pairs import read_pairs, variant_agreement
 
-    # which way each variant's pre-training pairs point, axiom by axiom (issue 21 s1)
+    # which way each variant's pre-training pairs point, axiom by axiom
     agreement = variant_agreement(
         prepared,
         {

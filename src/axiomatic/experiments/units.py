@@ -20,7 +20,7 @@ the current plan asks for:
 
 Before, units were cached by the existence of their done file: a re-run with ``--steps 6``
 over a folder trained with 2 steps reported "all units done" with the 2-step metrics under the
-new plan (issue 23, section 1).
+new plan.
 
 Records are written atomically (:mod:`axiomatic._atomic`), with the :func:`machine` they ran
 on (not part of the fingerprint).

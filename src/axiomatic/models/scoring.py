@@ -1,4 +1,4 @@
-"""One scoring path: a neural model's scores for a dataset's candidate lists (issue 25 s3).
+"""One scoring path: a neural model's scores for a dataset's candidate lists.
 
 :func:`score_candidates` is what a paper table, the trainer's dev evaluation and
 ``axiomatic rank`` / ``rerank`` (through :func:`axiomatic.rankers.base.rerank`, for a ranker that

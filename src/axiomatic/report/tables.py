@@ -85,7 +85,14 @@ def effectiveness_table(
         raise ValueError("effectiveness_table needs at least one run")
     base = next(iter(runs)) if baseline is None else baseline
     df = compare_runs(
-        runs, qrels, measures, base, rel_threshold=rel_threshold, test=test, alpha=alpha
+        runs,
+        qrels,
+        measures,
+        base,
+        rel_threshold=rel_threshold,
+        test=test,
+        alpha=alpha,
+        noun="rankers",  # the family line names them as evaluate's does
     )
     attrs = dict(df.attrs)
     df = df.rename(columns={"system": RANKER})

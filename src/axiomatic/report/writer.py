@@ -25,7 +25,7 @@ def _text(path: Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def _per_view(diagnosis: Diagnosis, table: str) -> Any:
+def view_table(diagnosis: Diagnosis, table: str) -> Any:
     """``table`` ("table", "by_relevance", "mcnemar", "delta_sweep") of every view, stacked,
     with the ``view`` first and the length tolerance (``delta_star``, ``length_tolerance``)
     next to each axiom group."""
@@ -82,6 +82,88 @@ def _label_sample_csvs(paths: dict[str, Path], sample: str) -> None:
         writer.writerow([*rows[0], "sample"])
         writer.writerows([*row, sample] for row in rows[1:])
         _text(path, buf.getvalue())
+
+
+FULL_NAMES = "full_names"
+"""``Diagnosis.metadata`` key: shown name -> full name of the rankers whose names tables and
+plots show shortened (``axiomatic diagnose`` cuts names longer than 24 characters)."""
+
+_NAME_COLUMNS = ("ranker", "ranker_a", "ranker_b", "system")
+
+
+def csv_text(frame: Any, diagnosis: Diagnosis, index: bool = False) -> str:
+    """``frame`` as CSV with every ranker name whole: a name the tables show shortened
+    (``RM3(fb_docs=10,fb_terms…``) is written as the ranker's full name
+    (``metadata["full_names"]``), in the ranker columns and (``index=True``) the index."""
+    full = diagnosis.metadata.get(FULL_NAMES) if isinstance(diagnosis.metadata, dict) else None
+    if full:
+        frame = frame.copy()
+        for col in _NAME_COLUMNS:
+            if col in frame.columns:
+                frame[col] = frame[col].map(lambda v: full.get(v, v) if isinstance(v, str) else v)
+        if "family" in frame.columns:  # "paired t-test vs <baseline>; ..."
+
+            def whole(text: Any) -> Any:
+                if not isinstance(text, str):
+                    return text
+                for short, name in full.items():
+                    text = text.replace(f"vs {short};", f"vs {name};")
+                return text
+
+            frame["family"] = frame["family"].map(whole)
+        if index:
+            frame = frame.rename(index=lambda v: full.get(v, v) if isinstance(v, str) else v)
+    return str(frame.to_csv(index=index))
+
+
+def effectiveness_records(effectiveness: Any) -> Any:
+    """The long effectiveness table with the significance test and its Holm family on every
+    row (``test``, ``family``: what the terminal and HTML captions say), so that a CSV of it
+    cannot be read without them."""
+    eff = tables.normalize_effectiveness(effectiveness).copy()
+    attrs = dict(eff.attrs)
+    eff["test"] = attrs.get("test") if len(eff) and attrs.get("test") is not None else None
+    eff["family"] = tables.effectiveness_family(eff) or None if len(eff) else None
+    eff.attrs = attrs
+    return eff
+
+
+def report_document(
+    diagnosis: Diagnosis, effectiveness: Any = None, main_table: Any = None
+) -> dict[str, Any]:
+    """Everything a diagnosis report holds, as the JSON of ``diagnosis.json`` (and of
+    ``axiomatic diagnose --format json``): the diagnosis, its table per view, the layout
+    titles and, with ``effectiveness``, its rows with the test, the Holm family and the
+    baseline."""
+    import json
+
+    if main_table is None:
+        main_table = view_table(diagnosis, "table")
+    data = diagnosis.to_dict()
+    main = [r for r in json.loads(main_table.to_json(orient="records"))]
+    primary = main_table["view"].iloc[0] if len(main_table) else "all"
+    data["table"] = [r for r in main if r["view"] == primary]
+    data["view"] = diagnosis.view
+    data["views"] = {
+        v: {
+            "table": [r for r in main if r["view"] == v],
+            "skips": d.skips,
+        }
+        for v, d in tables.view_diagnoses(diagnosis)[1:]
+    }
+    data["layout"] = {
+        "4.5": tables.layout_title(diagnosis),
+        "4.6": tables.layout_title(diagnosis, "4.6"),
+    }
+    eff = effectiveness_records(effectiveness)
+    if len(eff):
+        data["effectiveness"] = {
+            "baseline": eff.attrs.get("baseline"),
+            "test": eff["test"].iloc[0],
+            "family": eff["family"].iloc[0],
+            "results": json.loads(eff.to_json(orient="records")),
+        }
+    return data
 
 
 def write_report(
@@ -182,57 +264,48 @@ def _write_files(
 ) -> dict[str, Path]:
     """Write every file of the report into the (empty) folder ``out``; the paths by name."""
     paths: dict[str, Path] = {}
-    main_table = _per_view(diagnosis, "table")
-    paths["diagnosis_csv"] = _text(out / "diagnosis.csv", main_table.to_csv(index=False))
+    main_table = view_table(diagnosis, "table")
+    paths["diagnosis_csv"] = _text(out / "diagnosis.csv", csv_text(main_table, diagnosis))
     paths["by_relevance_csv"] = _text(
-        out / "by_relevance.csv", _per_view(diagnosis, "by_relevance").to_csv(index=False)
+        out / "by_relevance.csv", csv_text(view_table(diagnosis, "by_relevance"), diagnosis)
     )
     paths["mcnemar_csv"] = _text(
-        out / "mcnemar.csv", _per_view(diagnosis, "mcnemar").to_csv(index=False)
+        out / "mcnemar.csv", csv_text(view_table(diagnosis, "mcnemar"), diagnosis)
     )
     has_len = "len_diff_rel" in diagnosis.instances
     sweep = diagnosis.delta_sweep() if has_len else None
     if sweep is not None:
         paths["delta_sweep_csv"] = _text(
-            out / "delta_sweep.csv", _per_view(diagnosis, "delta_sweep").to_csv(index=False)
+            out / "delta_sweep.csv", csv_text(view_table(diagnosis, "delta_sweep"), diagnosis)
         )
     import json
 
     from axiomatic.diagnose.result import json_default
 
-    data = diagnosis.to_dict()
-    main = [r for r in json.loads(main_table.to_json(orient="records"))]
-    primary = main_table["view"].iloc[0] if len(main_table) else "all"
-    data["table"] = [r for r in main if r["view"] == primary]
-    data["view"] = diagnosis.view
-    data["views"] = {
-        v: {
-            "table": [r for r in main if r["view"] == v],
-            "skips": d.skips,
-        }
-        for v, d in tables.view_diagnoses(diagnosis)[1:]
-    }
-    data["layout"] = {
-        "4.5": tables.layout_title(diagnosis),
-        "4.6": tables.layout_title(diagnosis, "4.6"),
-    }
+    data = report_document(diagnosis, effectiveness, main_table)
     paths["json"] = _text(out / "diagnosis.json", json.dumps(data, indent=2, default=json_default))
     paths["state"] = diagnosis.save(out / "diagnosis_state")
 
     eff_long = tables.normalize_effectiveness(effectiveness)
     wide = tables.effectiveness_wide(eff_long) if len(eff_long) else None
     if wide is not None:
-        paths["effectiveness_csv"] = _text(out / "effectiveness.csv", eff_long.to_csv(index=False))
+        paths["effectiveness_csv"] = _text(
+            out / "effectiveness.csv", csv_text(effectiveness_records(eff_long), diagnosis)
+        )
         measure = tables.default_measure(wide, measure)
         paths["correlation_csv"] = _text(
             out / "correlation.csv",
-            tables.correlation_frame(diagnosis, wide, measure, min_n, mean_over).to_csv(
-                index=False
+            csv_text(
+                tables.correlation_frame(diagnosis, wide, measure, min_n, mean_over), diagnosis
             ),
         )
     paths["overview_csv"] = _text(
         out / "overview.csv",
-        tables.overview_numbers(diagnosis, eff_long if len(eff_long) else None).to_csv(),
+        csv_text(
+            tables.overview_numbers(diagnosis, eff_long if len(eff_long) else None),
+            diagnosis,
+            index=True,
+        ),
     )
 
     images: dict[str, bytes] = {}
