@@ -1,4 +1,4 @@
-"""Document augmenters used by the loss strategies (split out of ``trainer.py``, issue 13 s4).
+"""Document augmenters used by the loss strategies (split out of ``trainer.py``).
 
 An augmenter turns a training document into edited copies. Two families live in the project:
 

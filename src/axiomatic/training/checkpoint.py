@@ -1,4 +1,4 @@
-"""Checkpoint and log I/O of the trainer (split out of ``trainer.py``, issue 13 section 4).
+"""Checkpoint and log I/O of the trainer (split out of ``trainer.py``).
 
 Everything here is plain file handling: atomic writes (temp file + ``os.replace``), the
 ``log.jsonl`` reader that tolerates a line cut by a kill, and the validation of a checkpoint

@@ -99,8 +99,8 @@ class AxiomaticRegularizationLoss:
       weighs ``lambda / (number applicable)`` whatever the others did: the regularizer is the
       mean hinge of the perturbations that exist, so a run with an axiom that rarely applies
       (TFC3 applies to about 38% of MS MARCO documents) keeps its ``lambda``.
-    * ``"batch"``: over the batch size, :math:`R = \frac1B \sum_b m_b h_b` (the behaviour
-      before issue 14, used for the published Rosset tables): the effective weight shrinks to
+    * ``"batch"``: over the batch size, :math:`R = \frac1B \sum_b m_b h_b` (the earlier
+      behaviour, used for the published Rosset tables): the effective weight shrinks to
       ``lambda x (fraction applicable)``.
 
     Both agree when every perturbation applies. The total is

@@ -54,7 +54,7 @@ points and the weight-change manipulation check."""
 @register_experiment(
     "compare-training",
     summary="every axiomatic training method on the same data, start, budget and seeds",
-    paper="issue 26: the papers above compared",
+    paper="the papers above, compared on equal terms",
     dask=False,
     in_process="its units are trained one after another by the calling process",
 )
