@@ -166,3 +166,28 @@ def test_a_pairwise_llm_is_refused(tiny_llama) -> None:
     r = make_llm_ranker(f"prp:{tiny_llama['plain']}")
     with pytest.raises(ValueError, match="llm:PATH, smollm2"):
         patching_target(r, name="prp")
+
+
+def test_cli_patches_an_llm_ranker(tiny_llama, tmp_path) -> None:
+    """`axiomatic patch -r llm:PATH` end to end on the demo collection: the decoder's roles in
+    the tables, the last layer's last token restoring the whole difference, and a pairwise LLM
+    refused with one error line."""
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from axiomatic.cli.main import app
+
+    out = tmp_path / "p"
+    args = ["patch", "-r", f"llm:{tiny_llama['plain']}", "-d", "demo", "--pairs", "1",
+            "--depth", "2", "--axioms", "TFC1-I,LNC2", "--components", "residual,mlp",
+            "--threads", "1", "--min-delta", "0", "-o", str(out)]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    e = pd.read_csv(out / "patch_effects.csv")
+    res_roles = set(e.loc[e["component"] == "residual", "role"])
+    assert res_roles == {"template", "query", "perturbed", "query term", "document", "last token"}
+    last = e[(e["component"] == "residual") & (e["layer"] == 2) & (e["role"] == "last token")]
+    assert len(last) == 2
+    np.testing.assert_allclose(last["aggregate"], 1.0, atol=1e-4)
+    bad = CliRunner().invoke(app, ["patch", "-r", f"prp:{tiny_llama['plain']}", "-d", "demo"])
+    assert bad.exit_code != 0 and "cannot patch" in bad.output
