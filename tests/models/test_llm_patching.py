@@ -191,3 +191,31 @@ def test_cli_patches_an_llm_ranker(tiny_llama, tmp_path) -> None:
     np.testing.assert_allclose(last["aggregate"], 1.0, atol=1e-4)
     bad = CliRunner().invoke(app, ["patch", "-r", f"prp:{tiny_llama['plain']}", "-d", "demo"])
     assert bad.exit_code != 0 and "cannot patch" in bad.output
+
+
+def test_a_changed_last_token_is_a_perturbed_position(tiny_llama) -> None:
+    """A template ending with the passage, and a tokenizer that adds no end token (as
+    SmolLM2's): the pair's changed last word is the last token; it counts as perturbed, so the
+    embeddings at the perturbed positions still restore the whole difference."""
+    from tokenizers.processors import TemplateProcessing
+
+    ranker = LLMRanker(tiny_llama["plain"], template="Query: {query} Document: {document}")
+    tok = ranker.components()[0]
+    cls = tok.cls_token_id
+    tok.backend_tokenizer.post_processor = TemplateProcessing(
+        single="[CLS] $A", special_tokens=[("[CLS]", cls)]
+    )
+    target = patching_target(ranker, name="tiny")
+    pairs = [
+        MinimalPair("TFC1-I", "q1", "d0", QUERY, "The kettle is hot a", "The kettle is hot water",
+                    (0, 1), (0, 1), "water", "a"),
+    ]  # fmt: skip
+    tokens, _ = target.tokenize(pairs)
+    roles, b, p = tokens.roles[0], tokens.base[0], tokens.pert[0]
+    assert int(b[-1]) != int(p[-1])  # the last token is the changed word
+    assert torch.equal(roles == ROLES.index("perturbed"), b != p)
+    result = patch(target, pairs, components=["residual"], min_delta=0.0)
+    assert abs(result.pairs["delta"].iloc[0]) > 1e-3
+    f = result.fractions
+    np.testing.assert_allclose(f["residual:0:perturbed"], 1.0, atol=1e-4)
+    np.testing.assert_allclose(f["residual:2:perturbed"], 1.0, atol=1e-4)

@@ -395,10 +395,10 @@ class DecoderPatchTarget(PatchTarget):
         roles = []
         query_vocab = {t for t, o in zip(q, offsets, strict=False) if _overlaps(o, spans["query"])}
         for i, (t, o) in enumerate(zip(b, offsets, strict=True)):
-            if i == len(b) - 1:
-                r = "last token"
-            elif i < len(q) and t != q[i]:
+            if i < len(q) and t != q[i]:  # also the last token, where a template ends there
                 r = "perturbed"
+            elif i == len(b) - 1:
+                r = "last token"
             elif _overlaps(o, spans["document"]):
                 r = "query term" if i < len(q) and q[i] in query_vocab else "document"
             elif _overlaps(o, spans["query"]):
