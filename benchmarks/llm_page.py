@@ -50,7 +50,7 @@ PATCHING_SECTION = [
     "one role of the prompt: `template` (the prompt's own text), `query`, the `perturbed` "
     "positions, other `query term` occurrences in the passage, the rest of the `document`, and "
     "the `last token`. One minimal pair per axiom of the demo collection (4 pairs, 293 s of "
-    "patching on one thread, 0.6 s per component and pair): a demonstration of the method, "
+    "patching on one thread, 0.6 s per component for the 4 pairs): a demonstration of the method, "
     "not a measurement; with one pair per axiom there is no interval, and another pair may "
     "show another path.",
     "",
