@@ -285,7 +285,8 @@ def main() -> None:
         "one component's activation from one run into the other, and see how much of the "
         "score difference it restores. `axiomatic patch` does this for any transformer ranker "
         "the toolkit loads (`minilm`, `model:DIR` of a MiniLM cross- or bi-encoder it trained, "
-        "`st:DIR`, `cross-encoder:DIR`, `hf:DIR`), with PyTorch forward hooks on the model "
+        "`st:DIR`, `cross-encoder:DIR`, `hf:DIR`; and the pointwise LLM rankers `llm:PATH` and "
+        "`smollm2`, see [llm.md](llm.md)), with PyTorch forward hooks on the model "
         "as it is (no fork), over minimal pairs built from a dataset's passages "
         "(`axiomatic.perturb.minimal_pairs`):",
         "",

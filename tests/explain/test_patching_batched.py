@@ -169,7 +169,8 @@ def test_batched_runs_equal_one_plain_forward_per_pair_and_component(tiny, kind:
         np.testing.assert_allclose(r.pairs["s_base"], s_base, rtol=0, atol=tol)
         np.testing.assert_allclose(r.pairs["s_pert"], s_pert, rtol=0, atol=tol)
     names = [c for c in res.fractions.columns if c.count(":") == 2]
-    roles = ROLES if kind == "cross-encoder" else [x for x in ROLES if x != "query"]
+    encoder_roles = ["[CLS]", "query", "[SEP]", "perturbed", "query term", "document"]
+    roles = encoder_roles if kind == "cross-encoder" else [x for x in encoder_roles if x != "query"]
     want_names = (
         [f"residual:{li}:{role}" for li in range(4) for role in roles]
         + [f"head:{li}:{h}" for li in range(3) for h in range(4)]

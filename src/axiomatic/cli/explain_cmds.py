@@ -170,7 +170,8 @@ def patch(
             "-r",
             help="Transformer ranker to patch (repeatable), optionally NAME=SPEC: minilm, "
             "model:DIR (a MiniLM cross- or bi-encoder the toolkit trained), st:DIR, "
-            "cross-encoder:DIR, hf:DIR.",
+            "cross-encoder:DIR, hf:DIR, or a pointwise LLM (llm:PATH, smollm2; its yes/no "
+            "logit difference is the score).",
         ),
     ],
     dataset: Annotated[str, typer.Option("--dataset", "-d", help=DATASET_HELP)],
@@ -195,7 +196,11 @@ def patch(
     ] = "a",
     max_length: Annotated[
         int,
-        typer.Option("--max-length", min=8, help="Longest pair in word pieces (longer: left out)."),
+        typer.Option(
+            "--max-length",
+            min=8,
+            help="Longest pair in word pieces, for an LLM in prompt tokens (longer: left out).",
+        ),
     ] = 512,
     min_delta: Annotated[
         float,

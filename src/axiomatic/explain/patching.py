@@ -34,10 +34,13 @@ document (``dup_doc``) and in the query segment (``dup_query``), against what un
 would give (``dup_doc_uniform``): Chen et al.'s "duplicate token heads" attend from a repeated
 query term to its earlier occurrences.
 
-Scores are computed in float32 (no bf16: small differences are what is measured). Only
-encoders with BERT's module layout (``embeddings``, ``encoder.layer[i].attention.self``,
-``.attention.output.dense``, ``.intermediate``, ``.output.dense``, ``.output.LayerNorm``) are
-supported; others are refused by name.
+Scores are computed in float32 (no bf16: small differences are what is measured). Encoders
+with BERT's module layout (``embeddings``, ``encoder.layer[i].attention.self``,
+``.attention.output.dense``, ``.intermediate``, ``.output.dense``, ``.output.LayerNorm``) and
+the pointwise LLM ranker over a Llama-style decoder (:class:`DecoderPatchTarget`: the score is
+the ranker's ``logit(yes) - logit(no)`` at the prompt's last token, a head is a query head,
+the residual roles are the prompt's ``template``, ``query``, document roles and ``last
+token``) are supported; others are refused by name.
 
 Cost: the perturbed and baseline runs of a batch are cached once; the components of one kind and
 layer are stacked along the batch (:func:`_groups`), and each patched run starts where its
@@ -67,6 +70,7 @@ from axiomatic.perturb.minimal_pairs import MinimalPair
 __all__ = [
     "COMPONENTS",
     "ROLES",
+    "DecoderPatchTarget",
     "PatchResult",
     "PatchTarget",
     "TokenPairs",
@@ -78,8 +82,10 @@ __all__ = [
 COMPONENTS = ("residual", "head", "mlp")
 """Component kinds that can be patched (see the module docstring)."""
 
-ROLES = ("[CLS]", "query", "[SEP]", "perturbed", "query term", "document")
-"""Position roles of residual patching (``query``: the query segment of a cross-encoder)."""
+ROLES = ("[CLS]", "query", "[SEP]", "perturbed", "query term", "document", "template", "last token")
+"""Position roles of residual patching (``query``: the query segment of a cross-encoder or of a
+decoder's prompt; ``template`` and ``last token``: a decoder's prompt text around the query and
+the document, and the position whose next-token logits are the score)."""
 
 _PAD = -1
 
@@ -136,6 +142,47 @@ class PatchTarget:
         self.n_layers = len(self.layers)
         self.n_heads = int(attn.num_attention_heads)
         self.head_dim = int(attn.attention_head_size)
+        self.roles = tuple(
+            i for i, r in enumerate(ROLES[:6]) if r != "query" or kind == "cross-encoder"
+        )
+
+    # the four steps :func:`patch_tokens` runs; :class:`DecoderPatchTarget` has its own
+
+    def cache_run(
+        self, inputs: dict[str, torch.Tensor], queries: list[str]
+    ) -> tuple[torch.Tensor, dict[tuple[str, int], torch.Tensor]]:
+        """Scores of a run and its cached activations (:func:`_cache_run`)."""
+        return _cache_run(self, inputs, queries)
+
+    def patched_group(
+        self,
+        inputs: dict[str, torch.Tensor],
+        queries: list[str],
+        kind: str,
+        layer: int,
+        indexes: Sequence[int],
+        pert_cache: dict[tuple[str, int], torch.Tensor],
+        base_cache: dict[tuple[str, int], torch.Tensor],
+        roles: torch.Tensor,
+    ) -> torch.Tensor:
+        """Scores ``(len(indexes), B)`` with one component patched per block
+        (:func:`_patched_group`)."""
+        return _patched_group(
+            self, inputs, queries, kind, layer, indexes, pert_cache, base_cache, roles
+        )
+
+    def rows(self, width: int, max_rows: int | None) -> int:
+        """Rows of one patched forward pass (:func:`_rows`)."""
+        return _rows(self, width, max_rows)
+
+    def duplicate_attention(
+        self,
+        cache: dict[tuple[str, int], torch.Tensor],
+        inputs: dict[str, torch.Tensor],
+        roles: torch.Tensor,
+    ) -> np.ndarray:
+        """Duplicate-token attention sums of a batch (:func:`_duplicate_attention`)."""
+        return _duplicate_attention(self, cache, inputs, roles)
 
     @property
     def device(self) -> torch.device:
@@ -201,6 +248,312 @@ class PatchTarget:
         return ids, types
 
 
+class DecoderPatchTarget(PatchTarget):
+    """A pointwise LLM ranker (:class:`~axiomatic.models.llm.LLMRanker`: ``llm:PATH``,
+    ``smollm2``) prepared for patching. The patched run is the ranker's own prompt (its template,
+    truncation and special tokens) and the score its own, ``logit(yes) - logit(no)`` at the
+    prompt's last token (:meth:`~axiomatic.models.llm.LLMRanker.last_token_difference`), in
+    float32.
+
+    Components of a Llama-style decoder (``embed_tokens``, ``layers[i]`` with
+    ``input_layernorm``, ``self_attn.o_proj``, ``post_attention_layernorm``, ``mlp``; RMSNorm,
+    rotary positions and the causal mask stay inside the model's own forward pass): ``residual``
+    after layer ``l`` (0: the token embeddings) at the positions of one role (``template``,
+    ``query``, ``perturbed``, ``query term``, ``document``, ``last token``); ``head``: one
+    *query* head's output (its slice of ``o_proj``'s input; with grouped-query attention
+    several query heads share a key/value head and are still patched one by one); ``mlp``: one
+    layer's MLP output before the residual sum. The duplicate-token attention is not measured.
+    """
+
+    def __init__(
+        self, name: str, ranker: Any, max_length: int = 512
+    ) -> None:  # no BERT layout: the base initializer is not run
+        tok, model, _ = ranker.components()
+        decoder = model.base_model
+        layers = getattr(decoder, "layers", None)
+        ok = (
+            isinstance(layers, nn.ModuleList)
+            and len(layers) > 0
+            and hasattr(decoder, "embed_tokens")
+            and all(
+                hasattr(getattr(layer, "self_attn", None), "o_proj")
+                and hasattr(layer, "post_attention_layernorm")
+                and hasattr(layer, "mlp")
+                for layer in layers
+            )
+        )
+        if not ok:
+            raise ValueError(
+                f"{name}: patching an LLM needs a Llama-style decoder (embed_tokens, layers[i] "
+                f"with self_attn.o_proj, post_attention_layernorm, mlp); got "
+                f"{type(decoder).__name__}"
+            )
+        config = model.config
+        self.name = name
+        self.kind = "decoder"
+        self.ranker = ranker
+        self.model = model
+        self.encoder = decoder
+        self.tokenizer = tok
+        self.max_length = int(max_length)
+        self.prepare = None
+        self.layers = layers
+        self.n_layers = len(self.layers)
+        self.n_heads = int(config.num_attention_heads)
+        self.head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // self.n_heads)
+        self.roles = tuple(
+            ROLES.index(r)
+            for r in ("template", "query", "perturbed", "query term", "document", "last token")
+        )
+        self.answers: tuple[int, int] | None = None
+        self._head: tuple[Any, Any] | None = None
+
+        def score(inputs: dict[str, torch.Tensor], queries: list[str]) -> torch.Tensor:
+            if self._head is None:
+                raise ValueError(f"{name}: tokenize the pairs first (the answers are unknown)")
+            mask = inputs["attention_mask"]
+            hidden = decoder(input_ids=inputs["input_ids"], attention_mask=mask).last_hidden_state
+            return ranker.last_token_difference(hidden, mask, self._head).float()
+
+        self.score_fn = score
+
+    def pieces(self, word: str) -> int:
+        """Tokens of ``word`` inside a text (after a space)."""
+        return len(self.tokenizer.encode(" " + word, add_special_tokens=False))
+
+    def tokenize(self, pairs: Sequence[MinimalPair]) -> tuple[TokenPairs, dict[str, int]]:
+        """The pairs' prompts as the ranker builds them, tokenized as it does; keeps pairs whose
+        two prompts have the same number of tokens and at most ``max_length``."""
+        dropped = {"unequal length": 0, "too long": 0}
+        rows: list[tuple[list[int], list[int], list[int], MinimalPair]] = []
+        for p in pairs:
+            b, q, roles = self._prompt_ids(p.query, p.baseline, p.perturbed)
+            if len(b) != len(q):
+                dropped["unequal length"] += 1
+                continue
+            if len(b) > self.max_length:
+                dropped["too long"] += 1
+                continue
+            rows.append((b, q, roles, p))
+        n = len(rows)
+        width = max((len(r[0]) for r in rows), default=1)
+        pad = self.tokenizer.pad_token_id
+        pad = int(pad if pad is not None else (self.tokenizer.eos_token_id or 0))
+        base = torch.full((n, width), pad, dtype=torch.long)
+        pert = torch.full((n, width), pad, dtype=torch.long)
+        roles_t = torch.full((n, width), _PAD, dtype=torch.long)
+        mask = torch.zeros((n, width), dtype=torch.long)
+        for i, (b, q, r, _) in enumerate(rows):
+            k = len(b)
+            base[i, :k] = torch.tensor(b)
+            pert[i, :k] = torch.tensor(q)
+            roles_t[i, :k] = torch.tensor(r)
+            mask[i, :k] = 1
+        meta = [
+            {
+                "axiom": p.axiom,
+                "query_id": p.query_id,
+                "doc_id": p.doc_id,
+                "term": p.term,
+                "replaced": p.replaced,
+            }
+            for *_, p in rows
+        ]
+        types = torch.zeros((n, width), dtype=torch.long)
+        tokens = TokenPairs(base, pert, mask, types, roles_t, meta, [p.query for *_, p in rows])
+        return tokens, dropped
+
+    def _prompt_ids(
+        self, query: str, baseline: str, perturbed: str
+    ) -> tuple[list[int], list[int], list[int]]:
+        """Token ids of the baseline and perturbed prompts and the role of every position (of
+        the baseline prompt when the lengths differ)."""
+        from axiomatic.models.llm import POINTWISE_TEMPLATES
+
+        ranker = self.ranker
+        prompts, chat, answers = ranker.prompts([query, query], [baseline, perturbed])
+        if self.answers is None:
+            self.answers = answers
+            self._head = ranker.answer_head(answers)
+        text, _, _, _ = ranker._resolve(ranker.template, POINTWISE_TEMPLATES)
+        docs = ranker.truncate([baseline, perturbed])
+        out = []
+        for prompt, doc in zip(prompts, docs, strict=True):
+            body, spans = _filled_spans(text, {"query": query, "document": doc})
+            at = prompt.find(body)
+            if at < 0:
+                raise ValueError(f"{self.name}: the prompt does not hold its filled template")
+            enc = self.tokenizer(
+                prompt,
+                add_special_tokens=not chat,
+                truncation=False,
+                return_offsets_mapping=True,
+            )
+            spans = {k: [(at + s, at + e) for s, e in v] for k, v in spans.items()}
+            out.append((list(enc["input_ids"]), list(enc["offset_mapping"]), spans))
+        (b, offsets, spans), (q, _, _) = out
+        roles = []
+        query_vocab = {t for t, o in zip(q, offsets, strict=False) if _overlaps(o, spans["query"])}
+        for i, (t, o) in enumerate(zip(b, offsets, strict=True)):
+            if i < len(q) and t != q[i]:  # also the last token, where a template ends there
+                r = "perturbed"
+            elif i == len(b) - 1:
+                r = "last token"
+            elif _overlaps(o, spans["document"]):
+                r = "query term" if i < len(q) and q[i] in query_vocab else "document"
+            elif _overlaps(o, spans["query"]):
+                r = "query"
+            else:
+                r = "template"
+            roles.append(ROLES.index(r))
+        return b, q, roles
+
+    def cache_run(
+        self, inputs: dict[str, torch.Tensor], queries: list[str]
+    ) -> tuple[torch.Tensor, dict[tuple[str, int], torch.Tensor]]:
+        """Scores of a run and its activations: the residual stream after each layer (0: the
+        token embeddings), each layer's ``o_proj`` input (the query heads' outputs), the residual
+        after the attention block (the post-attention norm's input) and the MLP output."""
+        cache: dict[tuple[str, int], torch.Tensor] = {}
+        handles = []
+        for l_ in range(self.n_layers + 1):
+
+            def keep_res(_m: Any, _i: Any, out: Any, l_: int = l_) -> None:
+                cache[("residual", l_)] = _hidden(out).detach()
+
+            module = self.encoder.embed_tokens if l_ == 0 else self.layers[l_ - 1]
+            handles.append(module.register_forward_hook(keep_res))
+        for l_, layer in enumerate(self.layers):
+
+            def keep_heads(_m: Any, args: Any, l_: int = l_) -> None:
+                cache[("head", l_)] = args[0].detach()
+
+            def keep_attention(_m: Any, args: Any, l_: int = l_) -> None:
+                cache[("attention", l_)] = args[0].detach()
+
+            def keep_mlp(_m: Any, _i: Any, out: Any, l_: int = l_) -> None:
+                cache[("mlp", l_)] = _hidden(out).detach()
+
+            handles.append(layer.self_attn.o_proj.register_forward_pre_hook(keep_heads))
+            handles.append(layer.post_attention_layernorm.register_forward_pre_hook(keep_attention))
+            handles.append(layer.mlp.register_forward_hook(keep_mlp))
+        with _hooks(handles):
+            scores = self.score_fn(inputs, queries)
+        return scores.detach(), cache
+
+    @contextmanager
+    def _start_at(self, layer: int, hidden: torch.Tensor) -> Iterator[None]:
+        """Run the decoder from layer ``layer`` on ``hidden``: the token embeddings are replaced
+        by it (the model still builds its causal mask and rotary positions from the inputs) and
+        the layers before ``layer`` are left out."""
+        full = self.encoder.layers
+
+        def feed(_m: Any, _i: Any, out: Any) -> Any:
+            return _replace_hidden(out, hidden)
+
+        handle = self.encoder.embed_tokens.register_forward_hook(feed)
+        self.encoder.layers = full[layer:]
+        try:
+            yield
+        finally:
+            self.encoder.layers = full
+            handle.remove()
+
+    def patched_group(
+        self,
+        inputs: dict[str, torch.Tensor],
+        queries: list[str],
+        kind: str,
+        layer: int,
+        indexes: Sequence[int],
+        pert_cache: dict[tuple[str, int], torch.Tensor],
+        base_cache: dict[tuple[str, int], torch.Tensor],
+        roles: torch.Tensor,
+    ) -> torch.Tensor:
+        """As :func:`_patched_group`, on a decoder layer: a head patch starts at ``o_proj``
+        (then the residual sum, the post-attention norm and the MLP), an MLP patch adds the
+        cached perturbed MLP output to the cached baseline residual after attention."""
+        c, b = len(indexes), int(inputs["input_ids"].shape[0])
+        rep = {k: v.repeat(c, 1) for k, v in inputs.items()}
+        qs = list(queries) * c
+        if kind == "residual":
+            wanted = torch.tensor(indexes, device=roles.device).repeat_interleave(b)
+            where = (roles.repeat(c, 1) == wanted[:, None]).unsqueeze(-1)
+            hidden = torch.where(
+                where,
+                pert_cache[("residual", layer)].repeat(c, 1, 1),
+                base_cache[("residual", layer)].repeat(c, 1, 1),
+            )
+            with self._start_at(layer, hidden):
+                return self.score_fn(rep, qs).detach().view(c, b)
+        block = self.layers[layer]
+        if kind == "head":
+            heads = base_cache[("head", layer)].repeat(c, 1, 1)
+            cached = pert_cache[("head", layer)]
+            for j, h in enumerate(indexes):
+                lo, hi = h * self.head_dim, (h + 1) * self.head_dim
+                heads[j * b : (j + 1) * b, :, lo:hi] = cached[..., lo:hi]
+            mid = base_cache[("residual", layer)].repeat(c, 1, 1) + block.self_attn.o_proj(heads)
+            hidden = mid + _hidden(block.mlp(block.post_attention_layernorm(mid)))
+        else:
+            hidden = (base_cache[("attention", layer)] + pert_cache[("mlp", layer)]).repeat(c, 1, 1)
+        with self._start_at(layer + 1, hidden):
+            return self.score_fn(rep, qs).detach().view(c, b)
+
+    def rows(self, width: int, max_rows: int | None) -> int:
+        """Rows of one patched forward pass (as :func:`_rows`, from the decoder's sizes)."""
+        if max_rows is not None:
+            return max_rows
+        if self.device.type != "cpu":
+            return 64
+        from axiomatic.models.batching import rows_within
+
+        config = self.model.config
+        return rows_within(
+            width,
+            hidden=int(config.hidden_size),
+            intermediate=int(config.intermediate_size),
+            heads=self.n_heads,
+        )
+
+    def duplicate_attention(
+        self,
+        cache: dict[tuple[str, int], torch.Tensor],
+        inputs: dict[str, torch.Tensor],
+        roles: torch.Tensor,
+    ) -> np.ndarray:
+        """Not measured on a decoder: no position counts."""
+        return np.zeros((self.n_layers, self.n_heads, 4))
+
+
+def _filled_spans(
+    template: str, values: dict[str, str]
+) -> tuple[str, dict[str, list[tuple[int, int]]]]:
+    """``template`` filled as :func:`axiomatic.models.llm._fill` fills it (each ``{field}``
+    replaced in one pass), and the character spans of every field's text in the result."""
+    import re
+
+    fields = "|".join(map(re.escape, values))
+    parts: list[str] = []
+    spans: dict[str, list[tuple[int, int]]] = {k: [] for k in values}
+    at = prev = 0
+    for m in re.finditer(r"\{(" + fields + r")\}", template):
+        parts.append(template[prev : m.start()])
+        at += m.start() - prev
+        value = values[m.group(1)]
+        spans[m.group(1)].append((at, at + len(value)))
+        parts.append(value)
+        at += len(value)
+        prev = m.end()
+    parts.append(template[prev:])
+    return "".join(parts), spans
+
+
+def _overlaps(offset: Sequence[int], spans: list[tuple[int, int]]) -> bool:
+    s, e = int(offset[0]), int(offset[1])
+    return e > s and any(s < hi and lo < e for lo, hi in spans)
+
+
 def _roles(
     base: list[int], pert: list[int], types: list[int], kind: str, query_vocab: set[int]
 ) -> list[int]:
@@ -258,10 +611,13 @@ def patching_target(ranker: Any, name: str | None = None, max_length: int = 512)
     :class:`~axiomatic.models.ranker.NeuralRanker` over one: ``minilm``, ``model:PATH``), and the
     ``st:`` / ``cross-encoder:`` / ``hf:`` rankers of a local Hugging Face folder."""
     from axiomatic.models.hf import HFBiEncoderRanker, HFCrossEncoderRanker
+    from axiomatic.models.llm import LLMRanker
     from axiomatic.models.transformer import BiEncoder, CrossEncoder
 
     model = getattr(ranker, "model", ranker)
     label = name or str(getattr(ranker, "name", type(model).__name__))
+    if isinstance(ranker, LLMRanker):
+        return DecoderPatchTarget(label, ranker, max_length)
     if isinstance(model, CrossEncoder):
         model.eval()
 
@@ -308,7 +664,8 @@ def patching_target(ranker: Any, name: str | None = None, max_length: int = 512)
                            lambda qs: _query_vectors(qcache_hf, qs, embed_hf))  # fmt: skip
     raise ValueError(
         f"cannot patch {label!r} ({type(model).__name__}): patching needs a transformer ranker "
-        "(minilm, model:PATH of a MiniLM cross- or bi-encoder, st:DIR, cross-encoder:DIR, hf:DIR)"
+        "(minilm, model:PATH of a MiniLM cross- or bi-encoder, st:DIR, cross-encoder:DIR, hf:DIR, "
+        "or a pointwise LLM: llm:PATH, smollm2)"
     )
 
 
@@ -491,7 +848,7 @@ def _groups(
 
 def _components(target: PatchTarget, kinds: Sequence[str]) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
-    roles = [i for i, r in enumerate(ROLES) if r != "query" or target.kind == "cross-encoder"]
+    roles = target.roles
     for kind in kinds:
         if kind == "residual":
             out += [("residual", l_, r) for l_ in range(target.n_layers + 1) for r in roles]
@@ -641,8 +998,7 @@ def patch_tokens(
             target.prepare(list(dict.fromkeys(tokens.queries)))
     batches = [order[start : start + batch_size] for start in range(0, n, batch_size)]
     plans = [
-        _groups(comps, _rows(target, int(lengths[idx].max()), max_rows), len(idx))
-        for idx in batches
+        _groups(comps, target.rows(int(lengths[idx].max()), max_rows), len(idx)) for idx in batches
     ]
     units = sum(len(plan) + 1 for plan in plans)  # a batch's cached runs, then its groups
     done = 0
@@ -659,8 +1015,8 @@ def patch_tokens(
                 pert = {"input_ids": tokens.pert[sl].to(device), **common}
                 roles = tokens.roles[sl].to(device)
                 queries = [tokens.queries[i] for i in idx] if tokens.queries else [""] * len(idx)
-                sp, cache = _cache_run(target, pert, queries)
-                sb, base_cache = _cache_run(target, base, queries)
+                sp, cache = target.cache_run(pert, queries)
+                sb, base_cache = target.cache_run(base, queries)
                 forwards += 2
                 s_pert[idx] = sp.cpu().double().numpy()
                 s_base[idx] = sb.cpu().double().numpy()
@@ -670,13 +1026,13 @@ def patch_tokens(
                         sub = torch.tensor([axes[i] == ax for i in idx], device=device)
                         part = {k: v[sub] for k, v in pert.items()}
                         sub_cache = {k: v[sub] for k, v in cache.items() if k[0] == "residual"}
-                        acc = _duplicate_attention(target, sub_cache, part, roles[sub])
+                        acc = target.duplicate_attention(sub_cache, part, roles[sub])
                         att_sums[ax] = att_sums.get(ax, 0) + acc
                 tick()
                 for kind, layer, indexes in plan:
                     tk = time.perf_counter()
-                    scores = _patched_group(
-                        target, base, queries, kind, layer, indexes, cache, base_cache, roles
+                    scores = target.patched_group(
+                        base, queries, kind, layer, indexes, cache, base_cache, roles
                     )
                     kind_seconds[kind] = kind_seconds.get(kind, 0.0) + time.perf_counter() - tk
                     for j, index in enumerate(indexes):

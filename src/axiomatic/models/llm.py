@@ -367,6 +367,29 @@ class _CausalLM:
             )
         )
 
+    def answer_head(self, answers: tuple[int, int]) -> tuple[Any, Any]:
+        """``(weight, bias)`` of the two answers' rows of the output layer, float32 (``bias``
+        None when the layer has none): only these two logits are computed."""
+        import torch
+
+        head = self.components()[1].get_output_embeddings()
+        rows = torch.tensor(list(answers), device=head.weight.device)
+        weight = head.weight[rows].float()  # (2, H)
+        bias = head.bias[rows].float() if getattr(head, "bias", None) is not None else None
+        return weight, bias
+
+    @staticmethod
+    def last_token_difference(hidden: Any, mask: Any, answer_head: tuple[Any, Any]) -> Any:
+        """``logit(first) - logit(second)`` at each right-padded prompt's last token, from the
+        decoder's final hidden states ``(B, L, H)`` and :meth:`answer_head`."""
+        import torch
+
+        weight, bias = answer_head
+        last = mask.sum(1) - 1  # right padding: the prompt's last token
+        h = hidden[torch.arange(hidden.shape[0], device=hidden.device), last].float()
+        logits = h @ weight.T + (bias if bias is not None else 0.0)
+        return logits[:, 0] - logits[:, 1]
+
     def logit_differences(
         self,
         prompts: Sequence[str],
@@ -411,10 +434,7 @@ class _CausalLM:
             pad_id=int(pad or 0),
             left=False,
         )
-        head = model.get_output_embeddings()
-        rows = torch.tensor(list(answers), device=head.weight.device)
-        weight = head.weight[rows].float()  # (2, H): only the two answers' logits
-        bias = head.bias[rows].float() if getattr(head, "bias", None) is not None else None
+        answer_head = self.answer_head(answers)
         decoder = model.base_model
         # float32 unless bf16 is asked for (as the other Hugging Face folder rankers run)
         use = use_bf16(bool(bf16 if bf16 is not None else self.bf16), dev)
@@ -425,10 +445,7 @@ class _CausalLM:
                 hidden = decoder(
                     input_ids=batch["input_ids"], attention_mask=mask
                 ).last_hidden_state
-            last = mask.sum(1) - 1  # right padding: the prompt's last token
-            h = hidden[torch.arange(hidden.shape[0], device=hidden.device), last].float()
-            logits = h @ weight.T + (bias if bias is not None else 0.0)
-            return logits[:, 0] - logits[:, 1]
+            return self.last_token_difference(hidden, mask, answer_head)
 
         size = self.batch_size if batch_size is None else int(batch_size)
         got = run_sorted(batch_tok, size, step, dev, cpu_row_cap(model.config, dev))
