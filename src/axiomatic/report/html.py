@@ -11,6 +11,7 @@ from typing import Any
 from axiomatic.diagnose.probes import PROBE_PREFIX
 from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
 from axiomatic.diagnose.result import Diagnosis
+from axiomatic.diagnose.stats import MIN_P_N
 from axiomatic.report import tables
 
 
@@ -208,7 +209,8 @@ def render_html(
                 "whose row names the axioms it averages. Rank correlations (Spearman ρ, "
                 "Kendall τ, with p-values) first: with few systems, Pearson's r is driven by "
                 "clusters (e.g. lexical vs neural) and says little about the order within them; "
-                "n = number of systems.</p>"
+                f"n = number of systems; p-values from {MIN_P_N} systems on (over fewer, "
+                "no order can be significant: '-').</p>"
             )
             try:
                 corr = tables.correlation_frame(

@@ -351,7 +351,8 @@ def correlation_title(label: str, c: Any) -> str:
         return title
     n = 0 if pd.isna(c["n"]) else int(c["n"])
     if not pd.isna(c["kendall"]):
-        title += f"\nτ={c['kendall']:.2f} (p={c['kendall_p']:.2g}), n={n}"
+        p = "" if pd.isna(c["kendall_p"]) else f" (p={c['kendall_p']:.2g})"
+        title += f"\nτ={c['kendall']:.2f}{p}, n={n}"
         if n < MIN_CORRELATION_N:
             title += ": too few systems"
         else:
