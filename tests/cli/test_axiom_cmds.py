@@ -155,3 +155,37 @@ def test_counts_command_prints_the_stage_table() -> None:
     res = CliRunner().invoke(main_app, ["counts", "--dataset", "demo", "--axioms", "TFC1,M-TDC"])
     assert res.exit_code == 0, res.output
     assert "| TFC1 |" in res.output and "extended+length" in res.output
+
+
+def test_rerank_table_names_the_order_and_tests_it_against_the_base(tmp_path: Path) -> None:
+    """Each re-ranked order is named by its aggregation and order, and compared with the base
+    by the project's significance policy (paired t-test, Holm): the p-value is scipy's
+    ttest_rel on the per-query values (one comparison: Holm leaves it as is)."""
+    import json
+
+    from scipy import stats as scipy_stats
+
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.data.trec import read_run
+    from axiomatic.evaluate.metrics import evaluate_per_query
+    from axiomatic.rankers.base import rerank
+    from axiomatic.rankers.registry import make_ranker
+
+    out = tmp_path / "axio.trec"
+    args = ["rerank", "-d", "demo", "-a", "TFC1,M-TDC", "--order", "pagerank", "-o", str(out)]
+    res = runner.invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output[res.output.index("{") :])
+    rows = {(r["ranker"], r["measure"]): r for r in doc["results"]}
+    name = "axiomatic (majority, pagerank)"
+    assert {r for r, _ in rows} == {"base BM25(k1=0.9,b=0.4)", name}
+    ds = demo_dataset()
+    base = rerank(make_ranker("bm25", ds), ds)
+    a = evaluate_per_query(base, ds.qrels, "AP", rel_threshold=ds.rel_threshold)
+    b = evaluate_per_query(read_run(out), ds.qrels, "AP", rel_threshold=ds.rel_threshold)
+    m = a.merge(b, on=["query_id", "measure"], suffixes=("_a", "_b"))
+    want = scipy_stats.ttest_rel(m["value_b"], m["value_a"]).pvalue
+    assert rows[(name, "AP")]["pvalue_holm"] == pytest.approx(want)
+    assert "Holm" in rows[(name, "AP")]["family"]
+    table = runner.invoke(app, [*args, "--format", "table"])
+    assert name in table.output and "(p=" in table.output and "Holm" in table.output

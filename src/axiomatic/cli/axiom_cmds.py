@@ -1387,22 +1387,46 @@ def rerank(
     if ds.qrels:
         from axiomatic.report.tables import effectiveness_table, rich_table
 
-        eff = effectiveness_table(
-            {f"base {base_label}": base_run, "axiomatic": new_run},
-            ds.qrels,
-            measures,
-            rel_threshold=ds.rel_threshold,
-        )
-        from axiomatic.report.tables import RANKER
+        # the order is named by what made it; the base is the baseline of the paired test
+        name = f"axiomatic ({aggregation}, {order})"
+        base_name = f"base {base_label}"
+        try:
+            eff = effectiveness_table(
+                {base_name: base_run, name: new_run},
+                ds.qrels,
+                measures,
+                baseline=base_name,
+                rel_threshold=ds.rel_threshold,
+            )
+        except ValueError as exc:  # e.g. a paired test over one judged query
+            raise fail(str(exc)) from None
+        from axiomatic.report.tables import RANKER, effectiveness_family
 
+        family = effectiveness_family(eff)
         if fmt != "table":
             _print_records(eff, fmt, out, {"dataset": str(ds.name), "analyzer": an.describe()})
             return
-        wide = eff.pivot_table(index=RANKER, columns="measure", values="value", sort=False)
+        import pandas as pd
+
+        cells = eff.assign(
+            cell=[
+                f"{v:.3f}"
+                + {"up": " ▲", "down": " ▼"}.get(str(sig), "")
+                + ("" if pd.isna(p) else f" (p={p:.3g})")
+                for v, sig, p in zip(
+                    eff["value"], eff["significant"], eff["pvalue_holm"], strict=True
+                )
+            ]
+        )
+        wide = cells.pivot_table(
+            index=RANKER, columns="measure", values="cell", aggfunc="first", sort=False
+        )
         report_console(out).print(
             rich_table(
-                wide.map(lambda v: f"{v:.3f}"),
+                wide,
                 title=f"{dataset}: effectiveness (analyzer: {analyzer_label(an)})",
+                caption=f"▲/▼: significant vs {base_name} (Holm-corrected p < 0.05); p = "
+                f"Holm-corrected p-value; {family}",
             )
         )
     else:
