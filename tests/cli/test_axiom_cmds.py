@@ -189,3 +189,46 @@ def test_rerank_table_names_the_order_and_tests_it_against_the_base(tmp_path: Pa
     assert "Holm" in rows[(name, "AP")]["family"]
     table = runner.invoke(app, [*args, "--format", "table"])
     assert name in table.output and "(p=" in table.output and "Holm" in table.output
+
+
+def test_diagnose_scores_a_neural_model_once_per_pair(
+    mined: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """With qrels, diagnose scores a neural model's candidate lists once (its effectiveness
+    run) and takes the instances' real documents from that run: the model is asked again only
+    for documents outside the lists (artificial ones). The fractions are those of a diagnosis
+    that scores every instance document with the model."""
+    import axiomatic.rankers.base as base
+    from axiomatic import diagnose, make_ranker, read_instances
+    from axiomatic.data.demo import demo_dataset
+
+    ds = demo_dataset()
+    inst, art = read_instances(mined)
+    want = diagnose(inst, [make_ranker("minilm", ds)], ds, art).table()
+    calls: list[tuple[str, list[str]]] = []
+    lists, cands = base.score_text_lists, base.score_candidates
+    counted = {"candidates": 0}
+
+    def text_lists(model, texts, *a, **k):  # type: ignore[no-untyped-def]
+        calls.extend((q, list(d)) for q, d in texts)
+        return lists(model, texts, *a, **k)
+
+    def candidates(*a, **k):  # type: ignore[no-untyped-def]
+        counted["candidates"] += 1
+        return cands(*a, **k)
+
+    monkeypatch.setattr(base, "score_text_lists", text_lists)
+    monkeypatch.setattr(base, "score_candidates", candidates)
+    out = tmp_path / "rep"
+    res = runner.invoke(app, ["diagnose", "--instances", str(mined), "-r", "minilm",
+                              "--no-plots", "-o", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert counted["candidates"] == 1
+    by_text = {q.text: q.query_id for q in ds.queries.values()}
+    for q, texts in calls:
+        listed = {ds.documents[d].text for d in ds.candidate_ids(by_text[q])}
+        assert not listed & set(texts), q  # no candidate scored a second time
+    got = pd.read_csv(out / "diagnosis.csv")
+    got = got[got["ranker"] != "oracle"].set_index("spec")["fraction"]
+    ref = want.set_index("spec")["fraction"]
+    assert got.to_dict() == pytest.approx(ref.to_dict())
