@@ -155,3 +155,80 @@ def test_counts_command_prints_the_stage_table() -> None:
     res = CliRunner().invoke(main_app, ["counts", "--dataset", "demo", "--axioms", "TFC1,M-TDC"])
     assert res.exit_code == 0, res.output
     assert "| TFC1 |" in res.output and "extended+length" in res.output
+
+
+def test_rerank_table_names_the_order_and_tests_it_against_the_base(tmp_path: Path) -> None:
+    """Each re-ranked order is named by its aggregation and order, and compared with the base
+    by the project's significance policy (paired t-test, Holm): the p-value is scipy's
+    ttest_rel on the per-query values (one comparison: Holm leaves it as is)."""
+    import json
+
+    from scipy import stats as scipy_stats
+
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.data.trec import read_run
+    from axiomatic.evaluate.metrics import evaluate_per_query
+    from axiomatic.rankers.base import rerank
+    from axiomatic.rankers.registry import make_ranker
+
+    out = tmp_path / "axio.trec"
+    args = ["rerank", "-d", "demo", "-a", "TFC1,M-TDC", "--order", "pagerank", "-o", str(out)]
+    res = runner.invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output[res.output.index("{") :])
+    rows = {(r["ranker"], r["measure"]): r for r in doc["results"]}
+    name = "axiomatic (majority, pagerank)"
+    assert {r for r, _ in rows} == {"base BM25(k1=0.9,b=0.4)", name}
+    ds = demo_dataset()
+    base = rerank(make_ranker("bm25", ds), ds)
+    a = evaluate_per_query(base, ds.qrels, "AP", rel_threshold=ds.rel_threshold)
+    b = evaluate_per_query(read_run(out), ds.qrels, "AP", rel_threshold=ds.rel_threshold)
+    m = a.merge(b, on=["query_id", "measure"], suffixes=("_a", "_b"))
+    want = scipy_stats.ttest_rel(m["value_b"], m["value_a"]).pvalue
+    assert rows[(name, "AP")]["pvalue_holm"] == pytest.approx(want)
+    assert "Holm" in rows[(name, "AP")]["family"]
+    table = runner.invoke(app, [*args, "--format", "table"])
+    assert name in table.output and "(p=" in table.output and "Holm" in table.output
+
+
+def test_diagnose_scores_a_neural_model_once_per_pair(
+    mined: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """With qrels, diagnose scores a neural model's candidate lists once (its effectiveness
+    run) and takes the instances' real documents from that run: the model is asked again only
+    for documents outside the lists (artificial ones). The fractions are those of a diagnosis
+    that scores every instance document with the model."""
+    import axiomatic.rankers.base as base
+    from axiomatic import diagnose, make_ranker, read_instances
+    from axiomatic.data.demo import demo_dataset
+
+    ds = demo_dataset()
+    inst, art = read_instances(mined)
+    want = diagnose(inst, [make_ranker("minilm", ds)], ds, art).table()
+    calls: list[tuple[str, list[str]]] = []
+    lists, cands = base.score_text_lists, base.score_candidates
+    counted = {"candidates": 0}
+
+    def text_lists(model, texts, *a, **k):  # type: ignore[no-untyped-def]
+        calls.extend((q, list(d)) for q, d in texts)
+        return lists(model, texts, *a, **k)
+
+    def candidates(*a, **k):  # type: ignore[no-untyped-def]
+        counted["candidates"] += 1
+        return cands(*a, **k)
+
+    monkeypatch.setattr(base, "score_text_lists", text_lists)
+    monkeypatch.setattr(base, "score_candidates", candidates)
+    out = tmp_path / "rep"
+    res = runner.invoke(app, ["diagnose", "--instances", str(mined), "-r", "minilm",
+                              "--no-plots", "-o", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert counted["candidates"] == 1
+    by_text = {q.text: q.query_id for q in ds.queries.values()}
+    for q, texts in calls:
+        listed = {ds.documents[d].text for d in ds.candidate_ids(by_text[q])}
+        assert not listed & set(texts), q  # no candidate scored a second time
+    got = pd.read_csv(out / "diagnosis.csv")
+    got = got[got["ranker"] != "oracle"].set_index("spec")["fraction"]
+    ref = want.set_index("spec")["fraction"]
+    assert got.to_dict() == pytest.approx(ref.to_dict())

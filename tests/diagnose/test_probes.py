@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.data.catalog import load_dataset
+from axiomatic.data.records import Document
 from axiomatic.diagnose.diagnosis import diagnose
 from axiomatic.diagnose.effects import sample_hash
 from axiomatic.diagnose.probes import parse_probes, probe_instances
@@ -70,7 +71,9 @@ def test_probes_are_seeded_and_do_not_depend_on_the_other_probes() -> None:
     assert set(a["doc_b"]) == set(art_a["doc_id"])
     src = dict(zip(art_a["doc_id"], art_a["source_doc_id"], strict=True))
     assert all(src[b] == d for d, b in zip(a["doc_a"], a["doc_b"], strict=True))
-    assert (a["relation"] == ">").all() and a["axiom"].str.startswith("probe:").all()
+    # an invariance probe (shuffle-words) expects an unchanged score, the others a preference
+    expected = a["axiom"].map({"probe:shuffle-words": "=", "probe:typos": ">"})
+    assert (a["relation"] == expected).all()
     for q, g in a.groupby("query_id"):
         assert set(g["doc_a"]) <= set(ds.candidate_ids(q)[:5])
 
@@ -108,3 +111,43 @@ def test_cli_probe_writes_a_report_with_effects_and_the_sample(tmp_path: Path) -
     res = CliRunner().invoke(app, ["probe", "-d", "demo", "-r", "bm25", "--probes", "typo",
                                    "-o", str(tmp_path / "x")])  # fmt: skip
     assert res.exit_code != 0 and "unknown --probes 'typo'" in res.output
+
+
+def test_invariance_probes_count_a_tie_as_the_desired_outcome(tmp_path: Path) -> None:
+    """shuffle-words and case-fold leave a bag-of-words, lowercasing BM25 unchanged: every pair
+    is a tie, which is what an invariance probe looks for (100% unchanged, not 0% fulfilled),
+    and the report names text probes, not the thesis table's δ* or effectiveness measures."""
+    import pandas as pd
+
+    from axiomatic.cli.main import app
+
+    ds = load_dataset("demo")
+    inst, art = probe_instances(ds, "shuffle-words,case-fold,typos", depth=5)
+    bm25 = make_ranker("bm25", ds)
+    texts = dict(zip(art["doc_id"], art["text"], strict=True))
+    outcomes: dict[str, list[str]] = {}
+    for r in inst.itertuples(index=False):
+        docs = [ds.documents[r.doc_a], Document(r.doc_b, texts[r.doc_b])]
+        sa, sb = bm25.score(ds.queries[r.query_id], docs)
+        tie = abs(sa - sb) <= 1e-9 * max(1, abs(sa), abs(sb))
+        outcomes.setdefault(r.axiom, []).append("tie" if tie else (">" if sa > sb else "<"))
+    assert set(outcomes["probe:shuffle-words"]) == set(outcomes["probe:case-fold"]) == {"tie"}
+    res = CliRunner().invoke(app, ["probe", "-d", "demo", "-r", "bm25", "--depth", "5",
+                                   "--probes", "shuffle-words,case-fold,typos", "--no-plots",
+                                   "-o", str(tmp_path / "r")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(tmp_path / "r" / "diagnosis.csv").set_index("axiom")
+    for p, wanted in (
+        ("probe:shuffle-words", "tie"),
+        ("probe:case-fold", "tie"),
+        ("probe:typos", ">"),
+    ):
+        expected = np.mean([o == wanted for o in outcomes[p]])
+        assert table.loc[p, "fraction"] == pytest.approx(expected), p
+    assert set(table.loc[["probe:shuffle-words", "probe:case-fold"], "relation"]) == {"="}
+    assert table.loc["probe:typos", "relation"] == ">"
+    out = " ".join(res.output.split())
+    assert "δ* = 1.0" not in out and "text probes" in out
+    assert "measures, then" not in out and "% of pairs scored unchanged" in out
+    page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert "Effectiveness measures" not in page and "δ* = 1.0" not in page

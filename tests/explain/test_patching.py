@@ -4,6 +4,7 @@ and the grouped / layer-skipping runs checked against a plain reference computat
 # ruff: noqa: B023  (the reference hooks close over loop variables but run in their iteration)
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -428,3 +429,42 @@ def test_aggregate_is_the_difference_weighted_mean_fraction() -> None:
         assert row["agg_low"] <= row["aggregate"] <= row["agg_high"]
     last = e[(e.component == "residual") & (e.layer == 2) & (e.role == "[CLS]")].iloc[0]
     assert (last["aggregate"], last["agg_low"], last["agg_high"]) == pytest.approx((1, 1, 1))
+
+
+def test_report_heat_maps_share_one_colour_scale_and_the_text_has_no_empty_count(
+    tmp_path, monkeypatch
+) -> None:
+    """Every heat map of a patching report (both models, heads and residual roles) is drawn on
+    the one scale [-m, m], m = max(1, the largest |restored share| of any map); a run that left
+    no pair out does not print an empty "( left out)"."""
+    import matplotlib.axes
+
+    from axiomatic.explain.patching_report import write_patching
+
+    limits: list[tuple[float, float]] = []
+    real = matplotlib.axes.Axes.imshow
+
+    def spy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        im = real(self, *args, **kwargs)
+        limits.append(im.get_clim())
+        return im
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "imshow", spy)
+    res = patch_tokens(toy_target(toy_bert()), toy_pairs(8), attention=False, min_delta=0.0)
+    other = copy.deepcopy(res)  # a second model whose heads overshoot: restored shares to 2.5x
+    heads = other.effects["component"] == "head"
+    other.effects.loc[heads, "aggregate"] *= 2.5
+    other.model = "toy-2"
+    results = [res, other]
+    for r in results:
+        r.dropped = {k: 0 for k in r.dropped}
+    maps = [r.effects[r.effects["component"].isin(["head", "residual"])] for r in results]
+    m = max(1.0, max(float(e["aggregate"].abs().max()) for e in maps))
+    per_map = {round(float(e["aggregate"].abs().max()), 6) for e in maps}
+    assert len(per_map) == 2 and m > 2  # the maps differ: one scale is a choice, not luck
+    write_patching(results, [], tmp_path / "p")
+    assert len(limits) == 4 and all(
+        lo == pytest.approx(-m) and hi == pytest.approx(m) for lo, hi in limits
+    )
+    md = (tmp_path / "p" / "patching.md").read_text()
+    assert "( left out)" not in md and "pairs patched ·" in md

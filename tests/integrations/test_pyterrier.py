@@ -209,3 +209,31 @@ def test_weighted_and_learned_aggregations(demo) -> None:
     assert len(learned) == len(frame) and set(learned["docno"]) == set(frame["docno"])
     with pytest.raises(ValueError, match="weights"):
         AxiomaticReRanker("TFC1", demo, aggregation="weighted").transform(frame)
+
+
+def test_report_over_three_systems_has_figures_and_no_p_value(demo, tmp_path) -> None:
+    """Over three systems no rank order can be significant (the smallest two-sided permutation
+    p of a rank correlation is 1/3): the report states n and gives no p-value, where Spearman's
+    t approximation said 0.000 for a perfect order; and it has the standard figures."""
+    import pandas as pd
+    from scipy import stats as scipy_stats
+
+    from axiomatic.diagnose.stats import correlation
+
+    x, y = [0.1, 0.5, 0.9], [0.2, 0.3, 0.8]
+    c = correlation(x, y)
+    assert c["n"] == 3 and c["spearman"] == pytest.approx(1.0)
+    assert np.isnan(c["spearman_p"]) and np.isnan(c["kendall_p"]) and np.isnan(c["pearson_p"])
+    c4 = correlation([0.1, 0.5, 0.9, 1.0], [0.2, 0.3, 0.8, 0.1])
+    assert c4["kendall_p"] == pytest.approx(scipy_stats.kendalltau([0.1, 0.5, 0.9, 1.0],
+                                                                   [0.2, 0.3, 0.8, 0.1])[1])  # fmt: skip
+    frame = results_frame(demo)
+    systems = {n: AxiomaticRanker(n, demo).transform(frame) for n in ("bm25", "ql", "rm3")}
+    res = diagnose_frames(systems, demo, axioms="TFC1,M-TDC", variant="relaxed",
+                          out=tmp_path / "report")  # fmt: skip
+    corr = pd.read_csv(tmp_path / "report" / "correlation.csv")
+    assert (corr["n"] == 3).any() and corr["spearman_p"].isna().all()
+    page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert "<img" in page and any((tmp_path / "report").glob("*.png"))
+    assert "p-values from 4 systems on" in page
+    assert res.paths["html"].is_file()

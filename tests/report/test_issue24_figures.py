@@ -286,3 +286,26 @@ def test_a_report_without_manifest_loses_its_known_files(study, tmp_path: Path) 
     assert not (out / "bars.png").exists() and not (out / "correlation.png").exists()
     assert (out / "report.html").read_bytes() != b"old"
     assert (out / "keep.png").read_bytes() == b"not a report file"
+
+
+def test_delta_sweep_draws_no_panel_under_the_minimum_n(study) -> None:
+    """A group with fewer than MIN_N instances at every δ* (its largest count, over the
+    rankers that are not references) gets no panel; the figure names it with its n."""
+    from axiomatic.report.plots import plot_delta_sweep
+
+    diag, _ = study
+    sweep = diag.delta_sweep()
+    own = sweep[~sweep["ranker"].isin(diag.references)]
+    most = own.groupby("spec")["n"].max()
+    labels = tables.group_labels(diag)
+    small = {s for s in most.index if most[s] < tables.MIN_N}
+    assert small and set(most.index) - small  # the study has both kinds
+    fig, _ = _figure_of(plot_delta_sweep, diag, sweep=sweep)
+    titles = [ax.title.get_text() for ax in _panels(fig)]
+    drawn = {s for s in most.index if any(t.startswith(labels[s].split(" (")[0]) for t in titles)}
+    big = set(most.index) - small
+    assert len(titles) == len(big)
+    text = " ".join(t.get_text() for t in fig.texts)
+    for s in small:
+        assert f"(n={int(most[s])})" in text, (s, text)
+    assert drawn

@@ -187,3 +187,40 @@ def test_a_refused_resume_leaves_the_folder_as_it_was(tmp_path) -> None:
     after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert after == before
     assert "lr = 0.001" in (out / "config.toml").read_text()
+
+
+def test_train_refuses_another_setting_before_loading_and_reuses_a_finished_run(
+    tmp_path, monkeypatch
+) -> None:
+    """Over a finished run, ``train`` with another --regularizer is refused before any data is
+    loaded, and with the same settings on the same data the run is reused (said so, its files
+    unchanged) without building the index, candidates or model (what took a minute on
+    scifact); the data is still compared (the test above: an edited passage is refused)."""
+    import axiomatic.data.catalog as catalog
+    import axiomatic.training.run as run
+    from axiomatic.cli.main import app
+
+    out = tmp_path / "tr"
+    args = ["train", "-d", "demo", "--steps", "2", "--batch-size", "2", "--threads", "1"]
+    res = CliRunner().invoke(app, [*args, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+    def forbidden(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("expensive work was done")
+
+    real_load = catalog.load_dataset
+    monkeypatch.setattr(catalog, "load_dataset", forbidden)
+    res = CliRunner().invoke(app, [*args, "--regularizer", "ar", "-o", str(out)])
+    assert res.exit_code == 2, res.output
+    errors = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "differs in regularizer" in errors[0], res.output
+    monkeypatch.setattr(catalog, "load_dataset", real_load)
+    monkeypatch.setattr(run, "build_model_for", forbidden)
+    monkeypatch.setattr(run, "Trainer", forbidden)
+    res = CliRunner().invoke(app, [*args, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "reused:" in text and "2 steps" in text and "done:" not in text
+    after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert after == before

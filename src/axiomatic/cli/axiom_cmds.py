@@ -738,12 +738,22 @@ def diagnose(
 
     from axiomatic.diagnose.diagnosis import AnalyzerMismatchWarning
 
+    runs: dict[str, Any] = {}
+    if ds.qrels:  # the effectiveness runs first: a neural model scores each pair once
+        from axiomatic.rankers.base import rerank
+
+        for name, r in rankers.items():
+            runs[name] = r.run if hasattr(r, "run") and not callable(r.run) else rerank(r, ds)
+    scored = {
+        name: _RunScores(r, runs[name]) if name in runs and _is_neural(r) else r
+        for name, r in rankers.items()
+    }
     try:
         with warnings.catch_warnings():  # said above, with the --analyzer to pass
             warnings.simplefilter("ignore", AnalyzerMismatchWarning)
             diag = diagnose_fn(
                 inst,
-                rankers,
+                scored,
                 ds,
                 art,
                 oracle=oracle and bool(ds.qrels),
@@ -760,11 +770,6 @@ def diagnose(
 
     eff = None
     if ds.qrels:
-        from axiomatic.rankers.base import rerank
-
-        runs = {}
-        for name, r in rankers.items():
-            runs[name] = r.run if hasattr(r, "run") and not callable(r.run) else rerank(r, ds)
         try:
             eff = effectiveness_table(
                 runs,
@@ -977,6 +982,49 @@ def probe(
         f"report: {paths['html']}  (tables: {paths['diagnosis_csv'].name}, {paths['json'].name})",
         markup=False,
     )
+
+
+def _is_neural(ranker: Any) -> bool:
+    """Whether ``ranker`` scores with a neural model (a ``model`` attribute), the expensive
+    scoring that :class:`_RunScores` does once."""
+    return getattr(ranker, "model", None) is not None and not callable(
+        getattr(ranker, "both_orders", None)
+    )
+
+
+class _RunScores:
+    """A neural ranker as the diagnosis sees it after its effectiveness run was scored: the
+    real documents of that run take their scores from it (the same numbers, not a second pass
+    of the model over the same pairs), and only the others (artificial documents, documents
+    outside the candidate lists) are scored with the model, in one batched call."""
+
+    def __init__(self, ranker: Any, run: dict[str, dict[str, float]]) -> None:
+        self.ranker = ranker
+        self.known = run
+        self.name = ranker.name
+        self.can_score_unseen_documents = getattr(ranker, "can_score_unseen_documents", True)
+
+    def score(self, query: Any, documents: Any) -> Any:
+        return self.score_lists([(query, documents)])[0]
+
+    def score_lists(self, lists: Any) -> list[Any]:
+        import numpy as np
+
+        from axiomatic.rankers.base import score_lists
+
+        out, todo, where = [], [], []
+        for i, (q, docs) in enumerate(lists):
+            known = self.known.get(q.query_id, {})
+            s = np.array([known.get(d.doc_id, np.nan) for d in docs], dtype=np.float64)
+            missing = [j for j, d in enumerate(docs) if d.doc_id not in known]
+            if missing:
+                todo.append((q, [docs[j] for j in missing]))
+                where.append((i, missing))
+            out.append(s)
+        if todo:
+            for (i, missing), got in zip(where, score_lists(self.ranker, todo), strict=True):
+                out[i][missing] = got
+        return out
 
 
 def _correlation_measure(measure: str, measures: str) -> tuple[str, str]:
@@ -1387,22 +1435,46 @@ def rerank(
     if ds.qrels:
         from axiomatic.report.tables import effectiveness_table, rich_table
 
-        eff = effectiveness_table(
-            {f"base {base_label}": base_run, "axiomatic": new_run},
-            ds.qrels,
-            measures,
-            rel_threshold=ds.rel_threshold,
-        )
-        from axiomatic.report.tables import RANKER
+        # the order is named by what made it; the base is the baseline of the paired test
+        name = f"axiomatic ({aggregation}, {order})"
+        base_name = f"base {base_label}"
+        try:
+            eff = effectiveness_table(
+                {base_name: base_run, name: new_run},
+                ds.qrels,
+                measures,
+                baseline=base_name,
+                rel_threshold=ds.rel_threshold,
+            )
+        except ValueError as exc:  # e.g. a paired test over one judged query
+            raise fail(str(exc)) from None
+        from axiomatic.report.tables import RANKER, effectiveness_family
 
+        family = effectiveness_family(eff)
         if fmt != "table":
             _print_records(eff, fmt, out, {"dataset": str(ds.name), "analyzer": an.describe()})
             return
-        wide = eff.pivot_table(index=RANKER, columns="measure", values="value", sort=False)
+        import pandas as pd
+
+        cells = eff.assign(
+            cell=[
+                f"{v:.3f}"
+                + {"up": " ▲", "down": " ▼"}.get(str(sig), "")
+                + ("" if pd.isna(p) else f" (p={p:.3g})")
+                for v, sig, p in zip(
+                    eff["value"], eff["significant"], eff["pvalue_holm"], strict=True
+                )
+            ]
+        )
+        wide = cells.pivot_table(
+            index=RANKER, columns="measure", values="cell", aggfunc="first", sort=False
+        )
         report_console(out).print(
             rich_table(
-                wide.map(lambda v: f"{v:.3f}"),
+                wide,
                 title=f"{dataset}: effectiveness (analyzer: {analyzer_label(an)})",
+                caption=f"▲/▼: significant vs {base_name} (Holm-corrected p < 0.05); p = "
+                f"Holm-corrected p-value; {family}",
             )
         )
     else:

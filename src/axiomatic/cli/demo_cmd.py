@@ -117,25 +117,37 @@ def _print_demo_tables(diagnosis, effectiveness, names: list[str]) -> None:
         t.add_row(str(name), *(f"{v:.3f}" for v in eff.loc[name]))
     console.print(t)
 
+    import numpy as np
+
     from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
+    from axiomatic.report.tables import mined_description
 
     tab = diagnosis.table()
-    # one row per axiom: its directional instances (equality groups are in the report)
-    tab = tab[tab["ranker"].isin(names) & ~tab["spec"].str.endswith(SYMMETRIC_SUFFIX)]
-    t = Table(title="% of axiom instances fulfilled (instances per axiom in brackets)")
+    tab = tab[tab["ranker"].isin(names)].copy()
+    # one row per axiom, and one per axiom's equality group ("M-TDC [equal]"), as in the report
+    tab["row"] = tab["axiom"] + np.where(
+        tab["spec"].str.endswith(SYMMETRIC_SUFFIX), SYMMETRIC_SUFFIX, ""
+    )
+    t = Table(
+        title="% of axiom instances fulfilled (instances per axiom in brackets; "
+        f"{mined_description(diagnosis)})"
+    )
     t.add_column("axiom", style="bold")
     for n in names:
         t.add_column(short[n], justify="right")
     order = {a: i for i, a in enumerate(a.strip() for a in DEMO_AXIOMS.split(","))}
-    axioms_present = sorted(tab["axiom"].unique(), key=lambda a: order.get(a, len(order)))
-    for axiom in axioms_present:
-        grp = tab[tab["axiom"] == axiom]
-        by = grp.set_index("ranker")
+    rows = sorted(
+        tab["row"].unique(),
+        key=lambda r: (order.get(r.removesuffix(SYMMETRIC_SUFFIX), len(order)), r),
+    )
+    for row in rows:
+        grp = tab[tab["row"] == row]
+        by = grp.groupby("ranker")[["n", "fulfilled"]].sum()
         cells = []
         for n in names:
             if n in by.index and by.loc[n, "n"] > 0:
-                cells.append(f"{100 * by.loc[n, 'fraction']:.0f}%")
+                cells.append(f"{100 * by.loc[n, 'fulfilled'] / by.loc[n, 'n']:.0f}%")
             else:
                 cells.append("-")
-        t.add_row(f"{axiom} ({int(grp['n'].max())})", *cells)
+        t.add_row(escape(f"{row} ({int(by['n'].max())})"), *cells)
     console.print(t)

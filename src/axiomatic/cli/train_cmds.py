@@ -164,7 +164,15 @@ def train(
     except (KeyError, ValueError, FileNotFoundError) as exc:
         raise fail(str(exc.args[0] if exc.args else exc)) from None
     best = "n/a" if result.best_dev is None else f"{result.best_dev:.4f} (step {result.best_step})"
-    if ctx.is_main:
+    if ctx.is_main and result.reused:
+        console.print(
+            f"reused: {out} holds a finished run with these settings ({result.steps} steps, "
+            f"trained in {result.seconds:.0f}s); nothing trained; best dev MRR@10 {best}. "
+            "--no-resume trains afresh",
+            markup=False,
+            highlight=False,
+        )
+    elif ctx.is_main:
         console.print(
             f"done: {result.steps} steps in {result.seconds:.0f}s; best dev MRR@10 {best}; "
             f"model and logs in {out}",

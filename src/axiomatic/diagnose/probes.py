@@ -5,8 +5,11 @@ first ``depth`` candidates of every query and returns an instance table (the sch
 :mod:`axiomatic.diagnose.mining`) and the manipulated documents, ready for
 :func:`axiomatic.diagnose.diagnosis.diagnose` with a band (ABNIRML's effect): ``doc_a`` is the
 original, ``doc_b`` the manipulated text, relation ``>``, so a positive effect means the ranker
-prefers the original by more than its band, a negative one the manipulated text. Axiom names are
-``probe:NAME``; the ``spec`` records the seed.
+prefers the original by more than its band, a negative one the manipulated text. The invariance
+probes (:data:`~axiomatic.perturb.text_probes.INVARIANT_PROBES`: shuffle-words, case-fold) have
+relation ``=`` instead: an unchanged score (a tie) fulfils them, and they form ``[equal]``
+groups whose fulfilment is the share of pairs scored unchanged (their effect still says which
+text the ranker prefers). Axiom names are ``probe:NAME``; the ``spec`` records the seed.
 
 Each manipulation draws from its own generator seeded by ``(seed, probe, query, document)``,
 so a document's probe does not depend on which other queries, documents or probes are drawn.
@@ -24,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from axiomatic.data.records import Dataset
-from axiomatic.perturb.text_probes import PROBES, manipulate
+from axiomatic.perturb.text_probes import INVARIANT_PROBES, PROBES, manipulate
 
 __all__ = ["PROBE_PREFIX", "parse_probes", "probe_instances"]
 
@@ -112,7 +115,7 @@ def probe_instances(
                         "doc_a": d,
                         "doc_b": art_id,
                         "doc_c": None,
-                        "relation": ">",
+                        "relation": "=" if p in INVARIANT_PROBES else ">",
                         "len_a": la,
                         "len_b": lb,
                         "len_diff_abs": abs(la - lb),

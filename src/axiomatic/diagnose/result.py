@@ -15,6 +15,7 @@ import pandas as pd
 
 from axiomatic._atomic import INCOMPLETE_MARKER, atomic_path, atomic_write_text, incomplete_note
 from axiomatic.diagnose import analyses, effects, stats
+from axiomatic.diagnose.probes import PROBE_PREFIX
 from axiomatic.diagnose.relations import (
     FULFILLED,
     GROUP_KEYS,
@@ -171,7 +172,7 @@ class Diagnosis:
         """``table`` with the band columns (:data:`~axiomatic.diagnose.effects.BAND_COLUMNS`)
         after the fraction's interval: counts against each ranker's band, the effect
         (pos - neg) / n with its interval and the two-sided sign test (NaN effect and test for
-        symmetric groups, which expect no direction)."""
+        symmetric axiom groups, which expect no direction; an invariance probe's pair keeps it)."""
         band = self.band or {}
         assert self.margins is not None
         keys = self.group_keys()
@@ -187,7 +188,9 @@ class Diagnosis:
             n = pos + neg + neutral
             eff, lo, hi = effects.effect_interval(pos, neg, n, self.confidence)
             p = effects.sign_test(pos, neg) if n else float("nan")
-            if rec["relation"] == "=":
+            if rec["relation"] == "=" and not str(rec["axiom"]).startswith(PROBE_PREFIX):
+                # a symmetric axiom instance has no direction; a probe's pair (original,
+                # manipulated) has one even when a tie is what it looks for
                 eff = lo = hi = p = float("nan")
             rows.append((delta, pos, neg, neutral, eff, lo, hi, p))
         extra = pd.DataFrame(rows, columns=list(effects.BAND_COLUMNS), index=table.index)

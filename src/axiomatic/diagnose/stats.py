@@ -23,6 +23,7 @@ from scipy import stats as _st
 __all__ = [
     "DELTA_GRID",
     "EXACT_MCNEMAR_BELOW",
+    "MIN_P_N",
     "McNemarResult",
     "correlation",
     "mcnemar",
@@ -113,13 +114,20 @@ def mcnemar(a: np.ndarray, b: np.ndarray, exact: bool | None = None) -> McNemarR
     return McNemarResult(int(a.size), n10, n01, stat, p, use_exact)
 
 
+MIN_P_N = 4
+"""Fewest points (systems) a correlation's p-values are given for (:func:`correlation`)."""
+
+
 def correlation(
     x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
 ) -> dict[str, float]:
     """Pearson, Spearman and Kendall correlation of ``x`` and ``y`` plus a least-squares trend line.
 
     Returns ``n, pearson, pearson_p, spearman, spearman_p, kendall, kendall_p, slope, intercept``;
-    NaN where undefined (fewer than 3 points, or a constant variable). The trend line is the
+    NaN where undefined (fewer than 3 points, or a constant variable). The p-values are NaN
+    below :data:`MIN_P_N` points: over three systems no rank order can be significant (the
+    smallest two-sided permutation p is 1/3), while Spearman's t approximation says 0 for a
+    perfect order. The trend line is the
     ``numpy.polyfit`` degree-1 fit of Rennings (2019), Fig. 4.2.
     """
     xa = np.asarray(x, dtype=np.float64)
@@ -157,4 +165,6 @@ def correlation(
         kendall=float(kr[0]),
         kendall_p=float(kr[1]),
     )
+    if n < MIN_P_N:
+        res.update(pearson_p=np.nan, spearman_p=np.nan, kendall_p=np.nan)
     return res

@@ -23,6 +23,7 @@ from axiomatic.perturb.minimal_pairs import MinimalPair
 
 __all__ = [
     "EXPLAINER",
+    "colour_limit",
     "head_matrix",
     "pair_sample_hash",
     "role_matrix",
@@ -121,7 +122,22 @@ def duplicate_heads(result: PatchResult, k: int = 5) -> pd.DataFrame:
     return out[cols].reset_index(drop=True)
 
 
-def _heatmaps(result: PatchResult, axioms: Sequence[str]) -> bytes:
+def colour_limit(results: Sequence[PatchResult]) -> float:
+    """The one symmetric colour limit of every heat map compared (all models, axioms, heads and
+    residual roles): the largest absolute restored share, at least 1, so that one colour means
+    one value on every map."""
+    vals = [
+        np.abs(r.effects.loc[r.effects["component"].isin(["head", "residual"]), "aggregate"])
+        for r in results
+    ]
+    top = max((float(np.nanmax(v)) for v in vals if len(v) and np.isfinite(v).any()), default=1.0)
+    return max(1.0, top)
+
+
+def _heatmaps(result: PatchResult, axioms: Sequence[str], lim: float | None = None) -> bytes:
+    """The heat maps of one model (heads, residual roles; one column per axiom), all on the
+    colour scale [-lim, lim] (default: :func:`colour_limit` of this model)."""
+    lim = colour_limit([result]) if lim is None else lim
     n = len(axioms)
     fig, grid = new_figure(2, n, figsize=(4.2 * n, 6.4), squeeze=False)
     for i, ax_name in enumerate(axioms):
@@ -133,7 +149,6 @@ def _heatmaps(result: PatchResult, axioms: Sequence[str]) -> bytes:
                 ax.set_axis_off()
                 continue
             vals = mat.to_numpy(dtype=float)
-            lim = max(1.0, float(np.nanmax(np.abs(vals))) if vals.size else 1.0)
             im = ax.imshow(vals, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
             ax.set_yticks(range(len(mat.index)), [str(x) for x in mat.index])
             ax.set_xticks(range(len(mat.columns)), [str(c) for c in mat.columns],
@@ -154,10 +169,12 @@ def _md(frame: pd.DataFrame) -> str:
 
 def _settings_line(result: PatchResult, sample: str, extra: dict[str, Any]) -> str:
     t = result.timing
+    dropped = ", ".join(f"{k}: {v:,}" for k, v in result.dropped.items() if v)
     return (
         f"{result.model} ({result.kind}, {result.settings['layers']} layers x "
-        f"{result.settings['heads']} heads) · {int(t['pairs'])} pairs patched "
-        f"({', '.join(f'{k}: {v}' for k, v in result.dropped.items() if v)} left out) · "
+        f"{result.settings['heads']} heads) · {int(t['pairs'])} pairs patched"
+        + (f" ({dropped} left out)" if dropped else "")
+        + " · "
         f"pair sample {sample[:12]} · {t['pairs_per_second']:.3f} pairs/s, "
         f"{t['seconds_per_component']:.2f} s per component, "
         f"{int(t['forward_passes'])} forward passes · "
@@ -194,9 +211,10 @@ def write_patching(
         atomic_write_text(p, frame.to_csv(index=False))
         files[name] = p
     images: dict[str, bytes] = {}
+    lim = colour_limit(results)  # one colour scale across every model's maps
     for i, r in enumerate(results):
         axioms = list(dict.fromkeys(r.pairs["axiom"]))
-        png = _heatmaps(r, axioms)
+        png = _heatmaps(r, axioms, lim)
         p = out / f"patching_{i}.png"
         tmp = p.with_suffix(".png.tmp")
         tmp.write_bytes(png)

@@ -526,7 +526,7 @@ def diagnose_frames(
     tie_tolerance: float = 1e-9,
     instances_dir: str | Path | None = None,
     out: str | Path | None = None,
-    plots: bool = False,
+    plots: bool = True,
 ) -> FrameDiagnosis:
     """Diagnose several systems from their PyTerrier result frames, as ``axiomatic diagnose``.
 
@@ -537,7 +537,8 @@ def diagnose_frames(
     ``dataset``, texts from the frames' ``text`` column or ``dataset``, and labels from
     ``qrels`` (``qid``, ``docno``, ``label``) or ``dataset``. Each system is then diagnosed as a
     run file (``missing``: own-list and/or union view) and, with qrels, evaluated with
-    ``measures``. ``out`` writes the HTML/CSV/JSON report; ``instances_dir`` keeps the mined
+    ``measures``. ``out`` writes the HTML/CSV/JSON report, with the report's figures unless
+    ``plots=False``; ``instances_dir`` keeps the mined
     instances (default: a temporary folder).
     """
     from axiomatic.axioms.spec import parse_axioms

@@ -18,6 +18,10 @@ no claim that one text is more relevant: they show what a ranker is sensitive to
 
 A probe returns the text unchanged when it does not apply (nothing to shuffle, no stopword);
 callers skip those documents.
+
+The *invariance* probes (:data:`INVARIANT_PROBES`: shuffle-words, case-fold) change neither the
+words nor their meaning for a bag-of-words reading: an unchanged score (a tie) is the outcome
+they look for, so their pairs expect equal scores (relation ``=``) instead of a preference.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 
 from axiomatic.text.analyzer import load_stopwords
 
-__all__ = ["PROBES", "TYPO_RATE", "manipulate", "sentences"]
+__all__ = ["INVARIANT_PROBES", "PROBES", "TYPO_RATE", "manipulate", "sentences"]
 
 TYPO_RATE = 0.2
 """Probability that a word of four or more letters gets a typo (two inner letters swapped)."""
@@ -115,6 +119,9 @@ PROBES: dict[str, Callable[[str, np.random.Generator, str], str]] = {
     "remove-sentence": _remove_sentence,
 }
 """Every probe by name: ``probe(text, rng, donor) -> manipulated text``."""
+
+INVARIANT_PROBES = frozenset({"shuffle-words", "case-fold"})
+"""Probes whose desired outcome is an unchanged score: a tie fulfils their pairs."""
 
 
 def manipulate(name: str, text: str, rng: np.random.Generator, donor: str = "") -> str:

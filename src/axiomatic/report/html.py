@@ -8,8 +8,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from axiomatic.diagnose.probes import PROBE_PREFIX
 from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
 from axiomatic.diagnose.result import Diagnosis
+from axiomatic.diagnose.stats import MIN_P_N
 from axiomatic.report import tables
 
 
@@ -79,22 +81,37 @@ def render_html(
     ]
     ov = tables.overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
     base = ov.attrs.get("baseline")
+    probes = tables.probe_note(diagnosis)
     parts.append("<h2>Overview</h2>")
     parts.append(
-        "<p>Effectiveness measures, then the fraction of fulfilled diagnostic instances per axiom "
+        "<p>"
+        + (
+            "Effectiveness measures, then the fraction"
+            if len(tables.normalize_effectiveness(effectiveness))
+            else "The fraction"
+        )
+        + " of fulfilled diagnostic instances per axiom "
         f"(%). {tables.UP}/{tables.DOWN}: significantly better/worse than the baseline "
         f"<b>{esc(str(base))}</b> (Holm-corrected p &lt; 0.05; "
         + (f"effectiveness: {esc(str(ov.attrs['family']))}; " if ov.attrs.get("family") else "")
         + "axioms: McNemar, Holm over the ranker pairs of each axiom); "
         f"(n=…): fewer than {min_n} instances. "
-        f"{esc(tables.layout_title(diagnosis)[:1].upper() + tables.layout_title(diagnosis)[1:])}; "
-        "each axiom column names its δ* "
-        "(maximum relative length difference of the documents of an instance)."
+        f"{esc(tables.layout_title(diagnosis)[:1].upper() + tables.layout_title(diagnosis)[1:])}"
+        + (
+            "; each axiom column names its δ* "
+            "(maximum relative length difference of the documents of an instance)."
+            if any(tables.length_tolerance(g[2])[1] for g in diagnosis.groups())
+            else "."
+        )
+        + (f" {esc(probes[:1].upper() + probes[1:])}." if probes else "")
         + ("" if len(tables.view_diagnoses(diagnosis)) < 2 else " " + esc(tables.views_note()))
         + (
             f" Groups marked {esc(SYMMETRIC_SUFFIX.strip())}: instances whose preconditions "
             "hold both ways, so the axiom expects equal scores (only a tie fulfils them)."
-            if any(g[2].endswith(SYMMETRIC_SUFFIX) for g in diagnosis.groups())
+            if any(
+                g[2].endswith(SYMMETRIC_SUFFIX) and not g[0].startswith(PROBE_PREFIX)
+                for g in diagnosis.groups()
+            )
             else ""
         )
         + "</p>"
@@ -192,7 +209,8 @@ def render_html(
                 "whose row names the axioms it averages. Rank correlations (Spearman ρ, "
                 "Kendall τ, with p-values) first: with few systems, Pearson's r is driven by "
                 "clusters (e.g. lexical vs neural) and says little about the order within them; "
-                "n = number of systems.</p>"
+                f"n = number of systems; p-values from {MIN_P_N} systems on (over fewer, "
+                "no order can be significant: '-').</p>"
             )
             try:
                 corr = tables.correlation_frame(

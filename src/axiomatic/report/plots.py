@@ -94,7 +94,8 @@ def plot_delta_sweep(
     (its own n in its own view; "lo-hi" when the rankers differ), and points over fewer than
     ``min_n`` instances (default :data:`axiomatic.report.tables.MIN_N`) are drawn hollow.
     Groups mined at δ* = 0 (strict / extended forms: equal lengths) have nothing to sweep and
-    are left out.
+    are left out, and so are groups with fewer than ``min_n`` instances at every δ* (named in
+    the figure's head: a sweep over two instances is noise).
     """
     from matplotlib.ticker import NullLocator
 
@@ -107,12 +108,24 @@ def plot_delta_sweep(
     labels = _labels(diagnosis)
     # a group mined at δ*=0 (equal lengths) has nothing to sweep: it is left out
     specs = [s for s in labels if s in set(sw["spec"]) and length_tolerance(s)[0] != 0]
+    # a sweep over a handful of instances is noise: a group whose largest count (at its mined
+    # δ*) is under min_n gets no panel, and the figure names it
+    own_sw = sw[~sw["ranker"].isin(diagnosis.references)]
+    most = (own_sw if len(own_sw) else sw).groupby("spec")["n"].max()
+    small = [s for s in specs if int(most.get(s, 0)) < min_n]
+    specs = [s for s in specs if s not in small]
+    left_out = (
+        f"no panel (fewer than {min_n} instances): "
+        + ", ".join(f"{plain_text(labels[s])} (n={int(most.get(s, 0))})" for s in small)
+        if small
+        else ""
+    )
     fig, axes = _figure(max(1, len(specs)))
     if not specs:
         axes[0].text(
             0.5,
             0.5,
-            "no instances with a length difference",
+            "no axiom group with a length difference" + (f"\n{left_out}" if left_out else ""),
             ha="center",
             va="center",
             transform=axes[0].transAxes,
@@ -178,7 +191,7 @@ def plot_delta_sweep(
             pad=6 + 0.62 * 6 * longest,
         )
     handles, _ = axes[0].get_legend_handles_labels()
-    head = f"hollow: fewer than {min_n} instances"
+    head = f"hollow: fewer than {min_n} instances" + (f"; {left_out}" if left_out else "")
     return _legend_layout(fig, handles, path, diagnosis, head, fontsize=8)
 
 
@@ -351,7 +364,8 @@ def correlation_title(label: str, c: Any) -> str:
         return title
     n = 0 if pd.isna(c["n"]) else int(c["n"])
     if not pd.isna(c["kendall"]):
-        title += f"\nτ={c['kendall']:.2f} (p={c['kendall_p']:.2g}), n={n}"
+        p = "" if pd.isna(c["kendall_p"]) else f" (p={c['kendall_p']:.2g})"
+        title += f"\nτ={c['kendall']:.2f}{p}, n={n}"
         if n < MIN_CORRELATION_N:
             title += ": too few systems"
         else:

@@ -219,23 +219,74 @@ def length_tolerance(spec: str) -> tuple[float | None, str]:
 
 
 def layout_title(diagnosis: Diagnosis, table: str = "4.5") -> str:
-    """``"layout of Rennings (2019) Table <table>"`` plus the δ* it is at.
+    """``"layout of Rennings (2019) Table <table>"`` plus what was diagnosed: each variant of
+    the axioms with the δ* it is at, text probes as such.
 
     The thesis tables are at δ* = 1.0 (no length limit); a diagnosis of relaxed axioms at
-    another δ* says so, so that nobody compares its numbers with the thesis table unawares.
+    another δ* says so, so that nobody compares its numbers with the thesis table unawares, and
+    strict / extended axioms are named with their δ* = 0 (equal lengths) instead of the
+    table's relaxed setting.
     """
-    stars = {
-        length_tolerance(g[2])[0]
-        for g in diagnosis.groups()
-        if g[1] == "relaxed" and length_tolerance(g[2])[1]
-    }
     head = f"layout of Rennings (2019) Table {table}"
-    if not stars or stars == {THESIS_DELTA}:
-        return head + ", relaxed axioms at the table's δ* = 1.0 (no length limit)"
-    shown = ", ".join(
-        "none" if x is None else f"{x:g}" for x in sorted(stars, key=lambda x: x or 0)
+    return f"{head}, {mined_description(diagnosis)}"
+
+
+def mined_description(diagnosis: Diagnosis) -> str:
+    """What a diagnosis' instances are: ``relaxed axioms at the table's δ* = 1.0 (no length
+    limit)``, ``extended axioms at δ* = 0 (equal lengths)``, ``text probes (no length
+    parameter)``, joined by ``; `` (relaxed first)."""
+    from axiomatic.diagnose.probes import PROBE_PREFIX
+
+    groups = diagnosis.groups()
+    probes = any(g[0].startswith(PROBE_PREFIX) for g in groups)
+    axioms = [g for g in groups if not g[0].startswith(PROBE_PREFIX)]
+    variants = sorted(
+        {g[1] for g in axioms}, key=lambda v: (v != "relaxed", VARIANT_ORDER.get(v, 9))
     )
-    return f"{head}, relaxed axioms at δ* ≤ {shown} (the thesis table: δ* = 1.0, no length limit)"
+    parts = []
+    for variant in variants:
+        stars = {
+            length_tolerance(g[2])[0]
+            for g in axioms
+            if g[1] == variant and length_tolerance(g[2])[1]
+        }
+        shown = ", ".join(
+            "none" if x is None else f"{x:g}" for x in sorted(stars, key=lambda x: x or 0)
+        )
+        if variant == "relaxed":
+            if not stars or stars == {THESIS_DELTA}:
+                parts.append("relaxed axioms at the table's δ* = 1.0 (no length limit)")
+            else:
+                parts.append(
+                    f"relaxed axioms at δ* ≤ {shown} (the thesis table: δ* = 1.0, no length limit)"
+                )
+        elif stars == {0.0}:
+            parts.append(f"{variant} axioms at δ* = 0 (equal lengths)")
+        elif stars:
+            parts.append(f"{variant} axioms at δ* ≤ {shown}")
+        else:
+            parts.append(f"{variant} axioms")
+    if probes:
+        parts.append("text probes (no length parameter)")
+    return "; ".join(parts) or "no instances"
+
+
+def probe_note(diagnosis: Diagnosis, lead: str = "") -> str:
+    """What the ``[equal]`` groups of invariance probes show (``""`` without them), after
+    ``lead``: their % is the share of pairs scored unchanged (a tie), the outcome they look for."""
+    from axiomatic.diagnose.probes import PROBE_PREFIX
+
+    names = [
+        g[0][len(PROBE_PREFIX) :]
+        for g in diagnosis.groups()
+        if g[0].startswith(PROBE_PREFIX) and g[2].endswith(SYMMETRIC_SUFFIX)
+    ]
+    if not names:
+        return ""
+    return (
+        f"{lead}invariance probes ({', '.join(names)}; marked {SYMMETRIC_SUFFIX.strip()}): % of "
+        "pairs scored unchanged (a tie), the outcome they look for; a tie is no violation"
+    )
 
 
 def view_diagnoses(diagnosis: Diagnosis) -> list[tuple[str, Diagnosis]]:
@@ -886,7 +937,8 @@ def print_tables(
         console,
         ov,
         title=f"Axiomatic diagnosis: {diagnosis.dataset_name} ({layout_title(diagnosis)})",
-        caption=f"measures, then % fulfilled instances; {UP}/{DOWN} = significantly "
+        caption=("measures, then " if len(normalize_effectiveness(effectiveness)) else "")
+        + f"% fulfilled instances{probe_note(diagnosis, '; ')}; {UP}/{DOWN} = significantly "
         f"better/worse than {ov.attrs.get('baseline')} (Holm-corrected p<0.05; "
         + (f"measures: {ov.attrs['family']}; " if ov.attrs.get("family") else "")
         + "axioms: McNemar, Holm over the ranker pairs of each axiom); "

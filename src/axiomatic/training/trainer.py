@@ -10,6 +10,9 @@ Output directory layout (everything a run needs to be inspected or resumed)::
     model/          the final (best) model, via axiomatic.models.save_model when available
     metrics.json    written last: marks the run as finished
     summary.md      a short human-readable summary
+    dataset_fingerprint.json  (by :func:`axiomatic.training.run.train_model`) the hash of the
+                    dataset trained from: a re-run with the same settings on the same data
+                    reuses the finished run instead of training again
 
 Under ``torchrun`` (several processes, :mod:`axiomatic.training.distributed`) every rank
 trains on its slice of the same global batch with averaged gradients, and rank 0 alone
@@ -117,6 +120,10 @@ class TrainResult:
     seconds: float
     history: list[dict[str, Any]] = field(default_factory=list)
     pools: dict[str, int] = field(default_factory=dict)
+    reused: bool = False
+    """True when the folder held a finished run with these settings, returned as it was
+    (:func:`axiomatic.training.run.train_model`): nothing was trained, ``seconds`` is the
+    original run's."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
