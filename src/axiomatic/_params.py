@@ -33,7 +33,7 @@ from axiomatic._keyvalue import as_number
 
 __all__ = ["REQUIRED", "ParamInfo", "dataclass_params", "param_meta", "param_rows", "shown"]
 
-META_KEY = "axiomatic.param"
+META_KEY = "axiomatic:param"
 """The key of a dataclass field's metadata holding its (partial) :class:`ParamInfo`."""
 
 
