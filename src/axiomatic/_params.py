@@ -101,7 +101,8 @@ class ParamInfo:
         """The allowed values in words: ``>= 1``, ``> 0, < 1``, ``one of 'a', 'b'``, or ``""``."""
         if self.choices is not None:
             return "one of " + ", ".join(repr(c) for c in self.choices)
-        return ", ".join(t for t in (self._low_text(), self._high_text()) if t)
+        parts = ("non-empty" if self.nonempty else "", self._low_text(), self._high_text())
+        return ", ".join(t for t in parts if t)
 
     def default_text(self) -> str:
         return "required" if self.default is REQUIRED else repr(self.default)
@@ -191,9 +192,10 @@ class ParamInfo:
         ok, bound = self._item_ok(kind, value)
         if not ok:
             noun = _KINDS[kind][0]
-            if kind == "str":
+            if kind == "str" and bound:  # a choice: "must be one of 'a', 'b'"
+                noun, bound = bound, ""
+            elif kind == "str":
                 noun = "a non-empty string" if self.nonempty else noun
-                bound = bound or ""
             elif kind == "float" and bound and bound == self._high_text():
                 noun = "a number"  # "a number < 2**31": finiteness is not what broke
             want = f"{noun} {bound}" if bound else noun

@@ -40,6 +40,10 @@ OPTIMIZERS: Registry[str] = Registry(
     "optimizer", {"adam": "Adam", "adamw": "AdamW (decoupled weight decay)"}
 )
 
+AR_NORMALIZATIONS = ("applicable", "batch")
+"""How :class:`~axiomatic.training.losses.AxiomaticRegularizationLoss` averages its masked
+terms (see its docstring); kept here, free of torch, for the settings that name one."""
+
 
 @dataclass(frozen=True)
 class CallSpec:
@@ -145,8 +149,6 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
         "regularizer",
     )
     if "normalize" in kw:
-        from axiomatic.training.losses import AR_NORMALIZATIONS
-
         kw["normalize"] = str(kw["normalize"]).strip().lower()
         if kw["normalize"] not in AR_NORMALIZATIONS:
             raise ValueError(
@@ -335,23 +337,77 @@ class TrainConfig:
     model: str = field(default="knrm", metadata=param_meta(nonempty=True))
     model_config: dict[str, Any] = field(default_factory=dict)
     loss: str = field(default="hinge", metadata=param_meta(nonempty=True))
-    margin: float = field(default=1.0, metadata=param_meta(ge=0))
-    list_size: int = field(default=8, metadata=param_meta(ge=1, lt=2**31))
+    margin: float = field(
+        default=1.0, metadata=param_meta(ge=0, description="margin of the pairwise hinge loss")
+    )
+    list_size: int = field(
+        default=8,
+        metadata=param_meta(
+            ge=1, lt=2**31, description="documents per query of a listwise example"
+        ),
+    )
     regularizer: str | None = None
     augmentation: str | None = None
     optimizer: str = field(default="adam", metadata=param_meta(nonempty=True))
-    lr: float = field(default=1e-3, metadata=param_meta(gt=0))
-    weight_decay: float = field(default=0.0, metadata=param_meta(ge=0))
-    batch_size: int = field(default=32, metadata=param_meta(ge=1, lt=2**31))
-    steps: int = field(default=1000, metadata=param_meta(ge=1, lt=2**31))
-    epochs: float | None = field(default=None, metadata=param_meta(gt=0, lt=2**31))
-    eval_every: int = field(default=100, metadata=param_meta(ge=1, lt=2**31))
-    patience: int = field(default=5, metadata=param_meta(ge=0, lt=2**31))
-    dev_queries: int = field(default=512, metadata=param_meta(ge=0, lt=2**31))
-    dev_depth: int = field(default=50, metadata=param_meta(ge=1, lt=2**31))
-    candidate_depth: int = field(default=100, metadata=param_meta(ge=1, lt=2**31))
-    checkpoint_every: int = field(default=100, metadata=param_meta(ge=1, lt=2**31))
-    grad_clip: float | None = field(default=5.0, metadata=param_meta(ge=0))
+    lr: float = field(default=1e-3, metadata=param_meta(gt=0, description="learning rate"))
+    weight_decay: float = field(
+        default=0.0, metadata=param_meta(ge=0, description="the optimizer's weight decay")
+    )
+    batch_size: int = field(
+        default=32, metadata=param_meta(ge=1, lt=2**31, description="training examples per step")
+    )
+    steps: int = field(
+        default=1000,
+        metadata=param_meta(ge=1, lt=2**31, description="training steps (optimizer updates)"),
+    )
+    epochs: float | None = field(
+        default=None,
+        metadata=param_meta(
+            gt=0,
+            lt=2**31,
+            description="passes over the training examples (replaces steps when given)",
+        ),
+    )
+    eval_every: int = field(
+        default=100,
+        metadata=param_meta(
+            ge=1, lt=2**31, description="evaluate on the dev queries every this many steps"
+        ),
+    )
+    patience: int = field(
+        default=5,
+        metadata=param_meta(
+            ge=0,
+            lt=2**31,
+            description="dev evaluations without improvement before stopping early (0: never stop early)",
+        ),
+    )
+    dev_queries: int = field(
+        default=512,
+        metadata=param_meta(
+            ge=0, lt=2**31, description="training queries held out for dev evaluation"
+        ),
+    )
+    dev_depth: int = field(
+        default=50,
+        metadata=param_meta(ge=1, lt=2**31, description="candidates re-ranked per dev query"),
+    )
+    candidate_depth: int = field(
+        default=100,
+        metadata=param_meta(
+            ge=1, lt=2**31, description="BM25 candidates per query of a full-retrieval dataset"
+        ),
+    )
+    checkpoint_every: int = field(
+        default=100,
+        metadata=param_meta(ge=1, lt=2**31, description="save a checkpoint every this many steps"),
+    )
+    grad_clip: float | None = field(
+        default=5.0,
+        metadata=param_meta(
+            ge=0, description="clip the total gradient norm to this (None: no clipping)"
+        ),
+    )
     lr_schedule: str = field(default="constant", metadata=param_meta(nonempty=True))
     """``constant``, ``exponential(gamma=0.95, every=N)`` (per ``every`` steps; default one
     epoch) or ``linear(warmup=0.1)`` (warm-up, then linear decay to 0; see
@@ -366,7 +422,12 @@ class TrainConfig:
     """Also compute the dev metric before the first step (logged as step 0), so that the start
     itself can be the best checkpoint: a run whose training only lowers the dev metric then
     keeps the start's weights (``best_step == 0``)."""
-    seed: int = field(default=0, metadata=param_meta(ge=0, lt=2**32))
+    seed: int = field(
+        default=0,
+        metadata=param_meta(
+            ge=0, lt=2**32, description="seed of the model's initialization and of the sampler"
+        ),
+    )
     analyzer: str = field(default="default", metadata=param_meta(nonempty=True))
     """Text analysis of the perturbations (query-term membership) and of the BM25 candidates
     of full-retrieval datasets: an analyzer spec (``default``, ``thesis``, ``stopwords=false``),
