@@ -31,7 +31,15 @@ from typing import Any
 
 from axiomatic._keyvalue import as_number
 
-__all__ = ["REQUIRED", "ParamInfo", "dataclass_params", "param_meta", "param_rows", "shown"]
+__all__ = [
+    "PARAM_COLUMNS",
+    "REQUIRED",
+    "ParamInfo",
+    "dataclass_params",
+    "param_meta",
+    "param_rows",
+    "shown",
+]
 
 META_KEY = "axiomatic:param"
 """The key of a dataclass field's metadata holding its (partial) :class:`ParamInfo`."""
@@ -58,6 +66,11 @@ def _pow2(x: float) -> str:
     if isinstance(x, int) and x >= 2**16 and x & (x - 1) == 0:
         return f"2**{x.bit_length() - 1}"
     return f"{x:g}"
+
+
+def _cap(x: float) -> bool:
+    """Whether an upper bound is a machine limit (``2**31``), named alone when broken."""
+    return _pow2(x).startswith("2**")
 
 
 def shown(value: Any) -> str:
@@ -196,6 +209,8 @@ class ParamInfo:
                 noun, bound = bound, ""
             elif kind == "str":
                 noun = "a non-empty string" if self.nonempty else noun
+            elif bound and self.low is not None and self.high is not None and not _cap(self.high):
+                bound = f"{self._low_text()} and {self._high_text()}"  # "> 0 and < 1"
             elif kind == "float" and bound and bound == self._high_text():
                 noun = "a number"  # "a number < 2**31": finiteness is not what broke
             want = f"{noun} {bound}" if bound else noun
@@ -310,6 +325,10 @@ def dataclass_params(cls: type) -> dict[str, ParamInfo]:
             description=base.description or docs.get(f.name, ""),
         )
     return out
+
+
+PARAM_COLUMNS = ("name", "type", "default", "range", "description")
+"""The columns of a parameters table (:meth:`ParamInfo.row`)."""
 
 
 def param_rows(params: Mapping[str, ParamInfo]) -> list[tuple[str, str, str, str, str]]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from axiomatic._params import ParamInfo, dataclass_params, param_meta
+from axiomatic._params import PARAM_COLUMNS, ParamInfo, dataclass_params, param_meta, param_rows
 from axiomatic._registry import Registry, registry_key
 from axiomatic._suggest import suggest
 from axiomatic.experiments.units import UnitStore, note_plan_change
@@ -500,6 +500,18 @@ class Experiment:
 
     def plan(self, quick: bool = False, **overrides: Any) -> Any:
         return self.load().make_plan(quick, overrides)
+
+    def params(self) -> dict[str, ParamInfo]:
+        """The plan's parameter records (:meth:`Plan.params`), field by field."""
+        return self.load().plan_class.params()
+
+    def describe(self) -> str:
+        """The plan's parameters as a Markdown table (name, type, default, range,
+        description), generated from :meth:`params` (``axiomatic experiment NAME
+        --describe``)."""
+        from axiomatic._report import markdown_table
+
+        return markdown_table(param_rows(self.params()), PARAM_COLUMNS)
 
     def plan_lines(self, out: Path, overrides: Mapping[str, Any]) -> list[str]:
         """The full plan (with the command's ``overrides`` this plan knows) as text."""
