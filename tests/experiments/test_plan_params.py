@@ -96,6 +96,18 @@ def test_every_experiment_checks_its_ranges(name: str, overrides: dict, message:
     assert message in str(err.value)
 
 
+def test_nested_tables_are_checked_item_by_item() -> None:
+    bad = {"train": "demo/train", "test": "demo/test", "sizes": [6, 0]}
+    with pytest.raises(ValueError) as err:
+        get_experiment("rosset2019").plan(quick=True, datasets=[bad])
+    assert str(err.value).startswith(
+        "rosset2019 setting 'datasets[0].sizes' must be a list of integers >= 1 (got [6, 0]"
+    )
+    setting = {"name": "x", "train": "demo/train", "test": "demo/test", "train_queries": "all"}
+    with pytest.raises(ValueError, match=r"setting 'settings\[0\].train_queries' must be an in"):
+        get_experiment("acrank2023").plan(quick=True, settings=[setting])
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_quick_and_full_plan_validates(name: str) -> None:
     exp = get_experiment(name)

@@ -145,9 +145,18 @@ class Plan:
     def check_params(self, experiment: str) -> None:
         """Refuse a field outside its record's type or range, in one line naming the
         setting, what it must be and what it got."""
-        for name, info in self.params().items():
+        checks = [(f"{name!r}", info, getattr(self, name)) for name, info in self.params().items()]
+        for key, table in self.TABLES.items():  # nested tables ([[plan.datasets]]), item by item
+            records = dataclass_params(table)
+            for i, item in enumerate(getattr(self, key) or ()):
+                if isinstance(item, table):
+                    checks += [
+                        (f"'{key}[{i}].{name}'", info, getattr(item, name))
+                        for name, info in records.items()
+                    ]
+        for where, info, value in checks:
             try:
-                info.check(getattr(self, name), f"{experiment} setting {name!r}")
+                info.check(value, f"{experiment} setting {where}")
             except ValueError as exc:
                 raise ValueError(f"{exc}; {_FIX}") from None
 

@@ -20,7 +20,7 @@ AGREEMENT_VERSION = 3  # bump when the perturbations change: cached agreements a
 class DatasetPlan:
     train: str
     test: str
-    sizes: list[int]
+    sizes: list[int] = field(metadata=param_meta(ge=1, description="training queries per run"))
 
 
 @dataclass
