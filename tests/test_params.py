@@ -38,6 +38,11 @@ from axiomatic._params import REQUIRED, ParamInfo, dataclass_params, param_meta
         ),
         (ParamInfo("s", "list[int]", low=0), 3, "must be a list (got 3, an integer)"),
         (ParamInfo("m", "str", choices=("a", "b")), "c", "must be one of 'a', 'b' (got 'c'"),
+        (
+            ParamInfo("m", "list[str]", choices=("a",)),
+            ["b"],
+            "a list whose items are one of 'a' (got",
+        ),
         (ParamInfo("m", "str", nonempty=True), " ", "must be a non-empty string (got ' '"),
         (ParamInfo("t", "dict[str, Any]"), 3, "must be a table of settings (got 3"),
         (ParamInfo("f", "bool"), 1, "must be true or false (got 1, an integer)"),

@@ -197,7 +197,10 @@ class ParamInfo:
             for item in value:
                 ok, bound = self._item_ok(kind, item)
                 if not ok:
-                    want = f"a list of {_KINDS[kind][1]}{' ' + bound if bound else ''}"
+                    if self.choices is not None and bound == self.range_text():
+                        want = f"a list whose items are {bound}"
+                    else:
+                        want = f"a list of {_KINDS[kind][1]}{' ' + bound if bound else ''}"
                     raise ValueError(f"{what} must be {want}{none} (got {shown(list(value))})")
             return
         if kind is None:

@@ -31,7 +31,7 @@ FIX = "; fix the --config file's [plan] table or the keyword"
         ({"train_depth": 0}, "rosset2019 setting 'train_depth' must be an integer >= 1 (got 0"),
         ({"lambda_": -0.5}, "rosset2019 setting 'lambda_' must be a finite number >= 0 (got -0.5"),
         ({"steps": 2**31}, "rosset2019 setting 'steps' must be an integer < 2**31 (got 2147483648"),
-        ({"axioms": ["TFC9"]}, "setting 'axioms' must be a list of strings one of 'TFC1-A'"),
+        ({"axioms": ["TFC9"]}, "setting 'axioms' must be a list whose items are one of 'TFC1-A'"),
         ({"ar_normalize": "all"}, "setting 'ar_normalize' must be one of 'applicable', 'batch'"),
         ({"embeddings": "glove"}, "setting 'embeddings' must be one of 'random', 'word2vec'"),
         ({"threads": 0}, "setting 'threads' must be an integer >= 1 (or left out) (got 0"),
@@ -55,7 +55,11 @@ def test_rosset2019_refuses_impossible_values(overrides: dict, message: str) -> 
             {"eps_grid": [0.0, -1.0]},
             "'eps_grid' must be a list of finite numbers >= 0",
         ),
-        ("liu-smooth", {"parts": ["table9"]}, "'parts' must be a list of strings one of 'table2'"),
+        (
+            "liu-smooth",
+            {"parts": ["table9"]},
+            "'parts' must be a list whose items are one of 'table2'",
+        ),
         (
             "acrank2023",
             {"p": 1.5},
