@@ -24,6 +24,7 @@ LAYERS: list[set[str]] = [
         "_atomic",
         "_callable",
         "_keyvalue",
+        "_params",
         "_progress",
         "_registry",
         "_report",
@@ -43,6 +44,7 @@ LAYERS: list[set[str]] = [
 SAME_ROW = {
     ("_report", "_atomic"),  # figures and tables are saved atomically
     ("_registry", "_suggest"),  # one refusal wording for unknown names
+    ("_params", "_keyvalue"),  # one number conversion for parameter records
     ("evaluate", "data"),
     ("index", "text"),
     ("rankers", "models"),

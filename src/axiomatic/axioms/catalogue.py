@@ -34,6 +34,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from axiomatic._params import ParamInfo
 from axiomatic._suggest import suggest
 from axiomatic.axioms.context import QueryContext
 
@@ -178,6 +179,40 @@ class AxiomDef:
     def param_names(self) -> tuple[str, ...]:
         base = ("variant",) + (LENGTH_PARAMS if self.length else ())
         return base + tuple(self.params)
+
+    def param_info(self) -> dict[str, ParamInfo]:
+        """The records of the parameters an axiom spec may set (``TFC1(variant=relaxed,
+        delta_rel=0.2)``): the variant (one of :attr:`variants`), the length tolerances where
+        the axiom takes them (their default depends on the variant: ``None`` here) and the
+        definition's own parameters (type and default from :attr:`params`)."""
+        out: dict[str, ParamInfo] = {}
+        if self.variants:
+            out["variant"] = ParamInfo(
+                "variant",
+                "str",
+                self.default_variant,
+                choices=tuple(self.variants),
+                description="the form of the axiom (strict, extended or relaxed)",
+            )
+        if self.length:
+            for key, default, text in (
+                ("delta", "strict and extended variants: 0", "absolute"),
+                ("delta_rel", "relaxed variant: 0.1", "relative"),
+            ):
+                out[key] = ParamInfo(
+                    key,
+                    "float | None",
+                    None,
+                    low=0,
+                    description=f"{text} length tolerance of the documents compared "
+                    f"(default for the {default})",
+                )
+        for key, default in self.params.items():
+            if key.startswith("_"):
+                continue
+            kind = type(default).__name__ if default is not None else "Any"
+            out[key] = ParamInfo(key, "float" if kind == "int" else kind, default)
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -293,3 +293,53 @@ def models(
             highlight=False,
             soft_wrap=True,
         )
+
+
+def ranker_rows() -> list[dict[str, str]]:
+    """One row per registered ranker family: name, what it is, an example spec and its
+    parameters (``k1: float = 0.9 (term-frequency saturation)``), from the records of
+    :func:`axiomatic.rankers.registry.list_rankers`."""
+    from axiomatic.rankers.registry import list_rankers
+
+    rows = []
+    for info in list_rankers():
+        params = [
+            f"{p.name}: {p.type} = {p.default_text()}"
+            + (f" ({p.description})" if p.description else "")
+            for p in info.param_info.values()
+        ]
+        rows.append(
+            {
+                "name": info.name,
+                "what": info.description,
+                "example": info.example,
+                "params": "; ".join(params),
+            }
+        )
+    return rows
+
+
+@app.command()
+def rankers(
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
+    as_json: JsonAliasOpt = False,
+) -> None:
+    """List the ranker families a ranker spec may name: what each is, an example spec and its
+    parameters (type, default, description).
+
+    Use a spec with `--ranker` (e.g. `bm25:k1=0.9,b=0.4`; `run:PATH`, `model:PATH`).
+    """
+    fmt = check_format(format_from_json_flag(output_format, as_json))
+    rows = ranker_rows()
+    if fmt != "table":
+        print_records(rows, fmt)
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        params = f"\n{' ' * (width + 2)}[dim]{escape(r['params'])}[/]" if r["params"] else ""
+        console.print(
+            f"[bold]{escape(r['name']).ljust(width)}[/]  {escape(r['what'])}"
+            f"  [dim]e.g. {escape(r['example'])}[/]{params}",
+            highlight=False,
+            soft_wrap=True,
+        )

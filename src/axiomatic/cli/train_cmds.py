@@ -243,6 +243,14 @@ def experiment(
     ] = False,
     workers: Annotated[int | None, typer.Option(min=1, help="Local Dask workers.")] = None,
     scheduler: Annotated[str | None, typer.Option(help="Address of a Dask scheduler.")] = None,
+    describe: Annotated[
+        bool,
+        typer.Option(
+            "--describe",
+            help="Print the plan's parameters (name, type, default, allowed range, "
+            "description: what a --config file's [plan] table may set) and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Run (or resume: finished runs with the same settings are reused) a paper's training
     experiment; without a name, list the experiments."""
@@ -250,10 +258,18 @@ def experiment(
     from axiomatic.experiments.schedule import UnitWorkerError
 
     if name is None:
+        if describe:
+            raise fail(
+                "--describe prints one experiment's parameters: name it, e.g. "
+                "`axiomatic experiment rosset2019 --describe`"
+            )
         _list_experiments()
         return
     try:
         exp = get_experiment(name)
+        if describe:
+            console.print(exp.describe(), markup=False, highlight=False, soft_wrap=True)
+            return
         exp.check_scheduling(workers, scheduler)
     except ValueError as exc:
         raise fail(str(exc)) from None

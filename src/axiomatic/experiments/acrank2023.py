@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from axiomatic._params import param_meta
 from axiomatic._report import markdown_table, new_figure, save_figure
 from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
@@ -46,7 +47,7 @@ from axiomatic.experiments.common import (
     write_json,
 )
 from axiomatic.experiments.diagnosis import ROSSET_AXIOMS, diagnosis_tables
-from axiomatic.experiments.engine import Plan, Runner, candidate_run, register_experiment
+from axiomatic.experiments.engine import THREADS, Plan, Runner, candidate_run, register_experiment
 from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
@@ -54,6 +55,7 @@ from axiomatic.experiments.units import (
     fingerprint,
     machine,
 )
+from axiomatic.training.config import TRAIN_PARAMS
 
 MEASURES = ("nDCG@1", "nDCG@10", "AP")
 LABELS = {"nDCG@1": "NDCG@1", "nDCG@10": "NDCG@10", "AP": "MAP"}
@@ -150,20 +152,47 @@ class ACRankPlan(Plan):
     }
 
     settings: list[SettingPlan]
-    seeds: list[int] = field(default_factory=lambda: [0])
-    p: float = 0.5
-    steps: int = 300
+    seeds: list[int] = field(
+        default_factory=lambda: [0],
+        metadata=TRAIN_PARAMS["seed"].meta(description="training seeds: one run per seed"),
+    )
+    p: float = field(
+        default=0.5,
+        metadata=param_meta(
+            ge=0, le=1, description="probability of perturbing each query term (TFC-A / TFC-D)"
+        ),
+    )
+    steps: int = field(default=300, metadata=TRAIN_PARAMS["steps"].meta())
     steps_per_model: dict[str, int] = field(default_factory=dict)
-    batch_size: int = 8
-    negatives: int = 3
-    lr: float = 2e-5
-    lr_word: float = 1e-3
-    max_length: int = 256
-    train_depth: int = 20
-    test_depth: int = 20
-    zero_shot_depth: int = 100
-    dev_queries: int = 0
-    eval_every: int = 100
+    batch_size: int = field(default=8, metadata=TRAIN_PARAMS["batch_size"].meta())
+    negatives: int = field(
+        default=3,
+        metadata=param_meta(ge=1, description="non-relevant documents per contrastive example"),
+    )
+    lr: float = field(
+        default=2e-5,
+        metadata=TRAIN_PARAMS["lr"].meta(description="learning rate of the BERT-based rows"),
+    )
+    lr_word: float = field(
+        default=1e-3,
+        metadata=TRAIN_PARAMS["lr"].meta(
+            description="learning rate of the word-level rows (KNRM, Conv-KNRM)"
+        ),
+    )
+    max_length: int = field(
+        default=256, metadata=param_meta(ge=1, description="tokens of query and document kept")
+    )
+    train_depth: int = field(
+        default=20, metadata=param_meta(ge=1, description="BM25 candidates per training query")
+    )
+    test_depth: int = field(
+        default=20, metadata=param_meta(ge=1, description="BM25 candidates per test query")
+    )
+    zero_shot_depth: int = field(
+        default=100, metadata=param_meta(ge=1, description="BM25 candidates per zero-shot query")
+    )
+    dev_queries: int = field(default=0, metadata=TRAIN_PARAMS["dev_queries"].meta())
+    eval_every: int = field(default=100, metadata=TRAIN_PARAMS["eval_every"].meta())
     embeddings: str = "word2vec"
     word_model_config: dict[str, dict[str, Any]] = field(
         default_factory=lambda: {
@@ -174,13 +203,20 @@ class ACRankPlan(Plan):
     acrank_config: dict[str, Any] = field(default_factory=dict)
     encoder_path: str | None = None
     diagnose_axioms: str = "TFC1,TFC2,M-TDC,LNC2"
-    diagnose_queries: int = 30
-    diagnose_depth: int = 10
+    diagnose_queries: int = field(
+        default=30, metadata=param_meta(ge=1, description="queries diagnosed")
+    )
+    diagnose_depth: int = field(
+        default=10, metadata=param_meta(ge=1, description="candidates diagnosed per query")
+    )
     diagnose_rows: list[str] = field(
         default_factory=lambda: ["cross-encoder", "AP(TFC-A&D)", *ACRANK_ROWS]
     )
-    agreement_pairs: int = 100
-    threads: int | None = 1
+    agreement_pairs: int = field(
+        default=100,
+        metadata=param_meta(ge=0, description="document pairs of the axiom-agreement table"),
+    )
+    threads: int | None = field(default=1, metadata=THREADS.meta())
     data_root: str | None = None
     docs: str | None = None
     budget_note: str = ""

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from axiomatic._params import param_meta
 from axiomatic.experiments.common import (
     markdown_table,
     on_device,
@@ -37,7 +38,7 @@ from axiomatic.experiments.common import (
     read_json,
     write_json,
 )
-from axiomatic.experiments.engine import Plan, Runner, register_experiment
+from axiomatic.experiments.engine import THREADS, Plan, Runner, register_experiment
 from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
@@ -45,6 +46,7 @@ from axiomatic.experiments.units import (
     files_fingerprint,
     machine,
 )
+from axiomatic.training.config import TRAIN_PARAMS
 
 PAPER_TABLE2 = {"I": 0.9027, "II": 0.8714, "III": 0.7734, "IV": 0.8258}
 MEASURES = ("RR@10", "nDCG@10")
@@ -98,44 +100,77 @@ class AresPlan(Plan):
 
     collections: list[str] = field(default_factory=lambda: ["msmarco-20k", "scifact"])
     settings: list[str] = field(default_factory=lambda: ["I", "II", "III", "IV"])
-    auc_seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
+    auc_seeds: list[int] = field(
+        default_factory=lambda: [0, 1, 2, 3, 4],
+        metadata=TRAIN_PARAMS["seed"].meta(description="seeds of the preference predictor's AUC"),
+    )
     variants: list[str] = field(default_factory=lambda: ["simple"])
-    seed: int = 0
-    steps: int = 400
-    batch_size: int = 16
-    lr: float = 2e-5
-    max_length: int = 128
-    eval_every: int = 100
-    checkpoint_every: int = 50
-    mlm_weight: float = 1.0
+    seed: int = field(default=0, metadata=TRAIN_PARAMS["seed"].meta())
+    steps: int = field(
+        default=400, metadata=TRAIN_PARAMS["steps"].meta(description="pre-training steps")
+    )
+    batch_size: int = field(default=16, metadata=TRAIN_PARAMS["batch_size"].meta())
+    lr: float = field(default=2e-5, metadata=TRAIN_PARAMS["lr"].meta())
+    max_length: int = field(
+        default=128, metadata=param_meta(ge=1, description="tokens of query and document kept")
+    )
+    eval_every: int = field(default=100, metadata=TRAIN_PARAMS["eval_every"].meta())
+    checkpoint_every: int = field(default=50, metadata=TRAIN_PARAMS["checkpoint_every"].meta())
+    mlm_weight: float = field(
+        default=1.0,
+        metadata=param_meta(ge=0, description="weight of the masked-language-model loss"),
+    )
     head: str = "mlp"
     """scoring head of ARES and of its un-pre-trained baseline: the paper's MLP(h_CLS)"""
-    masking: str = "input"
+    masking: str = field(default="input", metadata=param_meta(choices=("input", "document-wwm")))
     """MLM masking (``axiomatic.ares.pretrain``): "input" (the paper's text) or "document-wwm" """
     dev_dataset: str = "msmarco-dev-top20/train"
-    dev_queries: int = 50
+    dev_queries: int = field(default=50, metadata=TRAIN_PARAMS["dev_queries"].meta())
     eval_sets: list[str] = field(
         default_factory=lambda: ["msmarco-dev-top20/test", "trec-dl-2019/bm25", "scifact/test"]
     )
-    eval_depth: int = 20
-    threads: int = 1
+    eval_depth: int = field(
+        default=20, metadata=param_meta(ge=1, description="candidates re-ranked per test query")
+    )
+    threads: int = field(default=1, metadata=THREADS.meta())
     few_shot_train: str = "msmarco-dev-top20/train"
     few_shot_test: str = "msmarco-dev-top20/test"
-    few_shot_sizes: list[int] = field(default_factory=lambda: [10, 50, 100, 200, 400])
-    few_shot_steps: int = 100
-    few_shot_lr: float = 2e-5
+    few_shot_sizes: list[int] = field(
+        default_factory=lambda: [10, 50, 100, 200, 400],
+        metadata=param_meta(ge=1, description="training queries of the few-shot runs"),
+    )
+    few_shot_steps: int = field(
+        default=100,
+        metadata=TRAIN_PARAMS["steps"].meta(description="fine-tuning steps of the few-shot runs"),
+    )
+    few_shot_lr: float = field(
+        default=2e-5,
+        metadata=TRAIN_PARAMS["lr"].meta(description="learning rate of the few-shot runs"),
+    )
     few_shot_variants: list[str] = field(default_factory=lambda: ["simple"])
     ablation_variants: list[str] = field(
         default_factory=lambda: ["rep", "rank", "strict", "hard", "simple"]
     )
     ablation_set: str = "msmarco-dev-top20/test"
     diagnose_set: str = "msmarco-dev-top20/test"
-    diagnose_queries: int = 50
-    diagnose_depth: int = 10
+    diagnose_queries: int = field(
+        default=50, metadata=param_meta(ge=1, description="queries diagnosed")
+    )
+    diagnose_depth: int = field(
+        default=10, metadata=param_meta(ge=1, description="candidates diagnosed per query")
+    )
     diagnose_axioms: str = "TFC1,TFC2,M-TDC,LNC2"
     diagnose_analyzer: str = "thesis"
-    agreement_pairs: int = 200
-    query_pair_docs: int = 300
+    agreement_pairs: int = field(
+        default=200,
+        metadata=param_meta(ge=0, description="document pairs of the axiom-agreement table"),
+    )
+    query_pair_docs: int = field(
+        default=300,
+        metadata=param_meta(
+            ge=1, description="documents per collection the query pairs are drawn from"
+        ),
+    )
     data_root: str | None = None
     docs: str | None = None
     """also write the report (and its figures) to this Markdown page (e.g. docs/ares.md)"""

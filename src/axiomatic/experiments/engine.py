@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from axiomatic._params import PARAM_COLUMNS, ParamInfo, dataclass_params, param_meta, param_rows
 from axiomatic._registry import Registry, registry_key
 from axiomatic._suggest import suggest
 from axiomatic.experiments.units import UnitStore, note_plan_change
+from axiomatic.training.config import TRAIN_PARAMS
 
 __all__ = [
     "REGISTRY",
@@ -131,6 +133,34 @@ class Plan:
         return dataclasses.asdict(self)  # type: ignore[call-overload,no-any-return]
 
     @classmethod
+    def params(cls) -> dict[str, ParamInfo]:
+        """Field name -> its :class:`~axiomatic._params.ParamInfo` (type, default, range or
+        choices, description), from the dataclass field and its ``metadata`` (see
+        :func:`~axiomatic._params.dataclass_params`): what :meth:`check_params` checks and
+        ``axiomatic experiment NAME --describe`` prints."""
+        if cls not in _PARAMS:
+            _PARAMS[cls] = dataclass_params(cls)
+        return _PARAMS[cls]
+
+    def check_params(self, experiment: str) -> None:
+        """Refuse a field outside its record's type or range, in one line naming the
+        setting, what it must be and what it got."""
+        checks = [(f"{name!r}", info, getattr(self, name)) for name, info in self.params().items()]
+        for key, table in self.TABLES.items():  # nested tables ([[plan.datasets]]), item by item
+            records = dataclass_params(table)
+            for i, item in enumerate(getattr(self, key) or ()):
+                if isinstance(item, table):
+                    checks += [
+                        (f"'{key}[{i}].{name}'", info, getattr(item, name))
+                        for name, info in records.items()
+                    ]
+        for where, info, value in checks:
+            try:
+                info.check(value, f"{experiment} setting {where}")
+            except ValueError as exc:
+                raise ValueError(f"{exc}; {_FIX}") from None
+
+    @classmethod
     def fields(cls) -> dict[str, Any]:
         """Field name -> its annotation (a string under ``from __future__ import annotations``)."""
         return {f.name: f.type for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
@@ -139,7 +169,8 @@ class Plan:
         """This plan with ``overrides`` (``None`` values ignored) replacing its fields: an
         unknown key is refused with a suggestion, a value of the wrong kind (a string for a
         number, a number for a list) named; nested tables (``TABLES``) are built and checked;
-        lists given for tuple fields become tuples."""
+        lists given for tuple fields become tuples. Every field of the result is then checked
+        against its parameter record (:meth:`check_params`), before any work."""
         types = self.fields()
         values: dict[str, Any] = {}
         for key, value in overrides.items():
@@ -169,7 +200,28 @@ class Plan:
             if str(types[key]).startswith("tuple") and isinstance(value, list):
                 value = tuple(value)
             values[key] = value
-        return dataclasses.replace(self, **values)  # type: ignore[type-var]
+        plan = dataclasses.replace(self, **values)  # type: ignore[type-var]
+        plan.check_params(experiment)
+        return plan
+
+
+_PARAMS: dict[type, dict[str, ParamInfo]] = {}
+_FIX = "fix the --config file's [plan] table or the keyword"
+
+
+THREADS = ParamInfo(
+    "threads", "int | None", 1, low=1, description="torch threads per run (None: torch's default)"
+)
+"""The record of a plan's ``threads``: torch threads per run."""
+EMBEDDINGS = ParamInfo(
+    "embeddings",
+    "str",
+    "random",
+    choices=("random", "word2vec", "minilm", "auto"),
+    description="word embeddings of the word-level models (word2vec: trained on the "
+    "training collection; see axiomatic.models.build_model)",
+)
+"""The record of a plan's ``embeddings`` (:func:`axiomatic.models.io.build_model`'s)."""
 
 
 @dataclass
@@ -178,14 +230,20 @@ class TrainingPlan(Plan):
     candidates (rosset2019, rennings-augment); a plan redeclares a field to change its
     default."""
 
-    models: list[str] = field(default_factory=lambda: ["knrm"])
-    seeds: list[int] = field(default_factory=lambda: [0])
-    steps: int = 300
-    batch_size: int = 16
-    lr: float = 1e-3
-    eval_every: int = 50
-    patience: int = 4
-    dev_queries: int = 100
+    models: list[str] = field(
+        default_factory=lambda: ["knrm"],
+        metadata=param_meta(description="neural models trained, by name"),
+    )
+    seeds: list[int] = field(
+        default_factory=lambda: [0],
+        metadata=TRAIN_PARAMS["seed"].meta(description="training seeds: one run per seed"),
+    )
+    steps: int = field(default=300, metadata=TRAIN_PARAMS["steps"].meta())
+    batch_size: int = field(default=16, metadata=TRAIN_PARAMS["batch_size"].meta())
+    lr: float = field(default=1e-3, metadata=TRAIN_PARAMS["lr"].meta())
+    eval_every: int = field(default=50, metadata=TRAIN_PARAMS["eval_every"].meta())
+    patience: int = field(default=4, metadata=TRAIN_PARAMS["patience"].meta())
+    dev_queries: int = field(default=100, metadata=TRAIN_PARAMS["dev_queries"].meta())
     model_config: dict[str, dict[str, Any]] = field(
         default_factory=lambda: {
             "knrm": {"max_doc_len": 128},
@@ -195,12 +253,17 @@ class TrainingPlan(Plan):
         }
     )
     """Model settings by model name (a unit records its own model's)."""
-    embeddings: str = "random"
-    threads: int | None = 1
+    embeddings: str = field(default="random", metadata=EMBEDDINGS.meta())
+    threads: int | None = field(default=1, metadata=THREADS.meta())
     data_root: str | None = None
-    # Text analysis of mining and perturbations (recorded in config.toml); the published runs
-    # used "default"
-    analyzer: str = "default"
+    """The shared data folder (``None``: the default one)."""
+    analyzer: str = field(
+        default="default",
+        metadata=TRAIN_PARAMS["analyzer"].meta(
+            description="text analysis of mining and perturbations (recorded in config.toml); "
+            "the published runs used 'default'"
+        ),
+    )
 
     @staticmethod
     def ci_training() -> dict[str, Any]:
@@ -446,6 +509,18 @@ class Experiment:
 
     def plan(self, quick: bool = False, **overrides: Any) -> Any:
         return self.load().make_plan(quick, overrides)
+
+    def params(self) -> dict[str, ParamInfo]:
+        """The plan's parameter records (:meth:`Plan.params`), field by field."""
+        return self.load().plan_class.params()
+
+    def describe(self) -> str:
+        """The plan's parameters as a Markdown table (name, type, default, range,
+        description), generated from :meth:`params` (``axiomatic experiment NAME
+        --describe``)."""
+        from axiomatic._report import markdown_table
+
+        return markdown_table(param_rows(self.params()), PARAM_COLUMNS)
 
     def plan_lines(self, out: Path, overrides: Mapping[str, Any]) -> list[str]:
         """The full plan (with the command's ``overrides`` this plan knows) as text."""

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._params import param_meta
 from axiomatic._report import markdown_table, new_figure, save_figure
 from axiomatic.data.records import Dataset
 from axiomatic.evaluate.clir_metrics import (
@@ -43,13 +44,14 @@ from axiomatic.evaluate.clir_metrics import (
     relevance_levels,
 )
 from axiomatic.experiments.common import read_json, write_json
-from axiomatic.experiments.engine import Plan, Runner, register_experiment, smooth
+from axiomatic.experiments.engine import THREADS, Plan, Runner, register_experiment, smooth
 from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
     machine,
 )
+from axiomatic.training.config import TRAIN_PARAMS
 from axiomatic.training.smooth import DISPLAY, validate_thresholds
 
 PARTS = ("table2", "table3", "fig3", "fig4", "fig5", "stability", "nfcorpus", "sasaki")
@@ -81,21 +83,44 @@ class LiuPlan(Plan):
     languages: list[str] = field(default_factory=lambda: ["de", "es", "zh", "ru", "ar", "hi"])
     losses: list[str] = field(default_factory=lambda: ["sosl", "3partl2", "mse", "po"])
     thresholds: list[float] = field(default_factory=lambda: [0.2, 0.7])
-    eps: float = 1.0
-    seeds: list[int] = field(default_factory=lambda: [0])
-    epochs: float = 30.0
-    batch_size: int = 128
-    lr: float = 0.01
-    grad_clip: float = 0.0  # 0 = no clipping (the paper's main runs)
-    embedding_dim: int = 64
-    embeddings: str = "word2vec"  # or "minilm" (MiniLM word-piece means) or "random"
-    word2vec_epochs: int = 10
+    eps: float = field(
+        default=1.0,
+        metadata=param_meta(ge=0, description="smoothing of the smooth cosine similarity"),
+    )
+    seeds: list[int] = field(
+        default_factory=lambda: [0],
+        metadata=TRAIN_PARAMS["seed"].meta(description="training seeds: one run per seed"),
+    )
+    epochs: float = field(default=30.0, metadata=TRAIN_PARAMS["epochs"].meta())
+    batch_size: int = field(default=128, metadata=TRAIN_PARAMS["batch_size"].meta())
+    lr: float = field(default=0.01, metadata=TRAIN_PARAMS["lr"].meta())
+    # 0 = no clipping (the paper's main runs)
+    grad_clip: float = field(
+        default=0.0,
+        metadata=TRAIN_PARAMS["grad_clip"].meta(
+            description="clip the total gradient norm to this (0: no clipping, the paper's main runs)"
+        ),
+    )
+    embedding_dim: int = field(
+        default=64, metadata=param_meta(ge=1, description="word embedding size")
+    )
+    # or "minilm" (MiniLM word-piece means) or "random"
+    embeddings: str = field(
+        default="word2vec", metadata=param_meta(choices=("word2vec", "minilm", "random"))
+    )
+    word2vec_epochs: int = field(
+        default=10, metadata=param_meta(ge=1, description="word2vec training epochs")
+    )
     shared_embeddings: bool = False  # one embedding table for both towers (not the paper's)
     # XQuAD NR documents: "split" (canonical: other articles of the same split) or "all-leaky"
     # (all other articles: puts every test paragraph into training as NR; old name "all" refused)
     nr_pool: str = "split"
-    max_query_len: int = 32
-    max_doc_len: int = 160
+    max_query_len: int = field(
+        default=32, metadata=param_meta(ge=1, description="query tokens kept")
+    )
+    max_doc_len: int = field(
+        default=160, metadata=param_meta(ge=1, description="document tokens kept")
+    )
     encoders: list[str] = field(default_factory=lambda: ["avg", "cnn", "lstm"])
     encoder_languages: list[str] = field(default_factory=lambda: ["de", "hi"])
     encoder_settings: dict[str, dict[str, Any]] = field(
@@ -105,28 +130,72 @@ class LiuPlan(Plan):
         }
     )
     sweep_language: str = "de"
-    eps_grid: list[float] = field(default_factory=lambda: [0.0, 0.25, 0.5, 1.0, 1.5, 2.0])
+    eps_grid: list[float] = field(
+        default_factory=lambda: [0.0, 0.25, 0.5, 1.0, 1.5, 2.0],
+        metadata=param_meta(ge=0, description="eps values of the sweep (Figure 4)"),
+    )
     threshold_grid: list[list[float]] = field(
         default_factory=lambda: [[0.2, 0.7], [0.0, 0.5], [0.4, 0.8]]
     )
-    sweep_epochs: float | None = None
+    sweep_epochs: float | None = field(
+        default=None,
+        metadata=TRAIN_PARAMS["epochs"].meta(description="epochs of the sweeps (None: epochs)"),
+    )
     selection_measure: str = "NDCG@5"  # dev measure choosing the thresholds of Figure 4
-    nr_grid: list[int] = field(default_factory=lambda: [20, 40, 60, 80, 100])
-    nr_epochs: float | None = None
-    stability_eps: list[float] = field(default_factory=lambda: [0.0, 1.0])
-    stability_clip: list[float] = field(default_factory=lambda: [0.0, 1.0])
-    stability_seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
-    stability_epochs: float = 3.0
-    stability_lr: float = 0.01
+    nr_grid: list[int] = field(
+        default_factory=lambda: [20, 40, 60, 80, 100],
+        metadata=param_meta(ge=1, description="non-relevant documents per query of the NR sweep"),
+    )
+    nr_epochs: float | None = field(
+        default=None,
+        metadata=TRAIN_PARAMS["epochs"].meta(description="epochs of the NR sweep (None: epochs)"),
+    )
+    stability_eps: list[float] = field(
+        default_factory=lambda: [0.0, 1.0],
+        metadata=param_meta(ge=0, description="eps values of the stability runs"),
+    )
+    stability_clip: list[float] = field(
+        default_factory=lambda: [0.0, 1.0],
+        metadata=param_meta(ge=0, description="gradient clipping of the stability runs (0: none)"),
+    )
+    stability_seeds: list[int] = field(
+        default_factory=lambda: [0, 1, 2],
+        metadata=TRAIN_PARAMS["seed"].meta(description="seeds of the stability runs"),
+    )
+    stability_epochs: float = field(
+        default=3.0,
+        metadata=TRAIN_PARAMS["epochs"].meta(description="epochs of the stability runs"),
+    )
+    stability_lr: float = field(
+        default=0.01,
+        metadata=TRAIN_PARAMS["lr"].meta(description="learning rate of the stability runs"),
+    )
     fig3_language: str = "de"
-    nfcorpus_train_queries: int = 500
-    nfcorpus_depth: int = 30
+    nfcorpus_train_queries: int = field(
+        default=500, metadata=param_meta(ge=1, description="NFCorpus training queries")
+    )
+    nfcorpus_depth: int = field(
+        default=30, metadata=param_meta(ge=1, description="BM25 candidates per NFCorpus query")
+    )
     nfcorpus_thresholds: list[float] = field(default_factory=lambda: [0.0, 0.4, 0.7])
-    nfcorpus_epochs: float | None = None
+    nfcorpus_epochs: float | None = field(
+        default=None,
+        metadata=TRAIN_PARAMS["epochs"].meta(
+            description="epochs of the NFCorpus runs (None: epochs)"
+        ),
+    )
     sasaki: str | None = None
-    sasaki_epochs: float | None = None
-    parts: list[str] = field(default_factory=lambda: list(PARTS))
-    threads: int | None = 1
+    sasaki_epochs: float | None = field(
+        default=None,
+        metadata=TRAIN_PARAMS["epochs"].meta(
+            description="epochs of the Sasaki runs (None: epochs)"
+        ),
+    )
+    parts: list[str] = field(
+        default_factory=lambda: list(PARTS),
+        metadata=param_meta(choices=PARTS, description="parts of the report to compute"),
+    )
+    threads: int | None = field(default=1, metadata=THREADS.meta())
     data_root: str | None = None
     docs: str | None = None  # also write the report (and its plots) to this markdown file
     note: str = ""  # free text for the report (what was reduced and why)

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axiomatic._params import param_meta
 from axiomatic._report import markdown_table
 from axiomatic.experiments.common import (
     load_split,
@@ -34,6 +35,7 @@ from axiomatic.experiments.common import (
 from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line, register_experiment
 from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
+from axiomatic.training.config import TRAIN_PARAMS
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
 MEASURES = ("AP", "RR@10", "P@5")
@@ -50,10 +52,17 @@ class RenningsPlan(TrainingPlan):
     schemes: list[str] = field(default_factory=lambda: list(SCHEMES))
     weak_axiom: str = "TFC1(delta_rel=0.5)"
     diagnose_axioms: str = "TFC1,TFC2,M-TDC"
-    delta_max: float = 0.1
-    steps: int = 400
-    dev_queries: int = 50
-    depth: int = 20
+    delta_max: float = field(
+        default=0.1,
+        metadata=param_meta(
+            ge=0, description="largest relative length difference of a mined instance"
+        ),
+    )
+    steps: int = field(default=400, metadata=TRAIN_PARAMS["steps"].meta())
+    dev_queries: int = field(default=50, metadata=TRAIN_PARAMS["dev_queries"].meta())
+    depth: int = field(
+        default=20, metadata=param_meta(ge=1, description="BM25 candidates per query")
+    )
     # analyzer: "thesis" is Rennings' sec. 3.4.1 processing (the published runs used "default")
 
     @classmethod

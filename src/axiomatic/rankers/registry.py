@@ -19,9 +19,10 @@ import inspect
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from axiomatic._params import ParamInfo
 from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
@@ -37,6 +38,7 @@ __all__ = [
     "RankerInfo",
     "RankerRegistry",
     "RankerSpecError",
+    "factory_param_info",
     "factory_params",
     "list_rankers",
     "make_ranker",
@@ -57,6 +59,8 @@ class RankerInfo:
     description: str
     params: dict[str, Any]  # parameter -> default
     example: str
+    param_info: dict[str, ParamInfo] = field(default_factory=dict)
+    """Parameter -> its record (type from the annotation, default, description)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,8 @@ class RankerFamily:
     path: bool = False
     """Whether the spec is ``NAME:PATH`` (trailing ``,key=value`` pairs of ``params`` are
     parameters) instead of ``NAME:key=value,...``."""
+    param_info: Mapping[str, ParamInfo] = field(default_factory=dict)
+    """Parameter -> its :class:`~axiomatic._params.ParamInfo` (:func:`factory_param_info`)."""
 
 
 def factory_params(factory: RankerFactory) -> dict[str, Any]:
@@ -125,12 +131,37 @@ def factory_params(factory: RankerFactory) -> dict[str, Any]:
     return out
 
 
+def factory_param_info(
+    factory: RankerFactory, descriptions: Mapping[str, str] | None = None
+) -> dict[str, ParamInfo]:
+    """The records of a factory's parameters (those of :func:`factory_params`): the type is
+    the annotation as written, the default the signature's, the description from
+    ``descriptions`` (``register_ranker(..., params=...)``)."""
+    defaults = factory_params(factory)
+    descriptions = dict(descriptions or {})
+    unknown = sorted(set(descriptions) - set(defaults))
+    if unknown:
+        raise TypeError(
+            f"ranker factory {getattr(factory, '__name__', factory)!r} has no parameter "
+            f"{unknown[0]!r} to describe; its parameters: {', '.join(defaults) or 'none'}"
+        )
+    signature = inspect.signature(factory).parameters
+    out = {}
+    for key, default in defaults.items():
+        note = signature[key].annotation
+        typ = "Any" if note is inspect.Parameter.empty else note
+        typ = typ if isinstance(typ, str) else getattr(typ, "__name__", str(typ))
+        out[key] = ParamInfo(key, typ, default, description=descriptions.get(key, ""))
+    return out
+
+
 def _family(
     name: str,
     factory: RankerFactory,
     description: str | None = None,
     example: str | None = None,
     path: bool = False,
+    params: Mapping[str, str] | None = None,
 ) -> RankerFamily:
     if not callable(factory):
         raise TypeError(
@@ -140,7 +171,15 @@ def _family(
     if description is None:
         doc = (getattr(factory, "__doc__", None) or "").strip()
         description = doc.split("\n\n", 1)[0].replace("\n", " ") or name
-    return RankerFamily(name, factory, description, example or name, factory_params(factory), path)
+    return RankerFamily(
+        name,
+        factory,
+        description,
+        example or name,
+        factory_params(factory),
+        path,
+        factory_param_info(factory, params),
+    )
 
 
 def _adapt(name: str, loaded: Any) -> RankerFamily:
@@ -174,13 +213,16 @@ def register_ranker(
     example: str | None = None,
     path: bool = False,
     aliases: Iterable[str] = (),
+    params: Mapping[str, str] | None = None,
 ) -> Callable[[RankerFactory], RankerFactory]:
     """Register the decorated ``factory(context, **params) -> Ranker`` as ranker ``name``.
 
     The factory's keyword parameters (with their defaults) are the spec's parameters:
     ``name:key=value,...``; with ``path=True`` the spec is ``name:PATH`` and the factory
     also takes ``path``. ``description`` (default: the docstring's first paragraph) and
-    ``example`` are what :func:`list_rankers` shows::
+    ``example`` are what :func:`list_rankers` shows, with each parameter's record
+    (:class:`~axiomatic._params.ParamInfo`: type, default and the description ``params``
+    gives it, parameter -> text)::
 
         @register_ranker("length", description="longer documents first", example="length:w=2")
         def length_ranker(context: RankerContext, w: float = 1.0) -> Ranker:
@@ -192,7 +234,8 @@ def register_ranker(
     """
 
     def decorate(factory: RankerFactory) -> RankerFactory:
-        RANKERS.register(name, _family(name, factory, description, example, path), aliases)
+        family = _family(name, factory, description, example, path, params)
+        RANKERS.register(name, family, aliases)
         return factory
 
     return decorate
@@ -216,7 +259,10 @@ def split_name(spec: str) -> tuple[str | None, str]:
 def list_rankers() -> list[RankerInfo]:
     """The ranker families :func:`make_ranker` understands, with their parameters and
     defaults (entry points of installed packages included)."""
-    return [RankerInfo(f.name, f.description, dict(f.params), f.example) for f in RANKERS.values()]
+    return [
+        RankerInfo(f.name, f.description, dict(f.params), f.example, dict(f.param_info))
+        for f in RANKERS.values()
+    ]
 
 
 def _parse_params(text: str, spec: str) -> dict[str, Any]:
@@ -345,6 +391,12 @@ def _lexical(context: RankerContext, cls: type, params: dict[str, Any]) -> Ranke
     "bm25",
     description="Okapi BM25 (Lucene's variant; variant=robertson|atire|bm25l|bm25+ for the others)",
     example="bm25:k1=0.9,b=0.4",
+    params={
+        "k1": "term-frequency saturation",
+        "b": "document-length normalization (0: none, 1: full)",
+        "variant": "robertson, lucene, atire, bm25l or bm25+",
+        "delta": "the lower bound of bm25l / bm25+ (None: 0.5 / 1.0)",
+    },
 )
 def bm25_ranker(
     context: RankerContext,
@@ -363,6 +415,7 @@ def bm25_ranker(
     description="query likelihood, Dirichlet smoothing",
     example="ql:mu=1000",
     aliases=("qld", "lm", "dirichlet"),
+    params={"mu": "Dirichlet smoothing (pseudo-count of the collection model)"},
 )
 def ql_ranker(context: RankerContext, mu: float = 1000.0) -> Ranker:
     from axiomatic.rankers.lexical import QLRanker
@@ -374,6 +427,12 @@ def ql_ranker(context: RankerContext, mu: float = 1000.0) -> Ranker:
     "rm3",
     description="RM3 pseudo-relevance feedback over Dirichlet QL",
     example="rm3:fb_docs=10,fb_terms=10,orig_weight=0.5",
+    params={
+        "fb_docs": "feedback documents (the top of the first ranking)",
+        "fb_terms": "expansion terms added to the query",
+        "orig_weight": "weight of the original query against the expansion",
+        "mu": "Dirichlet smoothing of both rankings",
+    },
 )
 def rm3_ranker(
     context: RankerContext,
@@ -402,6 +461,11 @@ def tfidf_ranker(context: RankerContext) -> Ranker:
     description="scores read from a TREC run file (external systems)",
     example="run:runs/splade.trec,missing=min",
     path=True,
+    params={
+        "missing": "a document the run lacks: nan (no score), error, or min (below the "
+        "query's lowest)",
+        "name": "display name (default: the file name)",
+    },
 )
 def run_ranker(
     context: RankerContext, path: str, missing: str = "nan", name: str | None = None

@@ -13,8 +13,6 @@ after ``key=`` is one list value.
 
 from __future__ import annotations
 
-import math
-import numbers
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from axiomatic._keyvalue import as_number
+from axiomatic._params import ParamInfo, dataclass_params, param_meta, shown
 from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 
@@ -40,6 +39,10 @@ LOSSES: Registry[str] = Registry(
 OPTIMIZERS: Registry[str] = Registry(
     "optimizer", {"adam": "Adam", "adamw": "AdamW (decoupled weight decay)"}
 )
+
+AR_NORMALIZATIONS = ("applicable", "batch")
+"""How :class:`~axiomatic.training.losses.AxiomaticRegularizationLoss` averages its masked
+terms (see its docstring); kept here, free of torch, for the settings that name one."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,6 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
         "regularizer",
     )
     if "normalize" in kw:
-        from axiomatic.training.losses import AR_NORMALIZATIONS
-
         kw["normalize"] = str(kw["normalize"]).strip().lower()
         if kw["normalize"] not in AR_NORMALIZATIONS:
             raise ValueError(
@@ -332,28 +333,82 @@ def _mixing_rate(value: Any, what: str, upper: float | None) -> float:
 class TrainConfig:
     """Everything a training run needs (written as ``config.toml`` next to its outputs)."""
 
-    dataset: str = "demo"
-    model: str = "knrm"
+    dataset: str = field(default="demo", metadata=param_meta(nonempty=True))
+    model: str = field(default="knrm", metadata=param_meta(nonempty=True))
     model_config: dict[str, Any] = field(default_factory=dict)
-    loss: str = "hinge"
-    margin: float = 1.0
-    list_size: int = 8
+    loss: str = field(default="hinge", metadata=param_meta(nonempty=True))
+    margin: float = field(
+        default=1.0, metadata=param_meta(ge=0, description="margin of the pairwise hinge loss")
+    )
+    list_size: int = field(
+        default=8,
+        metadata=param_meta(
+            ge=1, lt=2**31, description="documents per query of a listwise example"
+        ),
+    )
     regularizer: str | None = None
     augmentation: str | None = None
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    weight_decay: float = 0.0
-    batch_size: int = 32
-    steps: int = 1000
-    epochs: float | None = None
-    eval_every: int = 100
-    patience: int = 5
-    dev_queries: int = 512
-    dev_depth: int = 50
-    candidate_depth: int = 100
-    checkpoint_every: int = 100
-    grad_clip: float | None = 5.0
-    lr_schedule: str = "constant"
+    optimizer: str = field(default="adam", metadata=param_meta(nonempty=True))
+    lr: float = field(default=1e-3, metadata=param_meta(gt=0, description="learning rate"))
+    weight_decay: float = field(
+        default=0.0, metadata=param_meta(ge=0, description="the optimizer's weight decay")
+    )
+    batch_size: int = field(
+        default=32, metadata=param_meta(ge=1, lt=2**31, description="training examples per step")
+    )
+    steps: int = field(
+        default=1000,
+        metadata=param_meta(ge=1, lt=2**31, description="training steps (optimizer updates)"),
+    )
+    epochs: float | None = field(
+        default=None,
+        metadata=param_meta(
+            gt=0,
+            lt=2**31,
+            description="passes over the training examples (replaces steps when given)",
+        ),
+    )
+    eval_every: int = field(
+        default=100,
+        metadata=param_meta(
+            ge=1, lt=2**31, description="evaluate on the dev queries every this many steps"
+        ),
+    )
+    patience: int = field(
+        default=5,
+        metadata=param_meta(
+            ge=0,
+            lt=2**31,
+            description="dev evaluations without improvement before stopping early (0: never stop early)",
+        ),
+    )
+    dev_queries: int = field(
+        default=512,
+        metadata=param_meta(
+            ge=0, lt=2**31, description="training queries held out for dev evaluation"
+        ),
+    )
+    dev_depth: int = field(
+        default=50,
+        metadata=param_meta(ge=1, lt=2**31, description="candidates re-ranked per dev query"),
+    )
+    candidate_depth: int = field(
+        default=100,
+        metadata=param_meta(
+            ge=1, lt=2**31, description="BM25 candidates per query of a full-retrieval dataset"
+        ),
+    )
+    checkpoint_every: int = field(
+        default=100,
+        metadata=param_meta(ge=1, lt=2**31, description="save a checkpoint every this many steps"),
+    )
+    grad_clip: float | None = field(
+        default=5.0,
+        metadata=param_meta(
+            ge=0, description="clip the total gradient norm to this (None: no clipping)"
+        ),
+    )
+    lr_schedule: str = field(default="constant", metadata=param_meta(nonempty=True))
     """``constant``, ``exponential(gamma=0.95, every=N)`` (per ``every`` steps; default one
     epoch) or ``linear(warmup=0.1)`` (warm-up, then linear decay to 0; see
     :mod:`axiomatic.training.schedules`)."""
@@ -367,8 +422,13 @@ class TrainConfig:
     """Also compute the dev metric before the first step (logged as step 0), so that the start
     itself can be the best checkpoint: a run whose training only lowers the dev metric then
     keeps the start's weights (``best_step == 0``)."""
-    seed: int = 0
-    analyzer: str = "default"
+    seed: int = field(
+        default=0,
+        metadata=param_meta(
+            ge=0, lt=2**32, description="seed of the model's initialization and of the sampler"
+        ),
+    )
+    analyzer: str = field(default="default", metadata=param_meta(nonempty=True))
     """Text analysis of the perturbations (query-term membership) and of the BM25 candidates
     of full-retrieval datasets: an analyzer spec (``default``, ``thesis``, ``stopwords=false``),
     recorded in ``config.toml``; the dataset's document language applies unless it sets
@@ -430,86 +490,20 @@ class TrainConfig:
         return cls(**data)
 
 
-# every setting's type and range: (kind, lower bound, bound inclusive, may be None)
-_SETTINGS: dict[str, tuple[str, float | None, bool, bool]] = {
-    "dataset": ("text", None, True, False),
-    "model": ("text", None, True, False),
-    "model_config": ("table", None, True, False),
-    "loss": ("text", None, True, False),
-    "margin": ("number", 0, True, False),
-    "list_size": ("integer", 1, True, False),
-    "regularizer": ("text", None, True, True),
-    "augmentation": ("text", None, True, True),
-    "optimizer": ("text", None, True, False),
-    "lr": ("number", 0, False, False),
-    "weight_decay": ("number", 0, True, False),
-    "batch_size": ("integer", 1, True, False),
-    "steps": ("integer", 1, True, False),
-    "epochs": ("number", 0, False, True),
-    "eval_every": ("integer", 1, True, False),
-    "patience": ("integer", 0, True, False),
-    "dev_queries": ("integer", 0, True, False),
-    "dev_depth": ("integer", 1, True, False),
-    "candidate_depth": ("integer", 1, True, False),
-    "checkpoint_every": ("integer", 1, True, False),
-    "grad_clip": ("number", 0, True, True),
-    "lr_schedule": ("text", None, True, False),
-    "graded_loss": ("text", None, True, True),
-    "log_grad_norm": ("boolean", None, True, False),
-    "eval_at_start": ("boolean", None, True, False),
-    "seed": ("integer", 0, True, False),
-    "analyzer": ("text", None, True, False),
-}
-
-
-def _shown(value: Any) -> str:
-    """``value`` as the config file spells it, with its type (``true, a boolean``)."""
-    if isinstance(value, bool):
-        return f"{str(value).lower()}, a boolean"
-    kinds = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table"}
-    kind = next((k for t, k in kinds.items() if isinstance(value, t)), type(value).__name__)
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:59] + "\u2026"
-    return f"{text}, {kind}"
+TRAIN_PARAMS: dict[str, ParamInfo] = dataclass_params(TrainConfig)
+"""Every training setting's record (type, default, range, description): :func:`_check_types`
+checks a config with them, and the experiment plans share them for the same settings
+(``field(default=300, metadata=TRAIN_PARAMS["steps"].meta())``)."""
 
 
 def _check_types(cfg: TrainConfig) -> None:
-    """Type- and range-check every setting; the message names the setting, what it must be and
-    what it got. A boolean is no number (``lr = true`` is not ``lr = 1.0``); numbers must be
-    finite; counts and depths must be integers within range (``epochs = -1``, ``dev_depth = -1``
-    are errors, not silently odd runs)."""
-    for name, (kind, low, inclusive, optional) in _SETTINGS.items():
-        value = getattr(cfg, name)
-        if value is None and optional:
-            continue
-        bound = "" if low is None else f" {'>=' if inclusive else '>'} {low:g}"
-        none = " (or left out)" if optional else ""
-        if kind == "text":
-            ok = isinstance(value, str) and (optional or bool(value.strip()))
-            want = "a non-empty string" if not optional else "a string"
-        elif kind == "table":
-            ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
-            want = "a table of settings (e.g. {max_length = 128})"
-        elif kind == "boolean":
-            ok = isinstance(value, bool)
-            want = "true or false"
-        elif kind == "integer":
-            top = 2**32 if name == "seed" else 2**31  # counts a C int holds; seeds numpy takes
-            ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-            ok = ok and (value >= low if inclusive else value > low)  # type: ignore[operator]
-            want = f"an integer{bound}"
-            if ok and value >= top:  # type: ignore[operator]
-                ok, want = False, f"an integer < 2**{top.bit_length() - 1}"
-        else:
-            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-            ok = ok and math.isfinite(value)  # type: ignore[arg-type]
-            ok = ok and (low is None or (value >= low if inclusive else value > low))  # type: ignore[operator]
-            want = f"a finite number{bound}"
-            if ok and name == "epochs" and value >= 2**31:  # type: ignore[operator]
-                ok, want = False, "a number < 2**31"  # passes whose steps must be countable
-        if not ok:
-            raise ValueError(f"setting {name!r} must be {want}{none} (got {_shown(value)})")
+    """Type- and range-check every setting with its :data:`TRAIN_PARAMS` record; the message
+    names the setting, what it must be and what it got. A boolean is no number (``lr = true``
+    is not ``lr = 1.0``); numbers must be finite; counts and depths must be integers within
+    range (``epochs = -1``, ``dev_depth = -1`` are errors, not silently odd runs); counts stay
+    below 2**31 (what a C int holds) and seeds below 2**32 (what numpy takes)."""
+    for name, info in TRAIN_PARAMS.items():
+        info.check(getattr(cfg, name), f"setting {name!r}")
 
 
 # ---------------------------------------------------------------------- TOML
@@ -561,7 +555,7 @@ def load_config(path: str | Path, section: str | None = "train") -> TrainConfig:
         if not isinstance(data, dict):
             raise ValueError(
                 f"{path}: {section!r} must be a table ([{section}] followed by key = value "
-                f"lines), got {_shown(data)}"
+                f"lines), got {shown(data)}"
             )
     try:
         return TrainConfig.from_dict(data)

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from axiomatic._suggest import suggest
+from axiomatic.training.config import AR_NORMALIZATIONS
 
 _DIMS = {"(B,)": 1, "(B, L)": 2}
 
@@ -67,10 +68,6 @@ def listwise_softmax_ce(scores: torch.Tensor, labels: torch.Tensor) -> torch.Ten
     target = labels.to(scores.dtype).clamp_min(0)
     target = target / target.sum(dim=1, keepdim=True).clamp_min(1e-12)
     return -(target * F.log_softmax(scores, dim=1)).sum(dim=1).mean()
-
-
-AR_NORMALIZATIONS = ("applicable", "batch")
-"""How :class:`AxiomaticRegularizationLoss` averages its masked terms (see its docstring)."""
 
 
 @dataclass(frozen=True)

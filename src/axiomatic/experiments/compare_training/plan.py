@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from axiomatic.experiments.engine import Plan
+from axiomatic._params import param_meta
+from axiomatic.experiments.engine import THREADS, Plan
+from axiomatic.training.config import TRAIN_PARAMS
 
 STARTS = ("bi-encoder", "cross-encoder")
 """The MiniLM starts of regime B / the GPU plan (any registry name of
@@ -121,19 +123,19 @@ class ComparePlan(Plan):
     """Per method, TrainConfig fields that replace :data:`METHODS`' (e.g. ``{ar =
     {regularizer = "ar(lambda=0.5, mu=0.1)"}}``)."""
     train: str = "msmarco-dev-top20/train"
-    depth: int = 20
+    depth: int = field(default=20, metadata=param_meta(ge=1))
     """Candidates per training query (and dev query)."""
-    dev_queries: int = 80
+    dev_queries: int = field(default=80, metadata=TRAIN_PARAMS["dev_queries"].meta(description=""))
     """Training queries held out for dev selection (the same for every unit and size)."""
     sizes: list[Any] = field(default_factory=lambda: [ALL])
     """Training sizes: numbers of training queries (nested, seeded subsets of the queries left
     after the dev split: the 50 are among the 200) or ``"all"``."""
-    examples: int = 32000
+    examples: int = field(default=32000, metadata=param_meta(ge=1))
     """Training examples (pairs drawn by the sampler) every run sees at most."""
-    batch_size: int = 32
-    eval_every: int = 50
+    batch_size: int = field(default=32, metadata=TRAIN_PARAMS["batch_size"].meta())
+    eval_every: int = field(default=50, metadata=TRAIN_PARAMS["eval_every"].meta(description=""))
     """Dev evaluation every this many steps (and at the start)."""
-    patience: int = 6
+    patience: int = field(default=6, metadata=TRAIN_PARAMS["patience"].meta())
     lrs: dict[str, list[float]] = field(
         default_factory=lambda: {
             "bi-encoder": [1e-6, 3e-6, 1e-5],
@@ -145,43 +147,71 @@ class ComparePlan(Plan):
     """Per method, its grid points (``{lr = 1e-3, lambda = 0.5, mu = 0.5}``; keys
     :data:`POINT_KEYS`; a point without ``lr`` takes the start's first learning rate). Every
     method of a start must have as many points as the others."""
-    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3])
+    seeds: list[int] = field(
+        default_factory=lambda: [0, 1, 2, 3],
+        metadata=TRAIN_PARAMS["seed"].meta(description="training seeds: one run per seed"),
+    )
     optimizer: str = "adamw"
-    weight_decay: float = 0.01
-    margin: float = 1.0
+    weight_decay: float = field(default=0.01, metadata=TRAIN_PARAMS["weight_decay"].meta())
+    margin: float = field(default=1.0, metadata=TRAIN_PARAMS["margin"].meta())
     test_sets: list[str] = field(
         default_factory=lambda: ["msmarco-dev-top20/test", "trec-dl-2019/bm25", "scifact/test"]
     )
-    test_depth: int = 100
+    test_depth: int = field(default=100, metadata=param_meta(ge=1))
     """Candidates re-ranked per test query (BM25 top-k for full-retrieval sets)."""
-    test_queries: int | None = None
+    test_queries: int | None = field(default=None, metadata=param_meta(ge=1))
     """Judged test queries per collection (the first by id; ``None``: all, the default)."""
     primary: dict[str, Any] = field(default_factory=dict)
     """The one comparison the run is for, declared before running: ``{start, size,
     collection, measure}`` (each method against plain there, Holm over the methods); every
     other table is secondary. Empty: the first start, size, test set and measure."""
-    alpha: float = 0.05
-    power: float = 0.8
+    alpha: float = field(
+        default=0.05, metadata=param_meta(gt=0, lt=1, description="significance level")
+    )
+    power: float = field(
+        default=0.8,
+        metadata=param_meta(gt=0, lt=1, description="power of the minimal detectable effect"),
+    )
     """Significance level and power of the minimal detectable effect."""
     weak_axiom: str = "TFC1(delta_rel=0.5)"
     """Rennings' weak labeler, mined on the training queries of each size."""
     ares_collections: list[str] = field(default_factory=lambda: ["msmarco-20k"])
     ares_variant: str = "simple"
-    ares_steps: int = 2000
-    ares_batch_size: int = 16
-    ares_lr: float = 2e-5
-    ares_eval_every: int = 100
+    ares_steps: int = field(
+        default=2000, metadata=TRAIN_PARAMS["steps"].meta(description="ARES pre-training steps")
+    )
+    ares_batch_size: int = field(
+        default=16,
+        metadata=TRAIN_PARAMS["batch_size"].meta(description="ARES pre-training batch size"),
+    )
+    ares_lr: float = field(
+        default=2e-5,
+        metadata=TRAIN_PARAMS["lr"].meta(description="ARES pre-training learning rate"),
+    )
+    ares_eval_every: int = field(
+        default=100,
+        metadata=TRAIN_PARAMS["eval_every"].meta(
+            description="ARES dev evaluation every this many steps"
+        ),
+    )
     diagnose_set: str = "msmarco-dev-top20/test"
-    diagnose_queries: int = 50
-    diagnose_depth: int = 10
+    diagnose_queries: int = field(
+        default=50, metadata=param_meta(ge=1, description="queries diagnosed")
+    )
+    diagnose_depth: int = field(
+        default=10, metadata=param_meta(ge=1, description="candidates diagnosed per query")
+    )
     diagnose_axioms: str = "TFC1,TFC2,M-TDC,LNC2"
     diagnose_analyzer: str = "thesis"
-    agreement_pairs: int = 200
+    agreement_pairs: int = field(
+        default=200,
+        metadata=param_meta(ge=0, description="document pairs of the axiom-agreement table"),
+    )
     embeddings: str = "random"
     """Word embeddings of a word-level start (``word2vec``: trained on the training collection;
     the MiniLM starts ignore it)."""
-    threads: int | None = None
-    analyzer: str = "default"
+    threads: int | None = field(default=None, metadata=THREADS.meta())
+    analyzer: str = field(default="default", metadata=TRAIN_PARAMS["analyzer"].meta())
     data_root: str | None = None
     docs: str | None = None
     """Also write the report to this Markdown page (its figure beside it, under ``img/``)."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from axiomatic._params import param_meta
 from axiomatic.experiments.engine import TrainingPlan
+from axiomatic.training.config import AR_NORMALIZATIONS, TRAIN_PARAMS
 
 ALL_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 GRID = (0.001, 0.01, 0.1, 0.25, 0.5, 1.0)
@@ -18,7 +20,7 @@ AGREEMENT_VERSION = 3  # bump when the perturbations change: cached agreements a
 class DatasetPlan:
     train: str
     test: str
-    sizes: list[int]
+    sizes: list[int] = field(metadata=param_meta(ge=1, description="training queries per run"))
 
 
 @dataclass
@@ -30,21 +32,42 @@ class RossetPlan(TrainingPlan):
     datasets: list[DatasetPlan] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["knrm", "conv-knrm"])
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3])
-    lambda_: float = 0.1
-    mu: float = 0.1
-    axioms: tuple[str, ...] = ALL_AXIOMS
+    lambda_: float = field(
+        default=0.1, metadata=param_meta(ge=0, description="weight of the AR regularizer")
+    )
+    mu: float = field(
+        default=0.1, metadata=param_meta(ge=0, description="margin of the AR hinge term")
+    )
+    axioms: tuple[str, ...] = field(
+        default=ALL_AXIOMS,
+        metadata=param_meta(choices=ALL_AXIOMS, description="perturbation axioms of AR"),
+    )
     tune: bool = False
-    tune_grid: tuple[float, ...] = GRID
+    """Tune lambda and mu on the dev queries over ``tune_grid``."""
+    tune_grid: tuple[float, ...] = field(
+        default=GRID, metadata=param_meta(ge=0, description="values tried for lambda and mu")
+    )
     ablation: bool = True
-    ablation_size: int | None = None
+    """Also train with each axiom left out."""
+    ablation_size: int | None = field(
+        default=None,
+        metadata=param_meta(
+            ge=1, description="training size of the ablation (None: the first size)"
+        ),
+    )
     steps_per_model: dict[str, int] = field(default_factory=dict)
-    margin: float = 1.0
-    train_depth: int = 30
-    test_depth: int = 30
+    """Training steps by model name, replacing ``steps``."""
+    margin: float = field(default=1.0, metadata=TRAIN_PARAMS["margin"].meta())
+    train_depth: int = field(
+        default=30, metadata=param_meta(ge=1, description="BM25 candidates per training query")
+    )
+    test_depth: int = field(
+        default=30, metadata=param_meta(ge=1, description="BM25 candidates per test query")
+    )
     # How the AR term averages over perturbations that applied (AxiomaticRegularizationLoss):
     # pinned to "batch", the setting of the published runs, so finished units stay comparable;
     # "applicable" runs go to their own unit folders (variant suffix "-napplicable").
-    ar_normalize: str = "batch"
+    ar_normalize: str = field(default="batch", metadata=param_meta(choices=AR_NORMALIZATIONS))
 
     @classmethod
     def full(cls) -> RossetPlan:
