@@ -400,9 +400,9 @@ def test_a_bad_plan_is_refused_before_any_work(tmp_path) -> None:
         exp.plan(True, primary={"start": "knrm", "size": 50})
     with pytest.raises(ValueError, match=r"primary: unknown key\(s\) \['metric'\]"):
         exp.plan(True, primary={"metric": "nDCG@10"})
-    with pytest.raises(ValueError, match="alpha and power"):
+    with pytest.raises(ValueError, match=r"'alpha' must be a finite number > 0 and < 1 \(got 1.5"):
         exp.plan(True, alpha=1.5)
-    with pytest.raises(ValueError, match="examples must be a positive integer"):
+    with pytest.raises(ValueError, match=r"'examples' must be an integer >= 1 \(got -5"):
         exp.plan(True, examples=-5)
     assert not list(tmp_path.iterdir())
 

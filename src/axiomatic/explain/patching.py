@@ -375,7 +375,7 @@ class DecoderPatchTarget(PatchTarget):
         if self.answers is None:
             self.answers = answers
             self._head = ranker.answer_head(answers)
-        text, _, _, _ = ranker._resolve(ranker.template, POINTWISE_TEMPLATES)
+        text, _, _, _ = ranker.resolve_template(ranker.template, POINTWISE_TEMPLATES)
         docs = ranker.truncate([baseline, perturbed])
         out = []
         for prompt, doc in zip(prompts, docs, strict=True):

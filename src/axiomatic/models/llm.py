@@ -308,7 +308,7 @@ class _CausalLM:
         """Whether the tokenizer has a chat template (then ``template='auto'`` is ``chat``)."""
         return bool(getattr(self.components()[0], "chat_template", None))
 
-    def _resolve(
+    def resolve_template(
         self, template: str, named: dict[str, tuple[str, str, str]]
     ) -> tuple[str, bool, str, str]:
         """``(text, wrap in the chat template, first answer, second answer)`` of a template."""
@@ -482,7 +482,7 @@ class LLMRanker(_CausalLM):
     ) -> tuple[list[str], bool, tuple[int, int]]:
         """The prompts of text pairs (documents truncated), whether they are chat prompts, and
         the answer token ids."""
-        text, chat, yes, no = self._resolve(self.template, POINTWISE_TEMPLATES)
+        text, chat, yes, no = self.resolve_template(self.template, POINTWISE_TEMPLATES)
         yes = self.yes if self.yes is not None else (yes or " yes")
         no = self.no if self.no is not None else (no or " no")
         docs = self.truncate(documents)
@@ -558,7 +558,7 @@ class LLMPairwiseScorer(_CausalLM):
     ) -> tuple[list[str], bool, tuple[int, int]]:
         """The prompts showing ``docs_a[i]`` first (truncated), whether they are chat prompts,
         and the answer token ids."""
-        text, chat, a, b = self._resolve(self.template, PAIRWISE_TEMPLATES)
+        text, chat, a, b = self.resolve_template(self.template, PAIRWISE_TEMPLATES)
         a = self.first if self.first is not None else (a or " A")
         b = self.second if self.second is not None else (b or " B")
         cut = self.truncate([*docs_a, *docs_b])
