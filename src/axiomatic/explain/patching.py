@@ -211,32 +211,7 @@ class PatchTarget:
                 continue
             qids = set(self._ids(p.query, None)[0][1:-1]) if self.kind == "bi-encoder" else set()
             rows.append((b, q, tt, _roles(b, q, tt, self.kind, qids), p))
-        n = len(rows)
-        width = max((len(r[0]) for r in rows), default=1)
-        base = torch.zeros((n, width), dtype=torch.long)
-        pert = torch.zeros((n, width), dtype=torch.long)
-        types = torch.zeros((n, width), dtype=torch.long)
-        roles = torch.full((n, width), _PAD, dtype=torch.long)
-        mask = torch.zeros((n, width), dtype=torch.long)
-        for i, (b, q, tt, r, _) in enumerate(rows):
-            k = len(b)
-            base[i, :k] = torch.tensor(b)
-            pert[i, :k] = torch.tensor(q)
-            types[i, :k] = torch.tensor(tt)
-            roles[i, :k] = torch.tensor(r)
-            mask[i, :k] = 1
-        meta = [
-            {
-                "axiom": p.axiom,
-                "query_id": p.query_id,
-                "doc_id": p.doc_id,
-                "term": p.term,
-                "replaced": p.replaced,
-            }
-            for *_, p in rows
-        ]
-        tokens = TokenPairs(base, pert, mask, types, roles, meta, [p.query for *_, p in rows])
-        return tokens, dropped
+        return _pack_pairs(rows, pad=0), dropped
 
     def _ids(self, query: str, doc: str | None) -> tuple[list[int], list[int]]:
         if self.kind == "cross-encoder" and doc is not None:
@@ -325,7 +300,7 @@ class DecoderPatchTarget(PatchTarget):
         """The pairs' prompts as the ranker builds them, tokenized as it does; keeps pairs whose
         two prompts have the same number of tokens and at most ``max_length``."""
         dropped = {"unequal length": 0, "too long": 0}
-        rows: list[tuple[list[int], list[int], list[int], MinimalPair]] = []
+        rows: list[tuple[list[int], list[int], list[int] | None, list[int], MinimalPair]] = []
         for p in pairs:
             b, q, roles = self._prompt_ids(p.query, p.baseline, p.perturbed)
             if len(b) != len(q):
@@ -334,34 +309,10 @@ class DecoderPatchTarget(PatchTarget):
             if len(b) > self.max_length:
                 dropped["too long"] += 1
                 continue
-            rows.append((b, q, roles, p))
-        n = len(rows)
-        width = max((len(r[0]) for r in rows), default=1)
+            rows.append((b, q, None, roles, p))
         pad = self.tokenizer.pad_token_id
         pad = int(pad if pad is not None else (self.tokenizer.eos_token_id or 0))
-        base = torch.full((n, width), pad, dtype=torch.long)
-        pert = torch.full((n, width), pad, dtype=torch.long)
-        roles_t = torch.full((n, width), _PAD, dtype=torch.long)
-        mask = torch.zeros((n, width), dtype=torch.long)
-        for i, (b, q, r, _) in enumerate(rows):
-            k = len(b)
-            base[i, :k] = torch.tensor(b)
-            pert[i, :k] = torch.tensor(q)
-            roles_t[i, :k] = torch.tensor(r)
-            mask[i, :k] = 1
-        meta = [
-            {
-                "axiom": p.axiom,
-                "query_id": p.query_id,
-                "doc_id": p.doc_id,
-                "term": p.term,
-                "replaced": p.replaced,
-            }
-            for *_, p in rows
-        ]
-        types = torch.zeros((n, width), dtype=torch.long)
-        tokens = TokenPairs(base, pert, mask, types, roles_t, meta, [p.query for *_, p in rows])
-        return tokens, dropped
+        return _pack_pairs(rows, pad=pad), dropped
 
     def _prompt_ids(
         self, query: str, baseline: str, perturbed: str
@@ -552,6 +503,41 @@ def _filled_spans(
 def _overlaps(offset: Sequence[int], spans: list[tuple[int, int]]) -> bool:
     s, e = int(offset[0]), int(offset[1])
     return e > s and any(s < hi and lo < e for lo, hi in spans)
+
+
+def _pack_pairs(
+    rows: Sequence[tuple[list[int], list[int], list[int] | None, list[int], MinimalPair]],
+    pad: int,
+) -> TokenPairs:
+    """Kept pairs ``(baseline ids, perturbed ids, token types or None, roles, pair)`` as
+    right-padded tensors (``pad`` in the id rows, :data:`_PAD` in the roles, token type 0 where
+    a model has none) with each pair's identification."""
+    n = len(rows)
+    width = max((len(r[0]) for r in rows), default=1)
+    base = torch.full((n, width), pad, dtype=torch.long)
+    pert = torch.full((n, width), pad, dtype=torch.long)
+    types = torch.zeros((n, width), dtype=torch.long)
+    roles = torch.full((n, width), _PAD, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    for i, (b, q, tt, r, _) in enumerate(rows):
+        k = len(b)
+        base[i, :k] = torch.tensor(b)
+        pert[i, :k] = torch.tensor(q)
+        if tt is not None:
+            types[i, :k] = torch.tensor(tt)
+        roles[i, :k] = torch.tensor(r)
+        mask[i, :k] = 1
+    meta = [
+        {
+            "axiom": p.axiom,
+            "query_id": p.query_id,
+            "doc_id": p.doc_id,
+            "term": p.term,
+            "replaced": p.replaced,
+        }
+        for *_, p in rows
+    ]
+    return TokenPairs(base, pert, mask, types, roles, meta, [p.query for *_, p in rows])
 
 
 def _roles(
