@@ -107,7 +107,7 @@ def test_cli_probe_writes_a_report_with_effects_and_the_sample(tmp_path: Path) -
 
     table = pd.read_csv(tmp_path / "r" / "diagnosis.csv")
     assert set(table["axiom"]) == {"probe:shuffle-words", "probe:typos"}
-    assert {"delta", "effect", "sign_p", "sample"} <= set(table.columns)
+    assert {"delta", "effect", "effect_test", "effect_p", "sample"} <= set(table.columns)
     res = CliRunner().invoke(app, ["probe", "-d", "demo", "-r", "bm25", "--probes", "typo",
                                    "-o", str(tmp_path / "x")])  # fmt: skip
     assert res.exit_code != 0 and "unknown --probes 'typo'" in res.output

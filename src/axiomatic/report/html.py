@@ -132,7 +132,7 @@ def render_html(
     effects = tables.effect_frame(diagnosis)
     if len(effects):
         parts.append(
-            f"<h2>Calibrated effects</h2><p>{esc(tables.EFFECT_NOTE)}. "
+            f"<h2>Calibrated effects</h2><p>{esc(tables.effect_note(diagnosis))}. "
             f"{esc(str(tables.band_line(diagnosis)))}.</p>"
         )
         parts.append(f"<div class='scroll'>{tables.to_html_table(effects, index=False)}</div>")
