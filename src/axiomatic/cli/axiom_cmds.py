@@ -927,9 +927,11 @@ def probe(
         str,
         typer.Option(
             "--probes",
-            help="Comma-separated text manipulations, or all: shuffle-words, "
-            "shuffle-sentences, typos, remove-stopwords, case-fold, add-sentence, "
-            "remove-sentence.",
+            help="Comma-separated text manipulations, or all. This project's: shuffle-words, "
+            "shuffle-sentences, swap-letters, remove-stopwords, case-fold, "
+            "append-other-query-sentence, remove-sentence; ABNIRML's (as it names them): Typo, "
+            "Typo-nostops, AddSent-start, AddSent-end (these two need relevance judgments; "
+            "'all' leaves them out on a dataset without).",
         ),
     ] = "all",
     depth: Annotated[
@@ -952,22 +954,25 @@ def probe(
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     data_root: DataRoot = None,
 ) -> None:
-    """Probe rankers with text manipulations (ABNIRML): the effect of shuffling words, typos,
-    ... on each ranker's scores of a dataset's top candidates, against its no-difference band.
+    """Probe rankers with text manipulations (after ABNIRML): the effect of shuffling words,
+    misspellings, ... on each ranker's scores of a dataset's top candidates, against its
+    no-difference band.
 
     Each pair is (original, manipulated): a positive effect means the ranker prefers the
     original text by more than its band. The report is a diagnosis report (`diagnose`'s
     files), with the probe sample's hash.
     """
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
-    from axiomatic.diagnose.probes import parse_probes, probe_instances
+    from axiomatic.diagnose.probes import dataset_probes, parse_probes, probe_instances
     from axiomatic.report.tables import print_tables
     from axiomatic.report.writer import write_report
 
     try:
-        names = parse_probes(probes)
+        parse_probes(probes)  # before loading anything
     except ValueError as exc:
-        raise fail(str(exc).replace("unknown probe", "unknown --probes")) from None
+        raise fail(
+            str(exc).replace("unknown probe", "unknown --probes").replace("probe '", "--probes '")
+        ) from None
     band_value = _band_option(band)
     band_test = _band_test_option(band_test)
     check_output_dir(out)
@@ -975,6 +980,7 @@ def probe(
     an = _analyzer_for(analyzer or DEFAULT_ANALYZER, ds)
     legend: dict[str, str] = {}
     rankers = _make_rankers(ranker, [], ds, an, False, legend, data_root)
+    names = dataset_probes(probes, ds)
     try:
         inst, art = probe_instances(ds, names, depth=depth, seed=seed)
     except ValueError as exc:
