@@ -76,7 +76,8 @@ def render_html(
         )
         + f" · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>",
         f"<p class='meta'>{esc(tables.sample_line(diagnosis))}: the SHA-256 of the instances' "
-        "query ids, documents, axioms and expected directions, in any order (full digest: "
+        "query ids, documents, axioms and expected directions and of the query and document "
+        "texts, in any order (full digest: "
         "<code>summary.sample_sha256</code> in diagnosis.json)</p>",
     ]
     ov = tables.overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
