@@ -86,6 +86,9 @@ def test_a_bad_band_is_one_line(mined: Path, tmp_path: Path) -> None:
                               "--band-test", "ttest", "-o", str(tmp_path / "r")])  # fmt: skip
     assert res.exit_code != 0 and "Traceback" not in res.output
     assert "--band-test must be 'sign' or 't' (got 'ttest')" in " ".join(res.output.split())
+    res = runner.invoke(app, ["diagnose", "-i", str(mined), "-r", "bm25", "--band-test", "t",
+                              "-o", str(tmp_path / "r")])  # fmt: skip
+    assert res.exit_code != 0 and "which need a band; add --band" in " ".join(res.output.split())
 
 
 def test_abnirml_band_and_t_test(mined: Path, tmp_path: Path) -> None:

@@ -147,6 +147,8 @@ def test_abnirmls_t_test_of_the_margins_by_hand() -> None:
     assert _diag("auto").table().set_index("axiom").loc["TFC1", "effect_test"] == "sign"
     with pytest.raises(ValueError, match="band_test must be one of sign, t"):
         _diag("auto", band_test="wilcoxon")
+    with pytest.raises(ValueError, match="need a band"):
+        _diag(None, band_test="t")
 
 
 def test_merging_diagnoses_of_two_tests_is_refused() -> None:

@@ -703,6 +703,11 @@ def diagnose(
     measure, measures = _correlation_measure(measure, measures)
     band_value = _band_option(band) if band is not None else None
     band_test = _band_test_option(band_test)
+    if band is None and band_test != "sign":
+        raise fail(
+            f"--band-test {band_test} tests the calibrated effects, which need a band; add "
+            "--band top-gap, --band abnirml or --band VALUE"
+        )
     check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root, qrels, skip_malformed)
     ds = _first_stage_of_instances(

@@ -370,6 +370,11 @@ def diagnose(
     _validate(instances)
     band_spec = resolve_band(band)
     band_test = check_band_test(band_test)
+    if band_spec is None and band_test != "sign":
+        raise ValueError(
+            f"band_test={band_test!r} tests the calibrated effects, which need a band; give "
+            "band='top-gap', 'abnirml' or a number as well"
+        )
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {MISSING_POLICIES} (got {missing!r})")
     if isinstance(rankers, Mapping):

@@ -54,6 +54,7 @@ from axiomatic.data.records import Dataset, Document
 
 __all__ = [
     "ABNIRML_TOP_K",
+    "BAND_ALIASES",
     "BAND_CALIBRATIONS",
     "BAND_COLUMNS",
     "BAND_TESTS",

@@ -55,6 +55,7 @@ from axiomatic.text.analyzer import load_stopwords
 __all__ = [
     "DONOR_PROBES",
     "INVARIANT_PROBES",
+    "MISSPELLINGS_FILE",
     "NON_RELEVANT_DONOR_PROBES",
     "PROBES",
     "RENAMED_PROBES",
