@@ -209,7 +209,7 @@ def test_output_paths_that_cannot_be_written(tmp_path: Path) -> None:
         ["counts", "-d", "demo", "--depth", "-1"],
         ["train", "-d", "demo", "--steps", "-1"],
         ["train", "-d", "demo", "--batch-size", "0"],
-        # evaluate --baseline is a run name since issue 24 (test_issue24_*: unknown names)
+        # evaluate --baseline is a run name (tests/cli/test_conventions.py: unknown names)
     ],
 )
 def test_negative_numbers_are_usage_errors(tmp_path: Path, args: list[str]) -> None:

@@ -1,4 +1,5 @@
-"""Calibrated effects (ABNIRML band, effect, sign test) and the probe sample's hash (issue 28)."""
+"""Calibrated effects (the bands: top-gap and ABNIRML's; the effect; the sign test and ABNIRML's
+t-test) and the probe sample's hash."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, ttest_1samp
 
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.diagnosis import diagnose
@@ -17,9 +18,12 @@ from axiomatic.diagnose.effects import (
     BAND_COLUMNS,
     band_counts,
     effect_interval,
+    median_adjacent_gap,
     median_top_gap,
     sample_hash,
+    sample_texts,
     sign_test,
+    t_test,
 )
 from axiomatic.diagnose.result import Diagnosis
 
@@ -95,6 +99,65 @@ def test_auto_band_is_the_median_top_gap_of_the_candidates() -> None:
     assert scaled.band == {"x10": pytest.approx(10.0)}
 
 
+def test_top_gap_is_auto_and_abnirml_pools_the_adjacent_gaps_of_the_top_10() -> None:
+    assert _diag("top-gap").band == _diag("auto").band == {"toy": pytest.approx(1.0)}
+    # adjacent gaps of each query's candidates by score: q1 5, 4, 3.5, 1 -> 1.0, 0.5, 2.5;
+    # q2 2.0, 1.7, 0.0 -> 0.3, 1.7; q3 2.4, 0.4 -> 2.0; pooled median (1.0 + 1.7) / 2
+    diag = _diag("abnirml")
+    assert diag.band == {"toy": pytest.approx(1.35)}
+    assert "abnirml" in diag.metadata["band_calibration"]
+    # only the top 10 count: the gaps below rank 10 (here 100 each) are not pooled
+    scores = np.r_[np.arange(10.0, 0.0, -1.0) * 0.1, -100.0, -200.0, np.nan]
+    assert median_adjacent_gap([scores]) == (pytest.approx(0.1), 1)
+    # the median is over the pooled gaps, not over queries' medians: gaps 0.1 x 9 and 5
+    assert median_adjacent_gap([scores[:10], np.array([6.0, 1.0])]) == (pytest.approx(0.1), 2)
+    assert median_adjacent_gap([np.array([1.0]), np.array([np.nan, 2.0])])[1] == 0
+
+
+def test_the_band_is_calibrated_on_the_candidates_not_the_instances_documents() -> None:
+    """The band is the ranker's gaps among the query's candidates: documents that no instance
+    names (g1, g2 here) count, so a calibration on the instances' documents alone differs."""
+    scores = {"q": {"g1": 9.0, "g2": 5.0, "g3": 2.0, "g4": 1.5, "g5": 1.4}}
+    ds = Dataset("cands", {"q": Query("q", "q")}, {d: Document(d, d) for d in scores["q"]},
+                 None, {"q": list(scores["q"])})  # fmt: skip
+    inst = pd.DataFrame([_row("q", "g3", "g4"), _row("q", "g4", "g5")])
+    ranker = DictRanker("toy", scores)
+    # top-gap: 9 - 5 (the instances' documents alone: 2.0 - 1.5)
+    assert diagnose(inst, [ranker], ds, band="top-gap").band == {"toy": pytest.approx(4.0)}
+    # abnirml: gaps 4, 3, 0.5, 0.1 -> median 1.75 (the instances' documents alone: 0.3)
+    assert diagnose(inst, [ranker], ds, band="abnirml").band == {"toy": pytest.approx(1.75)}
+
+
+def test_abnirmls_t_test_of_the_margins_by_hand() -> None:
+    table = _diag("auto", band_test="t").table().set_index("axiom")
+    t = table.loc["TFC1"]
+    # the margins s(a) - s(b) of the TFC1 instances (see TFC1 above), neutral ones included
+    margins = [1.0, 0.5, -4.0, 95.0, 0.3, -2.0, 2.0, 2.0]
+    assert t["effect_test"] == "t"
+    assert t["effect_p"] == pytest.approx(ttest_1samp(margins, 0.0).pvalue, rel=1e-12)
+    assert t["effect_p"] != pytest.approx(binomtest(3, 5, 0.5).pvalue)
+    # counts and effect do not depend on the test
+    assert (t["pos"], t["neg"], t["neutral"], t["effect"]) == (3, 2, 3, pytest.approx(1 / 8))
+    # nine equal margins do not vary: no t statistic
+    assert np.isnan(table.loc["M-TDC", "effect_p"])
+    assert t_test(np.array([1.0, 2.0, np.nan, 4.0])) == pytest.approx(
+        ttest_1samp([1.0, 2.0, 4.0], 0.0).pvalue
+    )
+    assert np.isnan(t_test(np.array([3.0])))
+    assert _diag("auto").table().set_index("axiom").loc["TFC1", "effect_test"] == "sign"
+    with pytest.raises(ValueError, match="band_test must be one of sign, t"):
+        _diag("auto", band_test="wilcoxon")
+    with pytest.raises(ValueError, match="need a band"):
+        _diag(None, band_test="t")
+
+
+def test_merging_diagnoses_of_two_tests_is_refused() -> None:
+    other = diagnose(_instances(), [DictRanker("x10", SCORES, 10.0)], _dataset(),
+                     {"a1": Document("a1", "a1")}, band="auto", band_test="t")  # fmt: skip
+    with pytest.raises(ValueError, match="test their effects differently"):
+        _diag("auto").merge(other)
+
+
 def test_counts_effect_interval_and_sign_test_by_hand() -> None:
     table = _diag("auto").table().set_index("axiom")
     t = table.loc["TFC1"]
@@ -107,13 +170,13 @@ def test_counts_effect_interval_and_sign_test_by_hand() -> None:
     )
     assert (t["effect_ci_low"], t["effect_ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
     assert (lo, hi) == pytest.approx(_agresti_min(3, 2, 8))
-    assert t["sign_p"] == pytest.approx(binomtest(3, 5, 0.5).pvalue)
+    assert t["effect_p"] == pytest.approx(binomtest(3, 5, 0.5).pvalue)
     # fulfilment (ties only at 1e-9) is not the effect: 6 of 8 have s(a) > s(b), but three of
     # them by no more than the band
     assert t["fraction"] == pytest.approx(6 / 8)
     m = table.loc["M-TDC"]
     assert (m["pos"], m["neg"], m["neutral"], m["effect"]) == (9, 0, 0, 1.0)
-    assert m["sign_p"] == pytest.approx(2 / 2**9)
+    assert m["effect_p"] == pytest.approx(2 / 2**9)
     assert list(table.columns[table.columns.get_loc("ci_high") + 1 :]) == [*BAND_COLUMNS, "sample"]
 
 
@@ -125,7 +188,7 @@ def test_a_given_band_and_a_band_per_ranker() -> None:
     assert (t["pos"], t["neg"], t["neutral"]) == (1, 1, 6)  # only 95 and -4 are outside
     with pytest.raises(ValueError, match="no value for ranker 'toy'"):
         _diag({"other": 1.0})
-    with pytest.raises(ValueError, match="'auto' or a number"):
+    with pytest.raises(ValueError, match="'auto', 'top-gap', 'abnirml' or a number"):
         _diag("big")
     with pytest.raises(ValueError, match=">= 0"):
         _diag(-1.0)
@@ -181,7 +244,7 @@ def test_symmetric_groups_carry_no_effect() -> None:
     rows = [_row("q1", "d1", "d2", relation="=")]
     t = diagnose(pd.DataFrame(rows), [DictRanker("toy", SCORES)], _dataset(), band=2.0).table()
     assert t.iloc[0]["neutral"] == 1 and np.isnan(t.iloc[0]["effect"])
-    assert np.isnan(t.iloc[0]["sign_p"])
+    assert np.isnan(t.iloc[0]["effect_p"])
 
 
 @pytest.mark.parametrize(("pos", "neg"), [(0, 0), (1, 0), (3, 5), (12, 2), (40, 61), (7, 7)])
@@ -216,6 +279,50 @@ def test_sample_hash_is_the_sha256_of_the_sorted_canonical_lines() -> None:
     assert sample_hash(df) == "sha256:" + digest[:16]
 
 
+def test_sample_hash_covers_the_texts_of_the_query_and_the_documents() -> None:
+    df = pd.DataFrame([_row("q2", "e1", "e2"), _row("q1", "d2", "d1", relation="=")])
+    queries = {"q1": "first query", "q2": "second query"}
+    docs = {"d1": "one", "d2": "two", "e1": "three", "e2": "four"}
+
+    def h(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    # the symmetric instance's documents are sorted, and their texts with them
+    lines = sorted(
+        [
+            "\x1f".join(["q2", "TFC1", ">", "e1", "e2", "", h("second query"), h("three"),
+                         h("four"), ""]),
+            "\x1f".join(["q1", "TFC1", "=", "d1", "d2", "", h("first query"), h("one"),
+                         h("two"), ""]),
+        ]
+    )  # fmt: skip
+    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    assert sample_hash(df, full=True, query_texts=queries, doc_texts=docs) == "sha256:" + digest
+    base = sample_hash(df, query_texts=queries, doc_texts=docs)
+    # one text changed under the same ids: another sample (ids alone cannot tell)
+    assert sample_hash(df, query_texts=queries, doc_texts=docs | {"e2": "four!"}) != base
+    assert sample_hash(df, query_texts=queries | {"q1": "first query?"}, doc_texts=docs) != base
+    assert sample_hash(df, query_texts=queries, doc_texts=docs | {"x": "unused"}) == base
+    with pytest.raises(KeyError, match="no text for document 'e2'"):
+        sample_hash(df, query_texts=queries, doc_texts={k: docs[k] for k in ("d1", "d2", "e1")})
+    with pytest.raises(ValueError, match="both"):
+        sample_hash(df, query_texts=queries)
+
+
+def test_a_diagnosis_hashes_the_texts_it_scored() -> None:
+    ranker = DictRanker("toy", SCORES)
+    art = {"a1": Document("a1", "a1")}
+    base = diagnose(_instances(), [ranker], _dataset(), art)
+    edited = _dataset()
+    edited.documents = dict(edited.documents) | {"d2": Document("d2", "d2 edited")}
+    assert diagnose(_instances(), [ranker], edited, art).sample != base.sample
+    # an artificial text is a text too
+    assert diagnose(_instances(), [ranker], _dataset(), {"a1": Document("a1", "b")}).sample != (
+        base.sample
+    )
+    assert diagnose(_instances(), [ranker], _dataset(), art).sample == base.sample
+
+
 def test_sample_hash_ignores_row_order_and_sees_one_changed_pair() -> None:
     df = _instances()
     h = sample_hash(df)
@@ -240,8 +347,11 @@ def test_every_table_and_output_names_the_sample(tmp_path) -> None:
     from axiomatic.report.writer import write_report
 
     diag = _diag("auto")
-    h = sample_hash(_instances())
+    queries, docs = sample_texts(_instances(), _dataset(), {"a1": Document("a1", "a1")})
+    full = sample_hash(_instances(), full=True, query_texts=queries, doc_texts=docs)
+    h = full[:23]
     assert diag.sample == h and diag.summary()["sample"] == h
+    assert diag.summary()["sample_sha256"] == full
     for frame in (diag.table(), diag.by_relevance(), diag.mcnemar()):
         assert (frame["sample"] == h).all()
     paths = write_report(diag, None, tmp_path / "rep", plots=False)
@@ -273,3 +383,37 @@ def test_merging_two_banded_diagnoses_keeps_each_rankers_band() -> None:
         a.merge(diagnose(_instances(), [other], _dataset(), {"a1": Document("a1", "a1")})).band
         is None
     )
+
+
+def _one_low_pair_per_query(ds: Dataset) -> pd.DataFrame:
+    """One instance per query on its two lowest candidates: no instance names a top document."""
+    rows = []
+    for q in sorted(ds.candidates or {}):
+        cands = ds.candidate_ids(q)
+        rows.append(_row(q, cands[-2], cands[-1]))
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("name", "top_gap", "abnirml"),
+    [
+        # every query's candidate list calibrates the band; the instances' documents (each
+        # query's two lowest candidates here) alone would give a far smaller one
+        ("trec-dl-2019/bm25", 0.18721, 0.06413),
+        ("demo", 0.14665, 0.08014),
+    ],
+)
+def test_bm25_bands_on_real_candidate_lists(name: str, top_gap: float, abnirml: float) -> None:
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.rankers.registry import make_ranker
+
+    if name != "demo":
+        from shared_data import require_collection
+
+        require_collection("msmarco-passage-trecdl")
+    ds = load_dataset(name)
+    inst = _one_low_pair_per_query(ds)
+    bm25 = make_ranker("bm25", ds)
+    for band, expected in (("top-gap", top_gap), ("abnirml", abnirml)):
+        (delta,) = diagnose(inst, [bm25], ds, band=band).band.values()  # type: ignore[union-attr]
+        assert delta == pytest.approx(expected, abs=5e-6), band

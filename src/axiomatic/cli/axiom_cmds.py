@@ -503,6 +503,47 @@ def _dataset_of_instances(
     )
 
 
+BAND_HELP = (
+    "Calibrated effects (ABNIRML's no-difference band), per ranker on its scores of the "
+    "diagnosed queries' candidates: 'top-gap' (alias 'auto') = the median over queries of the "
+    "gap between its top two candidates; 'abnirml' = ABNIRML's median of the gaps between "
+    "adjacent documents of its top 10, pooled over queries; or a number (the same band for "
+    "every ranker)."
+)
+BAND_TEST_HELP = (
+    "Test of the effect: 'sign' = two-sided sign test of pos against neg; 't' = ABNIRML's "
+    "one-sample t-test of the score margins against 0."
+)
+
+
+def _band_option(band: str) -> str | float:
+    """``--band`` checked: a calibration name or a number >= 0 (one clear error otherwise)."""
+    from axiomatic.diagnose.effects import resolve_band
+
+    try:
+        value = resolve_band(band)
+    except ValueError:
+        raise fail(
+            f"--band must be 'top-gap' (or 'auto'), 'abnirml' or a number >= 0 (got "
+            f"{band!r}){suggest(band, ['auto', 'top-gap', 'abnirml'])}; e.g. --band top-gap "
+            "calibrates it per ranker, --band 0.5 uses 0.5 for every ranker"
+        ) from None
+    assert isinstance(value, (str, float))
+    return value
+
+
+def _band_test_option(test: str) -> str:
+    """``--band-test`` checked: ``sign`` or ``t``."""
+    from axiomatic.diagnose.effects import BAND_TESTS
+
+    if test not in BAND_TESTS:
+        raise fail(
+            f"--band-test must be 'sign' or 't' (got {test!r}){suggest(test, BAND_TESTS)}; "
+            "'sign' tests pos against neg, 't' is ABNIRML's t-test of the score margins"
+        )
+    return test
+
+
 @app.command()
 def diagnose(
     instances: Annotated[
@@ -588,12 +629,13 @@ def diagnose(
         str | None,
         typer.Option(
             "--band",
-            help="Calibrated effects (ABNIRML): 'auto' = per ranker, the median over the "
-            "diagnosed queries of the score gap between its top two candidates; or a number "
-            "(the same band for every ranker). Adds delta, pos/neg/neutral, the effect "
-            "(pos-neg)/n with a 95% CI and a sign test to every table.",
+            help=BAND_HELP + " Adds delta, pos/neg/neutral, the effect (pos-neg)/n with a "
+            "95% CI and the --band-test p-value to every table.",
         ),
     ] = None,
+    band_test: Annotated[
+        str, typer.Option("--band-test", help=BAND_TEST_HELP, show_default=True)
+    ] = "sign",
     analyzer: Annotated[
         str | None,
         typer.Option(
@@ -659,17 +701,13 @@ def diagnose(
     _parse_measures_or_exit(measures)  # before the work, not after a full diagnosis
     _parse_measures_or_exit(measure)
     measure, measures = _correlation_measure(measure, measures)
-    band_value: str | float | None = None
-    if band is not None:
-        from axiomatic.diagnose.effects import resolve_band
-
-        try:
-            band_value = resolve_band(band)  # type: ignore[assignment]
-        except ValueError:
-            raise fail(
-                f"--band must be 'auto' or a number >= 0 (got {band!r}); e.g. --band auto "
-                "calibrates it per ranker, --band 0.5 uses 0.5 for every ranker"
-            ) from None
+    band_value = _band_option(band) if band is not None else None
+    band_test = _band_test_option(band_test)
+    if band is None and band_test != "sign":
+        raise fail(
+            f"--band-test {band_test} tests the calibrated effects, which need a band; add "
+            "--band top-gap, --band abnirml or --band VALUE"
+        )
     check_output_dir(out)
     ds = _dataset_of_instances(instances, dataset, data_root, qrels, skip_malformed)
     ds = _first_stage_of_instances(
@@ -760,6 +798,7 @@ def diagnose(
                 missing=missing,
                 tie_tolerance=tie_tolerance,
                 band=band_value,
+                band_test=band_test,
             )
     except (KeyError, ValueError) as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
@@ -893,9 +932,11 @@ def probe(
         str,
         typer.Option(
             "--probes",
-            help="Comma-separated text manipulations, or all: shuffle-words, "
-            "shuffle-sentences, typos, remove-stopwords, case-fold, add-sentence, "
-            "remove-sentence.",
+            help="Comma-separated text manipulations, or all. This project's: shuffle-words, "
+            "shuffle-sentences, swap-letters, remove-stopwords, case-fold, "
+            "append-other-query-sentence, remove-sentence; ABNIRML's (as it names them): Typo, "
+            "Typo-nostops, AddSent-start, AddSent-end (these two need relevance judgments; "
+            "'all' leaves them out on a dataset without).",
         ),
     ] = "all",
     depth: Annotated[
@@ -906,44 +947,45 @@ def probe(
         str,
         typer.Option(
             "--band",
-            help="No-difference band: 'auto' (per ranker, the median gap between its top two "
-            "candidates) or a number, as in `axiomatic diagnose --band`.",
+            help=BAND_HELP,
         ),
     ] = "auto",
+    band_test: Annotated[
+        str, typer.Option("--band-test", help=BAND_TEST_HELP, show_default=True)
+    ] = "sign",
     analyzer: Annotated[
         str | None, typer.Option("--analyzer", help=ANALYZER_HELP + " For lexical rankers.")
     ] = None,
     plots: Annotated[bool, typer.Option(help="Write PNG plots.")] = True,
     data_root: DataRoot = None,
 ) -> None:
-    """Probe rankers with text manipulations (ABNIRML): the effect of shuffling words, typos,
-    ... on each ranker's scores of a dataset's top candidates, against its no-difference band.
+    """Probe rankers with text manipulations (after ABNIRML): the effect of shuffling words,
+    misspellings, ... on each ranker's scores of a dataset's top candidates, against its
+    no-difference band.
 
     Each pair is (original, manipulated): a positive effect means the ranker prefers the
     original text by more than its band. The report is a diagnosis report (`diagnose`'s
     files), with the probe sample's hash.
     """
     from axiomatic.diagnose.diagnosis import diagnose as diagnose_fn
-    from axiomatic.diagnose.effects import resolve_band
-    from axiomatic.diagnose.probes import parse_probes, probe_instances
+    from axiomatic.diagnose.probes import dataset_probes, parse_probes, probe_instances
     from axiomatic.report.tables import print_tables
     from axiomatic.report.writer import write_report
 
     try:
-        names = parse_probes(probes)
+        parse_probes(probes)  # before loading anything
     except ValueError as exc:
-        raise fail(str(exc).replace("unknown probe", "unknown --probes")) from None
-    try:
-        band_value = resolve_band(band)
-    except ValueError:
         raise fail(
-            f"--band must be 'auto' or a number >= 0 (got {band!r}); e.g. --band auto"
+            str(exc).replace("unknown probe", "unknown --probes").replace("probe '", "--probes '")
         ) from None
+    band_value = _band_option(band)
+    band_test = _band_test_option(band_test)
     check_output_dir(out)
     ds = _load_dataset(dataset, data_root)
     an = _analyzer_for(analyzer or DEFAULT_ANALYZER, ds)
     legend: dict[str, str] = {}
     rankers = _make_rankers(ranker, [], ds, an, False, legend, data_root)
+    names = dataset_probes(probes, ds)
     try:
         inst, art = probe_instances(ds, names, depth=depth, seed=seed)
     except ValueError as exc:
@@ -959,7 +1001,14 @@ def probe(
             highlight=False,
         )
     try:
-        diag = diagnose_fn(inst, rankers, ds, art, band=band_value)  # type: ignore[arg-type]
+        diag = diagnose_fn(
+            inst,
+            rankers,
+            ds,
+            art,
+            band=band_value,  # type: ignore[arg-type]
+            band_test=band_test,
+        )
     except (KeyError, ValueError) as exc:
         raise fail(_cli_wording(str(exc.args[0] if exc.args else exc))) from None
     diag.metadata["analyzer"] = an.describe()

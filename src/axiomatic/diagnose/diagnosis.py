@@ -61,8 +61,12 @@ import pandas as pd
 
 from axiomatic.data.records import Dataset, Document, Qrels, Query
 from axiomatic.diagnose.effects import (
+    ABNIRML_TOP_K,
+    SAMPLE_CHARS,
+    SAMPLE_PREFIX,
+    calibrate_band,
+    check_band_test,
     instance_margins,
-    median_top_gap,
     resolve_band,
     sample_hash,
 )
@@ -135,11 +139,16 @@ def _score_queries(
     return out, any(bool(art.any()) for _, _, art in lists)
 
 
-_CALIBRATION_NOTE = (
-    "auto: per ranker, the median over the diagnosed queries of |s(rank 1) - s(rank 2)| of its "
-    "scores of the query's candidates (for a full-retrieval dataset: the query's documents among "
-    "the instances)"
+_CALIBRATION_SET = (
+    "its scores of the query's candidates (for a full-retrieval dataset: the query's documents "
+    "among the instances)"
 )
+_CALIBRATION_NOTES = {
+    "top-gap": "top-gap: per ranker, the median over the diagnosed queries of "
+    f"|s(rank 1) - s(rank 2)| of {_CALIBRATION_SET}",
+    "abnirml": "abnirml: per ranker, the median of the gaps s(rank i) - s(rank i + 1) of the top "
+    f"{ABNIRML_TOP_K}, pooled over the diagnosed queries, of {_CALIBRATION_SET} (ABNIRML)",
+}
 
 
 def _calibration_docs(dataset: Dataset, query_id: str, docs: list[Document]) -> list[Document]:
@@ -167,8 +176,8 @@ def _candidate_scores(
 
 
 def _band_of(spec: object, name: str, top_lists: list[np.ndarray]) -> float:
-    if spec == "auto":
-        delta, n_q = median_top_gap(top_lists)
+    if isinstance(spec, str):
+        delta, n_q = calibrate_band(spec, top_lists)
         if n_q == 0:
             raise ValueError(
                 f"cannot calibrate the band of ranker {name!r}: no query has two scored "
@@ -179,10 +188,20 @@ def _band_of(spec: object, name: str, top_lists: list[np.ndarray]) -> float:
         if name not in spec:
             raise ValueError(
                 f"band has no value for ranker {name!r} (it has {sorted(spec)}); give every "
-                "ranker a value or use band='auto'"
+                "ranker a value or use band='top-gap'"
             )
         return float(spec[name])
     return float(spec)  # type: ignore[arg-type]
+
+
+def _sample_meta(
+    inst: pd.DataFrame, per_query: list[tuple[Query, np.ndarray, list[Document], list[Document]]]
+) -> dict[str, str]:
+    """The sample hash (short and full) over the instances and the texts the rankers scored."""
+    queries = {query.query_id: query.text for query, _, _, _ in per_query}
+    docs = {d.doc_id: d.text for _, _, ds, _ in per_query for d in ds}
+    full = sample_hash(inst, full=True, query_texts=queries, doc_texts=docs)
+    return {"sample": full[: len(SAMPLE_PREFIX) + SAMPLE_CHARS], "sample_sha256": full}
 
 
 def _artificial_inputs(
@@ -301,6 +320,7 @@ def diagnose(
     confidence: float = 0.95,
     missing: str = "both",
     band: str | float | Mapping[str, float] | None = None,
+    band_test: str = "sign",
 ) -> Diagnosis:
     """Diagnose ``rankers`` on diagnostic ``instances`` mined from ``dataset``.
 
@@ -329,11 +349,15 @@ def diagnose(
 
     band: the no-difference band of calibrated effects (ABNIRML; :mod:`axiomatic.diagnose.effects`):
         ``None`` (default) adds nothing; a number >= 0 is the band of every ranker; a mapping
-        ranker -> number gives each its own; ``"auto"`` calibrates it per ranker on the
-        dataset's candidates of the diagnosed queries (the median over queries of the score gap
-        between the ranker's top two candidates; one more scoring of those lists, in the same
-        batched call per query). Each table row then also gets ``delta``, ``pos`` / ``neg`` /
-        ``neutral`` counts, the ``effect`` (pos - neg) / n with its interval and the sign test.
+        ranker -> number gives each its own; a calibration computes it per ranker on the
+        dataset's candidates of the diagnosed queries (one more scoring of those lists, in the
+        same batched call): ``"top-gap"`` (alias ``"auto"``) the median over queries of the
+        score gap between the ranker's top two candidates, ``"abnirml"`` ABNIRML's median of
+        the gaps between adjacent documents of the top 10, pooled over queries. Each table row
+        then also gets ``delta``, ``pos`` / ``neg`` / ``neutral`` counts, the ``effect``
+        (pos - neg) / n with its interval and the test's p-value.
+    band_test: the test of the effect: ``"sign"`` (default; pos against neg) or ``"t"``
+        (ABNIRML's one-sample t-test of the score margins against 0).
 
     Instances flagged ``symmetric`` (or with relation ``=``) expect equal scores: only a tie
     fulfils them, and they are grouped apart (:data:`SYMMETRIC_SUFFIX`).
@@ -345,6 +369,12 @@ def diagnose(
     """
     _validate(instances)
     band_spec = resolve_band(band)
+    band_test = check_band_test(band_test)
+    if band_spec is None and band_test != "sign":
+        raise ValueError(
+            f"band_test={band_test!r} tests the calibrated effects, which need a band; give "
+            "band='top-gap', 'abnirml' or a number as well"
+        )
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {MISSING_POLICIES} (got {missing!r})")
     if isinstance(rankers, Mapping):
@@ -433,7 +463,7 @@ def diagnose(
                         "axiomatic.read_instances"
                     ) from None
             docs.append(doc)
-        extra = _calibration_docs(dataset, q, docs) if band_spec == "auto" else []
+        extra = _calibration_docs(dataset, q, docs) if isinstance(band_spec, str) else []
         per_query.append((dataset.queries[q], slots, docs, extra))
 
     relation = inst["relation"].astype(str).to_numpy()
@@ -482,7 +512,7 @@ def diagnose(
         )
         for (query, slots, docs, _extra), all_scores in zip(per_query, per_list, strict=True):
             scores[slots] = all_scores[: len(docs)]
-            if band_spec == "auto":
+            if isinstance(band_spec, str):
                 top_lists.append(_candidate_scores(dataset, query.query_id, docs, all_scores))
         if band_spec is not None:
             deltas[name] = _band_of(band_spec, name, top_lists)
@@ -515,9 +545,10 @@ def diagnose(
     if band_spec is not None:
         band_meta = {
             "band": deltas,
-            "band_calibration": _CALIBRATION_NOTE
-            if band_spec == "auto"
+            "band_calibration": _CALIBRATION_NOTES[band_spec]
+            if isinstance(band_spec, str)
             else ("given per ranker" if isinstance(band_spec, dict) else "given"),
+            "band_test": band_test,
         }
     return Diagnosis(
         instances=inst,
@@ -528,7 +559,8 @@ def diagnose(
         rel_threshold=rt,
         dataset_name=dataset.name,
         confidence=confidence,
-        metadata={"tie_tolerance": tie_tolerance, "missing": missing, "sample": sample_hash(inst)}
+        metadata={"tie_tolerance": tie_tolerance, "missing": missing}
+        | _sample_meta(inst, per_query)
         | band_meta
         | ({"position_bias": bias_by} if bias_by else {})
         # read_instances(allow_partial=True) labels an unfinished mining output

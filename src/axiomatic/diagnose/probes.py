@@ -13,8 +13,14 @@ text the ranker prefers). Axiom names are ``probe:NAME``; the ``spec`` records t
 
 Each manipulation draws from its own generator seeded by ``(seed, probe, query, document)``,
 so a document's probe does not depend on which other queries, documents or probes are drawn.
-A manipulation that leaves the text unchanged (one sentence to shuffle, no stopword) is
-skipped and counted.
+A manipulation that leaves the text unchanged (one sentence to shuffle, no stopword, no listed
+word) is skipped and counted, and so is a document whose query has no donor.
+
+Donors: ``append-other-query-sentence`` takes a sentence of a random candidate (among the
+first ``depth``) of another query; ABNIRML's ``AddSent-start`` / ``AddSent-end`` take one of a
+random document judged 0 for the same query (the document itself included when it is judged 0,
+as in ABNIRML) among those whose text the dataset holds (for a re-ranking dataset such as
+``trec-dl-2019/bm25``: its candidates), so they need relevance judgments.
 """
 
 from __future__ import annotations
@@ -27,17 +33,25 @@ import numpy as np
 import pandas as pd
 
 from axiomatic.data.records import Dataset
-from axiomatic.perturb.text_probes import INVARIANT_PROBES, PROBES, manipulate
+from axiomatic.perturb.text_probes import (
+    DONOR_PROBES,
+    INVARIANT_PROBES,
+    NON_RELEVANT_DONOR_PROBES,
+    PROBES,
+    manipulate,
+    unknown_probe,
+)
 
-__all__ = ["PROBE_PREFIX", "parse_probes", "probe_instances"]
+__all__ = ["PROBE_PREFIX", "dataset_probes", "parse_probes", "probe_instances"]
 
 PROBE_PREFIX = "probe:"
 """Axiom name prefix of probe instances (``probe:shuffle-words``)."""
 
 
 def parse_probes(text: str | Sequence[str]) -> list[str]:
-    """Probe names from ``"a,b"`` or a list (``all``: every probe); unknown names refused."""
-    from axiomatic._suggest import suggest
+    """Probe names from ``"a,b"`` or a list (``all``: every probe); unknown names refused (a
+    former name with what replaced it)."""
+    from axiomatic.perturb.text_probes import RENAMED_PROBES as RENAMED
 
     names = [p.strip() for p in (text.split(",") if isinstance(text, str) else text)]
     names = [p for p in names if p]
@@ -45,13 +59,21 @@ def parse_probes(text: str | Sequence[str]) -> list[str]:
         return list(PROBES)
     for p in names:
         if p not in PROBES:
-            raise ValueError(
-                f"unknown probe {p!r}{suggest(p, PROBES)}; expected one of "
-                f"{', '.join(PROBES)} (or all)"
-            )
+            raise ValueError(unknown_probe(p) + ("" if p in RENAMED else " (or all)"))
     if not names:
         raise ValueError(f"no probe given; expected one or more of {', '.join(PROBES)}")
     return list(dict.fromkeys(names))
+
+
+def dataset_probes(text: str | Sequence[str], dataset: Dataset) -> list[str]:
+    """:func:`parse_probes` for ``dataset``: ``all`` leaves out the probes that need relevance
+    judgments (``AddSent-start``, ``AddSent-end``) when the dataset has none; named ones are
+    refused then (by :func:`probe_instances`)."""
+    names = parse_probes(text)
+    every = isinstance(text, str) and text.strip() == "all"
+    if every and not dataset.qrels:
+        names = [p for p in names if p not in NON_RELEVANT_DONOR_PROBES]
+    return names
 
 
 def _key(s: str) -> int:
@@ -72,13 +94,20 @@ def probe_instances(
     :func:`axiomatic.read_instances` gives them. ``instances.attrs["skipped"]`` counts the
     documents a probe left unchanged, per probe.
     """
-    names = parse_probes(probes)
+    names = dataset_probes(probes, dataset)
     if depth < 1:
         raise ValueError(f"depth must be >= 1 (got {depth!r})")
     if not dataset.is_reranking:
         raise ValueError(
             f"dataset {dataset.name!r} has no candidate lists; probe a re-ranking dataset "
             "(e.g. trec-dl-2019/bm25) or give it a first stage"
+        )
+    if NON_RELEVANT_DONOR_PROBES & set(names) and not dataset.qrels:
+        wanted = ", ".join(p for p in names if p in NON_RELEVANT_DONOR_PROBES)
+        raise ValueError(
+            f"probe {wanted} takes a sentence of a document judged non-relevant for the same "
+            f"query, but dataset {dataset.name!r} has no relevance judgments; probe a judged "
+            "dataset or use append-other-query-sentence"
         )
     qids = sorted(q for q in dataset.queries if dataset.candidates and q in dataset.candidates)
     pool = sorted({d for q in qids for d in dataset.candidate_ids(q)[:depth]})
@@ -90,13 +119,20 @@ def probe_instances(
         labels = qrels.get(q, {})
         top = [d for d in dataset.candidate_ids(q)[:depth] if d in dataset.documents]
         others = [d for d in pool if d not in set(top)] or pool
+        # ABNIRML's AddSent donors: the documents judged 0 for this query (sorted: the draw
+        # does not depend on the order of the judgments file)
+        non_relevant = sorted(d for d, r in labels.items() if r == 0 and d in dataset.documents)
         for d in top:
             text = dataset.documents[d].text
             for p in names:
                 rng = np.random.default_rng([seed, _key(p), _key(q), _key(d)])
                 donor = ""
-                if p == "add-sentence":
-                    donor = dataset.documents[others[int(rng.integers(len(others)))]].text
+                if p in DONOR_PROBES:
+                    donors = non_relevant if p in NON_RELEVANT_DONOR_PROBES else others
+                    if not donors:
+                        skipped[p] += 1
+                        continue
+                    donor = dataset.documents[donors[int(rng.integers(len(donors)))]].text
                 new = manipulate(p, text, rng, donor)
                 if new == text:
                     skipped[p] += 1

@@ -160,20 +160,38 @@ class Diagnosis:
         return {str(k): float(v) for k, v in dict(self.metadata["band"]).items()}
 
     @property
+    def band_test(self) -> str:
+        """The test of the effect (``diagnose(..., band_test=...)``): ``sign`` or ``t``."""
+        return str(self.metadata.get("band_test", "sign"))
+
+    @property
     def sample(self) -> str:
-        """Hash of the probe sample (:func:`axiomatic.diagnose.effects.sample_hash`): the same
-        for two diagnoses of the same instances, whatever their order."""
+        """Hash of the probe sample (:func:`axiomatic.diagnose.effects.sample_hash`, over the
+        instances and the texts scored): the same for two diagnoses of the same instances on
+        the same texts, whatever their order (ids only for a diagnosis built without texts)."""
         value = self.metadata.get("sample")
         if isinstance(value, str) and value:
             return value
         return effects.sample_hash(self.instances)
 
+    @property
+    def sample_sha256(self) -> str | None:
+        """:attr:`sample` with all 64 hex digits (None for a diagnosis saved before the hash
+        covered the texts, whose full digest was not kept)."""
+        value = self.metadata.get("sample_sha256")
+        if isinstance(value, str) and value:
+            return value
+        full = effects.sample_hash(self.instances, full=True)
+        return full if full.startswith(self.sample) else None
+
     def _with_effects(self, table: pd.DataFrame) -> pd.DataFrame:
         """``table`` with the band columns (:data:`~axiomatic.diagnose.effects.BAND_COLUMNS`)
         after the fraction's interval: counts against each ranker's band, the effect
-        (pos - neg) / n with its interval and the two-sided sign test (NaN effect and test for
+        (pos - neg) / n with its interval and the p-value of the band's test (``band_test``:
+        the two-sided sign test, or ABNIRML's t-test of the margins; NaN effect and test for
         symmetric axiom groups, which expect no direction; an invariance probe's pair keeps it)."""
         band = self.band or {}
+        test = self.band_test
         assert self.margins is not None
         keys = self.group_keys()
         codes, uniques = pd.factorize(pd.MultiIndex.from_frame(keys), sort=False)
@@ -187,12 +205,12 @@ class Diagnosis:
             pos, neg, neutral = effects.band_counts(m, delta)
             n = pos + neg + neutral
             eff, lo, hi = effects.effect_interval(pos, neg, n, self.confidence)
-            p = effects.sign_test(pos, neg) if n else float("nan")
+            p = effects.effect_test(test, m, pos, neg) if n else float("nan")
             if rec["relation"] == "=" and not str(rec["axiom"]).startswith(PROBE_PREFIX):
                 # a symmetric axiom instance has no direction; a probe's pair (original,
                 # manipulated) has one even when a tie is what it looks for
                 eff = lo = hi = p = float("nan")
-            rows.append((delta, pos, neg, neutral, eff, lo, hi, p))
+            rows.append((delta, pos, neg, neutral, eff, lo, hi, test, p))
         extra = pd.DataFrame(rows, columns=list(effects.BAND_COLUMNS), index=table.index)
         for c in ("pos", "neg", "neutral"):
             extra[c] = extra[c].astype(np.int64)
@@ -316,7 +334,7 @@ class Diagnosis:
             "rel_threshold": self.rel_threshold,
             "partial": self.partial,
             "sample": self.sample,
-            "sample_sha256": effects.sample_hash(self.instances, full=True),
+            "sample_sha256": self.sample_sha256,
             "band": self.band,
         }
 
@@ -457,10 +475,20 @@ class Diagnosis:
         metadata = self.metadata | other.metadata
         banded = self.band is not None and other.band is not None
         if banded:  # both with a band: each ranker keeps its own
+            if self.band_test != other.band_test:
+                raise ValueError(
+                    f"the diagnoses test their effects differently ({self.band_test!r} and "
+                    f"{other.band_test!r}); diagnose both with the same band_test"
+                )
             metadata["band"] = (self.band or {}) | (other.band or {})
+            notes = dict.fromkeys(
+                str(d.metadata.get("band_calibration", "")) for d in (self, other)
+            )
+            metadata["band_calibration"] = "; ".join(n for n in notes if n)
         else:  # effects need every ranker's margins
             metadata.pop("band", None)
             metadata.pop("band_calibration", None)
+            metadata.pop("band_test", None)
 
         def margins(v: str) -> pd.DataFrame | None:
             if not banded:

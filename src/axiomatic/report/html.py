@@ -76,7 +76,8 @@ def render_html(
         )
         + f" · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>",
         f"<p class='meta'>{esc(tables.sample_line(diagnosis))}: the SHA-256 of the instances' "
-        "query ids, documents, axioms and expected directions, in any order (full digest: "
+        "query ids, documents, axioms and expected directions and of the query and document "
+        "texts, in any order (full digest: "
         "<code>summary.sample_sha256</code> in diagnosis.json)</p>",
     ]
     ov = tables.overview_frame(diagnosis, effectiveness, baseline=baseline, min_n=min_n)
@@ -132,7 +133,7 @@ def render_html(
     effects = tables.effect_frame(diagnosis)
     if len(effects):
         parts.append(
-            f"<h2>Calibrated effects</h2><p>{esc(tables.EFFECT_NOTE)}. "
+            f"<h2>Calibrated effects</h2><p>{esc(tables.effect_note(diagnosis))}. "
             f"{esc(str(tables.band_line(diagnosis)))}.</p>"
         )
         parts.append(f"<div class='scroll'>{tables.to_html_table(effects, index=False)}</div>")

@@ -515,10 +515,13 @@ def relevance_frame(diagnosis: Diagnosis) -> pd.DataFrame:
     return p.reset_index()
 
 
+_TEST_LABEL = {"sign": "sign test", "t": "t-test"}
+
+
 def effect_frame(diagnosis: Diagnosis) -> pd.DataFrame:
     """Calibrated effects (``diagnose(..., band=...)``) per view, ranker and axiom group:
     fulfilment (%), the ranker's band, pos / neg / neutral counts, the effect (pos - neg) / n
-    with its interval, and the sign test's p-value. Empty without a band."""
+    with its interval, and the p-value of the band's test. Empty without a band."""
     if diagnosis.band is None:
         return pd.DataFrame()
     rows = []
@@ -541,9 +544,9 @@ def effect_frame(diagnosis: Diagnosis) -> pd.DataFrame:
                     if np.isnan(rec["effect"])
                     else f"{rec['effect']:+.3f} [{rec['effect_ci_low']:+.3f}, "
                     f"{rec['effect_ci_high']:+.3f}]",
-                    "sign test p": "-"
-                    if np.isnan(rec["sign_p"])
-                    else ("< 1e-300" if rec["sign_p"] == 0 else f"{rec['sign_p']:.2g}"),
+                    f"{_TEST_LABEL.get(rec['effect_test'], rec['effect_test'])} p": "-"
+                    if np.isnan(rec["effect_p"])
+                    else ("< 1e-300" if rec["effect_p"] == 0 else f"{rec['effect_p']:.2g}"),
                 }
             )
     return pd.DataFrame(rows)
@@ -553,8 +556,18 @@ EFFECT_NOTE = (
     "effect = (pos - neg) / n: pos = the ranker prefers the document the axiom expects by more "
     "than its band δ, neg = the other one by more than δ, neutral = within δ (ABNIRML, "
     "MacAvaney et al. 2022); 95% CI: Agresti-Min interval of a difference of matched "
-    "proportions; p: two-sided sign test of pos against neg"
+    "proportions"
 )
+_TEST_NOTE = {
+    "sign": "p: two-sided sign test of pos against neg",
+    "t": "p: two-sided one-sample t-test of the score margins against 0 (ABNIRML's test)",
+}
+
+
+def effect_note(diagnosis: Diagnosis) -> str:
+    """:data:`EFFECT_NOTE` and what the p-value of the effects table tests."""
+    test = diagnosis.band_test
+    return f"{EFFECT_NOTE}; {_TEST_NOTE.get(test, f'p: {test} test')}"
 
 
 def sample_line(diagnosis: Diagnosis) -> str:
@@ -967,7 +980,7 @@ def print_tables(
             console,
             effects.set_index(["view", "ranker"] if "view" in effects else ["ranker"]),
             title="Calibrated effects (no-difference band)",
-            caption=EFFECT_NOTE,
+            caption=effect_note(diagnosis),
         )
         console.print(band_line(diagnosis), markup=False, highlight=False)
     console.print(sample_line(diagnosis), markup=False, highlight=False)

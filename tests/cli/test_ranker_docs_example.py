@@ -11,7 +11,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 def test_ranker_protocol_example_in_docs_runs(tmp_path: Path, monkeypatch, capsys) -> None:
     text = (DOCS / "rankers.md").read_text(encoding="utf-8")
     blocks = re.findall(
-        r"<!-- the block below is executed by tests/cli/test_issue12_docs.py -->\n"
+        r"<!-- the block below is executed by tests/cli/test_ranker_docs_example.py -->\n"
         r"```python\n(.*?)```",
         text,
         re.DOTALL,
