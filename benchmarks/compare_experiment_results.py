@@ -7,7 +7,8 @@ by default every folder of ``BEFORE`` with a ``results.json``). Two runs agree w
 ``results.json`` are equal once what measures the run rather than the results is left out:
 
 - the engine's record of the invocation (``machine``, ``timing``) at the top level;
-- wall-clock times and load averages wherever they are nested (:data:`TIMING_KEYS`).
+- wall-clock times, memory peaks and load averages wherever they are nested
+  (:data:`TIMING_KEYS`).
 
 A key of the engine's record (``plan``, ``machine``, ``timing``) that only the later run has
 is listed as added, not as a difference: the engine writes it for every experiment. Floats
@@ -26,9 +27,15 @@ from typing import Any
 RECORD_KEYS = ("plan", "machine", "timing")
 """The keys the engine adds to every ``results.json``."""
 TIMING_KEYS = frozenset(
-    {"machine", "timing", "wall_s", "wall_seconds", "seconds", "when", "date", "load", "s"}
+    {
+        *("machine", "timing", "load", "when", "wall_s", "wall_seconds", "seconds"),
+        *("unit_seconds", "table2_seconds", "train_seconds_total", "seconds_per_1k_steps"),
+        *("seconds_per_1k_examples", "pretrain_seconds_per_1k_examples"),
+        *("peak_mib", "pretrain_peak_mib"),
+    }
 )
-"""Keys whose values measure the invocation (time, load, machine), left out at any depth."""
+"""Keys whose values measure the invocation (wall time, memory peak, load, machine), left out at
+any depth."""
 
 
 def _drop(obj: Any) -> Any:
