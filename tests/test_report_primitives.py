@@ -162,14 +162,14 @@ def _draw_everything(tmp_path: Path) -> list[Path]:
     )
     rosset = Rosset2019(RossetPlan.quick(), tmp_path / "rosset")
     row = {"variant": "base", "dataset": "demo/test", "model": "knrm", "size": 6, "MRR@10": 0.4}
-    rosset._figures([row, {**row, "variant": "ar-all", "MRR@10": 0.5}], {})
-    out += sorted((tmp_path / "rosset").glob("*.png"))
+    figs = rosset.figures({"rows": [row, {**row, "variant": "ar-all", "MRR@10": 0.5}]})
+    out += [save_figure(fig, tmp_path / "rosset" / name) for name, fig in figs.items()]
     liu = LiuSmooth(LiuPlan.quick(), tmp_path / "liu")
     curve = {"Pmr@1": 0.2, "NDCG@5": 0.3, "MAP": 0.25, "MRRmr": 0.4}
-    figs = liu._figures(
+    figs = liu.figures(
         {"fig4": [{"eps": e, **curve} for e in (0, 0.1)], "fig5": [{"NR per query": 5, **curve}]}
     )
-    out += [tmp_path / "liu" / name for name in figs.values()]
+    out += [save_figure(fig, tmp_path / "liu" / name) for name, fig in figs.items()]
     return out
 
 

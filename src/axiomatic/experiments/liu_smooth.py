@@ -19,15 +19,14 @@ Every training run is a unit with its own folder (``runs/<setting>/<language>/<e
 can be stopped and restarted at any point, both only when the unit's record (``unit.json``:
 every setting and the data's fingerprints, :mod:`axiomatic.experiments.units`) equals the
 plan's: a unit of other settings is refused, naming what differs (``--overwrite`` redoes it).
-``report()`` summarizes whatever is finished with the plan's settings.
+The engine's ``report()`` summarizes whatever is finished with the plan's settings.
 """
 
 from __future__ import annotations
 
 import math
-import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from axiomatic._params import param_meta
-from axiomatic._report import markdown_table, new_figure, save_figure
+from axiomatic._report import markdown_table, new_figure
 from axiomatic.data.records import Dataset
 from axiomatic.evaluate.clir_metrics import (
     CLIR_MEASURE_NAMES,
@@ -49,7 +48,6 @@ from axiomatic.experiments.schedule import run_runner_units
 from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
-    machine,
 )
 from axiomatic.training.config import TRAIN_PARAMS
 from axiomatic.training.smooth import DISPLAY, validate_thresholds
@@ -696,7 +694,7 @@ class LiuSmooth(Runner):
             for loss in ("sosl", "mse")
         ]
 
-    def run(self) -> dict[str, Any]:
+    def compute(self) -> None:
         p = self.plan
         unknown = sorted(set(p.parts) - set(PARTS))
         if unknown:
@@ -707,12 +705,10 @@ class LiuSmooth(Runner):
             import warnings
 
             warnings.warn(f"liu-smooth plan: {msg}", UserWarning, stacklevel=2)
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         if p.threads:  # as in every unit (the machine record of results.json names them)
             import torch
 
             torch.set_num_threads(p.threads)
-        t0 = time.perf_counter()
         parts = set(p.parts)
         first: list[tuple[Unit, bool]] = []  # (unit, with train scores for Figure 3)
         if "table2" in parts or "fig3" in parts:
@@ -756,8 +752,6 @@ class LiuSmooth(Runner):
         items: list[tuple[Any, ...]] = [("zero-shot", lang) for lang in zero_langs]
         items += [("unit", u, fig3) for u, fig3 in wanted.items()]
         run_runner_units(self, items, "_run_item", label=self._item_label, what="liu-smooth unit")
-        self.record_timing(time.perf_counter() - t0)
-        return self.report()
 
     def _run_item(self, item: tuple[Any, ...]) -> dict[str, Any]:
         """One scheduled item: ``("zero-shot", language)`` or ``("unit", Unit, train_scores)``."""
@@ -878,7 +872,7 @@ class LiuSmooth(Runner):
                 r[SIG] = ", ".join(sig) or "none"
         return " | ".join(dict.fromkeys(families))
 
-    def report(self) -> dict[str, Any]:
+    def results(self) -> dict[str, Any]:
         p = self.plan
         summary: dict[str, Any] = {"plan": p.to_dict()}
         # per table: the caption line of its p-values (test, reference, Holm family)
@@ -984,8 +978,6 @@ class LiuSmooth(Runner):
             rows = [self._row({"loss": DISPLAY.get(k, k)}, v) for k, v in groups.items()]
             families[part] = self._compare(rows, groups, lambda k: "sosl", "SOSL", "losses")
             summary[part] = rows
-        timing_file = self.out_dir / "timing.json"
-        summary["timing"] = read_json(timing_file) if timing_file.exists() else {}
         summary["unit_seconds"] = round(
             sum(
                 read_json(f).get("seconds_total", 0.0)
@@ -996,10 +988,6 @@ class LiuSmooth(Runner):
         summary["table2_seconds"] = round(
             sum(r.get("seconds_total", 0.0) for r in self._load(self.table2_units())), 1
         )
-        summary["machine"] = machine()
-        write_json(self.out_dir / "results.json", summary)
-        figs = self._figures(summary)
-        self._markdown(summary, figs)
         return summary
 
     def _stability(self) -> list[dict[str, Any]]:
@@ -1040,13 +1028,29 @@ class LiuSmooth(Runner):
         return out
 
     # ------------------------------------------------------------------ figures
-    def _figures(self, summary: dict[str, Any]) -> dict[str, str]:
+    def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        return self._drawn(results)[1]
+
+    def _drawn(self, results: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
+        """The figures of ``results`` (drawn once per results): figure key (``fig3``, ...) ->
+        file name, and file name -> figure."""
+        if self.__dict__.get("_drawn_for") is not results:
+            self._drawn_for, self._drawn_figs = results, self._figures(results)
+        return self._drawn_figs
+
+    def _figures(self, summary: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         import matplotlib  # the default colour cycle (rcParams: no pyplot, no backend switch)
 
         from axiomatic.training.checkpoint import read_log
 
         p = self.plan
         figs: dict[str, str] = {}
+        drawn: dict[str, Any] = {}
+
+        def keep(fig: Any, name: str) -> str:
+            drawn[name] = fig
+            return name
+
         # Figure 3: score densities per grade, per loss (training examples)
         units = [
             u for u in self.table2_units() if u.language == p.fig3_language and u.seed == p.seeds[0]
@@ -1083,7 +1087,7 @@ class LiuSmooth(Runner):
                 f"Fig. 3 analogue: score density per grade, training set, {p.setting} en-{p.fig3_language}"
             )
             fig.tight_layout()
-            figs["fig3"] = self._save(fig, "liu_fig3_density.png")
+            figs["fig3"] = keep(fig, "liu_fig3_density.png")
         if summary["fig4"]:
             fig, ax = new_figure(figsize=(5, 3.4))
             xs = [r["eps"] for r in summary["fig4"]]
@@ -1094,7 +1098,7 @@ class LiuSmooth(Runner):
             ax.set_title(f"Fig. 4 analogue: en-{p.sweep_language}")
             ax.legend(fontsize=7)
             fig.tight_layout()
-            figs["fig4"] = self._save(fig, "liu_fig4_eps.png")
+            figs["fig4"] = keep(fig, "liu_fig4_eps.png")
         if summary["fig5"]:
             fig, ax = new_figure(figsize=(5, 3.4))
             pts = sorted(summary["fig5"], key=lambda r: r["NR per query"])
@@ -1104,7 +1108,7 @@ class LiuSmooth(Runner):
             ax.set_title(f"Fig. 5 analogue: en-{p.sweep_language}, SOSL")
             ax.legend(fontsize=7)
             fig.tight_layout()
-            figs["fig5"] = self._save(fig, "liu_fig5_nr.png")
+            figs["fig5"] = keep(fig, "liu_fig5_nr.png")
         # stability curves
         configs = [(e, c) for e in p.stability_eps for c in p.stability_clip]
         logs_by: dict[tuple[float, float], list[list[dict[str, Any]]]] = {}
@@ -1147,14 +1151,17 @@ class LiuSmooth(Runner):
                 f"Training stability over seeds (one line per seed), en-{p.sweep_language}"
             )
             fig.tight_layout()
-            figs["stability"] = self._save(fig, "liu_stability.png")
-        return figs
+            figs["stability"] = keep(fig, "liu_stability.png")
+        return figs, drawn
 
-    def _save(self, fig: Any, name: str) -> str:
-        save_figure(fig, self.out_dir / name)
-        return name
+    def summary(self, results: Mapping[str, Any]) -> str:
+        return self._markdown(results).replace("IMG/", "")
 
-    def _markdown(self, summary: dict[str, Any], figs: dict[str, str]) -> None:
+    def docs_page(self, results: Mapping[str, Any], page: Path) -> str:
+        return self._markdown(results).replace("IMG/", "img/")
+
+    def _markdown(self, summary: Mapping[str, Any]) -> str:
+        figs = self._drawn(summary)[0]
         p = self.plan
         emb = {
             "word2vec": "word2vec trained per language on the collection",
@@ -1307,16 +1314,4 @@ class LiuSmooth(Runner):
                     "",
                     markdown_table([r for r in summary[part] if "p NDCG@5" in r], ["loss", *pcols]),
                 ]
-        body = "\n".join(text) + "\n"
-        (self.out_dir / "summary.md").write_text(body.replace("IMG/", ""), encoding="utf-8")
-        if p.docs:
-            docs = Path(p.docs)
-            img = docs.parent / "img"
-            img.mkdir(parents=True, exist_ok=True)
-            for name in figs.values():
-                shutil.copyfile(self.out_dir / name, img / name)
-            extra = ""
-            hand = docs.with_name(docs.stem + ".notes.md")
-            if hand.exists():  # the hand-written discussion is appended, never overwritten
-                extra = "\n" + hand.read_text(encoding="utf-8")
-            docs.write_text(body.replace("IMG/", "img/") + extra, encoding="utf-8")
+        return "\n".join(text) + "\n"
