@@ -502,7 +502,7 @@ class Runner:
         results.update(record(self.plan, self.out_dir, machine()))
         self.out_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.out_dir / "results.json", json.dumps(results, indent=1, default=str))
-        figures = self.figures(results)
+        figures = self.drawn(results)
         for name, fig in figures.items():
             save_figure(fig, self.out_dir / name, dpi=self.figure_dpi)
         atomic_write_text(self.out_dir / "summary.md", self.summary(results))
@@ -534,6 +534,15 @@ class Runner:
         """The figures of ``results``: path relative to the output folder -> a matplotlib
         figure (:func:`axiomatic._report.new_figure`); none by default."""
         return {}
+
+    def drawn(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`figures` of ``results``, drawn once per results (what :meth:`summary` and
+        :meth:`docs_page` link to is what is drawn)."""
+        cache = self.__dict__.get("_figures_of")
+        if cache is None or cache[0] is not results:
+            cache = self.__dict__["_figures_of"] = (results, self.figures(results))
+        figures: dict[str, Any] = cache[1]
+        return figures
 
     figure_dpi: ClassVar[float] = 110
     """Resolution of the saved figures (:func:`axiomatic._report.save_figure`)."""

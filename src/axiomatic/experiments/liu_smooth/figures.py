@@ -18,32 +18,28 @@ from axiomatic.experiments.liu_smooth.plan import (
 from axiomatic.experiments.liu_smooth.run import LiuRun
 from axiomatic.training.smooth import DISPLAY
 
+FIGURES = {
+    "fig3": "liu_fig3_density.png",
+    "fig4": "liu_fig4_eps.png",
+    "fig5": "liu_fig5_nr.png",
+    "stability": "liu_stability.png",
+}
+"""The file name of each figure (in the output folder and the docs page's ``img/``)."""
+
 
 class LiuFigures(LiuRun):
     """The figures of :class:`~axiomatic.experiments.liu_smooth.report.LiuSmooth`'s results."""
 
     def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
-        return self._drawn(results)[1]
-
-    def _drawn(self, results: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
-        """The figures of ``results`` (drawn once per results): figure key (``fig3``, ...) ->
-        file name, and file name -> figure."""
-        if self.__dict__.get("_drawn_for") is not results:
-            self._drawn_for, self._drawn_figs = results, self._figures(results)
-        return self._drawn_figs
-
-    def _figures(self, summary: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
+        """Figure 3 (score densities), 4 (eps sweep), 5 (NR per query) and the stability
+        curves, where their units finished (file names: :data:`FIGURES`)."""
+        summary = results
         import matplotlib  # the default colour cycle (rcParams: no pyplot, no backend switch)
 
         from axiomatic.training.checkpoint import read_log
 
         p = self.plan
-        figs: dict[str, str] = {}
         drawn: dict[str, Any] = {}
-
-        def keep(fig: Any, name: str) -> str:
-            drawn[name] = fig
-            return name
 
         # Figure 3: score densities per grade, per loss (training examples)
         units = [
@@ -81,7 +77,7 @@ class LiuFigures(LiuRun):
                 f"Fig. 3 analogue: score density per grade, training set, {p.setting} en-{p.fig3_language}"
             )
             fig.tight_layout()
-            figs["fig3"] = keep(fig, "liu_fig3_density.png")
+            drawn[FIGURES["fig3"]] = fig
         if summary["fig4"]:
             fig, ax = new_figure(figsize=(5, 3.4))
             xs = [r["eps"] for r in summary["fig4"]]
@@ -92,7 +88,7 @@ class LiuFigures(LiuRun):
             ax.set_title(f"Fig. 4 analogue: en-{p.sweep_language}")
             ax.legend(fontsize=7)
             fig.tight_layout()
-            figs["fig4"] = keep(fig, "liu_fig4_eps.png")
+            drawn[FIGURES["fig4"]] = fig
         if summary["fig5"]:
             fig, ax = new_figure(figsize=(5, 3.4))
             pts = sorted(summary["fig5"], key=lambda r: r["NR per query"])
@@ -102,7 +98,7 @@ class LiuFigures(LiuRun):
             ax.set_title(f"Fig. 5 analogue: en-{p.sweep_language}, SOSL")
             ax.legend(fontsize=7)
             fig.tight_layout()
-            figs["fig5"] = keep(fig, "liu_fig5_nr.png")
+            drawn[FIGURES["fig5"]] = fig
         # stability curves
         configs = [(e, c) for e in p.stability_eps for c in p.stability_clip]
         logs_by: dict[tuple[float, float], list[list[dict[str, Any]]]] = {}
@@ -145,5 +141,5 @@ class LiuFigures(LiuRun):
                 f"Training stability over seeds (one line per seed), en-{p.sweep_language}"
             )
             fig.tight_layout()
-            figs["stability"] = keep(fig, "liu_stability.png")
-        return figs, drawn
+            drawn[FIGURES["stability"]] = fig
+        return drawn

@@ -15,7 +15,7 @@ from axiomatic.evaluate.clir_metrics import (
 )
 from axiomatic.experiments.common import read_json
 from axiomatic.experiments.engine import register_experiment
-from axiomatic.experiments.liu_smooth.figures import LiuFigures
+from axiomatic.experiments.liu_smooth.figures import FIGURES, LiuFigures
 from axiomatic.experiments.liu_smooth.plan import (
     SIG,
     Unit,
@@ -279,7 +279,8 @@ class LiuSmooth(LiuFigures):
         return self._markdown(results).replace("IMG/", "img/")
 
     def _markdown(self, summary: Mapping[str, Any]) -> str:
-        figs = self._drawn(summary)[0]
+        drawn = self.drawn(summary)
+        figs = {key: name for key, name in FIGURES.items() if name in drawn}
         p = self.plan
         emb = {
             "word2vec": "word2vec trained per language on the collection",
