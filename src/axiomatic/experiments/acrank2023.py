@@ -27,7 +27,7 @@ finished units of the plan's settings.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from axiomatic._params import param_meta
-from axiomatic._report import markdown_table, new_figure, save_figure
+from axiomatic._report import markdown_table, new_figure
 from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
 from axiomatic.experiments.common import (
@@ -53,7 +53,6 @@ from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
     fingerprint,
-    machine,
 )
 from axiomatic.training.config import TRAIN_PARAMS
 
@@ -602,9 +601,8 @@ class ACRank2023(Runner):
         return units
 
     # ------------------------------------------------------------------ everything
-    def run(self) -> dict[str, Any]:
+    def compute(self) -> None:
         p = self.plan
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         if p.threads:  # as in every unit: the diagnosis and the report compute here
             import torch
@@ -634,7 +632,6 @@ class ACRank2023(Runner):
         ]
         self._schedule(zero)
         self.echo(f"[acrank2023] all units done ({time.perf_counter() - t0:.0f}s this call)")
-        return self.report()
 
     def _schedule(self, items: list[tuple[str, str, Unit, int]]) -> None:
         run_runner_units(self, items, "_run_item", label=self._item_label, what="acrank2023 unit")
@@ -761,7 +758,7 @@ class ACRank2023(Runner):
         depths = read_json(f).get("zero_shot_depth", {}) if f.exists() else {}
         return bool(depths.get(name) == self.plan.zero_shot_depth)
 
-    def report(self) -> dict[str, Any]:
+    def results(self) -> dict[str, Any]:
         """Summarize every finished unit on disk (works while units are still missing)."""
         from axiomatic.evaluate.significance import compare_to_baseline
 
@@ -864,26 +861,19 @@ class ACRank2023(Runner):
                 "settings than this plan's and are not reported (e.g. "
                 f"{self.store._name(min(stale))}); run the experiment with --overwrite to redo them"
             )
-        summary = {
+        return {
             "rows": tables,
             "significance": families,
             "p_sweep": sweep,
             "diagnosis": diagnosis,
             "augmentation_stats": aug_stats,
             "train_seconds_total": round(total_train, 1),
-            "machine": machine(),
-            "plan": p.to_dict(),
         }
-        write_json(self.out_dir / "results.json", summary)
-        figs = self._figures(summary)
-        text = self._markdown(summary, figs)
-        (self.out_dir / "summary.md").write_text(text, encoding="utf-8")
-        if p.docs:
-            self._write_docs(Path(p.docs), text, figs)
-        return summary
 
-    def _figures(self, summary: dict[str, Any]) -> list[Path]:
-        out: list[Path] = []
+    def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """The main rows per (setting, test set), the p sweep and the diagnosis per setting."""
+        summary = results
+        out: dict[str, Any] = {}
         rows = [r for r in summary["rows"] if r["table"] == "main"]
         for setting, ts in sorted({(r["setting"], r["test"]) for r in rows}):
             sel = [r for r in rows if r["setting"] == setting and r["test"] == ts]
@@ -895,9 +885,7 @@ class ACRank2023(Runner):
             ax.set_title(f"ACRank rows: {setting}, test {ts}", fontsize=9)
             ax.legend(fontsize=7)
             fig.tight_layout()
-            path = self.out_dir / f"acrank_main_{setting}_{_slug(ts)}.png"
-            save_figure(fig, path)
-            out.append(path)
+            out[f"acrank_main_{setting}_{_slug(ts)}.png"] = fig
         if summary["p_sweep"]:
             for setting in sorted({r["setting"] for r in summary["p_sweep"]}):
                 pts = sorted(
@@ -911,9 +899,7 @@ class ACRank2023(Runner):
                 ax.set_title(f"Fig. 4 analogue: effect of p, {setting}", fontsize=9)
                 ax.legend(fontsize=7)
                 fig.tight_layout()
-                path = self.out_dir / f"acrank_p_{setting}.png"
-                save_figure(fig, path)
-                out.append(path)
+                out[f"acrank_p_{setting}.png"] = fig
         for setting, diag in summary["diagnosis"].items():
             ful = diag.get("fulfilment") or {}
             agr = diag.get("agreement") or {}
@@ -933,12 +919,11 @@ class ACRank2023(Runner):
             a2.legend(fontsize=6)
             fig.suptitle(f"Diagnosis of trained models: {setting}", fontsize=9)
             fig.tight_layout()
-            path = self.out_dir / f"acrank_diagnosis_{setting}.png"
-            save_figure(fig, path)
-            out.append(path)
+            out[f"acrank_diagnosis_{setting}.png"] = fig
         return out
 
-    def _markdown(self, summary: dict[str, Any], figs: Sequence[Path]) -> str:
+    def summary(self, results: Mapping[str, Any]) -> str:
+        summary, figs = results, list(self.drawn(results))
         p = self.plan
         text = [
             "# ACRank (Bo et al. 2023) - reproduction at the staged data's scale",
@@ -1027,32 +1012,28 @@ class ACRank2023(Runner):
             f"{m['platform']}; {m['cpus']} CPUs ({m['cpu']}); torch {m['torch']} "
             f"({m['device']}); load average at report time {m['load']}.",
             "",
-            "Figures: " + ", ".join(f.name for f in figs),
+            "Figures: " + ", ".join(figs),
         ]
         return "\n".join(text) + "\n"
 
-    def _write_docs(self, docs: Path, text: str, figs: Sequence[Path]) -> None:
-        """Replace the generated block of ``docs`` (created when missing) and copy the figures
-        to ``docs/img``."""
-        import shutil
+    docs_notes = False  # the page's own text surrounds the generated block
 
-        img = docs.parent / "img"
-        img.mkdir(parents=True, exist_ok=True)
-        for f in figs:
-            shutil.copyfile(f, img / f.name)
-        body = text.replace("# ACRank (Bo et al. 2023) - reproduction", "### Reproduction", 1)
-        for f in figs:
-            body += f"\n![{f.stem}](img/{f.name})\n"
+    def docs_page(self, results: Mapping[str, Any], page: Path) -> str:
+        """``page`` (created when missing) with its generated block replaced by the report
+        (figures in the page's ``img/``) and the plan as run."""
+        body = self.summary(results).replace(
+            "# ACRank (Bo et al. 2023) - reproduction", "### Reproduction", 1
+        )
+        for name in self.drawn(results):
+            body += f"\n![{Path(name).stem}](img/{name})\n"
         cfg = (self.out_dir / "config.toml").read_text(encoding="utf-8")
         block = f"{DOCS_BEGIN}\n\n{body}\nPlan (as run):\n\n```toml\n{cfg}```\n\n{DOCS_END}"
-        old = docs.read_text(encoding="utf-8") if docs.exists() else "# ACRank\n\n"
+        old = page.read_text(encoding="utf-8") if page.exists() else "# ACRank\n\n"
         if DOCS_BEGIN in old and DOCS_END in old:
             head, rest = old.split(DOCS_BEGIN, 1)
             tail = rest.split(DOCS_END, 1)[1]
-            new = head + block + tail
-        else:
-            new = old.rstrip() + "\n\n" + block + "\n"
-        docs.write_text(new, encoding="utf-8")
+            return head + block + tail
+        return old.rstrip() + "\n\n" + block + "\n"
 
 
 def _log_counts(log: Path, batch_size: int) -> dict[str, int]:

@@ -513,8 +513,9 @@ class Runner:
                 save_figure(fig, page.parent / "img" / self.docs_figure(name, page),
                             dpi=self.figure_dpi)  # fmt: skip
             text = self.docs_page(results, page)
+            # hand-written observations beside the page: appended, never overwritten
             notes = page.with_suffix(".notes.md")
-            if notes.is_file():  # hand-written observations: appended, never overwritten
+            if self.docs_notes and notes.is_file():
                 text = text.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
             atomic_write_text(page, text)
         return results
@@ -556,6 +557,11 @@ class Runner:
         """The text of the docs ``page`` for ``results`` (figures linked as ``img/<name>``,
         :meth:`docs_figure`); by default :meth:`summary`'s."""
         return self.summary(results)
+
+    docs_notes: ClassVar[bool] = True
+    """Whether a hand-written ``<page>.notes.md`` is appended to the docs page (an
+    experiment whose :meth:`docs_page` keeps the page's own text around a generated block
+    sets it to ``False``)."""
 
     def docs_figure(self, name: str, page: Path) -> str:
         """The file name, in the docs page's ``img/`` folder, of figure ``name``."""
