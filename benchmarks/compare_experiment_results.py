@@ -8,7 +8,8 @@ by default every folder of ``BEFORE`` with a ``results.json``). Two runs agree w
 
 - the engine's record of the invocation (``machine``, ``timing``) at the top level;
 - wall-clock times, memory peaks and load averages wherever they are nested
-  (:data:`TIMING_KEYS`).
+  (:data:`TIMING_KEYS`);
+- the output folder itself, where a value names a path inside it.
 
 A key of the engine's record (``plan``, ``machine``, ``timing``) that only the later run has
 is listed as added, not as a difference: the engine writes it for every experiment. Floats
@@ -38,11 +39,14 @@ TIMING_KEYS = frozenset(
 any depth."""
 
 
-def _drop(obj: Any) -> Any:
+def _drop(obj: Any, folder: str) -> Any:
+    """``obj`` without :data:`TIMING_KEYS`, the run's own ``folder`` written as ``<out>``."""
     if isinstance(obj, dict):
-        return {k: _drop(v) for k, v in obj.items() if k not in TIMING_KEYS}
+        return {k: _drop(v, folder) for k, v in obj.items() if k not in TIMING_KEYS}
     if isinstance(obj, list):
-        return [_drop(v) for v in obj]
+        return [_drop(v, folder) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace(folder, "<out>")
     return obj
 
 
@@ -71,7 +75,7 @@ def compare(before: Path, after: Path) -> tuple[list[str], list[str]]:
     added = [k for k in RECORD_KEYS if k in b and k not in a]
     for k in added:
         b.pop(k)
-    return list(differences(_drop(a), _drop(b))), added
+    return list(differences(_drop(a, str(before)), _drop(b, str(after)))), added
 
 
 def main(argv: list[str]) -> int:

@@ -21,9 +21,8 @@ MS MARCO: "zero-shot" here means "no training on our qrels", not "never saw MS M
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -44,7 +43,6 @@ from axiomatic.experiments.units import (
     UnitStore,
     dataset_fingerprint,
     files_fingerprint,
-    machine,
 )
 from axiomatic.training.config import TRAIN_PARAMS
 
@@ -279,8 +277,15 @@ def run_predictor_stage(
 
 
 def plot_importances(results: dict[str, Any], path: Path) -> Path:
+    """:func:`importances_figure` saved to ``path``."""
+    from axiomatic._report import save_figure
+
+    return save_figure(importances_figure(results), path)
+
+
+def importances_figure(results: Mapping[str, Any]) -> Any:
     """Figure 2: gain importance per axiom (normalized by the largest), one bar per setting."""
-    from axiomatic._report import new_figure, save_figure
+    from axiomatic._report import new_figure
 
     names = results["features"]
     settings = list(results["settings"])
@@ -296,8 +301,7 @@ def plot_importances(results: dict[str, Any], path: Path) -> Path:
     ax.set_title("ARES preference predictor: axiom importance (cf. Chen et al. 2022, Fig. 2)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    save_figure(fig, path)
-    return path
+    return fig
 
 
 def dev_subset(name: str, n: int, data_root: Any = None) -> Any:
@@ -805,8 +809,17 @@ def run_diagnosis(
 
 
 def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Path) -> Path | None:
-    """Figure 3: test MRR@10 against the number of training queries (0 = zero-shot)."""
-    from axiomatic._report import new_figure, save_figure
+    """:func:`few_shot_figure` saved to ``path`` (``None``: no few-shot results)."""
+    from axiomatic._report import save_figure
+
+    fig = few_shot_figure(few, zero, test)
+    return None if fig is None else save_figure(fig, path)
+
+
+def few_shot_figure(few: Mapping[str, Any], zero: Mapping[str, Any], test: str) -> Any:
+    """Figure 3: test MRR@10 against the number of training queries (0 = zero-shot); ``None``
+    without few-shot results."""
+    from axiomatic._report import new_figure
 
     if not few:
         return None
@@ -825,8 +838,7 @@ def plot_few_shot(few: dict[str, Any], zero: dict[str, Any], test: str, path: Pa
     ax.set_title("Few-shot fine-tuning (cf. Chen et al. 2022, Fig. 3)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    save_figure(fig, path)
-    return path
+    return fig
 
 
 def _seeded(make: Callable[[], Any], seed: int) -> Any:
@@ -1104,59 +1116,45 @@ class Ares2022(Runner):
         a, b = asdict(self.plan), asdict(AresPlan.quick())
         return all(a[k] == b[k] for k in a if k not in ("data_root", "docs", "threads"))
 
-    def run(self, stages: Sequence[str] = STAGES) -> dict[str, Any]:
-        """Run (or resume) the stages into the output folder; writes ``summary.md`` and, when
-        the plan's ``docs`` is set, that page too."""
+    def compute(self) -> None:
+        """Run (or resume) the stages (:data:`STAGES`) into the output folder."""
         import torch
 
         plan, out, echo, store = self.plan, self.out_dir, self.echo, self.store
+        stages = STAGES
         data_root = plan.data_root
         torch.set_num_threads(int(plan.threads))
-        out.mkdir(parents=True, exist_ok=True)
         self.write_config()
-        t0 = time.perf_counter()
         prepared = _prepared(plan, out, data_root)
         for p in prepared:
             echo(
                 f"{p.collection.name}: {p.pseudo.report.describe()}; {len(p.real_doc)} real queries"
             )
-        predictor = (
-            run_predictor_stage(plan, out, prepared, echo, store) if "predictor" in stages else {}
-        )
+        if "predictor" in stages:
+            run_predictor_stage(plan, out, prepared, echo, store)
         pretrain = (
             run_pretrain_stage(plan, out, prepared, echo, data_root) if "pretrain" in stages else {}
         )
-        zero = (
+        if "zero-shot" in stages:
             run_zero_shot(plan, out, pretrain, echo, data_root, store)
-            if "zero-shot" in stages
-            else {}
-        )
         few = (
             run_few_shot(plan, out, pretrain, echo, data_root, store)
             if "few-shot" in stages
             else {}
         )
-        few_t = few_shot_tests(plan, out, few, echo, data_root) if few else {}
-        diagnosis = (
+        if few:
+            few_shot_tests(plan, out, few, echo, data_root)
+        if "diagnosis" in stages:
             run_diagnosis(plan, out, pretrain, echo, data_root, prepared, store)
-            if "diagnosis" in stages
-            else {}
-        )
-        ablation = (
+        if "ablation" in stages:
             run_ablation(plan, out, prepared, echo, data_root, store)
-            if "ablation" in stages
-            else {}
-        )
-        return self._render(predictor, pretrain, zero, few, few_t, diagnosis, ablation, t0)
 
-    def report(self) -> dict[str, Any]:
-        """Re-render ``summary.md``, the figures, ``results.json`` (and the plan's ``docs``
-        page) from the stage outputs in the folder, computing nothing: the predictor, the
+    def results(self) -> dict[str, Any]:
+        """The stage outputs in the folder, computing nothing: the predictor, the
         pre-training of the plan's variants and the zero-shot stage must have finished (each
         refused, naming the file, when absent); few-shot, diagnosis and ablation are shown when
         present."""
         plan, out = self.plan, self.out_dir
-        t0 = time.perf_counter()
 
         def need(path: Path, stage: str) -> Any:
             if not path.is_file():
@@ -1195,54 +1193,6 @@ class Ares2022(Runner):
         if diagnosis and (out / "diagnosis" / "query_pairs.json").is_file():
             diagnosis["query_pairs"] = read_json(out / "diagnosis" / "query_pairs.json")
         ablation = have(out / "ablation" / "ablation.json") if plan.ablation_variants else {}
-        return self._render(predictor, pretrain, zero, few, few_t, diagnosis, ablation, t0)
-
-    def _render(
-        self, predictor: dict[str, Any], pretrain: dict[str, Any], zero: dict[str, Any],
-        few: dict[str, Any], few_t: dict[str, Any], diagnosis: dict[str, Any],
-        ablation: dict[str, Any], t0: float,
-    ) -> dict[str, Any]:  # fmt: skip
-        """Figures, ``summary.md``, the plan's ``docs`` page and ``results.json``."""
-        from axiomatic._atomic import atomic_write_text
-
-        plan, out = self.plan, self.out_dir
-        if predictor:
-            plot_importances(predictor, out / "img" / "ares_fig2_importance.png")
-        plot_few_shot(few, zero, plan.few_shot_test, out / "img" / "ares_fig3_few_shot.png")
-        m = machine()
-        meta = {
-            "quick": self._quick(),
-            "machine": f"{m['platform']}, {m['cpu']}, {m['cpus']} cores",
-            "threads": plan.threads,
-            "load": tuple(round(x, 2) for x in os.getloadavg()),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "wall_s": time.perf_counter() - t0,
-        }
-        bench_file = out / "bench_ares.json"
-        bench = read_json(bench_file) if bench_file.exists() else None
-        md = render_markdown(
-            plan,
-            predictor or {"features": [], "settings": {}},
-            pretrain,
-            zero,
-            meta,
-            bench,
-            few,
-            diagnosis,
-            ablation,
-            few_t,
-        )
-        atomic_write_text(out / "summary.md", md)
-        if plan.docs is not None:
-            # hand-written observations live beside the page and are appended, never overwritten
-            notes = Path(plan.docs).with_suffix(".notes.md")
-            if notes.is_file():
-                md = md.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
-            atomic_write_text(Path(plan.docs), md)
-            plot_dir = Path(plan.docs).parent / "img"
-            if predictor:
-                plot_importances(predictor, plot_dir / "ares_fig2_importance.png")
-            plot_few_shot(few, zero, plan.few_shot_test, plot_dir / "ares_fig3_few_shot.png")
         res = {
             "plan": asdict(plan),
             "predictor": predictor,
@@ -1253,5 +1203,41 @@ class Ares2022(Runner):
             "ablation": ablation,
             "diagnosis": diagnosis,
         }
-        write_json(out / "results.json", res)
         return res
+
+    def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """Figure 2 (axiom importance of the predictor) and Figure 3 (few-shot curves)."""
+        out: dict[str, Any] = {}
+        if results["predictor"]:
+            out["img/ares_fig2_importance.png"] = importances_figure(results["predictor"])
+        few = few_shot_figure(results["few_shot"], results["zero_shot"], self.plan.few_shot_test)
+        if few is not None:
+            out["img/ares_fig3_few_shot.png"] = few
+        return out
+
+    def summary(self, results: Mapping[str, Any]) -> str:
+        """The page (the docs page too): every stage's tables, the machine and this
+        invocation's time."""
+        plan, m = self.plan, results["machine"]
+        meta = {
+            "quick": self._quick(),
+            "machine": f"{m['platform']}, {m['cpu']}, {m['cpus']} cores",
+            "threads": plan.threads,
+            "load": tuple(m["load"] or ()),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "wall_s": time.perf_counter() - self.started,
+        }
+        bench_file = self.out_dir / "bench_ares.json"
+        bench = read_json(bench_file) if bench_file.exists() else None
+        return render_markdown(
+            plan,
+            results["predictor"] or {"features": [], "settings": {}},
+            results["pretrain"],
+            results["zero_shot"],
+            meta,
+            bench,
+            results["few_shot"],
+            results["diagnosis"],
+            results["ablation"],
+            results["few_shot_tests"],
+        )

@@ -412,6 +412,8 @@ class Runner:
             raise ValueError(scheduling_refusal(self.name, self.in_process))
         self.plan = plan
         self.out_dir = Path(out_dir)
+        self.started = time.perf_counter()
+        """When this invocation began (``time.perf_counter()``), for reports that state it."""
         self.echo = echo
         self.overwrite = overwrite
         self.workers = workers
