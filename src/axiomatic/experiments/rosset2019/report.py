@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from axiomatic._report import markdown_table, new_figure
 from axiomatic.data.records import Dataset, Run
@@ -130,7 +130,7 @@ class RossetReport:
             "significance": families,
         }
 
-    figure_dpi = 120
+    figure_dpi: ClassVar[float] = 120
 
     def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
         """Figure 1 (MRR@10 by training size) per dataset and Figure 2 (training curves of the
