@@ -268,7 +268,7 @@ def fulfilment(out: Path, first: pl.Prepared, old: np.ndarray, new: np.ndarray) 
     from axiomatic.ares.fulfilment import sample_query_pairs
     from axiomatic.ares.pretrain import surface_forms
     from axiomatic.data.records import Dataset, Document, Query
-    from axiomatic.experiments.ares2022 import _seeded
+    from axiomatic.experiments.ares2022.pretraining import _seeded
     from axiomatic.experiments.common import on_device
     from axiomatic.models.io import load_model
     from axiomatic.models.scoring import score_candidates

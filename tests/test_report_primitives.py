@@ -151,7 +151,7 @@ def _draw_everything(tmp_path: Path) -> list[Path]:
         ),
     ]
     metrics = {"NDCG@1": 0.2, "NDCG@10": 0.3, "MAP": 0.25}
-    out += ACRank2023(ACRankPlan.quick(), tmp_path / "acrank")._figures(
+    figs = ACRank2023(ACRankPlan.quick(), tmp_path / "acrank").figures(
         {
             "rows": [{"table": "main", "setting": "s", "test": "t", "row": "BERT", **metrics}],
             "p_sweep": [{"setting": "s", "p": 0.1, "rule": "TFC-A", **metrics}],
@@ -160,16 +160,17 @@ def _draw_everything(tmp_path: Path) -> list[Path]:
             },
         }
     )
+    out += [save_figure(fig, tmp_path / "acrank" / name) for name, fig in figs.items()]
     rosset = Rosset2019(RossetPlan.quick(), tmp_path / "rosset")
     row = {"variant": "base", "dataset": "demo/test", "model": "knrm", "size": 6, "MRR@10": 0.4}
-    rosset._figures([row, {**row, "variant": "ar-all", "MRR@10": 0.5}], {})
-    out += sorted((tmp_path / "rosset").glob("*.png"))
+    figs = rosset.figures({"rows": [row, {**row, "variant": "ar-all", "MRR@10": 0.5}]})
+    out += [save_figure(fig, tmp_path / "rosset" / name) for name, fig in figs.items()]
     liu = LiuSmooth(LiuPlan.quick(), tmp_path / "liu")
     curve = {"Pmr@1": 0.2, "NDCG@5": 0.3, "MAP": 0.25, "MRRmr": 0.4}
-    figs = liu._figures(
+    figs = liu.figures(
         {"fig4": [{"eps": e, **curve} for e in (0, 0.1)], "fig5": [{"NR per query": 5, **curve}]}
     )
-    out += [tmp_path / "liu" / name for name in figs.values()]
+    out += [save_figure(fig, tmp_path / "liu" / name) for name, fig in figs.items()]
     return out
 
 

@@ -426,7 +426,7 @@ def _four_grades(d: Dataset) -> Dataset:
 @pytest.mark.parametrize("four", [False, True])
 def test_mr_is_the_collections_top_grade(tmp_path, fake_trainer, monkeypatch, four) -> None:
     seen: list[tuple[int, int]] = []
-    import axiomatic.experiments.liu_smooth as liu
+    import axiomatic.experiments.liu_smooth.run as liu
 
     real = liu.evaluate_clir_per_query
 

@@ -31,15 +31,21 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _runner_classes() -> set[type[Runner]]:
-    """Every Runner subclass of the package's modules (the listing imports them all)."""
+    """Every runner of the package's modules (the listing imports them all): the Runner
+    subclasses no other class of the package derives from (a package's computing half, such
+    as liu-smooth's ``LiuRun``, is the base of its registered runner)."""
     REGISTRY.names()
     found, todo = set(), [Runner]
     while todo:
         for sub in todo.pop().__subclasses__():
             todo.append(sub)
-            if sub.__module__.startswith("axiomatic.experiments."):
+            inside = [s for s in sub.__subclasses__() if s.__module__.startswith(_PACKAGE)]
+            if sub.__module__.startswith(_PACKAGE) and not inside:
                 found.add(sub)
     return found
+
+
+_PACKAGE = "axiomatic.experiments."
 
 
 def test_every_runner_of_the_package_registers_itself_and_loads() -> None:

@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from axiomatic._atomic import atomic_write_text
+
 ROSSET_AXIOMS = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
 
 __all__ = ["ROSSET_AXIOMS", "diagnose_models", "diagnosis_tables"]
@@ -64,7 +66,7 @@ def diagnose_models(
         result["fulfilment"] = {
             str(r): {str(c): float(piv.loc[r, c]) for c in piv.columns} for r in piv.index
         }
-        diag.mcnemar().to_csv(out_dir / "mcnemar.csv", index=False)
+        atomic_write_text(out_dir / "mcnemar.csv", diag.mcnemar().to_csv(index=False))
     an = parse_analyzer("default", language=test.language)
     texts = [test.documents[d].text for q in test.queries for d in test.candidate_ids(q)]
     vocab = build_vocabulary(texts, an, min_count=1)

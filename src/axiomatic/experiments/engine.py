@@ -8,8 +8,12 @@ Every paper experiment is a module with
   refuses an unknown key in one line with a suggestion;
 - a *runner*: a class deriving from :class:`Runner`, constructed with the plan and the output
   folder (it opens the :class:`~axiomatic.experiments.units.UnitStore` every unit is cached
-  in), whose ``run()`` computes what is not done yet and ``report()`` summarizes the finished
-  units;
+  in), that says what the experiment is: ``compute()`` the units not done yet, ``results()``
+  the summary of the finished units (a JSON-ready dict), and pure renderings of it:
+  ``summary(results)`` (Markdown), ``figures(results)``, ``docs_page(results, page)``. The
+  engine owns the lifecycle (:meth:`Runner.run`, :meth:`Runner.report`): it times the
+  invocation, writes ``results.json`` with its record (plan, machine, timing), the figures,
+  ``summary.md`` and the docs page, each atomically;
 - its registration: the runner class under :func:`register_experiment` (name, summary, paper,
   whether its units can run on Dask, the command options only it takes).
 
@@ -39,6 +43,7 @@ from axiomatic.experiments.units import UnitStore, note_plan_change
 from axiomatic.training.config import TRAIN_PARAMS
 
 __all__ = [
+    "ENGINE_KEYS",
     "REGISTRY",
     "SECONDS_PER_STEP",
     "Experiment",
@@ -52,6 +57,7 @@ __all__ = [
     "experiments",
     "get_experiment",
     "plain",
+    "record",
     "register_experiment",
     "run_experiment",
     "smooth",
@@ -373,8 +379,11 @@ class Runner:
     The constructor only stores its arguments and opens the unit store (no data is read):
     ``plan``, ``out_dir``, ``echo`` (progress lines), ``overwrite`` (redo units of other
     settings instead of refusing them), ``workers`` / ``scheduler`` (where units run; ``None``:
-    in this process). A subclass sets ``name`` and ``plan_class``, implements :meth:`run` and
-    :meth:`report`, and may set ``unit_done`` (the file that marks a finished folder unit).
+    in this process). A subclass sets ``name`` and ``plan_class``, implements :meth:`compute`,
+    :meth:`results` and :meth:`summary` (and, where it has them, :meth:`figures` and
+    :meth:`docs_page`), and may set ``unit_done`` (the file that marks a finished folder
+    unit). :meth:`run` and :meth:`report` are the engine's: no experiment writes
+    ``results.json``, ``summary.md`` or its docs page itself.
     """
 
     name: ClassVar[str] = ""
@@ -403,6 +412,8 @@ class Runner:
             raise ValueError(scheduling_refusal(self.name, self.in_process))
         self.plan = plan
         self.out_dir = Path(out_dir)
+        self.started = time.perf_counter()
+        """When this invocation began (``time.perf_counter()``), for reports that state it."""
         self.echo = echo
         self.overwrite = overwrite
         self.workers = workers
@@ -467,14 +478,110 @@ class Runner:
         )
         atomic_write_text(path, json.dumps(timing, indent=1, default=str))
 
-    # ------------------------------------------------------------------ the work
+    # ------------------------------------------------------------------ the lifecycle
     def run(self) -> dict[str, Any]:
-        """Compute every unit not done yet, then :meth:`report`."""
-        raise NotImplementedError
+        """Compute every unit not done yet (:meth:`compute`), record this invocation's wall
+        time in ``timing.json``, then :meth:`report`."""
+        t0 = time.perf_counter()
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.compute()
+        self.record_timing(time.perf_counter() - t0)
+        return self.report()
 
     def report(self) -> dict[str, Any]:
-        """Summarize the finished units of this plan (tables, figures, ``results.json``)."""
+        """Summarize the finished units of this plan and write the outputs, each atomically:
+        ``results.json`` (:meth:`results` plus the engine's record: the ``plan``, the
+        ``machine`` and the ``timing`` of the invocations that ran to the end), the figures
+        (:meth:`figures`), ``summary.md`` (:meth:`summary`) and, when the plan names a
+        ``docs`` page, that page (:meth:`docs_page`; a hand-written ``<page>.notes.md``
+        beside it is appended, never overwritten) with its figures in the page's ``img/``.
+        Returns what ``results.json`` holds."""
+        from axiomatic._atomic import atomic_write_text
+        from axiomatic._report import save_figure
+        from axiomatic.experiments.units import machine
+
+        results = self.results()
+        results.update(record(self.plan, self.out_dir, machine()))
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.out_dir / "results.json", json.dumps(results, indent=1, default=str))
+        figures = self.drawn(results)
+        for name, fig in figures.items():
+            save_figure(fig, self.out_dir / name, dpi=self.figure_dpi)
+        atomic_write_text(self.out_dir / "summary.md", self.summary(results))
+        docs = getattr(self.plan, "docs", None)
+        if docs:
+            page = Path(docs)
+            for name, fig in figures.items():
+                save_figure(fig, page.parent / "img" / self.docs_figure(name, page),
+                            dpi=self.figure_dpi)  # fmt: skip
+            text = self.docs_page(results, page)
+            # hand-written observations beside the page: appended, never overwritten
+            notes = page.with_suffix(".notes.md")
+            if self.docs_notes and notes.is_file():
+                text = text.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
+            atomic_write_text(page, text)
+        return results
+
+    # ------------------------------------------------------------------ what an experiment says
+    def compute(self) -> None:
+        """Compute every unit of the plan not done yet (reusing the finished ones)."""
         raise NotImplementedError
+
+    def results(self) -> dict[str, Any]:
+        """The summary of the finished units of this plan (JSON-ready): tables, tests,
+        diagnoses. It may write what belongs to the units' analysis (a diagnosis folder, a
+        McNemar table); the engine adds its record and writes ``results.json``."""
+        raise NotImplementedError
+
+    def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """The figures of ``results``: path relative to the output folder -> a matplotlib
+        figure (:func:`axiomatic._report.new_figure`); none by default."""
+        return {}
+
+    def drawn(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`figures` of ``results``, drawn once per results (what :meth:`summary` and
+        :meth:`docs_page` link to is what is drawn)."""
+        cache = self.__dict__.get("_figures_of")
+        if cache is None or cache[0] is not results:
+            cache = self.__dict__["_figures_of"] = (results, self.figures(results))
+        figures: dict[str, Any] = cache[1]
+        return figures
+
+    figure_dpi: ClassVar[float] = 110
+    """Resolution of the saved figures (:func:`axiomatic._report.save_figure`)."""
+
+    def summary(self, results: Mapping[str, Any]) -> str:
+        """``summary.md``: the Markdown report of ``results`` (figures linked relative to the
+        output folder)."""
+        raise NotImplementedError
+
+    def docs_page(self, results: Mapping[str, Any], page: Path) -> str:
+        """The text of the docs ``page`` for ``results`` (figures linked as ``img/<name>``,
+        :meth:`docs_figure`); by default :meth:`summary`'s."""
+        return self.summary(results)
+
+    docs_notes: ClassVar[bool] = True
+    """Whether a hand-written ``<page>.notes.md`` is appended to the docs page (an
+    experiment whose :meth:`docs_page` keeps the page's own text around a generated block
+    sets it to ``False``)."""
+
+    def docs_figure(self, name: str, page: Path) -> str:
+        """The file name, in the docs page's ``img/`` folder, of figure ``name``."""
+        return Path(name).name
+
+
+ENGINE_KEYS = ("plan", "machine", "timing")
+"""The keys of ``results.json`` the engine writes for every experiment (:func:`record`)."""
+
+
+def record(plan: Any, out_dir: Path, machine: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's part of ``results.json``: the ``plan`` as run, the ``machine`` and, once
+    an invocation ran to the end, the ``timing`` of the invocations (``timing.json``)."""
+    out: dict[str, Any] = {"plan": plan.to_dict(), "machine": dict(machine)}
+    timing = out_dir / "timing.json"
+    if timing.is_file():
+        out["timing"] = json.loads(timing.read_text(encoding="utf-8"))
+    return out
 
 
 # ---------------------------------------------------------------------- registry

@@ -19,10 +19,12 @@ The weak labeler is TFC1 mined on the training queries (the thesis' choice).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axiomatic._atomic import atomic_write_text
 from axiomatic._params import param_meta
 from axiomatic._report import markdown_table
 from axiomatic.experiments.common import (
@@ -79,7 +81,8 @@ class RenningsPlan(TrainingPlan):
     dask=True,
 )
 class RenningsAugment(Runner):
-    """Runner (see the module docstring). ``run()`` does everything not done yet."""
+    """Runner (see the module docstring): the engine's ``run()`` computes every unit not done
+    yet, then reports."""
 
     unit_code = UNIT_CODE
     plan_class = RenningsPlan
@@ -180,15 +183,12 @@ class RenningsAugment(Runner):
             inputs = {k: v for k, v in inputs.items() if k != "training instances"}
         return UnitRecord(settings, inputs)
 
-    def run(self) -> dict[str, Any]:
+    def compute(self) -> None:
         import torch
 
-        from axiomatic.data.instances import read_instances
-        from axiomatic.models import NeuralRanker, load_model
         from axiomatic.training.config import TrainConfig
 
         p = self.plan
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         if p.threads:
             torch.set_num_threads(p.threads)
         train, dev, test, texts = self._datasets()
@@ -197,8 +197,7 @@ class RenningsAugment(Runner):
         # the weak labeler may carry parameters, e.g. TFC1(delta_rel=0.5) for wider length
         # differences (the thesis' TFC1 instances mostly had delta* > 0.1)
         weak_name = p.weak_axiom.split("(")[0].strip()
-        test_inst_dir = self._mine(test, p.diagnose_axioms, "test")
-        test_instances, test_art = read_instances(test_inst_dir)
+        self._mine(test, p.diagnose_axioms, "test")
         from axiomatic.data.fingerprint import hash_fields
 
         manifest = read_json(train_inst / "manifest.json")
@@ -246,35 +245,17 @@ class RenningsAugment(Runner):
         for *_, unit, _cfg, record in planned:
             self.store.check(unit, record)
         self.write_config()
-        # independent units (here one after another, or on Dask); the diagnosis below reads
-        # their saved models
-        done = run_runner_units(
+        # independent units (here one after another, or on Dask); the report's diagnosis
+        # reads their saved models
+        run_runner_units(
             self,
             planned,
             "_train_unit",
             label=lambda item: item[3].relative_to(self.out_dir).as_posix(),
             what="rennings-augment unit",
         )
-        rows: list[dict[str, Any]] = []
-        runs: dict[tuple[str, str, int], dict[str, dict[str, float]]] = {}
-        rankers: dict[str, Any] = {}
-        for (model, scheme, seed, unit, _cfg, _record), res in zip(planned, done, strict=True):
-            pq = res["per_query"]
-            runs[(model, scheme, seed)] = pq
-            name = f"{model}/{scheme}/s{seed}"
-            rankers[name] = NeuralRanker(load_model(unit / "model", device="auto"), name=name)
-            rows.append(
-                {
-                    "model": model,
-                    "scheme": scheme,
-                    "seed": seed,
-                    **mean_values(pq),
-                    "best_dev": res["best_dev"],
-                }
-            )
-        return self._summarize(rows, runs, rankers, test, test_instances, test_art)
 
-    def report(self) -> dict[str, Any]:
+    def results(self) -> dict[str, Any]:
         """Summarize the units finished so far with this plan's settings (their saved models
         and test runs; the test split's mined instances), without training or mining."""
         from axiomatic.data.instances import read_instances
@@ -342,7 +323,7 @@ class RenningsAugment(Runner):
         test_instances: Any,
         test_art: Any,
     ) -> dict[str, Any]:
-        """Significance, diagnosis, ``results.json`` and ``summary.md`` of finished units."""
+        """Significance and diagnosis (``diagnosis/``, ``mcnemar.csv``) of finished units."""
         from axiomatic.diagnose.diagnosis import diagnose
         from axiomatic.evaluate.significance import compare_to_baseline
 
@@ -385,9 +366,11 @@ class RenningsAugment(Runner):
                 for ax in piv.columns:
                     r[f"{ax} fulfilled"] = float(piv.loc[key, ax])
         mc = diag.mcnemar()
-        mc.to_csv(self.out_dir / "mcnemar.csv", index=False)
-        summary = {"rows": rows, "significance": family, "plan": asdict(p)}
-        write_json(self.out_dir / "results.json", summary)
+        atomic_write_text(self.out_dir / "mcnemar.csv", mc.to_csv(index=False))
+        return {"rows": rows, "significance": family}
+
+    def summary(self, results: Mapping[str, Any]) -> str:
+        p, rows, family = self.plan, results["rows"], results["significance"]
         cols = ["model", "scheme", "seed", *MEASURES, *(f"{m} p" for m in MEASURES)]
         cols += [c for c in rows[0] if c.endswith(" fulfilled")] if rows else []
         text = [
@@ -400,5 +383,4 @@ class RenningsAugment(Runner):
             "",
             markdown_table(rows, cols),
         ]
-        (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
-        return summary
+        return "\n".join(text) + "\n"

@@ -1,5 +1,6 @@
 """The compare-training report: a pure function of the finished units (no training, no
-scoring) to ``results.json``, ``summary.md``, the learning-curve figure and the plan's page."""
+scoring) to what ``results.json`` holds, and from that to the learning-curve figure and the
+Markdown of ``summary.md`` and the plan's page (the engine writes them)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from axiomatic.experiments.common import per_query, read_json, write_json
+from axiomatic.experiments.common import per_query, read_json
 from axiomatic.experiments.compare_training.plan import (
     ADAPTED,
     BASELINE,
@@ -47,11 +48,13 @@ if TYPE_CHECKING:
 BM25_ROW = "BM25 (candidate order)"
 
 
-def build_report(runner: CompareTraining) -> dict[str, Any]:
-    """Summarize the finished units of the runner's plan; write ``results.json``,
-    ``summary.md``, the figure and (``plan.docs``) the page."""
-    from axiomatic._atomic import atomic_write_text
+CURVES = "img/learning_curves.png"
+"""The learning-curve figure in the output folder."""
 
+
+def build_results(runner: CompareTraining) -> dict[str, Any]:
+    """Summarize the finished units of the runner's plan (what ``results.json`` holds, before
+    the engine's record)."""
     p = runner.plan
     tests = runner.test_sets()
     res: dict[str, Any] = {"plan": p.to_dict(), "starts": {}}
@@ -66,25 +69,6 @@ def build_report(runner: CompareTraining) -> dict[str, Any]:
             "first (without --report-only)"
         )
     res["primary"] = _primary(p, res)
-    res["machine"] = machine()
-    timing = runner.out_dir / "timing.json"
-    if timing.is_file():
-        res["timing"] = read_json(timing)
-    out = runner.out_dir
-    fig = plot_curves(res, out / "img" / "learning_curves.png")
-    write_json(out / "results.json", res)
-    atomic_write_text(out / "summary.md", render_markdown(p, res, "img/learning_curves.png" if fig
-                                                           else None))  # fmt: skip
-    if p.docs is not None:
-        page = Path(p.docs)
-        stem = page.stem
-        figure = page.parent / "img" / f"{stem}_learning_curves.png"
-        have = plot_curves(res, figure)
-        text = render_markdown(p, res, f"img/{figure.name}" if have else None)
-        notes = page.with_suffix(".notes.md")
-        if notes.is_file():
-            text = text.rstrip("\n") + "\n\n" + notes.read_text(encoding="utf-8")
-        atomic_write_text(page, text)
     return res
 
 
@@ -105,10 +89,10 @@ def _size_report(
         pt = runner.select(start, size, method)
         if pt is None:
             continue
-        rows = runner.results(start, size, method, pt)
+        rows = runner.unit_results(start, size, method, pt)
         grid = {
             point_name(g): _mean_or_none(
-                [r["best_dev"] for r in runner.results(start, size, method, g)]
+                [r["best_dev"] for r in runner.unit_results(start, size, method, g)]
             )
             for g in p.grid(start, method)
         }
@@ -335,10 +319,15 @@ def _diagnosis_means(diag: Mapping[str, Any], sep: str) -> dict[str, Any]:
     return out
 
 
-def plot_curves(res: Mapping[str, Any], path: Path) -> Path | None:
+def has_curves(res: Mapping[str, Any]) -> bool:
+    """Whether :func:`curves_figure` draws anything."""
+    return any(zr["curves"] for sr in res["starts"].values() for zr in sr["sizes"].values())
+
+
+def curves_figure(res: Mapping[str, Any]) -> Any:
     """Dev RR@10 vs examples seen per (start, size) (mean over seeds at the selected point),
-    one line per method; the start is the point at 0 examples."""
-    from axiomatic._report import new_figure, save_figure
+    one line per method; the start is the point at 0 examples. ``None`` without curves."""
+    from axiomatic._report import new_figure
 
     panels = [(s, z, zr) for s, sr in res["starts"].items() for z, zr in sr["sizes"].items()
               if zr["curves"]]  # fmt: skip
@@ -355,8 +344,7 @@ def plot_curves(res: Mapping[str, Any], path: Path) -> Path | None:
         ax.set_ylabel("dev RR@10 (mean over seeds)")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    save_figure(fig, path)
-    return path
+    return fig
 
 
 # ---------------------------------------------------------------------- page
@@ -695,11 +683,13 @@ def _method_text(method: str, p: ComparePlan) -> str:
 
 
 __all__ = [
+    "CURVES",
     "HELPS",
     "HURTS",
     "answer_sentence",
-    "build_report",
+    "build_results",
+    "curves_figure",
+    "has_curves",
     "mean_curve",
-    "plot_curves",
     "render_markdown",
 ]  # fmt: skip

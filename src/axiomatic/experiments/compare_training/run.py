@@ -276,16 +276,12 @@ class CompareTraining(Runner):
         return dict(s)
 
     # ------------------------------------------------------------------ run
-    def run(self) -> dict[str, Any]:
+    def compute(self) -> None:
         from axiomatic.data.fingerprint import hash_fields
         from axiomatic.models.io import is_word_model
         from axiomatic.training.trainer import set_training_threads
 
-        from .report import build_report
-
         p = self.plan
-        t0 = time.perf_counter()
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         set_training_threads(p.threads)
         data = self.data()
         trains, dev, tests, texts = data["trains"], data["dev"], data["tests"], data["texts"]
@@ -354,17 +350,38 @@ class CompareTraining(Runner):
                     chosen = self.select(start, size, method)
                     if chosen is None:
                         continue
-                    for r in self.results(start, size, method, chosen):
+                    for r in self.unit_results(start, size, method, chosen):
                         unit = self.unit_dir(start, size, method, chosen, r["seed"])
                         self._score_tests(unit, tests)
         self._diagnose(texts)
-        self.record_timing(time.perf_counter() - t0)
-        return build_report(self)
 
-    def report(self) -> dict[str, Any]:
-        from .report import build_report
+    # ------------------------------------------------------------------ report
+    def results(self) -> dict[str, Any]:
+        from .report import build_results
 
-        return build_report(self)
+        return build_results(self)
+
+    def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        from .report import CURVES, curves_figure
+
+        fig = curves_figure(results)
+        return {} if fig is None else {CURVES: fig}
+
+    def summary(self, results: Mapping[str, Any]) -> str:
+        from .report import CURVES, has_curves, render_markdown
+
+        have = has_curves(results)
+        return render_markdown(self.plan, results, CURVES if have else None)
+
+    def docs_page(self, results: Mapping[str, Any], page: Path) -> str:
+        from .report import has_curves, render_markdown
+
+        have = has_curves(results)
+        figure = f"img/{self.docs_figure('', page)}"
+        return render_markdown(self.plan, results, figure if have else None)
+
+    def docs_figure(self, name: str, page: Path) -> str:
+        return f"{page.stem}_learning_curves.png"
 
     def _warm_up(self, start: str, seed: int, train: Any, dev: Any, texts: Sequence[str]) -> None:
         """One untimed plain step of the start in a throwaway folder before the first timed
@@ -441,7 +458,7 @@ class CompareTraining(Runner):
         )
 
     # ------------------------------------------------------------------ selection
-    def results(self, start: str, size: str, method: str,
+    def unit_results(self, start: str, size: str, method: str,
                 point: Mapping[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
         """The finished, matching training units of one grid point (one per seed)."""
         out = []
@@ -464,7 +481,7 @@ class CompareTraining(Runner):
         point (dev only; a tie goes to the first in the grid)."""
         best, best_pt = -math.inf, None
         grid = self.plan.grid(start, method)
-        done = [(pt, self.results(start, size, method, pt)) for pt in grid]
+        done = [(pt, self.unit_results(start, size, method, pt)) for pt in grid]
         seeds = set.intersection(*({r["seed"] for r in rows} for _, rows in done))
         for pt, rows in done:
             vals = [r["best_dev"] for r in rows if r["seed"] in seeds and r["best_dev"] is not None]
@@ -478,12 +495,12 @@ class CompareTraining(Runner):
         it selects: a run cut short (a time limit) keeps what it finished, scored."""
         p = self.plan
         grid = p.grid(start, method)
-        if any(len(self.results(start, size, method, pt)) < len(p.seeds) for pt in grid):
+        if any(len(self.unit_results(start, size, method, pt)) < len(p.seeds) for pt in grid):
             return
         chosen = self.select(start, size, method)
         if chosen is None:
             return
-        for r in self.results(start, size, method, chosen):
+        for r in self.unit_results(start, size, method, chosen):
             self._score_tests(self.unit_dir(start, size, method, chosen, r["seed"]), tests)
 
     def _test_record(self, name: str, ds: Any, model_fp: str, **extra: Any) -> UnitRecord:
@@ -546,7 +563,7 @@ class CompareTraining(Runner):
             pt = self.select(start, size, method)
             if pt is None:
                 continue
-            for r in self.results(start, size, method, pt):
+            for r in self.unit_results(start, size, method, pt):
                 out[f"{method}{DIAGNOSE_SEP}{r['seed']}"] = (
                     self.unit_dir(start, size, method, pt, r["seed"]) / "model"
                 )

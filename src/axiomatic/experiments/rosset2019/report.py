@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from axiomatic._report import markdown_table, new_figure, save_figure
+from axiomatic._report import markdown_table, new_figure
 from axiomatic.data.records import Dataset, Run
 from axiomatic.experiments.common import (
     ensemble,
     mean_values,
     per_query,
     read_json,
-    write_json,
 )
 from axiomatic.experiments.engine import candidate_run, smooth
 from axiomatic.experiments.rosset2019.plan import ALL_AXIOMS, MEASURES, RossetPlan, _slug
@@ -26,6 +25,9 @@ class RossetReport:
     out_dir: Path
     echo: Callable[[str], None]
 
+    def unit_groups(self) -> tuple[dict[tuple[str, int, str, str], list[Path]], list[Path]]:
+        raise NotImplementedError
+
     def summarize(
         self,
         groups: dict[tuple[str, int, str, str], list[Path]],
@@ -34,7 +36,6 @@ class RossetReport:
     ) -> dict[str, Any]:
         from axiomatic.evaluate.significance import compare_to_baseline
 
-        p = self.plan
         rows: list[dict[str, Any]] = []
         for key, dirs in groups.items():
             ds_name, size, model, variant = key
@@ -122,21 +123,21 @@ class RossetReport:
         for test in tests.values():
             means = mean_values(per_query(candidate_run(test), test, MEASURES))
             bm25.append({"dataset": test.name, "MRR@10": means["RR@10"], "MAP": means["AP"]})
-        summary = {
+        return {
             "rows": rows,
             "bm25": bm25,
             "chosen_lambda_mu": chosen,
             "significance": families,
-            "plan": p.to_dict(),
         }
-        write_json(self.out_dir / "results.json", summary)
-        self._figures(rows, groups)
-        self._markdown(summary)
-        return summary
 
-    def _figures(
-        self, rows: list[dict[str, Any]], groups: dict[tuple[str, int, str, str], list[Path]]
-    ) -> None:
+    figure_dpi: ClassVar[float] = 120
+
+    def figures(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """Figure 1 (MRR@10 by training size) per dataset and Figure 2 (training curves of the
+        first seed at the largest size) per dataset and model."""
+        rows = results["rows"]
+        groups = self.unit_groups()[0]
+        out: dict[str, Any] = {}
         main = [r for r in rows if _table_of(r["variant"]) == "main"]
         for ds in sorted({r["dataset"] for r in main}):
             fig, ax = new_figure(figsize=(5, 3.5))
@@ -162,7 +163,7 @@ class RossetReport:
             ax.set_title(f"Fig. 1 analogue: {ds}")
             ax.legend(fontsize=7)
             fig.tight_layout()
-            save_figure(fig, self.out_dir / f"fig1_{_slug(ds)}.png", dpi=120)
+            out[f"fig1_{_slug(ds)}.png"] = fig
         # Fig. 2: training curves of seed 0 at the largest size run for each model
         from axiomatic.training.checkpoint import read_log
 
@@ -191,9 +192,11 @@ class RossetReport:
             a2.legend()
             fig.suptitle(f"Fig. 2 analogue: {model}, {ds}, {size} queries")
             fig.tight_layout()
-            save_figure(fig, self.out_dir / f"fig2_{_slug(ds)}_{model}.png", dpi=120)
+            out[f"fig2_{_slug(ds)}_{model}.png"] = fig
+        return out
 
-    def _markdown(self, summary: dict[str, Any]) -> None:
+    def summary(self, results: Mapping[str, Any]) -> str:
+        summary = results
         rows = summary["rows"]
         main = [r for r in rows if _table_of(r["variant"]) == "main"]
         abl = [r for r in rows if r not in main]
@@ -262,7 +265,7 @@ class RossetReport:
             "lambda, mu per (dataset, size, model): "
             + ", ".join(f"{k}: {v}" for k, v in summary["chosen_lambda_mu"].items()),
         ]
-        (self.out_dir / "summary.md").write_text("\n".join(text) + "\n", encoding="utf-8")
+        return "\n".join(text) + "\n"
 
 
 def _table_of(variant: str) -> str:

@@ -290,9 +290,8 @@ class Rosset2019(RossetReport, Runner):
         return d.relative_to(self.out_dir).as_posix()
 
     # ------------------------------------------------------------------ everything
-    def run(self) -> dict[str, Any]:
+    def compute(self) -> None:
         p = self.plan
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         if p.threads:  # as in every unit: the agreement of the report computes here
             import torch
 
@@ -341,7 +340,6 @@ class Rosset2019(RossetReport, Runner):
         write_json(self.out_dir / "chosen_lambda_mu.json", chosen)
         units = self._schedule(items)
         write_json(self.out_dir / "units.json", units)
-        return self.report()
 
     def _check_units(self, datas: dict[int, _Data]) -> None:
         """Compare the units known before training (the tuning grid, the baselines and, with
@@ -377,9 +375,9 @@ class Rosset2019(RossetReport, Runner):
                         done = "test_metrics.json" if (d / "test_metrics.json").exists() else None
                         self.store.check(d, rec, done=done or "metrics.json")
 
-    def report(self) -> dict[str, Any]:
-        """Summarize every finished run found on disk (works while runs are still missing)
-        that was computed with this plan's settings."""
+    def unit_groups(self) -> tuple[dict[tuple[str, int, str, str], list[Path]], list[Path]]:
+        """The finished units computed with this plan's settings, by (dataset, size, model,
+        variant), and those of other settings (not reported)."""
         groups: dict[tuple[str, int, str, str], list[Path]] = {}
         stale: list[Path] = []
         for f in sorted((self.out_dir / "runs").glob("*/n*/*/*/seed*/test_metrics.json")):
@@ -389,6 +387,12 @@ class Rosset2019(RossetReport, Runner):
                 continue
             key = (u["dataset"], int(u["size"]), u["model"], u["variant"])
             groups.setdefault(key, []).append(f.parent)
+        return groups, stale
+
+    def results(self) -> dict[str, Any]:
+        """Summarize every finished run found on disk (works while runs are still missing)
+        that was computed with this plan's settings."""
+        groups, stale = self.unit_groups()
         if stale:
             self.echo(
                 f"[rosset2019] {len(stale)} finished unit(s) in {self.out_dir} were computed "
