@@ -89,14 +89,13 @@ def axioms(
     for col in (*cols, "source"):
         t.add_column(col, overflow="fold")
     for r in rows:
-        params = r.get("params") or {}
         t.add_row(
             escape(str(r.get("name", ""))),
             str(r.get("arity", "")),
             str(r.get("relates", "")),
             escape(str(r.get("relation", ""))),
             ", ".join(map(str, r.get("variants", []))),
-            escape(", ".join(f"{k}={v}" for k, v in params.items())),
+            escape("; ".join(_parameter_text(p) for p in r.get("parameters", []))),
             escape(str(r.get("description", ""))),
             escape(str(r.get("citation", ""))),
         )
@@ -109,6 +108,16 @@ def axioms(
     for symbol, meaning in OPERATORS.values():
         ops.add_row(escape(symbol), escape(meaning))
     console.print(ops)
+
+
+def _parameter_text(p: dict[str, str]) -> str:
+    """One parameter record of an axiom as a line of the listing:
+    ``margin (float, default 0.1): relative tolerance ...``."""
+    facts = [p["type"]] + (["default " + p["default"]] if p["default"] != "None" else [])
+    facts += [p["range"]] if p["range"] else []
+    return f"{p['name']} ({', '.join(facts)})" + (
+        f": {p['description']}" if p["description"] else ""
+    )
 
 
 # ----------------------------------------------------------------------------- mine
