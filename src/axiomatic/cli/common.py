@@ -440,6 +440,8 @@ def warn_analyzer_mismatch(
     differs from the one the mined instances were analyzed with: the instances then describe
     other terms than the rankers see (a stopword-driven instance, a tie of two documents both
     scored 0), so fulfilment is not comparable. ``None`` (an old manifest) is the default."""
+    from axiomatic.diagnose.folder import dataset_language
+
     mined = analyzer_or_exit(instances_spec or DEFAULT_ANALYZER, dataset_language(ds), option)
     if mined == analyzer:
         return False
@@ -464,9 +466,6 @@ def analyzer_or_exit(spec: str | None, language: str | None = None, option: str 
 
 def analyzer_for(spec: str | None, ds: Any) -> Any:
     """The analyzer of ``--analyzer`` in ``ds``'s language, or a clear CLI error."""
+    from axiomatic.diagnose.folder import dataset_language
+
     return analyzer_or_exit(spec, dataset_language(ds))
-
-
-def dataset_language(ds) -> str:
-    """The language a dataset's documents are analyzed in (documents first, then queries)."""
-    return getattr(ds, "doc_language", None) or getattr(ds, "language", None) or "en"

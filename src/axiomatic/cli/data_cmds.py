@@ -16,12 +16,11 @@ from axiomatic.cli.common import (
     DEFAULT_ANALYZER,
     FORMAT_HELP,
     JsonAliasOpt,
+    analyzer_for,
     analyzer_label,
-    analyzer_or_exit,
     check_format,
     check_output_file,
     console,
-    dataset_language,
     err_console,
     fail,
     format_from_json_flag,
@@ -192,7 +191,7 @@ def rank(
 
     check_output_file(out)
     ds = load_dataset_or_exit(dataset, data_root, qrels, skip_malformed)
-    an = analyzer_or_exit(analyzer, dataset_language(ds))
+    an = analyzer_for(analyzer, ds)
     ds = with_first_stage(
         ds,
         first_stage=first_stage,

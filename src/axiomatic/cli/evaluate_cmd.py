@@ -21,13 +21,12 @@ from axiomatic.cli.common import (
     ANALYZER_HELP,
     DEFAULT_ANALYZER,
     TEST_HELP,
+    analyzer_for,
     analyzer_label,
-    analyzer_or_exit,
     check_format,
     check_output_file,
     check_test,
     console,
-    dataset_language,
     err_console,
     fail,
     warn,
@@ -340,7 +339,7 @@ def _evaluated_rankers(
     from axiomatic.cli.run_inputs import make_rankers, with_first_stage
     from axiomatic.diagnose.inputs import uses_analyzer
 
-    an = analyzer_or_exit(analyzer, dataset_language(ds))
+    an = analyzer_for(analyzer, ds)
     staged = first_stage is not None or candidates is not None
     depth = depth if depth is not None else (100 if staged else 1000)
     ds = with_first_stage(
