@@ -43,6 +43,7 @@ LAYERS: list[set[str]] = [
 #: allowed imports between packages of one row (importer, imported)
 SAME_ROW = {
     ("_report", "_atomic"),  # figures and tables are saved atomically
+    ("_report", "resources"),  # the one HTML page shell inlines the packaged style sheet
     ("_registry", "_suggest"),  # one refusal wording for unknown names
     ("_params", "_keyvalue"),  # one number conversion for parameter records
     ("evaluate", "data"),

@@ -14,12 +14,18 @@ atomically (through :mod:`axiomatic._atomic`), the format taken from the final f
 one resolution for every figure of the package, and every name a user chose shown literally
 (matplotlib reads ``$...$`` as mathtext and fails on ``$\\foo{$`` at drawing time).
 
+HTML: :func:`html_page` is the one page shell (head, the package's style sheet
+:func:`report_css`, title, sections) and :func:`html_table` the one table writer (escaped, a
+float format, optional cell classes) of every HTML page: the diagnosis report, the
+explanations page and the patching page.
+
 The diagnosis report composed from these (:mod:`axiomatic.report`) stays on top of the layer map;
 matplotlib loads only when a figure is drawn.
 """
 
 from __future__ import annotations
 
+import html
 import io
 import math
 import os
@@ -148,3 +154,63 @@ def save_figure(
     fmt = format or path.suffix.lstrip(".").lower() or "png"
     atomic_write_bytes(path, figure_bytes(fig, fmt, dpi))
     return path
+
+
+# ---------------------------------------------------------------------------------- HTML
+def report_css() -> str:
+    """The style sheet of every HTML page of the package (``axiomatic/resources/report.css``)."""
+    from importlib import resources
+
+    return resources.files("axiomatic.resources").joinpath("report.css").read_text("utf-8")
+
+
+def html_page(title: str, sections: Iterable[str], *, css: str | None = None) -> str:
+    """A self-contained HTML page: the head (charset, ``title``, the style sheet inline:
+    :func:`report_css` unless ``css``), ``title`` as its heading, then ``sections`` (HTML
+    fragments, one per line). Every HTML page of the package is this shell."""
+    esc = html.escape
+    head = (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>\n"
+        f"<title>{esc(title)}</title><style>{report_css() if css is None else css}</style>"
+        "</head><body>"
+    )
+    return "\n".join([head, f"<h1>{esc(title)}</h1>", *sections, "</body></html>"]) + "\n"
+
+
+def _html_float(x: float) -> str:
+    return "-" if math.isnan(x) else f"{x:.3f}"
+
+
+def html_table(
+    frame: Any,
+    *,
+    index: bool = True,
+    floats: Callable[[float], str] = _html_float,
+    css_class: str = "tbl",
+    cell_class: Callable[[str], str | None] | None = None,
+) -> str:
+    """An HTML table of a pandas frame, every header and cell escaped: the one table writer
+    of the HTML pages. The index is the first column (a header cell per row) when ``index``
+    and it is not a plain range; a float cell goes through ``floats`` (3 decimals, ``-`` for
+    NaN by default), anything else through ``str``; ``cell_class`` may give a cell's text a
+    CSS class (the report marks significance arrows)."""
+    import pandas as pd
+
+    esc = html.escape
+    has_index = index and not isinstance(frame.index, pd.RangeIndex)
+    head = ([frame.index.name or ""] if has_index else []) + [str(c) for c in frame.columns]
+    parts = [f'<table class="{esc(css_class)}"><thead><tr>']
+    parts += [f"<th>{esc(str(h))}</th>" for h in head]
+    parts.append("</tr></thead><tbody>")
+    for idx, row in zip(frame.index, frame.itertuples(index=False, name=None), strict=True):
+        parts.append("<tr>")
+        if has_index:
+            parts.append(f'<th class="row">{esc(str(idx))}</th>')
+        for v in row:
+            s = floats(float(v)) if isinstance(v, float) else str(v)
+            cls = cell_class(s) if cell_class is not None else None
+            attr = f' class="{esc(cls)}"' if cls else ""
+            parts.append(f"<td{attr}>{esc(s)}</td>")
+        parts.append("</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)

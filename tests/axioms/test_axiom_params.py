@@ -40,4 +40,9 @@ def test_tfc1_records_and_the_engine_agree() -> None:
         records["variant"].check("loose")
     with pytest.raises(ValueError, match="has no variant 'loose'"):
         Axiom.create("TFC1", variant="loose")
-    assert get_definition("LB1").param_info()["margin"] == ParamInfo("margin", "float", 0.1)
+    assert get_definition("LB1").param_info()["margin"] == ParamInfo(
+        "margin",
+        "float",
+        0.1,
+        description="relative tolerance within which the two documents' base scores count as close",
+    )

@@ -168,6 +168,7 @@ class AxiomDef:
     description: str
     citation: str
     params: Mapping[str, Any] = field(default_factory=dict)  # extra params -> default
+    param_docs: Mapping[str, str] = field(default_factory=dict)  # extra params -> description
     length: bool = True
     needs: tuple[str, ...] = ()
     ours: str = ""  # where the definition is our own choice
@@ -184,7 +185,8 @@ class AxiomDef:
         """The records of the parameters an axiom spec may set (``TFC1(variant=relaxed,
         delta_rel=0.2)``): the variant (one of :attr:`variants`), the length tolerances where
         the axiom takes them (their default depends on the variant: ``None`` here) and the
-        definition's own parameters (type and default from :attr:`params`)."""
+        definition's own parameters (type and default from :attr:`params`, description from
+        :attr:`param_docs`)."""
         out: dict[str, ParamInfo] = {}
         if self.variants:
             out["variant"] = ParamInfo(
@@ -211,7 +213,12 @@ class AxiomDef:
             if key.startswith("_"):
                 continue
             kind = type(default).__name__ if default is not None else "Any"
-            out[key] = ParamInfo(key, "float" if kind == "int" else kind, default)
+            out[key] = ParamInfo(
+                key,
+                "float" if kind == "int" else kind,
+                default,
+                description=self.param_docs.get(key, ""),
+            )
         return out
 
 
@@ -262,6 +269,17 @@ class QueryPairAxiomDef(AxiomDef):
 
     def param_names(self) -> tuple[str, ...]:
         return tuple(self.params)
+
+
+QUERY_PAIR_PARAM_DOCS: dict[tuple[str, str], str] = {
+    ("Q-RANK", "depth"): "BM25 ranks of d deeper than this count as +inf (a positive integer)",
+    ("Q-RANK", "k1"): "BM25's term-frequency saturation k1",
+    ("Q-RANK", "b"): "BM25's length normalization b",
+    ("Q-REP-QL", "mu"): "Dirichlet smoothing mu of the query likelihood",
+    ("Q-STM-2", "threshold"): "Q-STM-1 similarity difference below which the term counts decide",
+    ("Q-STM-3", "threshold"): "similarity to d above which a query term counts",
+}
+"""What each query-pair axiom's own parameter means (every one is a number >= 0)."""
 
 
 def _canon(name: str) -> str:
@@ -352,8 +370,10 @@ def get_definition(name: str) -> AxiomDef:
 
 
 def list_axioms(relates: str | None = None) -> list[dict[str, Any]]:
-    """One row per axiom: name, family, relates, arity, relation, variants, params, citation,
-    ...; ``relates`` (:data:`DOCUMENTS` or :data:`QUERIES`) keeps the axioms of one kind."""
+    """One row per axiom: name, family, relates, arity, relation, variants, params (name ->
+    default), parameters (the records of :meth:`AxiomDef.param_info`: name, type, default,
+    range, description), citation, ...; ``relates`` (:data:`DOCUMENTS` or :data:`QUERIES`)
+    keeps the axioms of one kind."""
     if relates is not None and relates not in RELATES:
         raise ValueError(
             f"unknown kind {relates!r}; an axiom relates one of {list(RELATES)}"
@@ -376,6 +396,16 @@ def list_axioms(relates: str | None = None) -> list[dict[str, Any]]:
                 "relation": d.relation,
                 "variants": list(d.variants),
                 "params": params,
+                "parameters": [
+                    dict(
+                        zip(
+                            ("name", "type", "default", "range", "description"),
+                            info.row(),
+                            strict=True,
+                        )
+                    )
+                    for info in d.param_info().values()
+                ],
                 "needs": list(d.needs),
                 "citation": d.citation,
                 "description": d.description,
@@ -455,6 +485,9 @@ def definitions() -> list[AxiomDef]:
             kernel=T.tfc3,
             preferences_kernel=T.tfc3_preferences,
             params={"idf_margin": 0.1},
+            param_docs={
+                "idf_margin": "relative tolerance within which two query terms' idf count as equal (equally rare terms)"
+            },
         ),
         pair(
             name="TDC",
@@ -479,6 +512,9 @@ def definitions() -> list[AxiomDef]:
             kernel=L.lnc1,
             preferences_kernel=L.lnc1_preferences,
             params={"margin": 0.1},
+            param_docs={
+                "margin": "relative tolerance within which each query term's counts in the two documents count as equal"
+            },
             length=False,
         ),
         pair(
@@ -506,6 +542,9 @@ def definitions() -> list[AxiomDef]:
             kernel=T.lb1,
             preferences_kernel=T.lb1_preferences,
             params={"margin": 0.1},
+            param_docs={
+                "margin": "relative tolerance within which the two documents' base scores count as close"
+            },
             length=False,
             needs=("scores",),
         ),
@@ -532,6 +571,9 @@ def definitions() -> list[AxiomDef]:
             citation=LV11,
             kernel=T.lb2,
             params={"idf_margin": 0.1},
+            param_docs={
+                "idf_margin": "relative tolerance within which two query terms' idf count as equal"
+            },
             ours="pairwise form on real documents",
         ),
         # --- semantic matching
@@ -560,6 +602,9 @@ def definitions() -> list[AxiomDef]:
             kernel=S.stmc2,
             preferences_kernel=S.stmc2_preferences,
             params={"margin": 0.2},
+            param_docs={
+                "margin": "relative tolerance of the ratio test: |d_j| / |d_i| against c(t*, d_j) / c(q*, d_i)"
+            },
             length=False,
             needs=("similarity",),
             ours="ratio test on the most similar (query, non-query) pair",
@@ -574,6 +619,9 @@ def definitions() -> list[AxiomDef]:
             citation=FANG06,
             kernel=S.stmc3,
             params={"threshold": 0.5},
+            param_docs={
+                "threshold": "similarity at or above which a document term softly covers a query term"
+            },
             needs=("similarity",),
             ours="soft coverage with a similarity threshold",
         ),
@@ -757,6 +805,7 @@ def query_pair_definitions() -> list[AxiomDef]:
             description=description,
             citation=citation,
             params=dict(params or {}),
+            param_docs={k: QUERY_PAIR_PARAM_DOCS[name, k] for k in params or {}},
             needs=needs,
             check=Q.check_params,
             kernel=kernel,

@@ -45,59 +45,17 @@ def _debug_from_env() -> bool:
     return os.environ.get("AXIOMATIC_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def _raised_by_us(exc: BaseException) -> bool:
-    """Whether the innermost frame of ``exc``'s traceback is in the axiomatic package."""
-    tb = exc.__traceback__
-    last = None
-    while tb is not None:
-        last = tb
-        tb = tb.tb_next
-    if last is None:
-        return False
-    return f"{os.sep}axiomatic{os.sep}" in last.tb_frame.f_code.co_filename
-
-
-def _ours(exc: BaseException) -> bool:
-    return type(exc).__module__.startswith("axiomatic") or _raised_by_us(exc)
-
-
-def is_user_error(exc: BaseException) -> bool:
-    """Bad input rather than a bug: the project's own error classes, a ``ValueError`` /
-    ``KeyError`` / ``ImportError`` raised by our code (validation), an ``OSError`` (files,
-    network) or undecodable input (``UnicodeError``, ``json.JSONDecodeError``) from anywhere.
-    A ``ValueError`` deep inside pandas or numpy is a bug of ours, not the user's."""
-    import json
-
-    if type(exc).__module__.startswith("axiomatic"):  # DataError, RankerSpecError, ...
-        return True
-    if isinstance(exc, (OSError, UnicodeError, json.JSONDecodeError)):
-        return True
-    return isinstance(exc, (ValueError, KeyError, ImportError)) and _raised_by_us(exc)
-
-
-def describe_error(exc: BaseException) -> str:
-    """A one-line text for a user-facing error: the message itself, with the file name of an
-    ``OSError`` and the exception type when the error did not come from our own validation."""
-    if isinstance(exc, OSError) and not exc.args[1:] and exc.args and isinstance(exc.args[0], str):
-        text = exc.args[0]  # our own FileNotFoundError("... does not exist; ...")
-    elif isinstance(exc, OSError) and exc.strerror:
-        target = exc.filename2 if exc.filename2 is not None else exc.filename
-        text = f"{exc.strerror}: {target}" if target is not None else exc.strerror
-    elif isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
-        text = exc.args[0]  # str(KeyError) would quote the message
-    else:
-        text = str(exc) or type(exc).__name__
-    text = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
-    if not _ours(exc) and not text.startswith(type(exc).__name__):
-        text = f"{type(exc).__name__}: {text}"
-    return text
-
-
 def report_exception(exc: BaseException, debug: bool) -> int:
     """Print ``exc`` for a user and return the exit code (see the module docstring)."""
     from rich.markup import escape
 
-    from axiomatic.cli.common import err_console, shorten_echoes
+    from axiomatic.cli.common import (
+        describe_error,
+        err_console,
+        is_ours,
+        is_user_error,
+        shorten_echoes,
+    )
 
     if debug:
         err_console.print(
@@ -109,7 +67,7 @@ def report_exception(exc: BaseException, debug: bool) -> int:
             highlight=False,
             soft_wrap=True,
         )
-        if not debug and not _ours(exc):
+        if not debug and not is_ours(exc):
             err_console.print("(run with --debug for the traceback)", style="dim")
         return EXIT_INPUT
     err_console.print(

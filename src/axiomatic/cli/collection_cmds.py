@@ -24,6 +24,7 @@ from axiomatic.cli.common import (
     FORMAT_HELP,
     JsonAliasOpt,
     check_format,
+    cli_wording,
     console,
     err_console,
     fail,
@@ -87,15 +88,9 @@ def load_dataset_cli(
             ds = catalog.load_dataset(name, data_root=data_root, **kwargs)
     except (KeyError, FileNotFoundError, ValueError) as exc:
         msg = exc.args[0] if exc.args else str(exc)
-        raise fail(_cli_hint(str(msg))) from None
+        raise fail(cli_wording(str(msg))) from None
     report_data_warnings(caught)
     return ds
-
-
-def _cli_hint(message: str) -> str:
-    return message.replace(
-        "pass skip_malformed=True (CLI: --skip-malformed)", "pass --skip-malformed"
-    ).replace("pass skip_malformed=True", "pass --skip-malformed")
 
 
 def _current_click_context() -> Any:
@@ -140,51 +135,9 @@ def read_run_cli(path: Path, skip_malformed: bool = False) -> Any:
             warnings.simplefilter("always")
             run = read_run(path, skip_malformed=skip_malformed)
     except (ValueError, FileNotFoundError, UnicodeDecodeError) as exc:
-        raise fail(_cli_hint(str(exc))) from None
+        raise fail(cli_wording(str(exc))) from None
     report_data_warnings(caught)
     return run
-
-
-# ------------------------------------------------------------------- instances -> dataset
-DATASET_FILES_KEY = "dataset_files"
-"""Manifest key (outside ``config``: no effect on resuming) naming the descriptor or rank_llm
-file and the ``--qrels`` a mining run read, so that ``diagnose`` finds them again."""
-
-
-def record_dataset_files(folder: Path, ds: Any, qrels: Path | None) -> None:
-    """After ``mine``: note a file-defined dataset in ``folder/manifest.json``."""
-    import json
-
-    from axiomatic._atomic import atomic_write_text
-
-    source = ds.metadata.get("source") if isinstance(getattr(ds, "metadata", None), dict) else None
-    manifest = folder / "manifest.json"
-    if not isinstance(source, str) or not Path(source).is_file() or not manifest.is_file():
-        return  # a catalog dataset: its name in the manifest finds it
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return
-    data[DATASET_FILES_KEY] = {
-        "dataset": source,
-        "qrels": str(Path(qrels).expanduser().resolve()) if qrels is not None else None,
-    }
-    atomic_write_text(manifest, json.dumps(data, indent=2))
-
-
-def dataset_from_manifest(manifest: dict[str, Any], data_root: Path | None) -> Any:
-    """The file-defined dataset a manifest records (``None`` when it records none)."""
-    files = manifest.get(DATASET_FILES_KEY)
-    if not isinstance(files, dict) or not isinstance(files.get("dataset"), str):
-        return None
-    path = Path(files["dataset"])
-    if not path.is_file():
-        raise fail(
-            f"the instances were mined from {path}, which is not there any more; "
-            "pass --dataset FILE"
-        )
-    qrels = files.get("qrels")
-    return load_dataset_cli(str(path), data_root, Path(qrels) if qrels else None)
 
 
 # ------------------------------------------------------------------------- datasets init

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -158,6 +160,113 @@ def fail(message: str, code: int = 2) -> typer.Exit:
         soft_wrap=True,
     )
     return typer.Exit(code)
+
+
+def _raised_by_us(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is in the axiomatic package."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    return f"{os.sep}axiomatic{os.sep}" in last.tb_frame.f_code.co_filename
+
+
+def is_ours(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of the project's errors or was raised by its code."""
+    return type(exc).__module__.startswith("axiomatic") or _raised_by_us(exc)
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Bad input rather than a bug: the project's own error classes, a ``ValueError`` /
+    ``KeyError`` / ``ImportError`` raised by our code (validation), an ``OSError`` (files,
+    network) or undecodable input (``UnicodeError``, ``json.JSONDecodeError``) from anywhere.
+    A ``ValueError`` deep inside pandas or numpy is a bug of ours, not the user's."""
+    import json
+
+    if type(exc).__module__.startswith("axiomatic"):  # DataError, RankerSpecError, ...
+        return True
+    if isinstance(exc, (OSError, UnicodeError, json.JSONDecodeError)):
+        return True
+    return isinstance(exc, (ValueError, KeyError, ImportError)) and _raised_by_us(exc)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line text for a user-facing error: the message itself, with the file name of an
+    ``OSError`` and the exception type when the error did not come from our own validation."""
+    if isinstance(exc, OSError) and not exc.args[1:] and exc.args and isinstance(exc.args[0], str):
+        text = exc.args[0]  # our own FileNotFoundError("... does not exist; ...")
+    elif isinstance(exc, OSError) and exc.strerror:
+        target = exc.filename2 if exc.filename2 is not None else exc.filename
+        text = f"{exc.strerror}: {target}" if target is not None else exc.strerror
+    elif isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
+        text = exc.args[0]  # str(KeyError) would quote the message
+    else:
+        text = str(exc) or type(exc).__name__
+    text = " ".join(text.split()) if "\n" not in text.strip() else text.strip()
+    if not is_ours(exc) and not text.startswith(type(exc).__name__):
+        text = f"{type(exc).__name__}: {text}"
+    return text
+
+
+# Library messages name API arguments; the CLI user needs the flags.
+API_TO_CLI = (
+    ("pass skip_malformed=True (CLI: --skip-malformed)", "pass --skip-malformed"),
+    ("pass skip_malformed=True", "pass --skip-malformed"),
+    (
+        "Use missing='min' to rank absent documents below the run's lowest score for the query "
+        "(registry spec: run:PATH,missing=min).",
+        "Pass the run as --ranker run:FILE,missing=min to rank absent documents below the "
+        "run's lowest score for the query.",
+    ),
+    ("(registry spec: run:PATH,missing=min)", "(--ranker run:FILE,missing=min)"),
+    (
+        "pass artificial_docs from axiomatic.read_instances",
+        "the instances folder lacks its artificial documents (artificial_docs.parquet); "
+        "mine again with `axiomatic mine ... --overwrite`",
+    ),
+    (
+        "with missing='min' (spec run:PATH,missing=min)",
+        "by passing the run as --ranker run:FILE,missing=min (or --base run:FILE,missing=min)",
+    ),
+    ("or pass oracle=False", "or pass --no-oracle"),
+    ("pass overwrite=True", "pass --overwrite"),
+    ("(overwrite=True)", "(`axiomatic mine ... --overwrite`)"),
+    ("use a new output directory", "use a new --out folder"),
+    ("Use a new output directory", "Use a new --out folder"),
+    ("pass allow_partial=True", "pass --allow-partial"),
+)
+"""(library wording, command wording) pairs :func:`cli_wording` replaces."""
+
+
+def cli_wording(message: str, *extra: tuple[str, str]) -> str:
+    """A library message in the command's words (:data:`API_TO_CLI`, then ``extra``)."""
+    for api, cli in (*API_TO_CLI, *extra):
+        message = message.replace(api, cli)
+    return message
+
+
+@contextmanager
+def library_errors(*extra: tuple[str, str]) -> Iterator[None]:
+    """Run a library call: its bad-input errors (``ValueError``, ``KeyError``, a missing file,
+    ...; :func:`is_user_error`) end the command as one ``error:`` line in the
+    command's words (:func:`cli_wording`); every data warning (skipped lines) is shown."""
+    import warnings
+
+    from axiomatic.data.errors import DataWarning
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DataWarning)
+            yield
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if not (is_user_error(exc) and is_ours(exc)):
+            raise  # the command group reports it, with its --debug hint
+        raise fail(cli_wording(describe_error(exc), *extra)) from None
 
 
 def warn(message: str) -> None:
@@ -331,6 +440,8 @@ def warn_analyzer_mismatch(
     differs from the one the mined instances were analyzed with: the instances then describe
     other terms than the rankers see (a stopword-driven instance, a tie of two documents both
     scored 0), so fulfilment is not comparable. ``None`` (an old manifest) is the default."""
+    from axiomatic.diagnose.folder import dataset_language
+
     mined = analyzer_or_exit(instances_spec or DEFAULT_ANALYZER, dataset_language(ds), option)
     if mined == analyzer:
         return False
@@ -353,6 +464,49 @@ def analyzer_or_exit(spec: str | None, language: str | None = None, option: str 
         raise fail(f"bad {option} {spec!r}: {exc}") from None
 
 
-def dataset_language(ds) -> str:
-    """The language a dataset's documents are analyzed in (documents first, then queries)."""
-    return getattr(ds, "doc_language", None) or getattr(ds, "language", None) or "en"
+def analyzer_for(spec: str | None, ds: Any) -> Any:
+    """The analyzer of ``--analyzer`` in ``ds``'s language, or a clear CLI error."""
+    from axiomatic.diagnose.folder import dataset_language
+
+    return analyzer_or_exit(spec, dataset_language(ds))
+
+
+BAND_HELP = (
+    "Calibrated effects (ABNIRML's no-difference band), per ranker on its scores of the "
+    "diagnosed queries' candidates: 'top-gap' (alias 'auto') = the median over queries of the "
+    "gap between its top two candidates; 'abnirml' = ABNIRML's median of the gaps between "
+    "adjacent documents of its top 10, pooled over queries; or a number (the same band for "
+    "every ranker)."
+)
+BAND_TEST_HELP = (
+    "Test of the effect: 'sign' = two-sided sign test of pos against neg; 't' = ABNIRML's "
+    "one-sample t-test of the score margins against 0."
+)
+
+
+def band_option(band: str) -> str | float:
+    """``--band`` checked: a calibration name or a number >= 0 (one clear error otherwise)."""
+    from axiomatic.diagnose.effects import resolve_band
+
+    try:
+        value = resolve_band(band)
+    except ValueError:
+        raise fail(
+            f"--band must be 'top-gap' (or 'auto'), 'abnirml' or a number >= 0 (got "
+            f"{band!r}){suggest(band, ['auto', 'top-gap', 'abnirml'])}; e.g. --band top-gap "
+            "calibrates it per ranker, --band 0.5 uses 0.5 for every ranker"
+        ) from None
+    assert isinstance(value, (str, float))
+    return value
+
+
+def band_test_option(test: str) -> str:
+    """``--band-test`` checked: ``sign`` or ``t``."""
+    from axiomatic.diagnose.effects import BAND_TESTS
+
+    if test not in BAND_TESTS:
+        raise fail(
+            f"--band-test must be 'sign' or 't' (got {test!r}){suggest(test, BAND_TESTS)}; "
+            "'sign' tests pos against neg, 't' is ABNIRML's t-test of the score margins"
+        )
+    return test

@@ -90,8 +90,9 @@ def explain(
     ] = None,
 ) -> None:
     """Explain rankers by the axioms: fidelity of a random forest over axiom preferences."""
-    from axiomatic.cli.axiom_cmds import _analyzer_for, _load_dataset, _make_rankers
-    from axiomatic.cli.run_inputs import read_named_runs
+    from axiomatic.cli.collection_cmds import load_dataset_cli
+    from axiomatic.cli.common import analyzer_for
+    from axiomatic.cli.run_inputs import make_rankers, read_named_runs
     from axiomatic.explain import explain as explain_fn
     from axiomatic.explain import explanation_axioms, write_explanation
     from axiomatic.index.cache import dataset_index
@@ -105,9 +106,9 @@ def explain(
         explanation_axioms(axioms)  # before the work: unknown or unusable axioms
     except (ValueError, KeyError) as exc:
         raise fail(f"bad --axioms: {exc.args[0] if exc.args else exc}") from None
-    ds = _load_dataset(dataset, data_root)
-    an = _analyzer_for(analyzer, ds)
-    systems: dict[str, Any] = dict(_make_rankers(list(ranker or []), [], ds, analyzer=an))
+    ds = load_dataset_cli(dataset, data_root)
+    an = analyzer_for(analyzer, ds)
+    systems: dict[str, Any] = dict(make_rankers(list(ranker or []), [], ds, an).rankers)
     for item in read_named_runs(list(run or []), "--run", data_root, skip_malformed):
         name, k = item.name, 2
         while name in systems:
@@ -242,7 +243,8 @@ def patch(
     import torch
     from rich.table import Table
 
-    from axiomatic.cli.axiom_cmds import _load_dataset, _make_rankers
+    from axiomatic.cli.collection_cmds import load_dataset_cli
+    from axiomatic.cli.run_inputs import make_rankers
     from axiomatic.explain.patching import COMPONENTS, patching_target
     from axiomatic.explain.patching import patch as patch_fn
     from axiomatic.explain.patching_report import pair_sample_hash, summary_frame, write_patching
@@ -262,8 +264,8 @@ def patch(
             f"bad --components {components!r}: expected one or more of {', '.join(COMPONENTS)}"
         )
     set_training_threads(threads)
-    ds = _load_dataset(dataset, data_root)
-    systems: dict[str, Any] = dict(_make_rankers(list(ranker), [], ds))
+    ds = load_dataset_cli(dataset, data_root)
+    systems: dict[str, Any] = dict(make_rankers(list(ranker), [], ds).rankers)
     results = []
     all_pairs: list[Any] = []
     seen: set[str] = set()

@@ -10,22 +10,23 @@ from rich.markup import escape
 
 from axiomatic.cli.app import app
 from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail
+from axiomatic.training.config import TRAIN_PARAMS
 
-# TrainConfig's defaults, shown in `train --help` (the options default to None so that a --config
-# file's values apply; tests/cli/test_train_help.py keeps these equal to TrainConfig's)
-TRAIN_DEFAULTS = {
-    "dataset": "demo",
-    "model": "knrm",
-    "loss": "hinge",
-    "seed": 0,
-    "steps": 1000,
-    "batch_size": 32,
-    "lr": 0.001,
-}
+# The help of the options that set TrainConfig's settings comes from their parameter records
+# (TRAIN_PARAMS: description and default); the options default to None so that a --config
+# file's values apply.
+TRAIN_OPTIONS = ("dataset", "model", "loss", "seed", "steps", "batch_size", "lr")
+TRAIN_DEFAULTS = {key: TRAIN_PARAMS[key].default for key in TRAIN_OPTIONS}
+"""TrainConfig's defaults, shown in `train --help`."""
 
 
-def _default(key: str) -> str:
-    return f" (default: {TRAIN_DEFAULTS[key]}, or the --config file's)"
+def _help(key: str, extra: str = "", default: bool = True) -> str:
+    """An option's help from the setting's record: its description (capitalized), ``extra``
+    and, with ``default``, the default that applies when neither the option nor --config
+    sets it."""
+    text = TRAIN_PARAMS[key].description
+    text = text[:1].upper() + text[1:] + "." + extra
+    return text + (f" (default: {TRAIN_DEFAULTS[key]}, or the --config file's)" if default else "")
 
 
 THREADS_HELP = (
@@ -41,8 +42,7 @@ def train(
         typer.Option(
             "--dataset",
             "-d",
-            help="Catalog name (e.g. scifact/train), irds:<id>, or a dataset descriptor "
-            "FILE.toml with qrels (`axiomatic datasets init FILE.toml`)." + _default("dataset"),
+            help=_help("dataset", " `axiomatic datasets init FILE.toml` writes a descriptor."),
         ),
     ] = None,
     model: Annotated[
@@ -50,46 +50,35 @@ def train(
         typer.Option(
             "--model",
             "-m",
-            help="Model name: knrm, conv-knrm, duet, cross-encoder, ...; `axiomatic models` "
-            "lists the model zoo (what, citation, defaults)." + _default("model"),
+            help=_help("model"),
         ),
     ] = None,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")
     ] = Path("models/run"),
-    loss: Annotated[
-        str | None, typer.Option(help="hinge | mse | softmax." + _default("loss"))
-    ] = None,
+    loss: Annotated[str | None, typer.Option(help=_help("loss"))] = None,
     regularizer: Annotated[
         str | None,
-        typer.Option(
-            help='Axiomatic regularization, e.g. "ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC1-D,TFC3,LNC)".'
-        ),
+        typer.Option(help=_help("regularizer", default=False)),
     ] = None,
     augmentation: Annotated[
         str | None,
-        typer.Option(
-            help='"perturb(axioms=TFC1-A,TFC1-D)" or "diagnostic(mode=paired, instances=DIR)".'
-        ),
+        typer.Option(help=_help("augmentation", default=False)),
     ] = None,
     config: Annotated[
         Path | None,
         typer.Option("--config", "-c", help="TOML file (a \\[train] table or top-level keys)."),
     ] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed." + _default("seed"))] = None,
-    steps: Annotated[
-        int | None, typer.Option(min=1, help="Training steps (batches)." + _default("steps"))
-    ] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help=_help("seed"))] = None,
+    steps: Annotated[int | None, typer.Option(min=1, help=_help("steps"))] = None,
     epochs: Annotated[
-        float | None, typer.Option(min=0.0, help="Epochs over the pairs (overrides --steps).")
+        float | None, typer.Option(min=0.0, help=_help("epochs", default=False))
     ] = None,
     batch_size: Annotated[
         int | None,
-        typer.Option("--batch-size", min=1, help="Pairs per batch." + _default("batch_size")),
+        typer.Option("--batch-size", min=1, help=_help("batch_size")),
     ] = None,
-    lr: Annotated[
-        float | None, typer.Option(min=0.0, help="Learning rate." + _default("lr"))
-    ] = None,
+    lr: Annotated[float | None, typer.Option(min=0.0, help=_help("lr"))] = None,
     threads: Annotated[int | None, typer.Option(min=1, help=THREADS_HELP)] = None,
     resume: Annotated[
         bool,

@@ -333,3 +333,176 @@ def base_ranking(
         )
     with_docs, added = dataset_with_documents(dataset, run, depth, option, data_root)
     return BaseRanking(named.name, run, with_docs, "run", added)
+
+
+# ------------------------------------------------------------------------- a whole re-ranking
+def check_rerank_options(
+    aggregation: str,
+    order: str,
+    *,
+    weights: Any = None,
+    train: Any = None,
+    train_run: Any = None,
+    imitate: Any = None,
+) -> None:
+    """Refuse impossible combinations of :func:`rerank_from_base`'s options before any data is
+    loaded, naming the command's options (``--order``, ``--weights``, ...)."""
+    if order not in ORDERS:
+        raise ValueError(
+            f"unknown --order {order!r}{suggest(order, ORDERS)}; expected one of {', '.join(ORDERS)}"
+        )
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(
+            f"unknown --aggregation {aggregation!r}{suggest(aggregation, AGGREGATIONS)}; "
+            f"expected one of {', '.join(AGGREGATIONS)}"
+        )
+    if weights is not None and aggregation != "weighted":
+        raise ValueError("--weights is for --aggregation weighted")
+    if aggregation == "weighted" and weights is None:
+        raise ValueError(
+            "--aggregation weighted needs --weights, e.g. --weights 'TFC1=2,M-TDC=1' "
+            "(one weight per pairwise axiom; unnamed ones weigh 1)"
+        )
+    if train_run is not None and aggregation != "learned":
+        raise ValueError("--train-run is for --aggregation learned (with --train-dataset)")
+    if imitate is not None and aggregation != "learned":
+        raise ValueError("--imitate is for --aggregation learned (with --train-dataset)")
+    if aggregation == "learned" and train is None:
+        raise ValueError(
+            "--aggregation learned needs --train-dataset NAME (a dataset with qrels to "
+            "fit the axiom weights on), e.g. --train-dataset msmarco-dev-top20/train"
+        )
+
+
+@dataclass
+class Reranking:
+    """What :func:`rerank_from_base` did."""
+
+    run: Run
+    """The re-ranked run."""
+    base: BaseRanking
+    """The base ranking (its ``dataset`` holds the documents a base run brought)."""
+    index: CollectionIndex
+    """The index the axioms read (its analyzer is the re-ranking's)."""
+    weights: list[float] | None = None
+    """The axiom weights (given, or learned)."""
+    combination: Axiom | None = None
+    """The learned weights as an axiom spec, reusable as ``--axioms``."""
+    train_run: Run | None = None
+    """The base run of the training dataset (learned weights)."""
+
+
+def _resolve_base(
+    dataset: Dataset, base: str, depth: int, index: Any, analyzer: Any, data_root: Any,
+    skip_malformed: bool | None, option: str, echo: Any,
+) -> BaseRanking:  # fmt: skip
+    try:
+        resolved = base_ranking(
+            dataset, base, depth=depth, index=index, analyzer=analyzer, data_root=data_root,
+            skip_malformed=skip_malformed, option=option,
+        )  # fmt: skip
+    except (KeyError, ValueError, FileNotFoundError, ImportError) as exc:
+        message = str(exc.args[0] if exc.args else exc)
+        raise ValueError(
+            message if message.startswith(option) else f"{option} {base!r}: {message}"
+        ) from None
+    if resolved.added and echo is not None:
+        echo(
+            f"note: {resolved.added} documents of the top {depth} of {option} {base} are "
+            "outside the dataset's candidates; their text comes from the collection"
+        )
+    return resolved
+
+
+def rerank_from_base(
+    dataset: Dataset,
+    axioms: Sequence[Axiom],
+    base: str | None = None,
+    *,
+    depth: int = 20,
+    aggregation: str = "majority",
+    weights: Sequence[float] | None = None,
+    order: str = "kwiksort",
+    seed: int = 0,
+    analyzer: Any = None,
+    train: Dataset | None = None,
+    train_run: str | None = None,
+    imitate: str | None = None,
+    train_label: str | None = None,
+    data_root: Any = None,
+    skip_malformed: bool | None = None,
+    echo: Any = None,
+) -> Reranking:
+    """A whole axiomatic re-ranking as ``axiomatic rerank`` does it: the base ranking
+    (:func:`base_ranking`; ``None``: :func:`default_base`), for ``aggregation="learned"`` the
+    weights learned on ``train`` (its base: ``train_run``, a run argument, else ``base`` applied
+    to it; ``imitate``: a run of ``train`` whose pairwise order the weights imitate instead of
+    the qrels; ``train_label``: how messages name ``train``), then :func:`axiomatic_rerank`.
+    ``echo`` receives one line per note. Errors name the command's options (``--base``)."""
+    from axiomatic.data.runs import dataset_run
+    from axiomatic.diagnose.inputs import imitate_run
+    from axiomatic.index.cache import dataset_index
+
+    check_rerank_options(
+        aggregation, order, weights=weights, train=train, train_run=train_run, imitate=imitate
+    )
+    found = dataset_run(dataset) if base is None else None
+    if found is not None and echo is not None:
+        echo(
+            f"note: base ranking: the run that defines {dataset.name} ({found[0]}); "
+            "--base bm25 re-scores its candidates with the project's BM25 instead"
+        )
+    base = base if base is not None else default_base(dataset)
+    index = dataset_index(dataset, analyzer=analyzer)
+    resolved = _resolve_base(
+        dataset, base, depth, index, None, data_root, skip_malformed, "--base", echo
+    )
+    if resolved.kind == "run" and aggregation == "learned" and train_run is None:
+        raise ValueError(
+            "--base is a run of this dataset; --aggregation learned also needs the base run "
+            "of --train-dataset: pass it with --train-run FILE"
+        )
+    out = Reranking({}, resolved, index, list(weights) if weights is not None else None)
+    extra: dict[str, Any] = {}
+    if aggregation == "learned":
+        assert train is not None  # checked above
+        trained = _resolve_base(
+            train,
+            train_run if train_run is not None else base,
+            depth,
+            None,
+            analyzer,
+            data_root,
+            skip_malformed,
+            "--train-run" if train_run is not None else f"--base (on {train_label or train.name})",
+            echo,
+        )
+        train, out.train_run = trained.dataset, trained.run
+        target = imitate_run(imitate, train, skip_malformed=False) if imitate else None
+        extra.update(train=train, train_run=out.train_run)
+        if out.weights is None:  # learned once here (as axiomatic_rerank would) to name them
+            pairwise = [a for a in axioms if a.arity == 2]
+            learned = learn_weights(
+                train,
+                pairwise,
+                out.train_run,
+                depth,
+                index=dataset_index(train, analyzer=index.analyzer),
+                seed=seed,
+                target=target,
+            )
+            out.combination = weighted_combination(learned, pairwise)
+            out.weights = [float(w) for w in learned]
+    out.run = axiomatic_rerank(
+        resolved.dataset,
+        axioms,
+        resolved.run,
+        depth=depth,
+        aggregation=aggregation,
+        seed=seed,
+        index=index,
+        order=order,
+        weights=out.weights,
+        **extra,
+    )
+    return out

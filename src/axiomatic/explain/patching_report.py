@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from axiomatic._atomic import atomic_write_text
-from axiomatic._report import figure_bytes, markdown_frame, new_figure
+from axiomatic._report import figure_bytes, html_page, markdown_frame, new_figure
 from axiomatic.explain.patching import ROLES, PatchResult
-from axiomatic.explain.report import _table  # the explanations page's HTML table style
+from axiomatic.explain.report import html_frame  # the explanations page's table style
 from axiomatic.perturb.minimal_pairs import MinimalPair
 
 __all__ = [
@@ -278,26 +278,18 @@ def _html(
     title: str,
     extra: dict[str, Any],
 ) -> str:
-    from importlib import resources
-
-    css = resources.files("axiomatic.resources").joinpath("report.css").read_text("utf-8")
     esc = html.escape
-    body = [f"<h1>{esc(title)}</h1>", f"<div class='note'>{esc(EXPLAINER)}</div>"]
+    body = [f"<div class='note'>{esc(EXPLAINER)}</div>"]
     for r in results:
         b64 = base64.b64encode(images[r.model]).decode("ascii")
         body += [
             f"<h2>{esc(r.model)}</h2>",
             f"<p class='meta'>{esc(_settings_line(r, sample, extra))}</p>",
-            _table(summary_frame(r)),
+            html_frame(summary_frame(r)),
             f'<img alt="{esc(r.model)} heat maps" src="data:image/png;base64,{b64}">',
         ]
         dup = duplicate_heads(r)
         if not dup.empty:
-            body += ["<h3>Duplicate-token attention</h3>", _table(dup)]
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>"
-        + esc(title)
-        + f"</title><style>{css}</style></head><body>"
-        + "\n".join(body)
-        + f"<p class='meta'>pair sample SHA-256 {esc(sample)}</p></body></html>\n"
-    )
+            body += ["<h3>Duplicate-token attention</h3>", html_frame(dup)]
+    body.append(f"<p class='meta'>pair sample SHA-256 {esc(sample)}</p>")
+    return html_page(title, body)

@@ -4,13 +4,21 @@ markdown / HTML section (the only I/O of the package)."""
 from __future__ import annotations
 
 import html
+import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from axiomatic._atomic import atomic_write_text
-from axiomatic._report import markdown_frame, new_figure, plain_text, save_figure
+from axiomatic._report import (
+    html_page,
+    html_table,
+    markdown_frame,
+    new_figure,
+    plain_text,
+    save_figure,
+)
 from axiomatic.explain.model import Explanation
 
 SUMMARY_COLUMNS = [
@@ -147,21 +155,27 @@ FIDELITY_TEXT = (
 )
 
 
-def _table(frame: pd.DataFrame) -> str:
-    """An HTML table in the diagnosis report's style (numbers to 3 decimals)."""
-    fmt = {"float_format": lambda x: f"{x:.3f}", "index": False, "border": 0}
-    return "<div class='scroll'>" + frame.to_html(classes="tbl", **fmt) + "</div>"
+def html_frame(frame: pd.DataFrame) -> str:
+    """A table of the explanation pages (the one HTML table writer,
+    :func:`axiomatic._report.html_table`; numbers to 3 decimals, no index), scrolling when
+    wide."""
+    return (
+        "<div class='scroll'>"
+        + html_table(frame, index=False, floats=_three_decimals, css_class="dataframe tbl")
+        + "</div>"
+    )
+
+
+def _three_decimals(x: float) -> str:
+    return "NaN" if math.isnan(x) else f"{x:.3f}"
 
 
 def html_section(
     expl: Explanation, image: str | None = None, title: str = "Axiomatic explanations"
 ) -> str:
-    """The same content as :func:`markdown_section` as a stand-alone HTML page, styled as the
-    diagnosis report (``axiomatic/resources/report.css``) and saying what fidelity and random
-    fidelity mean."""
-    from importlib import resources
-
-    css = resources.files("axiomatic.resources").joinpath("report.css").read_text("utf-8")
+    """The same content as :func:`markdown_section` as a stand-alone HTML page (the one page
+    shell, :func:`axiomatic._report.html_page`, styled as the diagnosis report) saying what
+    fidelity and random fidelity mean."""
     s = expl.settings
     esc = html.escape
     setting = (
@@ -176,29 +190,22 @@ def html_section(
         "folds; 95% interval by query bootstrap."
     )
     body = [
-        f"<h1>{esc(title)}</h1>",
         f"<p class='meta'>{esc(setting)}</p>",
         f"<div class='note'>{FIDELITY_TEXT}</div>",
         "<h2>Fidelity per system</h2>",
-        _table(expl.summary[[c for c in SUMMARY_COLUMNS if c in expl.summary.columns]]),
+        html_frame(expl.summary[[c for c in SUMMARY_COLUMNS if c in expl.summary.columns]]),
         "<h2>Fidelity by rank difference</h2>",
         "<p>Pairs far apart in the ranking are easier to order than neighbours.</p>",
-        _table(wide_buckets(expl.by_rank, "rank_diff").reset_index()),
+        html_frame(wide_buckets(expl.by_rank, "rank_diff").reset_index()),
         "<h2>Fidelity by normalized score difference</h2>",
-        _table(wide_buckets(expl.by_score, "score_diff").reset_index()),
+        html_frame(wide_buckets(expl.by_score, "score_diff").reset_index()),
         "<h2>Axiom importances</h2>",
         "<p>Mean decrease in impurity, mean over folds (top 12).</p>",
-        _table(wide_importances(expl, top=12).reset_index()),
+        html_frame(wide_importances(expl, top=12).reset_index()),
     ]
     if image:
         body.append(f'<img src="{esc(image)}" alt="explanations">')
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>"
-        + esc(title)
-        + f"</title><style>{css}</style></head><body>"
-        + "\n".join(body)
-        + "</body></html>\n"
-    )
+    return html_page(title, body)
 
 
 def write_explanation(

@@ -8,22 +8,15 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from axiomatic._report import html_page, report_css
 from axiomatic.diagnose.probes import PROBE_PREFIX
 from axiomatic.diagnose.relations import SYMMETRIC_SUFFIX
 from axiomatic.diagnose.result import Diagnosis
 from axiomatic.diagnose.stats import MIN_P_N
 from axiomatic.report import tables
 
-
-def report_css() -> str:
-    """The style sheet of the toolkit's HTML pages (packaged as ``resources/report.css``)."""
-    from importlib import resources
-
-    return resources.files("axiomatic.resources").joinpath("report.css").read_text("utf-8")
-
-
 CSS = report_css()
-"""The page style, shared with the explanations page (``axiomatic/resources/report.css``)."""
+"""The page style of every HTML page (``axiomatic/resources/report.css``)."""
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -53,9 +46,6 @@ def render_html(
         title = f"{title} ({partial})"
     images = images or {}
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1>",
         *(
             [
                 f"<div class='note'>Diagnosed on an unfinished mining output ({esc(partial)}): "
@@ -287,8 +277,7 @@ def render_html(
         )
         parts.append(tables.to_html_table(show.head(max_mcnemar_rows), index=False))
         parts.append("</details>")
-    parts.append("</body></html>")
-    page = "\n".join(parts)
+    page = html_page(title, parts, css=CSS)
     if partial:
         page = page.replace("</h2>", f" <small>({esc(partial)})</small></h2>")
     return page

@@ -22,7 +22,6 @@ a group of their own, labelled ``[equal]``.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -762,24 +761,15 @@ def to_markdown(frame: pd.DataFrame, index: bool = True) -> str:
 
 
 def to_html_table(frame: pd.DataFrame, index: bool = True, css_class: str = "tbl") -> str:
-    """An escaped HTML table of a display frame."""
-    has_index = index and not isinstance(frame.index, pd.RangeIndex)
-    esc = html.escape
-    head = ([frame.index.name or ""] if has_index else []) + [str(c) for c in frame.columns]
-    parts = [f'<table class="{css_class}"><thead><tr>']
-    parts += [f"<th>{esc(str(h))}</th>" for h in head]
-    parts.append("</tr></thead><tbody>")
-    for idx, row in frame.iterrows():
-        parts.append("<tr>")
-        if has_index:
-            parts.append(f'<th class="row">{esc(str(idx))}</th>')
-        for v in row.tolist():
-            s = _fmt(v) if isinstance(v, float) else str(v)
-            cls = ' class="up"' if s.endswith(UP) else ' class="down"' if s.endswith(DOWN) else ""
-            parts.append(f"<td{cls}>{esc(s)}</td>")
-        parts.append("</tr>")
-    parts.append("</tbody></table>")
-    return "".join(parts)
+    """An escaped HTML table of a display frame (:func:`axiomatic._report.html_table`), a
+    significance arrow's cell marked ``up`` / ``down``."""
+    from axiomatic._report import html_table
+
+    return html_table(frame, index=index, css_class=css_class, cell_class=_arrow_class)
+
+
+def _arrow_class(text: str) -> str | None:
+    return "up" if text.endswith(UP) else "down" if text.endswith(DOWN) else None
 
 
 _TOLERANCE = re.compile(r"^(?:δ\*|\|Δlen\||no length limit)")

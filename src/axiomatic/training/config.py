@@ -333,10 +333,30 @@ def _mixing_rate(value: Any, what: str, upper: float | None) -> float:
 class TrainConfig:
     """Everything a training run needs (written as ``config.toml`` next to its outputs)."""
 
-    dataset: str = field(default="demo", metadata=param_meta(nonempty=True))
-    model: str = field(default="knrm", metadata=param_meta(nonempty=True))
+    dataset: str = field(
+        default="demo",
+        metadata=param_meta(
+            nonempty=True,
+            description="the training dataset: a catalog name (e.g. scifact/train), irds:<id>, "
+            "or a dataset descriptor FILE.toml with qrels",
+        ),
+    )
+    model: str = field(
+        default="knrm",
+        metadata=param_meta(
+            nonempty=True,
+            description="the model: knrm, conv-knrm, duet, cross-encoder, ... (the model "
+            "registry; `axiomatic models` lists it)",
+        ),
+    )
     model_config: dict[str, Any] = field(default_factory=dict)
-    loss: str = field(default="hinge", metadata=param_meta(nonempty=True))
+    loss: str = field(
+        default="hinge",
+        metadata=param_meta(
+            nonempty=True,
+            description="the training objective: " + ", ".join(LOSSES.names()),
+        ),
+    )
     margin: float = field(
         default=1.0, metadata=param_meta(ge=0, description="margin of the pairwise hinge loss")
     )
@@ -346,8 +366,20 @@ class TrainConfig:
             ge=1, lt=2**31, description="documents per query of a listwise example"
         ),
     )
-    regularizer: str | None = None
-    augmentation: str | None = None
+    regularizer: str | None = field(
+        default=None,
+        metadata=param_meta(
+            description='axiomatic regularization, e.g. "ar(lambda=0.1, mu=0.1, '
+            'axioms=TFC1-A,TFC1-D,TFC3,LNC)"'
+        ),
+    )
+    augmentation: str | None = field(
+        default=None,
+        metadata=param_meta(
+            description='"perturb(axioms=TFC1-A,TFC1-D)" or "diagnostic(mode=paired, '
+            'instances=DIR)"'
+        ),
+    )
     optimizer: str = field(default="adam", metadata=param_meta(nonempty=True))
     lr: float = field(default=1e-3, metadata=param_meta(gt=0, description="learning rate"))
     weight_decay: float = field(
