@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from axiomatic.data.records import Document
+from axiomatic.index import collection
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
 
@@ -84,7 +85,11 @@ def _reference(docs: list[Document], analyzer: Analyzer):
     [Analyzer(), Analyzer(stemmer=None, stopwords=False), Analyzer(stemmer="porter")],
     ids=["default", "raw", "porter"],
 )
-def test_build_equals_reference(analyzer):
+@pytest.mark.parametrize("chunk", [None, 1, 37], ids=["one-chunk", "chunk-per-doc", "chunks"])
+def test_build_equals_reference(analyzer, chunk, monkeypatch):
+    # the build counts documents chunk by chunk (new terms appear in later chunks too)
+    if chunk is not None:
+        monkeypatch.setattr(collection, "_CHUNK_TOKENS", chunk)
     docs = _docs(3, 60)
     index = CollectionIndex.build(docs, analyzer)
     terms, dense, lens, table = _reference(docs, Analyzer.from_config(analyzer.config()))
