@@ -29,6 +29,9 @@ FORMAT_VERSION = 1
 #: tokens held as strings at a time while indexing (then counted into their rows)
 _CHUNK_TOKENS = 1 << 16
 
+#: surface tokens whose term id :meth:`CollectionIndex.query_term_ids` keeps (then starts over)
+_SURFACE_CACHE = 1 << 20
+
 
 def _concat(pieces: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
     """The pieces end to end, emptying the list (each piece is freed as it is copied)."""
@@ -97,6 +100,7 @@ class CollectionIndex:
         self.cf = np.bincount(tf.indices, weights=tf.data, minlength=tf.shape[1]).astype(np.int64)
         self._tf_csc: sp.csc_matrix | None = None
         self._token_ids: dict[int, np.ndarray] = {}
+        self._surface_ids: dict[str, int] = {}  # surface token -> term id (query_term_ids)
         # The positional index of every document, from the pass that counted its terms:
         # ``(ids, offsets)``, document ``r``'s tokens are ``ids[offsets[r]:offsets[r + 1]]``
         # (int32 term ids; 4 bytes per token, i.e. ``4 * total_terms``). Proximity axioms then
@@ -251,10 +255,52 @@ class CollectionIndex:
 
     @property
     def tf_csc(self) -> sp.csc_matrix:
-        """Column-major copy of ``tf`` (built lazily; fast term -> posting access)."""
+        """Column-major copy of ``tf`` (built lazily; fast term -> posting access; the rows of
+        each column sorted)."""
         if self._tf_csc is None:
-            self._tf_csc = self.tf.tocsc()
+            csc = self.tf.tocsc()
+            if not csc.has_sorted_indices:
+                csc.sort_indices()
+            self._tf_csc = csc
         return self._tf_csc
+
+    def query_term_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every text's analyzed tokens as term ids, end to end: ``(ptr, ids)``, text ``i``'s
+        are ``ids[ptr[i]:ptr[i + 1]]`` (int64; ``-1`` for a stopword or a term the collection
+        lacks), the same terms as :meth:`Analyzer.analyze` gives.
+
+        Analysis after tokenizing is per token, so each distinct surface token is analyzed
+        once and its id remembered (up to :data:`_SURFACE_CACHE` of them): a batch of queries
+        costs a tokenization and a dictionary lookup per token.
+        """
+        known = self._surface_ids
+        tokenize = self.analyzer.tokenize
+        flat: list[int | None] = []
+        ptr = array("q", [0])
+        for text in texts:
+            tokens = tokenize(text)
+            ids = list(map(known.get, tokens))
+            if None in ids:
+                self._learn_surface(tokens)
+                ids = list(map(known.__getitem__, tokens))
+            flat.extend(ids)
+            ptr.append(len(flat))
+        return (
+            np.frombuffer(ptr, dtype=np.int64).copy(),
+            np.fromiter(flat, dtype=np.int64, count=len(flat)),
+        )
+
+    def _learn_surface(self, tokens: Sequence[str]) -> None:
+        known = self._surface_ids
+        if len(known) > _SURFACE_CACHE:
+            known.clear()
+        new = [t for t in dict.fromkeys(tokens) if t not in known]
+        stopwords = self.analyzer.stopword_set
+        kept = [t for t in new if t not in stopwords]
+        known.update(dict.fromkeys(new, -1))
+        get = self.vocab.get
+        for t, term in zip(kept, self.analyzer.stem(kept), strict=True):
+            known[t] = get(term, -1)
 
     def collection_prob(self, term_ids: np.ndarray) -> np.ndarray:
         """p(t|C) = cf(t) / |C|; 0 for out-of-vocabulary ids (-1)."""
