@@ -76,6 +76,8 @@ def _run_python_kernel(ranker: BM25Ranker, queries: list[Query], k: int, n_threa
         (40, 12, 1),  # dense mode (postings >= n_docs / 8), heavy ties
         (40, 12, 7),
         (40, 12, 500),  # k above the number of matching documents
+        (700, 25, 3),  # dense mode over many blocks of the top-k scan, heavy ties
+        (700, 25, 60),
         (600, 3000, 5),  # large vocabulary: most queries take the sparse mode
         (600, 3000, 50),
     ],

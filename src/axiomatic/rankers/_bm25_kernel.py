@@ -26,6 +26,9 @@ import numpy as np
 #: the same environment switch as the compiled axiom kernels
 ENV_VAR = "AXIOMATIC_JIT"
 
+#: documents per block of the top-k scan (a block whose best score cannot enter is skipped)
+_BLOCK = 64
+
 _state: dict[str, Any] = {}
 
 
@@ -78,6 +81,10 @@ def bm25_top_k(
     heap_s = np.empty(k, np.float64)
     heap_r = np.empty(k, np.int64)
     slot = np.full(idf.shape[0], -1, np.int64)
+    bits = scores.view(np.int64)
+    n_blocks = (n_docs + _BLOCK - 1) // _BLOCK
+    block_bits = np.zeros(n_blocks, np.int64)
+    block_max = block_bits.view(np.float64)
     for q in range(q_ptr.shape[0] - 1):
         # the query's distinct terms in order of first occurrence, and their counts
         q_lo = q_ptr[q]
@@ -132,8 +139,27 @@ def bm25_top_k(
         size = 0
         thr = 0.0
         n_cand = n_touched if sparse else n_docs
-        for i in range(n_cand):
+        if not sparse:
+            # each block's largest score, as the integer its bits are (non-negative doubles
+            # order as their bit patterns do): an integer maximum the compiler vectorizes
+            for blk in range(n_blocks):
+                mx = 0
+                for i in range(blk * _BLOCK, min(blk * _BLOCK + _BLOCK, n_docs)):
+                    v = bits[i]
+                    if v > mx:
+                        mx = v
+                block_bits[blk] = mx
+        i = 0
+        while i < n_cand:
+            if not sparse and i % _BLOCK == 0:
+                top = block_max[i // _BLOCK]
+                if top < thr or top == 0.0:  # no document of the block can enter
+                    end = min(i + _BLOCK, n_docs)
+                    scores[i:end] = 0.0
+                    i = end
+                    continue
             d = touched[i] if sparse else i
+            i += 1
             s = scores[d]
             scores[d] = 0.0  # reset for the next query in the same pass
             if s < thr or s == 0.0:  # below the k-th, or not reached
