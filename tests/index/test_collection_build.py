@@ -110,3 +110,14 @@ def test_build_without_positions_and_duplicate_ids():
     assert index.token_ids(0).tolist() == [index.vocab[t] for t in Analyzer().analyze(docs[0].text)]
     with pytest.raises(ValueError, match="duplicate document id 'd0'"):
         CollectionIndex.build([*docs, Document("d0", "again")], Analyzer())
+
+
+def test_column_copy_holds_the_counts_in_the_smallest_type():
+    docs = _docs(5, 30)
+    index = CollectionIndex.build(docs, Analyzer())
+    assert index.tf_csc.dtype == np.uint8 and index.tf_csc.has_sorted_indices
+    assert np.array_equal(index.tf_csc.toarray(), index.tf.toarray())
+    big = CollectionIndex.build([Document("a", "word " * 300 + "other"), *docs[:3]], Analyzer())
+    assert big.tf_csc.dtype == np.uint16
+    assert np.array_equal(big.tf_csc.toarray(), big.tf.toarray())
+    assert big.tf_csc.toarray().max() == 300

@@ -256,9 +256,18 @@ class CollectionIndex:
     @property
     def tf_csc(self) -> sp.csc_matrix:
         """Column-major copy of ``tf`` (built lazily; fast term -> posting access; the rows of
-        each column sorted)."""
+        each column sorted). Its counts are in the smallest unsigned integer type that holds
+        the largest one (``uint8`` for most collections): retrieval reads a quarter of the
+        bytes per count, and the copy costs 5 bytes per posting instead of 8."""
         if self._tf_csc is None:
-            csc = self.tf.tocsc()
+            tf = self.tf
+            top = int(tf.data.max()) if tf.nnz else 0
+            small = next(
+                (t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max), None
+            )
+            if small is not None and bool(np.all(tf.data >= 0)):
+                tf = sp.csr_matrix((tf.data.astype(small), tf.indices, tf.indptr), shape=tf.shape)
+            csc = tf.tocsc()
             if not csc.has_sorted_indices:
                 csc.sort_indices()
             self._tf_csc = csc
