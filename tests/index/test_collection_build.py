@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from axiomatic.data.records import Document
+from axiomatic.index import collection
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.text.analyzer import Analyzer
 
@@ -84,7 +85,11 @@ def _reference(docs: list[Document], analyzer: Analyzer):
     [Analyzer(), Analyzer(stemmer=None, stopwords=False), Analyzer(stemmer="porter")],
     ids=["default", "raw", "porter"],
 )
-def test_build_equals_reference(analyzer):
+@pytest.mark.parametrize("chunk", [None, 1, 37], ids=["one-chunk", "chunk-per-doc", "chunks"])
+def test_build_equals_reference(analyzer, chunk, monkeypatch):
+    # the build counts documents chunk by chunk (new terms appear in later chunks too)
+    if chunk is not None:
+        monkeypatch.setattr(collection, "_CHUNK_TOKENS", chunk)
     docs = _docs(3, 60)
     index = CollectionIndex.build(docs, analyzer)
     terms, dense, lens, table = _reference(docs, Analyzer.from_config(analyzer.config()))
@@ -105,3 +110,14 @@ def test_build_without_positions_and_duplicate_ids():
     assert index.token_ids(0).tolist() == [index.vocab[t] for t in Analyzer().analyze(docs[0].text)]
     with pytest.raises(ValueError, match="duplicate document id 'd0'"):
         CollectionIndex.build([*docs, Document("d0", "again")], Analyzer())
+
+
+def test_column_copy_holds_the_counts_in_the_smallest_type():
+    docs = _docs(5, 30)
+    index = CollectionIndex.build(docs, Analyzer())
+    assert index.tf_csc.dtype == np.uint8 and index.tf_csc.has_sorted_indices
+    assert np.array_equal(index.tf_csc.toarray(), index.tf.toarray())
+    big = CollectionIndex.build([Document("a", "word " * 300 + "other"), *docs[:3]], Analyzer())
+    assert big.tf_csc.dtype == np.uint16
+    assert np.array_equal(big.tf_csc.toarray(), big.tf.toarray())
+    assert big.tf_csc.toarray().max() == 300

@@ -65,39 +65,9 @@ def _queries(seed: int, vocab: int, n: int) -> list[Query]:
     return out
 
 
-def _run_python_kernel(ranker: BM25Ranker, queries: list[Query], k: int):
+def _run_python_kernel(ranker: BM25Ranker, queries: list[Query], k: int, n_threads: int = 1):
     """The kernel as plain Python (no numba), fed exactly as ``retrieve_many`` feeds it."""
-    index = ranker.index
-    terms, tfs, ptr = [], [], [0]
-    for q in queries:
-        counts: dict[str, int] = {}
-        for t in index.analyzer.analyze(q.text):
-            counts[t] = counts.get(t, 0) + 1
-        for t, c in counts.items():
-            if t in index.vocab:
-                terms.append(index.vocab[t])
-                tfs.append(c)
-        ptr.append(len(terms))
-    q_terms = np.asarray(terms, dtype=np.int64)
-    out = (
-        np.zeros((len(queries), k), np.int64),
-        np.zeros((len(queries), k)),
-        np.zeros(len(queries), np.int64),
-    )
-    csc = index.tf_csc
-    _bm25_kernel.bm25_top_k(
-        csc.indptr,
-        csc.indices,
-        csc.data,
-        ranker._norm(),
-        np.asarray(ptr, dtype=np.int64),
-        q_terms,
-        bm25_idf(index.df[q_terms], index.n_docs),
-        np.asarray(tfs, dtype=np.float64),
-        k,
-        *out,
-    )
-    return out
+    return ranker._retrieve_kernel(_bm25_kernel.bm25_top_k, queries, k, n_threads)
 
 
 @pytest.mark.parametrize(
@@ -106,6 +76,8 @@ def _run_python_kernel(ranker: BM25Ranker, queries: list[Query], k: int):
         (40, 12, 1),  # dense mode (postings >= n_docs / 8), heavy ties
         (40, 12, 7),
         (40, 12, 500),  # k above the number of matching documents
+        (700, 25, 3),  # dense mode over many blocks of the top-k scan, heavy ties
+        (700, 25, 60),
         (600, 3000, 5),  # large vocabulary: most queries take the sparse mode
         (600, 3000, 50),
     ],
@@ -185,3 +157,35 @@ def test_subclass_with_own_query_weights_keeps_the_numpy_path():
     doubled = Weighted(index).retrieve(Query("q", "w1 w2"), k=4)
     assert [d for d, _ in doubled] == [d for d, _ in plain]
     assert [s for _, s in doubled] == pytest.approx([2.0 * s for _, s in plain], rel=1e-12)
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_threads_split_the_queries_and_change_nothing(n_threads):
+    docs = _collection(13, 300, 200, dup=5)
+    ranker = BM25Ranker(CollectionIndex.build(docs, RAW, keep_texts=False))
+    queries = _queries(13, 200, 40)
+    one = _run_python_kernel(ranker, queries, 7)
+    many = _run_python_kernel(ranker, queries, 7, n_threads=n_threads)
+    for a, b in zip(one, many, strict=True):
+        assert np.array_equal(a, b)
+    if _bm25_kernel.compiled() is not None:
+        for a, b in zip(one, ranker.retrieve_many(queries, 7, n_threads=n_threads), strict=True):
+            assert np.array_equal(a, b)
+        with pytest.raises(ValueError, match="n_threads must be >= 1"):
+            ranker.retrieve_many(queries, 7, n_threads=0)
+
+
+def test_query_term_ids_are_the_analyzed_terms():
+    index = CollectionIndex.build(
+        [Document("a", "Running cats and the dogs"), Document("b", "a cat ran")], Analyzer()
+    )
+    texts = ["The running CATS, cats!", "", "unknownword dogs the", "ran ran"]
+    ptr, ids = index.query_term_ids(texts)
+    for i, text in enumerate(texts):
+        expected = [index.vocab.get(t, -1) for t in index.analyzer.analyze(text)]
+        got = [x for x in ids[ptr[i] : ptr[i + 1]].tolist() if x >= 0]
+        assert got == [x for x in expected if x >= 0], text
+    # stopwords stay in the token stream as -1 (they are not terms); a second call is cached
+    assert (ids[ptr[0] : ptr[1]] == -1).sum() == 1
+    ptr2, ids2 = index.query_term_ids(texts)
+    assert np.array_equal(ptr, ptr2) and np.array_equal(ids, ids2)

@@ -26,8 +26,23 @@ from axiomatic.text.analyzer import Analyzer
 
 FORMAT_VERSION = 1
 
-#: tokens held as strings at a time while indexing (then turned into term ids)
-_CHUNK_TOKENS = 1 << 20
+#: tokens held as strings at a time while indexing (then counted into their rows)
+_CHUNK_TOKENS = 1 << 16
+
+#: surface tokens whose term id :meth:`CollectionIndex.query_term_ids` keeps (then starts over)
+_SURFACE_CACHE = 1 << 20
+
+
+def _concat(pieces: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
+    """The pieces end to end, emptying the list (each piece is freed as it is copied)."""
+    out: np.ndarray = np.empty(sum(len(p) for p in pieces), dtype=dtype)
+    at = 0
+    pieces.reverse()
+    while pieces:
+        p = pieces.pop()
+        out[at : at + len(p)] = p
+        at += len(p)
+    return out
 
 
 @dataclass
@@ -63,6 +78,8 @@ class CollectionIndex:
         doc_len: np.ndarray,
         texts: Mapping[str, str] | None = None,
         token_table: tuple[np.ndarray, np.ndarray] | None = None,
+        doc_index: dict[str, int] | None = None,
+        vocab: dict[str, int] | None = None,
     ) -> None:
         self.analyzer = analyzer
         self.doc_ids = doc_ids
@@ -70,12 +87,20 @@ class CollectionIndex:
         self.tf = tf
         self.doc_len = doc_len
         self.texts = texts
-        self.doc_index: dict[str, int] = {d: i for i, d in enumerate(doc_ids)}
-        self.vocab: dict[str, int] = {t: i for i, t in enumerate(terms)}
-        self.df = np.asarray((tf > 0).sum(axis=0)).ravel().astype(np.int64)
-        self.cf = np.asarray(tf.sum(axis=0)).ravel().astype(np.int64)
+        self.doc_index: dict[str, int] = (
+            doc_index if doc_index is not None else {d: i for i, d in enumerate(doc_ids)}
+        )
+        # ``doc_index``/``vocab``: the maps the build made already (not checked; else derived)
+        self.vocab: dict[str, int] = (
+            vocab if vocab is not None else {t: i for i, t in enumerate(terms)}
+        )
+        # from the stored entries (no boolean copy of the matrix); stored zeros count in neither
+        stored = tf.indices if bool(np.all(tf.data > 0)) else tf.indices[tf.data > 0]
+        self.df = np.bincount(stored, minlength=tf.shape[1]).astype(np.int64)
+        self.cf = np.bincount(tf.indices, weights=tf.data, minlength=tf.shape[1]).astype(np.int64)
         self._tf_csc: sp.csc_matrix | None = None
         self._token_ids: dict[int, np.ndarray] = {}
+        self._surface_ids: dict[str, int] = {}  # surface token -> term id (query_term_ids)
         # The positional index of every document, from the pass that counted its terms:
         # ``(ids, offsets)``, document ``r``'s tokens are ``ids[offsets[r]:offsets[r + 1]]``
         # (int32 term ids; 4 bytes per token, i.e. ``4 * total_terms``). Proximity axioms then
@@ -97,36 +122,47 @@ class CollectionIndex:
         progress: bool = False,
         positions: bool = True,
     ) -> CollectionIndex:
-        """Analyze and count every document (one pass; memory = the CSR matrix).
+        """Analyze and count every document in one streaming pass.
 
-        ``positions`` also keeps each document's token ids from the same pass (the positional
-        index, :attr:`token_table`: 4 bytes per token, about the size of ``tf`` again), so that
-        proximity features never analyze a candidate at query time; ``False`` analyzes
+        Documents are analyzed in chunks of about :data:`_CHUNK_TOKENS` tokens; each chunk is
+        counted into its rows of the count matrix at once (its tokens as strings, then as ids,
+        live only while the chunk is counted), so the build's memory is the index it returns
+        plus one chunk, not a copy of every token. ``positions`` also keeps each document's token
+        ids from the same pass (the positional index, :attr:`token_table`: 4 bytes per token,
+        about the size of ``tf`` again), so that proximity features never analyze a candidate at
+        query time; ``False`` keeps none (a lower peak and resident size) and analyzes
         candidates lazily instead (once per document, :meth:`token_ids`).
         """
         vocab: dict[str, int] = {}
         # surface token -> term id (-1: a stopword). Analysis is per token after tokenizing
-        # (stopping, then stemming), so each distinct surface form is analyzed once. Documents
-        # are tokenized in chunks; a chunk's new surface forms are found in one C-level pass
-        # (``dict.fromkeys`` keeps first occurrences in order, the order term ids are assigned
-        # in) and its tokens become ids in another (``map``): no Python loop over tokens.
+        # (stopping, then stemming), so each distinct surface form is analyzed once. A chunk's
+        # new surface forms are found in one C-level pass (``dict.fromkeys`` keeps first
+        # occurrences in order, the order term ids are assigned in) and its tokens become ids
+        # in another (``map``): no Python loop over tokens.
         tok2id: dict[str, int] = {}
         stopwords = analyzer.stopword_set
         stem = analyzer.stem
-        ids: list[np.ndarray] = []  # every token's term id, stopwords (-1) included, in order
-        ends = array("q")  # end offset of each document in ``ids``
+        # per chunk: the rows' distinct term ids and counts (CSR pieces), their number of
+        # distinct terms, their kept lengths, and (``positions``) their kept token ids
+        p_indices: list[np.ndarray] = []
+        p_data: list[np.ndarray] = []
+        p_nnz: list[np.ndarray] = []
+        p_len: list[np.ndarray] = []
+        p_tokens: list[np.ndarray] = []
         doc_ids: list[str] = []
         texts: dict[str, str] | None = {} if keep_texts else None
-        seen: set[str] = set()
+        doc_index: dict[str, int] = {}
         it: Iterable[Document] = documents
         if progress:
             from axiomatic._progress import track
 
             it = track(documents, description="indexing")
         chunk: list[str] = []
-        n_tokens = 0
+        ends = array("q")  # end offset of each document of the chunk in ``chunk``
 
         def flush() -> None:
+            if not ends:
+                return
             new = [t for t in dict.fromkeys(chunk) if t not in tok2id]
             kept = []
             for t in new:
@@ -134,59 +170,71 @@ class CollectionIndex:
                     tok2id[t] = -1
                 else:
                     kept.append(t)
-            for t, term in zip(kept, stem(kept), strict=True):  # one stemmer call per chunk
+            # one stemmer call per chunk; ``tok2id`` is the cache, the analyzer's stays as it was
+            for t, term in zip(kept, stem(kept, cache=False), strict=True):
                 tok2id[t] = vocab.setdefault(term, len(vocab))
-            ids.append(np.fromiter(map(tok2id.__getitem__, chunk), np.int32, len(chunk)))
+            ids = np.fromiter(map(tok2id.__getitem__, chunk), np.int32, len(chunk))
             chunk.clear()
+            n_rows = len(ends)
+            keep = ids >= 0
+            # kept tokens per document: kept-token prefix sums at each document's end
+            kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+            doc_ends = np.concatenate(([0], np.frombuffer(ends, np.int64)))  # a copy
+            del ends[:]
+            lens = np.diff(kept_before[doc_ends])
+            ids = ids[keep]
+            del keep, kept_before
+            if positions:
+                p_tokens.append(ids)
+            # one (row, term) key per token, sorted: equal keys are one posting and its count
+            n_terms = max(len(vocab), 1)
+            key = np.repeat(np.arange(n_rows, dtype=np.int64) * n_terms, lens)
+            key += ids
+            key.sort()
+            first = np.flatnonzero(np.concatenate(([len(key) > 0], key[1:] != key[:-1])))
+            counts = np.diff(np.append(first, len(key))).astype(np.int32)
+            key = key[first]
+            p_indices.append((key % n_terms).astype(np.int32))
+            p_data.append(counts)
+            p_nnz.append(np.bincount(key // n_terms, minlength=n_rows))
+            p_len.append(lens)
 
         for doc in it:
-            if doc.doc_id in seen:
+            if doc.doc_id in doc_index:
                 raise ValueError(
                     f"duplicate document id {doc.doc_id!r}: document ids must be unique"
                 )
-            seen.add(doc.doc_id)
+            doc_index[doc.doc_id] = len(doc_ids)
+            doc_ids.append(doc.doc_id)
             tokens = analyzer.tokenize(doc.text)
             chunk.extend(tokens)
-            n_tokens += len(tokens)
-            ends.append(n_tokens)
-            doc_ids.append(doc.doc_id)
+            ends.append(len(chunk))
             if texts is not None:
                 texts[doc.doc_id] = doc.text
             if len(chunk) >= _CHUNK_TOKENS:
                 flush()
         flush()
         n = len(doc_ids)
-        all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int32)
-        raw_ends = np.frombuffer(ends, dtype=np.int64) if n else np.zeros(0, np.int64)
-        keep = all_ids >= 0
-        tokens_arr = all_ids[keep]
-        # tokens kept per document: kept-token prefix sums at each document's end
-        kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
-        offsets = np.concatenate(([0], kept_before[raw_ends])).astype(np.int64)
-        doc_len = np.diff(offsets)
-        rows = np.repeat(np.arange(n, dtype=np.int64), doc_len)
-        # one count per (document, term): coo -> csr sums the duplicates
-        tf = sp.csr_matrix(
-            sp.coo_matrix(
-                (np.ones(len(tokens_arr), dtype=np.int32), (rows, tokens_arr.astype(np.int64))),
-                shape=(n, len(vocab)),
-            )
-        )
-        tf.sum_duplicates()
-        tf.sort_indices()
-        tf = sp.csr_matrix(
-            (
-                tf.data.astype(np.int32, copy=False),
-                tf.indices.astype(np.int32, copy=False),
-                tf.indptr.astype(np.int64, copy=False),
-            ),
-            shape=(n, len(vocab)),
-        )
+        doc_len = _concat(p_len, np.int64)
+        p_len.clear()
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(_concat(p_nnz, np.int64), out=indptr[1:])
+        p_nnz.clear()
+        # each piece is freed as it is copied: the peak is one array plus one piece
+        indices = _concat(p_indices, np.int32)
+        data = _concat(p_data, np.int32)
+        tf = sp.csr_matrix((data, indices, indptr), shape=(n, len(vocab)))
+        table = None
+        if positions:
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(doc_len, out=offsets[1:])
+            table = (_concat(p_tokens, np.int32), offsets)
         terms = [""] * len(vocab)
         for t, i in vocab.items():
             terms[i] = t
-        table = (tokens_arr, offsets) if positions else None
-        return cls(analyzer, doc_ids, terms, tf, doc_len.astype(np.int64), texts, table)
+        return cls(
+            analyzer, doc_ids, terms, tf, doc_len, texts, table, doc_index=doc_index, vocab=vocab
+        )
 
     # ------------------------------------------------------------------ stats
     @property
@@ -207,10 +255,61 @@ class CollectionIndex:
 
     @property
     def tf_csc(self) -> sp.csc_matrix:
-        """Column-major copy of ``tf`` (built lazily; fast term -> posting access)."""
+        """Column-major copy of ``tf`` (built lazily; fast term -> posting access; the rows of
+        each column sorted). Its counts are in the smallest unsigned integer type that holds
+        the largest one (``uint8`` for most collections): retrieval reads a quarter of the
+        bytes per count, and the copy costs 5 bytes per posting instead of 8."""
         if self._tf_csc is None:
-            self._tf_csc = self.tf.tocsc()
+            tf = self.tf
+            top = int(tf.data.max()) if tf.nnz else 0
+            small = next(
+                (t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max), None
+            )
+            if small is not None and bool(np.all(tf.data >= 0)):
+                tf = sp.csr_matrix((tf.data.astype(small), tf.indices, tf.indptr), shape=tf.shape)
+            csc = tf.tocsc()
+            if not csc.has_sorted_indices:
+                csc.sort_indices()
+            self._tf_csc = csc
         return self._tf_csc
+
+    def query_term_ids(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every text's analyzed tokens as term ids, end to end: ``(ptr, ids)``, text ``i``'s
+        are ``ids[ptr[i]:ptr[i + 1]]`` (int64; ``-1`` for a stopword or a term the collection
+        lacks), the same terms as :meth:`Analyzer.analyze` gives.
+
+        Analysis after tokenizing is per token, so each distinct surface token is analyzed
+        once and its id remembered (up to :data:`_SURFACE_CACHE` of them): a batch of queries
+        costs a tokenization and a dictionary lookup per token.
+        """
+        known = self._surface_ids
+        tokenize = self.analyzer.tokenize
+        flat: list[int | None] = []
+        ptr = array("q", [0])
+        for text in texts:
+            tokens = tokenize(text)
+            ids = list(map(known.get, tokens))
+            if None in ids:
+                self._learn_surface(tokens)
+                ids = list(map(known.__getitem__, tokens))
+            flat.extend(ids)
+            ptr.append(len(flat))
+        return (
+            np.frombuffer(ptr, dtype=np.int64).copy(),
+            np.fromiter(flat, dtype=np.int64, count=len(flat)),
+        )
+
+    def _learn_surface(self, tokens: Sequence[str]) -> None:
+        known = self._surface_ids
+        if len(known) > _SURFACE_CACHE:
+            known.clear()
+        new = [t for t in dict.fromkeys(tokens) if t not in known]
+        stopwords = self.analyzer.stopword_set
+        kept = [t for t in new if t not in stopwords]
+        known.update(dict.fromkeys(new, -1))
+        get = self.vocab.get
+        for t, term in zip(kept, self.analyzer.stem(kept), strict=True):
+            known[t] = get(term, -1)
 
     def collection_prob(self, term_ids: np.ndarray) -> np.ndarray:
         """p(t|C) = cf(t) / |C|; 0 for out-of-vocabulary ids (-1)."""

@@ -407,6 +407,7 @@ class BM25Ranker(LexicalRanker):
         self.variant = variant
         self.delta = delta
         self._norm_cache: tuple[tuple[float, float], np.ndarray] | None = None
+        self._idf_cache: np.ndarray | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -451,55 +452,76 @@ class BM25Ranker(LexicalRanker):
         return float(qw @ (idf * absent))
 
     def retrieve_many(
-        self, queries: Sequence[Query], k: int = 1000
+        self, queries: Sequence[Query], k: int = 1000, n_threads: int = 1
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # Compiled when numba is there (the ``fast`` extra): each posting's weight computed from
-        # the index's column-major counts as it is read, one call for every query; the same
-        # float operations as the numpy form (``_bm25_kernel``), so the same scores and order.
+        """As :meth:`LexicalRanker.retrieve_many`; with numba (the ``fast`` extra) one compiled
+        call for every query (:mod:`~axiomatic.rankers._bm25_kernel`: the same scores and order
+        as the numpy form), the queries split over ``n_threads`` threads (the numpy form runs
+        in the calling thread)."""
         fn = _bm25_kernel.compiled()
-        cls = type(self)
-        if (
-            fn is None
-            or self.variant != "lucene"
-            or cls._query_weights is not LexicalRanker._query_weights
-            or cls._posting_weights is not BM25Ranker._posting_weights
-            or cls._doc_offset is not BM25Ranker._doc_offset
-        ):
+        if fn is None or not self._compiled_path():
             return super().retrieve_many(queries, k)
-        k = _positive_k(k)
+        _check_int("n_threads", n_threads, low=1)
+        return self._retrieve_kernel(fn, queries, _positive_k(k), n_threads)
+
+    def _compiled_path(self) -> bool:
+        """Whether the compiled kernel computes this ranker's scores (Lucene BM25, the hooks
+        not overridden); otherwise the numpy form does."""
+        cls = type(self)
+        return (
+            self.variant == "lucene"
+            and cls._query_weights is LexicalRanker._query_weights
+            and cls._posting_weights is BM25Ranker._posting_weights
+            and cls._doc_offset is BM25Ranker._doc_offset
+        )
+
+    def _retrieve_kernel(
+        self, fn: Any, queries: Sequence[Query], k: int, n_threads: int = 1
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run the top-``k`` kernel ``fn`` (compiled, or as plain Python in the tests) as
+        :meth:`retrieve_many` does."""
         self._check()
         index = self.index
-        # every query's in-vocabulary terms and counts, as :meth:`_query_terms` gives them,
-        # gathered in plain lists and turned into arrays once
-        pairs: list[tuple[int, int]] = []
-        ptr = [0]
-        for q in queries:
-            pairs.extend(self._query_term_counts(q.text))
-            ptr.append(len(pairs))
-        q_ptr = np.asarray(ptr, dtype=np.int64)
-        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        q_terms = np.ascontiguousarray(arr[:, 0])
-        q_tf = arr[:, 1].astype(np.float64)
-        q_idf = bm25_idf(index.df[q_terms], index.n_docs)
+        q_ptr, q_ids = index.query_term_ids([q.text for q in queries])
         csc = index.tf_csc
-        out_rows = np.zeros((len(queries), k), dtype=np.int64)
-        out_scores = np.zeros((len(queries), k), dtype=np.float64)
-        out_n = np.zeros(len(queries), dtype=np.int64)
-        fn(
-            csc.indptr,
-            csc.indices,
-            csc.data,
-            self._norm(),
-            q_ptr,
-            q_terms,
-            q_idf,
-            q_tf,
-            k,
-            out_rows,
-            out_scores,
-            out_n,
-        )
+        norm = self._norm()
+        idf = self._idf()
+        n_q = len(queries)
+        out_rows = np.zeros((n_q, k), dtype=np.int64)
+        out_scores = np.zeros((n_q, k), dtype=np.float64)
+        out_n = np.zeros(n_q, dtype=np.int64)
+
+        def run(lo: int, hi: int) -> None:
+            fn(
+                csc.indptr,
+                csc.indices,
+                csc.data,
+                norm,
+                idf,
+                q_ptr[lo : hi + 1] - q_ptr[lo],
+                q_ids[q_ptr[lo] : q_ptr[hi]],
+                k,
+                out_rows[lo:hi],
+                out_scores[lo:hi],
+                out_n[lo:hi],
+            )
+
+        parts = min(n_threads, n_q)
+        if parts <= 1:
+            run(0, n_q)
+        else:  # the kernel releases the GIL: one slice of the queries per thread
+            from concurrent.futures import ThreadPoolExecutor
+
+            cuts = np.linspace(0, n_q, parts + 1).astype(int).tolist()
+            with ThreadPoolExecutor(parts) as pool:
+                list(pool.map(run, cuts[:-1], cuts[1:]))
         return out_rows, out_scores, out_n
+
+    def _idf(self) -> np.ndarray:
+        """Lucene's idf of every term (depends on the index only)."""
+        if self._idf_cache is None:
+            self._idf_cache = bm25_idf(self.index.df, self.index.n_docs)
+        return self._idf_cache
 
     def _norm(self) -> np.ndarray:
         """``k1 * (1 - b + b * |d| / avgdl)`` per document (as :func:`bm25_weights` computes it)."""

@@ -241,18 +241,22 @@ class Analyzer:
             return _jieba_tokens(text)
         return self._regex.findall(text)
 
-    def stem(self, tokens: Sequence[str]) -> list[str]:
+    def stem(self, tokens: Sequence[str], cache: bool = True) -> list[str]:
+        """Stems of ``tokens``; ``cache=False`` for callers that keep their own map (the index
+        build analyzes each surface form once) and need not grow the analyzer's."""
         st = self._stemmer
         if st is None:
             return list(tokens)
-        cache = self._cache
+        if not cache:
+            return st.stemWords(list(tokens))  # type: ignore[no-any-return]
+        memo = self._cache
         # cached stems in one C-level pass; the stemmer only for tokens not seen before, each
         # once, in one call
-        out: list[str | None] = list(map(cache.get, tokens))
+        out: list[str | None] = list(map(memo.get, tokens))
         if None in out:
             new = list(dict.fromkeys(t for t, s in zip(tokens, out, strict=True) if s is None))
-            cache.update(zip(new, st.stemWords(new), strict=True))
-            return list(map(cache.__getitem__, tokens))
+            memo.update(zip(new, st.stemWords(new), strict=True))
+            return list(map(memo.__getitem__, tokens))
         return out  # type: ignore[return-value]  # no None: every token was cached
 
     def analyze(self, text: str) -> list[str]:
