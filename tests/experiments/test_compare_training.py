@@ -540,13 +540,27 @@ def test_the_scifact_knrm_config_is_the_declared_regime_a_plan() -> None:
     assert plan.docs == "docs/comparison.md"
     assert plan.starts == ["knrm"] and plan.embeddings == "word2vec"
     assert plan.methods["knrm"] == ["plain", "ar", "ap", "rennings", "acrank", "ares"]
-    assert plan.size_names() == ["50", "200"] and plan.dev_queries == 100
+    assert plan.size_names() == ["50", "200", "all"] and plan.dev_queries == 100
     assert len(plan.seeds) >= 4 and plan.test_queries is None
     assert plan.primary_cell() == {"start": "knrm", "size": "50", "collection": "scifact/test",
                                    "measure": "nDCG@10"}  # fmt: skip
     assert {len(plan.grid("knrm", m)) for m in plan.methods["knrm"]} == {2}
     # ARES without real queries: no training claim beyond the size's is seen
     assert plan.ares_variant == "strict" and plan.ares_collections == ["scifact"]
+
+
+def test_the_msmarco_knrm_config_is_the_scifact_plan_on_ms_marco() -> None:
+    knrm, ms = _config("scifact-knrm"), _config("msmarco-knrm")
+    assert ms.train == "msmarco-dev-top20/train" and ms.dev_queries == 30
+    assert ms.size_names() == ["50"] and ms.docs == "docs/comparison-msmarco.md"
+    assert ms.test_sets == ["msmarco-dev-top20/test", "trec-dl-2019/bm25"]
+    assert ms.primary_cell() == {"start": "knrm", "size": "50",
+                                 "collection": "msmarco-dev-top20/test", "measure": "RR@10"}  # fmt: skip
+    # ARES on MS MARCO passages, pseudo queries only (no training query beyond the size's)
+    assert ms.ares_variant == "strict" and ms.ares_collections == ["msmarco-20k"]
+    for name in ("methods", "lrs", "grids", "examples", "batch_size", "eval_every", "seeds",
+                 "embeddings", "optimizer", "ares_steps", "ares_lr"):  # fmt: skip
+        assert getattr(ms, name) == getattr(knrm, name), name
 
 
 def test_the_conv_knrm_config_is_the_knrm_plans_primary_cell() -> None:
