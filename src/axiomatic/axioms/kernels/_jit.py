@@ -165,6 +165,98 @@ def lb1_pairs(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) ->
                 out[j, i] = -pref
 
 
+def lb1_band_pairs(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) -> bool:
+    r""":func:`lb1_pairs` (the same tests, the same float operations, the same ``out``) visiting
+    only the pairs that can hold: those whose query-term sets are strictly nested, among them
+    those whose scores are close. False (``out`` untouched) for scores of both signs or not
+    finite: the caller then takes :func:`lb1_pairs`.
+
+    With every score ``>= 0`` (scores all ``<= 0`` are negated: neither ``|a - b|`` nor
+    ``max(|a|, |b|)`` changes, negation is exact), the documents are grouped by their set of
+    query terms (a bit mask), each group sorted by score. For a superset group ``A`` and a
+    subset group ``B``, a pair ``(a, b)`` with ``v_b <= v_a`` has ``max = v_a``, so its test
+    ``fl(v_a - v_b) <= fl(rel * v_a)`` is monotone in ``v_b`` (rounding is monotone): from the
+    largest ``v_b <= v_a`` downwards the pairs pass until the first that fails. The pairs with
+    ``v_a < v_b`` are scanned the same way from ``b``. Each pair is tested once; the cost is
+    the pairs that pass plus one failing test per document and group pair (at 1,000 SciFact
+    candidates ~13,000 entries written instead of 500,000 pairs tested).
+    """
+    n, m = counts.shape
+    neg = False
+    for i in range(n):
+        x = s[i]
+        if not (x > -np.inf and x < np.inf):
+            return False
+    lo = np.inf
+    hi = -np.inf
+    for i in range(n):
+        lo = min(lo, s[i])
+        hi = max(hi, s[i])
+    if n and lo < 0:
+        if hi > 0:
+            return False
+        neg = True
+    v = np.empty(n)
+    for i in range(n):
+        v[i] = -s[i] if neg else s[i]
+    bits = np.zeros(n, np.uint64)
+    for i in range(n):
+        b = np.uint64(0)
+        for k in range(m):
+            if counts[i, k] > 0:
+                b |= np.uint64(1) << np.uint64(k)
+        bits[i] = b
+    ub = np.unique(bits)
+    u = len(ub)
+    cls = np.searchsorted(ub, bits)
+    start = np.zeros(u + 1, np.int64)  # group c is members[start[c]:start[c + 1]]
+    for i in range(n):
+        start[cls[i] + 1] += 1
+    for c in range(u):
+        start[c + 1] += start[c]
+    fill = start[:u].copy()
+    members = np.empty(n, np.int64)
+    vals = np.empty(n)
+    for i in np.argsort(v):  # each group in ascending score order
+        c = cls[i]
+        members[fill[c]] = i
+        vals[fill[c]] = v[i]
+        fill[c] += 1
+    for ga in range(u):
+        ba = ub[ga]
+        a0 = start[ga]
+        a1 = start[ga + 1]
+        for gb in range(u):
+            bb = ub[gb]
+            if gb == ga or (ba | bb) != ba:  # B's terms must be a strict subset of A's
+                continue
+            b0 = start[gb]
+            b1 = start[gb + 1]
+            hb = b0  # B's documents with v_b <= v_a are b0 .. hb - 1
+            for p in range(a0, a1):
+                va = vals[p]
+                while hb < b1 and vals[hb] <= va:
+                    hb += 1
+                t = rel * va
+                q = hb - 1
+                while q >= b0 and abs(va - vals[q]) <= t:
+                    out[members[p], members[q]] = 1
+                    out[members[q], members[p]] = -1
+                    q -= 1
+            ha = a0  # A's documents with v_a < v_b are a0 .. ha - 1
+            for r in range(b0, b1):
+                vb = vals[r]
+                while ha < a1 and vals[ha] < vb:
+                    ha += 1
+                t = rel * vb
+                q = ha - 1
+                while q >= a0 and abs(vb - vals[q]) <= t:
+                    out[members[q], members[r]] = 1
+                    out[members[r], members[q]] = -1
+                    q -= 1
+    return True
+
+
 def sign_pairs(
     f1: np.ndarray,
     f2: np.ndarray,
@@ -658,6 +750,7 @@ def prox_features(
 
 KERNELS: dict[str, Callable[..., Any]] = {
     "lb1_pairs": lb1_pairs,
+    "lb1_band_pairs": lb1_band_pairs,
     "sign_pairs": sign_pairs,
     "coded_pairs": coded_pairs,
     "group_sign_pairs": group_sign_pairs,
@@ -675,6 +768,12 @@ KERNELS: dict[str, Callable[..., Any]] = {
 #: loads exactly these signatures, so that no first use compiles)
 _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
     "lb1_pairs": lambda: (
+        np.linspace(2.0, 1.0, 100),
+        np.eye(100, 8, dtype=np.int64),
+        0.1,
+        np.zeros((100, 100), dtype=np.int8),
+    ),
+    "lb1_band_pairs": lambda: (
         np.linspace(2.0, 1.0, 100),
         np.eye(100, 8, dtype=np.int64),
         0.1,
