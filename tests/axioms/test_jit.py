@@ -1,6 +1,6 @@
 """Compiled kernels (``axioms/kernels/_jit.py``, the ``fast`` extra): the compiled loop gives the
-numpy form's matrix bit for bit, LB1 takes its band kernel (any size) or its loop over every pair
-(scores of both signs, up to LB1_DENSE_MAX candidates) when numba is installed, and ``AXIOMATIC_JIT=0`` (or no numba) keeps everything on numpy."""
+numpy form's matrix bit for bit, LB1 takes its loop over every pair up to LB1_DENSE_MAX candidates
+and its band kernel above (scores of one sign) when numba is installed, and ``AXIOMATIC_JIT=0`` (or no numba) keeps everything on numpy."""
 
 from __future__ import annotations
 
@@ -109,11 +109,11 @@ def test_the_plain_python_band_kernel_is_the_same_function() -> None:
                 np.testing.assert_array_equal(got, _oracle(s, pres, margin))
 
 
-def test_lb1_takes_the_band_kernel_and_the_loop_for_mixed_signs(
+def test_lb1_takes_the_loop_up_to_the_dense_limit_and_the_band_above(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Scores of one sign: the band kernel at every size; scores of both signs: the loop over
-    every pair up to the dense limit, sorted ranges above it."""
+    """Up to the dense limit the loop over every pair; above it the band kernel for scores of
+    one sign and sorted ranges for scores of both signs."""
     pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
     monkeypatch.delenv(_jit.ENV_VAR, raising=False)
     calls: list[tuple[str, int]] = []
@@ -136,15 +136,15 @@ def test_lb1_takes_the_band_kernel_and_the_loop_for_mixed_signs(
             np.testing.assert_array_equal(got, _oracle(ctx.scores, C > 0, 0.1))
     band, loop = "lb1_band_pairs", "lb1_pairs"
     dense, above = term_frequency.LB1_DENSE_MAX, term_frequency.LB1_DENSE_MAX + 1
+    # up to the limit the loop over every pair; above it the band kernel, which declines
+    # scores of both signs (then sorted ranges in numpy)
     assert calls == [
-        (band, 30),
-        (band, 30),
         (loop, 30),
-        (band, dense),
-        (band, dense),
+        (loop, 30),
+        (loop, dense),
         (loop, dense),
         (band, above),
-        (band, above),  # above the limit, both signs: sorted ranges
+        (band, above),
     ]
 
 
