@@ -262,15 +262,18 @@ def _ref_run(args: argparse.Namespace, size: int, export: dict) -> dict:
 def numba_cache_state(module) -> str:
     """What the compiled kernels of ``module`` start from in this process: ``"empty"`` (no
     index file of numba's disk cache beside it: the warm-up compiles every kernel, tens of
-    seconds), ``"partial"`` or ``"complete"`` (one index file per kernel: the warm-up loads
-    them, about a second, unless numba finds them stale and compiles again)."""
-    folder = Path(module.__file__).parent / "__pycache__"
-    stem = Path(module.__file__).stem
+    seconds), ``"stale"`` (index files, but one or more kernels without one written after the
+    module's source last changed: those compile again), ``"fresh"`` (every kernel has an index
+    file newer than the source: the warm-up loads them, about a second)."""
+    path = Path(module.__file__)
+    folder = path.parent / "__pycache__"
     names = {k.split("@")[0] for k in getattr(module, "KERNELS", {})}
-    have = {n for n in names if any(folder.glob(f"{stem}.{n}-*.nbi"))}
-    if not have:
+    changed = path.stat().st_mtime
+    files = {n: list(folder.glob(f"{path.stem}.{n}-*.nbi")) for n in names}
+    if not any(files.values()):
         return "empty"
-    return "complete" if have == names else "partial"
+    fresh = all(any(f.stat().st_mtime >= changed for f in fs) for fs in files.values())
+    return "fresh" if fresh else "stale"
 
 
 def compare(args: argparse.Namespace) -> dict:
