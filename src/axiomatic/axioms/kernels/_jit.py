@@ -3,7 +3,7 @@
 Where a kernel's numpy form is dominated by per-call overhead rather than by arithmetic, one
 compiled loop does the same IEEE-754 operations in a fraction of the time:
 
-- ``sign_pairs``, ``coded_pairs``, ``tf_lnc_pairs``: the ``int8[n, n]`` preference matrix of
+- ``sign_pairs``, ``coded_pairs``, ``tf_lnc_pairs``, ``div_pairs``: the ``int8[n, n]`` preference matrix of
   most pair axioms in one pass (their ``preferences_kernel``), instead of the engine's
   ``holds`` block, diagonal and ``holds - holds.T`` (five ``n x n`` numpy passes, one of them a
   transposed read: 1.2-2 ms per axiom at 1,000 candidates on a shared 2-core machine, the
