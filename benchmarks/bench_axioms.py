@@ -161,6 +161,7 @@ def aggregate_runs(runs: list[list[dict]], n_runs: int) -> dict:
             for spec, v in first["ours"]["per_axiom"].items()
         }
         ours["runs_shared_axioms_s"] = [e["ours"]["shared_axioms_s"] for e in entries]
+        ours["runs_jit"] = [e["ours"]["jit"] for e in entries]
         entry = {**first, "ours": ours, "runs": n_runs}
         entry["ref_first"] = [bool(e.get("ref_first", False)) for e in entries]
         if all("agreement" in e for e in entries):
@@ -175,15 +176,31 @@ def aggregate_runs(runs: list[list[dict]], n_runs: int) -> dict:
                 mine = [e["ours"]["per_axiom"][spec]["seconds"] for e in entries]
                 ratios = [r / max(o, 1e-12) for r, o in zip(refs, mine, strict=True)]
                 sp = _spread(ratios, "speedup")
+                ref_cpu = [e["agreement"][spec]["ref_cpu_seconds"] for e in entries]
+                mine_cpu = [e["ours"]["per_axiom"][spec]["cpu_seconds"] for e in entries]
+                cpu_ratios = [r / max(o, 1e-12) for r, o in zip(ref_cpu, mine_cpu, strict=True)]
+                sc = _spread(cpu_ratios, "speedup_cpu")
                 agreement[spec] = {
                     **a,
                     **_spread(refs, "ref_seconds"),
                     **_spread(mine, "ours_seconds"),
+                    **_spread(ref_cpu, "ref_cpu_seconds"),
+                    **_spread(mine_cpu, "ours_cpu_seconds"),
                     "speedup_median": sp["speedup"],
                     "speedup_min": sp["speedup_min"],
                     "speedup_max": sp["speedup_max"],
+                    "speedup_cpu_median": sc["speedup_cpu"],
+                    "speedup_cpu_min": sc["speedup_cpu_min"],
+                    "speedup_cpu_max": sc["speedup_cpu_max"],
                 }
             entry["agreement"] = agreement
+            # the slowest axiom relative to ir_axioms, by the medians of the runs' own ratios
+            for key in ("speedup_median", "speedup_cpu_median"):
+                low = min(agreement, key=lambda k, key=key: agreement[k][key])
+                entry[f"slowest_axiom_{key.removesuffix('_median')}"] = {
+                    "axiom": low,
+                    "median": agreement[low][key],
+                }
             per_run = [
                 e["ir_axioms"]["shared_axioms_s"] / max(e["ours"]["shared_axioms_s"], 1e-12)
                 for e in entries
@@ -195,6 +212,14 @@ def aggregate_runs(runs: list[list[dict]], n_runs: int) -> dict:
             entry["runs_speedup"] = per_run
             entry["speedup_shared"] = ref["shared_axioms_s"] / ours["shared_axioms_s"]
             entry["speedup_shared_cpu"] = ref["shared_axioms_cpu_s"] / ours["shared_axioms_cpu_s"]
+            per_run_cpu = [
+                e["ir_axioms"]["shared_axioms_cpu_s"] / max(e["ours"]["shared_axioms_cpu_s"], 1e-12)
+                for e in entries
+            ]
+            sc = _spread(per_run_cpu, "speedup_cpu")
+            entry["speedup_cpu_median"] = sc["speedup_cpu"]
+            entry["speedup_cpu_min"] = sc["speedup_cpu_min"]
+            entry["speedup_cpu_max"] = sc["speedup_cpu_max"]
         else:
             errors = [e["ir_axioms"] for e in entries if "error" in e.get("ir_axioms", {})]
             if errors:
@@ -234,6 +259,23 @@ def _ref_run(args: argparse.Namespace, size: int, export: dict) -> dict:
     return {"timings": tim, "matrices": mats, "wall": wall}
 
 
+def numba_cache_state(module) -> str:
+    """What the compiled kernels of ``module`` start from in this process: ``"empty"`` (no
+    index file of numba's disk cache beside it: the warm-up compiles every kernel, tens of
+    seconds), ``"stale"`` (index files, but one or more kernels without one written after the
+    module's source last changed: those compile again), ``"fresh"`` (every kernel has an index
+    file newer than the source: the warm-up loads them, about a second)."""
+    path = Path(module.__file__)
+    folder = path.parent / "__pycache__"
+    names = {k.split("@")[0] for k in getattr(module, "KERNELS", {})}
+    changed = path.stat().st_mtime
+    files = {n: list(folder.glob(f"{path.stem}.{n}-*.nbi")) for n in names}
+    if not any(files.values()):
+        return "empty"
+    fresh = all(any(f.stat().st_mtime >= changed for f in fs) for fs in files.values())
+    return "fresh" if fresh else "stale"
+
+
 def compare(args: argparse.Namespace) -> dict:
     """One run: per size, ours (every axiom once, on one fresh context) then ir_axioms (its own
     process), or ir_axioms first with ``--ref-first``."""
@@ -243,7 +285,7 @@ def compare(args: argparse.Namespace) -> dict:
 
     # compiled kernels (the `fast` extra) compile or load from their disk cache once per
     # process: timed here, apart from the axioms, as ir_axioms' import is (``import_s``)
-    jit = _jit.warm_up()
+    jit = {"cache": numba_cache_state(_jit), **_jit.warm_up()}
     ref_first = bool(getattr(args, "ref_first", False))
     use_ref = not args.skip_ref and REF_PY.exists()
     results = []
@@ -255,11 +297,12 @@ def compare(args: argparse.Namespace) -> dict:
         vectors = _vectors(vocab)
         export = _export(q, docs, doc_tokens, scores, idx, vocab, vectors) if use_ref else {}
         ref = _ref_run(args, size, export) if use_ref and ref_first else None
-        # the normalized vector table is the similarity's one-off cost (shared by every query),
-        # built here and reported apart, as ir_axioms' vector table is normalized before its
-        # timings start (run_ir_axioms.py)
+        # the normalized vector table and the table rows of the index vocabulary are the
+        # similarity's one-off cost (shared by every query of the collection), built here and
+        # reported apart, as ir_axioms' vector table is normalized before its timings start
+        # (run_ir_axioms.py)
         t_sim = time.perf_counter()
-        sim = VectorSimilarity(vectors).prepare()
+        sim = VectorSimilarity(vectors).prepare(idx.terms)
         sim_s = time.perf_counter() - t_sim
         ours: dict[str, dict] = {}
         t_all, c_all = time.perf_counter(), time.process_time()
@@ -328,6 +371,8 @@ def compare(args: argparse.Namespace) -> dict:
                     "disagreeing_pairs": int(diff.sum()),
                     "ref_seconds": tim["axioms"][name],
                     "ours_seconds": ours[spec]["seconds"],
+                    "ref_cpu_seconds": tim["cpu"][name],
+                    "ours_cpu_seconds": ours[spec]["cpu_seconds"],
                 }
             ref_total = sum(tim["axioms"].values())
             ref_cpu = sum(tim["cpu"].values())

@@ -6,6 +6,14 @@ Usage::
     python benchmarks/run.py --quick    # the same with fewer runs and smaller inputs (a check)
     python benchmarks/run.py --all      # also every other bench_*.py script (hours)
     python benchmarks/run.py NAME ...   # only these (bm25, axioms-compare, axioms-mine, ...)
+    python benchmarks/run.py --rows FILE   # the README rows of a saved output, again
+
+The JSON on stdout ends with ``readme_rows``: one line per README speed row, each from this run
+alone (medians of alternating runs with their spread, CPU time beside wall time, the peer and
+its version); the same lines go to stderr as the run finishes. Per benchmark the JSON records
+its command, wall and CPU seconds (the child processes' user + system time), the load average
+before and after, and which numba disk caches existed when it started (``numba_cache``: a
+timing that includes compiling says so, one that loads a compiled cache says that).
 
 The default set is the speed comparison with the peer libraries: BM25 against bm25s (both
 backends), the axiom engine against ir_axioms 1.2.5 and its mining throughput, neural diagnosis
@@ -21,10 +29,14 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -54,6 +66,79 @@ SPEED: dict[str, tuple[str, list[str], list[str]]] = {
 }
 
 
+def run_script(script: str, argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One benchmark script in its own process: its parsed JSON and what it cost (wall and CPU
+    seconds of the child, the load average before and after, the numba caches it found)."""
+    cmd = [str(HERE / script), *argv]
+    cache = numba_cache_state()
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, *cmd], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    return {
+        "command": " ".join(["python", f"benchmarks/{script}", *argv]),
+        "returncode": proc.returncode,
+        "seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
+        "load_average_before": load_before,
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "numba_cache": cache,
+        "result": _parse(proc.stdout),
+        **({"stderr_tail": proc.stderr[-2000:]} if proc.returncode else {}),
+    }
+
+
+def measure_bm25(argv: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """BM25 retrieval and index against bm25s: ``bench_bm25.py``'s entry point in its own
+    process (the one line to change when that script offers a measuring function)."""
+    return run_script("bench_bm25.py", argv, env)
+
+
+def numba_cache_state() -> dict[str, str]:
+    """Per module with compiled kernels, numba's disk cache as the benchmark finds it:
+    ``"empty"`` (no index file beside the module: the first use compiles every kernel, tens of
+    seconds), or ``"N fresh, M stale"`` kernels (fresh: an index file written after the
+    module's source last changed, so the first use loads it, about a second; stale: only older
+    ones, so numba compiles that kernel again). The benchmarks report that one-off cost apart
+    (``ours.jit``), never inside a timing."""
+    src = HERE.parent / "src" / "axiomatic"
+    out = {}
+    for module in ("axioms/kernels/_jit.py", "rankers/_bm25_kernel.py"):
+        path = src / module
+        found = list((path.parent / "__pycache__").glob(f"{path.stem}.*.nbi"))
+        if not found:
+            out[module] = "empty"
+            continue
+        changed = path.stat().st_mtime
+        kernels: dict[str, bool] = {}  # kernel -> some index file is fresh
+        for f in found:  # "<module>.<kernel>-<line>.py311.nbi"
+            name = f.name.split(".", 1)[1].rsplit("-", 1)[0]
+            kernels[name] = kernels.get(name, False) or f.stat().st_mtime >= changed
+        fresh = sum(kernels.values())
+        out[module] = f"{fresh} fresh, {len(kernels) - fresh} stale"
+    return out
+
+
+def peer_versions() -> dict[str, str | None]:
+    """The versions of the libraries the benchmarks compare against (None: not installed)."""
+    out: dict[str, str | None] = {}
+    for name in ("bm25s", "sentence-transformers", "numba", "numpy", "torch"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    ref = HERE / "ir_axioms_ref" / ".venv" / "bin" / "python"
+    out["ir_axioms"] = None
+    if ref.exists():
+        probe = "import importlib.metadata as m; print(m.version('ir_axioms'))"
+        proc = subprocess.run([str(ref), "-c", probe], capture_output=True, text=True)
+        out["ir_axioms"] = proc.stdout.strip() or None
+    return out
+
+
 def _parse(stdout: str) -> object:
     try:
         return json.loads(stdout)
@@ -76,7 +161,90 @@ def _machine() -> dict[str, object]:
     }
 
 
+def _x(v: float) -> str:
+    return f"{v:,.0f}x" if v >= 100 else f"{v:.1f}x"
+
+
+def _axiom_rows(r: dict[str, Any], peers: dict[str, Any]) -> list[str]:
+    rows = []
+    for e in r.get("results", []):
+        n = e["candidates"]
+        o = e["ours"]
+        head = f"20 shared axioms, 1 query x {n:,} candidates"
+        if "agreement" not in e:
+            rows.append(f"{head}: ir_axioms not measured ({e.get('ir_axioms')})")
+            continue
+        ref = e["ir_axioms"]
+        low = min(e["agreement"].items(), key=lambda kv: kv[1]["speedup_cpu_median"])
+        loww = min(e["agreement"].items(), key=lambda kv: kv[1]["speedup_median"])
+        jit = o["jit"]
+        jit_runs = "/".join(f"{j.get('seconds', 0):.1f}" for j in o.get("runs_jit", [jit]))
+        rows.append(
+            f"{head}: ours {o['shared_axioms_s'] * 1e3:.1f} ms wall "
+            f"({o['shared_axioms_s_min'] * 1e3:.1f}-{o['shared_axioms_s_max'] * 1e3:.1f}), "
+            f"{o['shared_axioms_cpu_s'] * 1e3:.1f} ms CPU vs ir_axioms {peers.get('ir_axioms')} "
+            f"{ref['shared_axioms_s']:.2f} s wall ({ref['shared_axioms_s_min']:.2f}-"
+            f"{ref['shared_axioms_s_max']:.2f}), {ref['shared_axioms_cpu_s']:.2f} s CPU: "
+            f"{_x(e['speedup_median'])} wall ({_x(e['speedup_min'])}-{_x(e['speedup_max'])}), "
+            f"{_x(e['speedup_cpu_median'])} CPU ({_x(e['speedup_cpu_min'])}-"
+            f"{_x(e['speedup_cpu_max'])}); slowest axiom by CPU {low[0]} "
+            f"{_x(low[1]['speedup_cpu_median'])} ({_x(low[1]['speedup_cpu_min'])}-"
+            f"{_x(low[1]['speedup_cpu_max'])}), by wall {loww[0]} "
+            f"{_x(loww[1]['speedup_median'])}; medians of {e['runs']} alternating runs; "
+            f"compiled kernels loaded before timing ({jit.get('cache')} numba cache, "
+            f"{jit_runs} s per run, not in the figures)"
+        )
+    return rows
+
+
+def readme_rows(results: dict[str, Any]) -> list[str]:
+    """One line per README speed row, from this run's results only."""
+    peers = results.get("peers", {})
+    rows: list[str] = []
+    for name, entry in results.items():
+        if not isinstance(entry, dict) or "returncode" not in entry:
+            continue
+        r = entry.get("result")
+        cost = (
+            f"[{entry['command']}: {entry['seconds']} s wall, {entry['cpu_seconds']} s CPU, load "
+            f"{entry['load_average_before'][0]} -> {entry['load_average_after'][0]}]"
+        )
+        if entry["returncode"] != 0 or not isinstance(r, dict):
+            rows.append(f"{name}: failed (returncode {entry['returncode']}) {cost}")
+            continue
+        if name == "axioms-compare":
+            rows += [f"{row} {cost}" for row in _axiom_rows(r, peers)]
+        elif name == "bm25":
+            for run in r.get("runs", []):
+                ratio = run.get("ratio", {})
+                rows.append(
+                    f"BM25 vs bm25s {r.get('bm25s')} ({run.get('name', run.get('corpus', '?'))}):"
+                    f" index {ratio.get('index_docs_per_s_vs_fastest_bm25s')}x, retrieval "
+                    f"{ratio.get('retrieve_queries_per_s_vs_fastest_bm25s')}x its fastest "
+                    f"backend {cost}"
+                )
+        elif name == "axioms-mine":
+            fig = r.get("readme_figure", {})
+            rows.append(f"mining: {fig} {cost}")
+        else:
+            rows.append(f"{name}: see its JSON {cost}")
+    return rows
+
+
+#: name -> how it runs: (script arguments) -> result; bm25 through its adapter
+RUNNERS: dict[str, Callable[[list[str], dict[str, str] | None], dict[str, Any]]] = {
+    "bm25": measure_bm25,
+}
+
+
 def main(argv: list[str]) -> int:
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
+    if "--rows" in argv:
+        saved = json.loads(Path(argv[argv.index("--rows") + 1]).read_text(encoding="utf-8"))
+        print("\n".join(readme_rows(saved)))
+        return 0
     quick = "--quick" in argv
     every = "--all" in argv
     names = [a for a in argv if not a.startswith("--")]
@@ -103,24 +271,25 @@ def main(argv: list[str]) -> int:
         jobs = {n: jobs[n] for n in names}
     # one thread everywhere: BLAS/OpenMP here, numba and torch inside the scripts
     env = {**os.environ, **{v: "1" for v in THREAD_VARS}}
-    results: dict[str, object] = {
+    results: dict[str, Any] = {
         "machine_before": _machine(),
         "quick": quick,
         "thread_env": {v: "1" for v in THREAD_VARS},
+        "peers": peer_versions(),
     }
     for name, cmd in jobs.items():
-        t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, *cmd], capture_output=True, text=True, env=env)
-        elapsed = time.perf_counter() - t0
-        results[name] = {
-            "command": " ".join(["python", str(Path(cmd[0]).relative_to(HERE.parent)), *cmd[1:]]),
-            "returncode": proc.returncode,
-            "seconds": round(elapsed, 1),
-            "load_average_after": [round(x, 2) for x in os.getloadavg()],
-            "result": _parse(proc.stdout),
-            **({"stderr_tail": proc.stderr[-2000:]} if proc.returncode else {}),
-        }
+        script = Path(cmd[0]).name
+        runner = RUNNERS.get(name)
+        if runner is not None:
+            results[name] = runner(cmd[1:], env)
+        else:
+            results[name] = run_script(script, cmd[1:], env)
     results["machine_after"] = _machine()
+    try:
+        results["readme_rows"] = readme_rows(results)
+    except (KeyError, TypeError, ValueError) as exc:  # the measurements still print
+        results["readme_rows"] = [f"error: no rows ({type(exc).__name__}: {exc})"]
+    print("\n".join(results["readme_rows"]), file=sys.stderr)
     print(json.dumps(results, indent=1))
     return (
         0

@@ -1,6 +1,6 @@
 """Compiled kernels (``axioms/kernels/_jit.py``, the ``fast`` extra): the compiled loop gives the
-numpy form's matrix bit for bit, is what LB1 uses up to LB1_DENSE_MAX candidates when numba is
-installed, and ``AXIOMATIC_JIT=0`` (or no numba) keeps everything on numpy."""
+numpy form's matrix bit for bit, LB1 takes its loop over every pair up to LB1_DENSE_MAX candidates
+and its band kernel above (scores of one sign) when numba is installed, and ``AXIOMATIC_JIT=0`` (or no numba) keeps everything on numpy."""
 
 from __future__ import annotations
 
@@ -75,26 +75,77 @@ def test_the_plain_python_kernel_is_the_same_function() -> None:
         np.testing.assert_array_equal(got, _oracle(s, pres, margin))
 
 
-def test_lb1_uses_the_compiled_loop_up_to_the_dense_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_lb1_band_equals_the_numpy_definition(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The band kernel gives the definition's matrix wherever it accepts the scores (finite,
+    one sign), declines (False, ``out`` untouched) otherwise; up to 400 candidates, so that
+    groups hold many documents and long runs of close scores."""
     pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
     monkeypatch.delenv(_jit.ENV_VAR, raising=False)
-    real = _jit.kernel("lb1_pairs")
-    assert real is not None
-    calls: list[int] = []
+    band = _jit.kernel("lb1_band_pairs")
+    assert band is not None
+    accepted = 0
+    for s, pres, margin in _cases(seed, 150, max_n=400 if seed % 2 else 40):
+        pres = pres[:, :8] if seed % 2 else pres  # few terms: large groups
+        got = np.zeros((len(s), len(s)), dtype=np.int8)
+        ok = band(s, pres.astype(np.int64) * 3, margin, got)
+        one_sign = bool(np.isfinite(s).all() and (s.min() >= 0 or s.max() <= 0))
+        assert ok == one_sign, s
+        if ok:
+            accepted += 1
+            np.testing.assert_array_equal(got, _oracle(s, pres, margin), err_msg=f"{margin} {s}")
+        else:
+            assert not got.any()
+    assert accepted >= 50
 
-    def spy(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) -> None:
-        calls.append(len(s))
-        real(s, counts, rel, out)
 
-    monkeypatch.setitem(_jit._compiled, "lb1_pairs", spy)
+def test_the_plain_python_band_kernel_is_the_same_function() -> None:
+    for s, pres, margin in _cases(5, 40, max_n=12):
+        got = np.zeros((len(s), len(s)), dtype=np.int8)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if _jit.lb1_band_pairs(s, pres.astype(np.int64), margin, got):
+                np.testing.assert_array_equal(got, _oracle(s, pres, margin))
+
+
+def test_lb1_takes_the_loop_up_to_the_dense_limit_and_the_band_above(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Up to the dense limit the loop over every pair; above it the band kernel for scores of
+    one sign and sorted ranges for scores of both signs."""
+    pytest.importorskip("numba", reason="the compiled kernels need the `fast` extra")
+    monkeypatch.delenv(_jit.ENV_VAR, raising=False)
+    calls: list[tuple[str, int]] = []
+    for name in ("lb1_pairs", "lb1_band_pairs"):
+        real = _jit.kernel(name)
+        assert real is not None
+
+        def spy(s, counts, rel, out, real=real, name=name):  # type: ignore[no-untyped-def]
+            calls.append((name, len(s)))
+            return real(s, counts, rel, out)
+
+        monkeypatch.setitem(_jit._compiled, name, spy)
     rng = np.random.default_rng(0)
     for n in (30, term_frequency.LB1_DENSE_MAX, term_frequency.LB1_DENSE_MAX + 1):
         C = rng.integers(0, 3, size=(n, 4))
-        ctx = QueryContext.from_arrays(C, C.sum(axis=1) + 5)
-        ctx.scores = np.sort(rng.gamma(5, 2, n))[::-1].copy()
-        got = parse_axiom("LB1").preferences(ctx)
-        np.testing.assert_array_equal(got, _oracle(ctx.scores, C > 0, 0.1))
-    assert calls == [30, term_frequency.LB1_DENSE_MAX]  # above the limit: sorted ranges
+        for shift in (0.0, 10.0):  # gamma scores: one sign; shifted down: both signs
+            ctx = QueryContext.from_arrays(C, C.sum(axis=1) + 5)
+            ctx.scores = np.sort(rng.gamma(5, 2, n))[::-1].copy() - shift
+            got = parse_axiom("LB1").preferences(ctx)
+            np.testing.assert_array_equal(got, _oracle(ctx.scores, C > 0, 0.1))
+    band, loop = "lb1_band_pairs", "lb1_pairs"
+    dense, above = term_frequency.LB1_DENSE_MAX, term_frequency.LB1_DENSE_MAX + 1
+    # up to the limit the loop over every pair; above it the band kernel, which declines
+    # scores of both signs (then sorted ranges in numpy)
+    assert calls == [
+        (loop, 30),
+        (loop, 30),
+        (loop, dense),
+        (loop, dense),
+        (band, above),
+        (band, above),
+    ]
 
 
 def test_env_switch_and_missing_numba_keep_numpy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,19 +48,37 @@ class VectorSimilarity:
         self.vectors = vectors
         self._table: tuple[dict[str, int], np.ndarray] | None = None
         self._padded: tuple[np.ndarray, np.ndarray] | None = None
+        self._vocabulary_rows: tuple[Sequence[str], np.ndarray] | None = None
 
-    def prepare(self) -> VectorSimilarity:
-        """Build the normalized vector table now and return ``self``.
+    def prepare(self, vocabulary: Sequence[str] | None = None) -> VectorSimilarity:
+        """Build the normalized vector table now and return ``self``; with ``vocabulary`` (an
+        index's term list, ``CollectionIndex.terms``) also its table rows
+        (:meth:`vocabulary_rows`).
 
         The table (every vector as float64, divided by its norm) is otherwise built on the
         first request for more than a few terms, inside whatever asked for it; it is a one-off
         cost of the similarity, shared by every query after it, not a cost of any one query
         (``benchmarks/bench_axioms.py`` builds it before timing the axioms, as the reference
         library's vectors are normalized before its timings, and reports it apart). Values are
-        the same either way.
+        the same either way. The rows of an index's vocabulary are the same kind of cost: one
+        look-up per index term, once per collection instead of one per candidate term and query.
         """
         self._normalized()
+        if vocabulary is not None:
+            self.vocabulary_rows(vocabulary)
         return self
+
+    def vocabulary_rows(self, vocabulary: Sequence[str]) -> np.ndarray:
+        """The table row of every term of ``vocabulary`` (-1: no vector), int64; kept for the
+        last vocabulary asked for (the same list object: an index's term list), so that each
+        query gathers its candidates' rows by term id instead of looking up their strings."""
+        kept = self._vocabulary_rows
+        if kept is not None and kept[0] is vocabulary:
+            return kept[1]
+        pos, _ = self._normalized()
+        rows = np.fromiter(map(pos.get, vocabulary, repeat(-1)), np.int64, count=len(vocabulary))
+        self._vocabulary_rows = (vocabulary, rows)
+        return rows
 
     def _normalized(self) -> tuple[dict[str, int], np.ndarray]:
         if self._table is None:
@@ -126,9 +144,29 @@ class VectorSimilarity:
         """
         if type(self)._embed is not VectorSimilarity._embed:  # a subclass with its own vectors
             return None
-        la, lb = list(terms_a), list(terms_b)
+        la = list(terms_a)
         pos, _ = self._normalized()
         rows = np.fromiter(map(pos.get, la, repeat(-1)), dtype=np.int64, count=len(la))
+        return self._rows_matrix(rows, la.__getitem__, terms_b)
+
+    def table_matrix_ids(
+        self, ids: np.ndarray, vocabulary: Sequence[str], terms_b: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`table_matrix` of ``[vocabulary[i] for i in ids]`` (distinct term ids of an
+        index's vocabulary), its rows gathered from :meth:`vocabulary_rows` by id: no string
+        per term (only those without a vector are named, for the identical-term test)."""
+        if type(self)._embed is not VectorSimilarity._embed:
+            return None
+        rows = self.vocabulary_rows(vocabulary)[ids]
+        return self._rows_matrix(rows, lambda k: vocabulary[int(ids[k])], terms_b)
+
+    def _rows_matrix(
+        self, rows: np.ndarray, name: Any, terms_b: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`table_matrix` from the table ``rows`` of ``terms_a`` (``name(k)`` is
+        ``terms_a[k]``, asked only for terms without a vector)."""
+        lb = list(terms_b)
+        pos, _ = self._normalized()
         order = np.argsort(rows, kind="stable")
         ra = rows[order]
         ea, ka = self._gather(ra)
@@ -141,7 +179,7 @@ class VectorSimilarity:
         unknown_b = np.flatnonzero(rb < 0)
         if len(unknown_b):
             for i in range(int(np.searchsorted(ra, 0))):
-                t = la[int(order[i])]
+                t = name(int(order[i]))
                 for j in unknown_b:
                     same[i, j] = t == lb[j]
         sim = np.where(ka[:, None] & kb[None, :], sim, 0.0)

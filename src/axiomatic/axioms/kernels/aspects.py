@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from axiomatic.axioms.context import QueryContext
-from axiomatic.axioms.kernels._common import coded_preferences, present, sign_preferences, wins
+from axiomatic.axioms.kernels import _jit
+from axiomatic.axioms.kernels._common import close_argument, coded_preferences, present, wins
 
 
 def and_(ctx: QueryContext, variant: str, p: Mapping[str, Any], rows: slice) -> np.ndarray:
@@ -71,4 +72,14 @@ _ORDER = np.greater.outer(np.arange(64), np.arange(64))
 def div_preferences(
     ctx: QueryContext, variant: str, p: Mapping[str, Any], close: np.ndarray | None = None
 ) -> np.ndarray | None:
-    return sign_preferences(-_jaccard(ctx), close)
+    # the overlap and the comparisons in one compiled pass (_jit.div_pairs: the float
+    # operations of _jaccard)
+    fn = _jit.kernel("div_pairs")
+    if fn is None:
+        return None
+    n = ctx.n
+    out = np.zeros((n, n), dtype=np.int8)
+    C = np.ascontiguousarray(ctx.counts, dtype=np.int64)
+    V = np.ascontiguousarray(ctx.doc_vocab_sizes(), dtype=np.int64)
+    fn(C, V, close_argument(close, n), out)
+    return out

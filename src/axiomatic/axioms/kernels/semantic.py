@@ -92,13 +92,18 @@ def _table_similarity(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray, np.nda
     def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         if ctx.index is None or not ctx.n or not (ctx.rows >= 0).all():
             return None
-        table = getattr(ctx.term_similarity(), "table_matrix", None)
-        if table is None:
+        sim = ctx.term_similarity()
+        by_ids = getattr(sim, "table_matrix_ids", None)
+        table = getattr(sim, "table_matrix", None)
+        if by_ids is None and table is None:
             return None
         uid = ctx.vocabulary_ids()[0]
         terms = ctx.index.terms
-        names = [terms[c] for c in uid.tolist()]  # Python ints: no numpy scalar per look-up
-        got = table(names, ctx.terms)
+        if by_ids is not None:  # the index vocabulary's table rows, gathered by id
+            got = by_ids(uid, terms, ctx.terms)
+        else:
+            names = [terms[c] for c in uid.tolist()]  # Python ints: no numpy scalar per look-up
+            got = table(names, ctx.terms)  # type: ignore[misc]  # not None: tested above
         if got is None:
             return None
         order, M = got

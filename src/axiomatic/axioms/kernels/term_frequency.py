@@ -255,9 +255,13 @@ def lb1_preferences(
     more than 16 query terms, where :func:`_lb1_close` declines, or under a length
     precondition (``close``; LB1 has none in the catalogue).
 
-    Up to :data:`LB1_DENSE_MAX` candidates, with numba installed, one compiled loop
-    (:func:`axiomatic.axioms.kernels._jit.lb1_pairs`, the same float operations) replaces the
-    dozen numpy calls below, whose per-call overhead is most of their cost at that size.
+    With numba installed, compiled loops with the same float operations replace the numpy
+    calls below: up to :data:`LB1_DENSE_MAX` candidates the loop over every pair
+    (:func:`axiomatic.axioms.kernels._jit.lb1_pairs`: the least fixed cost per call, which is
+    most of the cost at that size), above it one pass over the pairs that can hold
+    (:func:`~axiomatic.axioms.kernels._jit.lb1_band_pairs`: strictly nested query-term sets,
+    scores close; ~0.3 ms at 1,000 candidates instead of ~2 ms), which declines scores of both
+    signs or not finite (then the numpy form).
     """
     if close is not None:
         return None
@@ -265,12 +269,18 @@ def lb1_preferences(
     C = ctx.counts
     n, m = C.shape
     rel = float(p["margin"])
-    if n <= LB1_DENSE_MAX and len(s) == n and s.dtype == np.float64 and m <= 64:
-        compiled = _jit.kernel("lb1_pairs")
-        if compiled is not None:
+    if len(s) == n and s.dtype == np.float64 and m <= 64:
+        if n <= LB1_DENSE_MAX:
+            compiled = _jit.kernel("lb1_pairs")
+            if compiled is not None:
+                out = np.zeros((n, n), dtype=np.int8)
+                compiled(s, C, rel, out)
+                return out
+        band = _jit.kernel("lb1_band_pairs")
+        if band is not None:
             out = np.zeros((n, n), dtype=np.int8)
-            compiled(s, C, rel, out)
-            return out
+            if band(s, C, rel, out):
+                return out
     if m > 16 or len(s) != n:
         return None
     if n <= LB1_DENSE_MAX and rel >= 0:

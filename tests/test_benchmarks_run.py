@@ -1,0 +1,124 @@
+"""``benchmarks/run.py``: the README rows come from the run's own results (medians, spread, CPU
+beside wall, the peer's version, the load and the numba cache state), ``--rows FILE`` prints the
+same rows again, ``--help`` runs nothing, and BM25 goes through its one adapter."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def run_py() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_run", REPO / "benchmarks" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _axioms_entry() -> dict[str, Any]:
+    per = {
+        "LB1": {"speedup_cpu_median": 31.0, "speedup_cpu_min": 25.0, "speedup_cpu_max": 40.0,
+                "speedup_median": 28.0},
+        "DIV": {"speedup_cpu_median": 55.0, "speedup_cpu_min": 50.0, "speedup_cpu_max": 60.0,
+                "speedup_median": 21.5},
+    }  # fmt: skip
+    return {
+        "command": "python benchmarks/bench_axioms.py compare --sizes 100 --runs 3",
+        "returncode": 0,
+        "seconds": 12.3,
+        "cpu_seconds": 10.1,
+        "load_average_before": [7.5, 7.0, 6.0],
+        "load_average_after": [8.25, 7.0, 6.0],
+        "numba_cache": {"axioms/kernels/_jit.py": "12 files"},
+        "result": {
+            "results": [
+                {
+                    "candidates": 100,
+                    "runs": 3,
+                    "ours": {
+                        "shared_axioms_s": 0.0123,
+                        "shared_axioms_s_min": 0.011,
+                        "shared_axioms_s_max": 0.015,
+                        "shared_axioms_cpu_s": 0.0101,
+                        "jit": {"cache": "fresh", "seconds": 1.25},
+                    },
+                    "ir_axioms": {
+                        "shared_axioms_s": 2.5,
+                        "shared_axioms_s_min": 2.25,
+                        "shared_axioms_s_max": 2.75,
+                        "shared_axioms_cpu_s": 2.0,
+                    },
+                    "speedup_median": 203.0,
+                    "speedup_min": 150.0,
+                    "speedup_max": 250.0,
+                    "speedup_cpu_median": 198.0,
+                    "speedup_cpu_min": 180.0,
+                    "speedup_cpu_max": 220.0,
+                    "agreement": per,
+                }
+            ]
+        },
+    }
+
+
+def test_the_axiom_row_quotes_the_runs_medians_spread_cpu_peer_and_cache(run_py: Any) -> None:
+    results = {"peers": {"ir_axioms": "1.2.5"}, "axioms-compare": _axioms_entry()}
+    (row,) = run_py.readme_rows(results)
+    for text in (
+        "1 query x 100 candidates",
+        "ours 12.3 ms wall (11.0-15.0), 10.1 ms CPU",
+        "ir_axioms 1.2.5 2.50 s wall (2.25-2.75), 2.00 s CPU",
+        "203x wall (150x-250x), 198x CPU (180x-220x)",
+        "slowest axiom by CPU LB1 31.0x (25.0x-40.0x), by wall DIV 21.5x",
+        "medians of 3 alternating runs",
+        "fresh numba cache, 1.2 s per run, not in the figures",
+        "10.1 s CPU, load 7.5 -> 8.25",
+    ):
+        assert text in row, (text, row)
+
+
+def test_a_failed_benchmark_is_a_row_that_says_so(run_py: Any) -> None:
+    entry = {**_axioms_entry(), "returncode": 1, "result": None}
+    (row,) = run_py.readme_rows({"axioms-compare": entry})
+    assert row.startswith("axioms-compare: failed (returncode 1)")
+
+
+def test_rows_of_a_saved_output_and_help_run_nothing(run_py: Any, tmp_path: Path) -> None:
+    results = {"peers": {"ir_axioms": "1.2.5"}, "axioms-compare": _axioms_entry()}
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps(results), encoding="utf-8")
+    script = str(REPO / "benchmarks" / "run.py")
+    out = subprocess.run(
+        [sys.executable, script, "--rows", str(saved)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines() == run_py.readme_rows(results)
+    help_ = subprocess.run(
+        [sys.executable, script, "axioms-compare", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert help_.returncode == 0 and "--rows FILE" in help_.stdout
+
+
+def test_bm25_goes_through_its_adapter(run_py: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, list[str]]] = []
+
+    def fake(script: str, argv: list[str], env: Any = None) -> dict[str, Any]:
+        calls.append((script, argv))
+        return {"returncode": 0}
+
+    monkeypatch.setattr(run_py, "run_script", fake)
+    assert run_py.RUNNERS["bm25"](["--runs", "5"], None) == {"returncode": 0}
+    assert calls == [("bench_bm25.py", ["--runs", "5"])]
