@@ -217,11 +217,23 @@ def readme_rows(results: dict[str, Any]) -> list[str]:
         elif name == "bm25":
             for run in r.get("runs", []):
                 ratio = run.get("ratio", {})
+                threads = sorted(
+                    {k.split("_")[1] for k in ratio if k.startswith("retrieve_")} - {"queries"}
+                )
+                retrieval = ", ".join(
+                    f"{t}: {ratio.get(f'retrieve_{t}_cpu_vs_fastest_bm25s')}x CPU "
+                    f"({ratio.get(f'retrieve_{t}_wall_vs_fastest_bm25s')}x wall)"
+                    for t in threads
+                )
                 rows.append(
                     f"BM25 vs bm25s {r.get('bm25s')} ({run.get('name', run.get('corpus', '?'))}):"
-                    f" index {ratio.get('index_docs_per_s_vs_fastest_bm25s')}x, retrieval "
-                    f"{ratio.get('retrieve_queries_per_s_vs_fastest_bm25s')}x its fastest "
-                    f"backend {cost}"
+                    f" index {ratio.get('index_cpu_vs_fastest_bm25s')}x CPU, retrieval "
+                    f"{retrieval} its fastest backend {cost}"
+                )
+            for mem in r.get("memory", []):
+                rows.append(
+                    f"BM25 index build memory ({mem.get('corpus')}), ours / bm25s: "
+                    f"{mem.get('ratio_vs_bm25s', 'bm25s not run')} {cost}"
                 )
         elif name == "axioms-mine":
             fig = r.get("readme_figure", {})
