@@ -200,6 +200,57 @@ def test_sliding_window_is_bubble_sort_by_hand(tiny_llama) -> None:
     assert np.isfinite(r.last_comparisons[0]).sum() <= 12
 
 
+def test_rank_batches_prompts_across_queries(tiny_llama) -> None:
+    """``rerank`` (``axiomatic rank``) asks an LLM ranker once for every query's list: with two
+    candidates per query and ``batch_size=4`` the forward passes hold four prompts of two
+    queries (query by query they held two), and each score is the plain forward pass of its
+    prompt, the one of the ranker's own ``score`` of that query (exactly so with
+    ``batch_size=1``). Broken check: scoring query by query fails the batch rows."""
+    import dataclasses
+
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.rankers.base import rerank
+
+    demo = demo_dataset()
+    ids = ["q1", "q2", "q3", "q4", "q5"]
+    ds = dataclasses.replace(
+        demo,
+        queries={q: demo.queries[q] for q in [*ids, "q6"]},
+        candidates={**{q: list(demo.candidate_ids(q))[:2] for q in ids}, "q6": []},
+    )
+    r = LLMRanker(tiny_llama["plain"], batch_size=4, max_doc_tokens=24)
+    rows: list[int] = []
+    _, model, _ = r.components()
+    hook = model.base_model.register_forward_hook(
+        lambda _m, _a, kw, out: rows.append(kw["input_ids"].shape[0]), with_kwargs=True
+    )
+    try:
+        run = rerank(r, ds, depth=2)
+    finally:
+        hook.remove()
+    assert sorted(rows, reverse=True) == [4, 4, 2]
+    assert run["q6"] == {}
+    for q in ids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(q)]
+        got = [run[q][d.doc_id] for d in docs]
+        prompts = r.prompts([ds.queries[q].text] * 2, [d.text for d in docs])[0]
+        want = [_reference(tiny_llama, p, " yes", " no") for p in prompts]
+        np.testing.assert_allclose(got, want, atol=1e-4)
+        np.testing.assert_allclose(got, r.score(ds.queries[q], docs), rtol=0, atol=1e-6)
+    one = LLMRanker(tiny_llama["plain"], batch_size=1, max_doc_tokens=24)
+    run_one = rerank(one, ds, depth=2)
+    for q in ids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(q)]
+        alone = one.score(ds.queries[q], docs)
+        np.testing.assert_array_equal([run_one[q][d.doc_id] for d in docs], alone)
+    prp = PairwiseLLMRanker(LLMPairwiseScorer(tiny_llama["plain"], max_doc_tokens=24), k=2)
+    run_prp = rerank(prp, ds, depth=3)
+    for q in ids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(q)]
+        alone = prp.score(ds.queries[q], docs)
+        np.testing.assert_array_equal([run_prp[q][d.doc_id] for d in docs], alone)
+
+
 def test_specs_build_the_rankers(tiny_llama, tmp_path) -> None:
     from axiomatic.data.catalog import load_dataset
 

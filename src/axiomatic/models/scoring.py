@@ -113,7 +113,7 @@ def nan_score_error(
     )
 
 
-_MODEL_NAN_HINT = (
+MODEL_NAN_HINT = (
     "A neural model scores NaN when its weights hold NaN (a training run that diverged: "
     "check the checkpoint) or its inputs do (e.g. embeddings read from a broken file)."
 )
@@ -147,7 +147,7 @@ def score_candidates(
     scores = score_text_lists(model, texts, batch_size, bf16, label)
     run: Run = {}
     for (qid, ids), s in zip(lists, scores, strict=True):
-        error = nan_score_error(label, qid, ids, s, _MODEL_NAN_HINT)
+        error = nan_score_error(label, qid, ids, s, MODEL_NAN_HINT)
         if error is not None:
             raise error
         run[qid] = {d: float(v) for d, v in zip(ids, s, strict=True)}

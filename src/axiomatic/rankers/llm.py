@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._progress import track
 from axiomatic.data.records import Document, Query
 from axiomatic.rankers.orders import ORDERS, order_by
 
@@ -31,6 +32,7 @@ METHODS = ("allpairs", "sliding")
 """How the pairwise ranker spends its prompts: every pair of the top ``k`` in both orders
 (``k (k - 1)`` prompts per query), or ``passes`` bubble-sort passes of a sliding window from the
 bottom of the top ``k`` up (``2 passes (k - 1)`` prompts per query)."""
+_BATCHES_PER_CALL = 32
 
 
 class PairwiseLLMRanker:
@@ -138,7 +140,13 @@ class PairwiseLLMRanker:
                         a.append(head[i])
                         b.append(head[j])
                         where.append((li, i, j))
-        got = self.scorer.compare(qs, a, b)
+        # calls of a few dozen batches, between which the progress bar advances
+        step = int(getattr(self.scorer, "batch_size", 16)) * _BATCHES_PER_CALL
+        got = np.zeros(len(qs))
+        for s in track(range(0, len(qs), step), description=f"comparing with {self.name}"):
+            got[s : s + step] = self.scorer.compare(
+                qs[s : s + step], a[s : s + step], b[s : s + step]
+            )
         out = [np.full((len(h), len(h)), np.nan) for h in heads]
         for (li, i, j), v in zip(where, got, strict=True):
             out[li][i, j] = v
