@@ -600,16 +600,16 @@ def minilm_ranker(context: RankerContext) -> Ranker:
 
 _LLM_SOURCE = "a causal LM folder or a .gguf file, or 'smollm2' (the packaged model)"
 _LLM_COMMON = {
-    "max_doc_tokens": "tokens of a passage kept in a prompt (the rest is cut)",
+    "max_doc_tokens": "tokens of a passage kept in a prompt; the rest is cut",
     "batch_size": "prompts per forward pass",
     "device": "auto, cpu, cuda or cuda:N",
-    "bf16": "bf16 autocast (None or false: float32)",
+    "bf16": "bf16 autocast; None or false: float32",
 }
 _LLM_POINTWISE = {
-    "template": "auto (chat when the tokenizer has a chat template, else plain), chat, plain, "
+    "template": "auto: chat when the tokenizer has a chat template, else plain; chat, plain, "
     "monot5, or a quoted text holding {query} and {document}",
-    "yes": "the answer for relevant (None: the template's)",
-    "no": "the answer for not relevant (None: the template's)",
+    "yes": "the answer for relevant; None: the template's",
+    "no": "the answer for not relevant; None: the template's",
     **_LLM_COMMON,
 }
 
@@ -673,15 +673,15 @@ def smollm2_ranker(
     path=True,
     path_help=_LLM_SOURCE,
     params={
-        "template": "auto (chat when the tokenizer has a chat template, else plain), chat, "
+        "template": "auto: chat when the tokenizer has a chat template, else plain; chat, "
         "plain, or a quoted text holding {query}, {document_a} and {document_b}",
-        "first": "the answer for the first passage shown (None: the template's)",
-        "second": "the answer for the second passage shown (None: the template's)",
-        "k": "documents re-ranked at the head of each list (the rest keep their order)",
-        "method": "allpairs (k (k - 1) prompts per query) or sliding (2 passes (k - 1))",
+        "first": "the answer for the first passage shown; None: the template's",
+        "second": "the answer for the second passage shown; None: the template's",
+        "k": "documents re-ranked at the head of each list; the rest keep their order",
+        "method": "allpairs: k (k - 1) prompts per query; sliding: 2 passes (k - 1)",
         "passes": "bubble-sort passes of the sliding window",
         "order": "wins, kwiksort, bradley-terry or pagerank",
-        "seed": "seed of a randomized order (kwiksort)",
+        "seed": "seed of a randomized order: kwiksort",
         **_LLM_COMMON,
     },
 )
