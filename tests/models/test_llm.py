@@ -20,7 +20,7 @@ from axiomatic.models.llm import (
     LLMRanker,
     gguf_model_folder,
 )
-from axiomatic.rankers.llm import PairwiseLLMRanker, make_llm_ranker
+from axiomatic.rankers.llm import PairwiseLLMRanker
 from axiomatic.rankers.orders import order_by
 from axiomatic.rankers.registry import make_ranker
 
@@ -200,6 +200,57 @@ def test_sliding_window_is_bubble_sort_by_hand(tiny_llama) -> None:
     assert np.isfinite(r.last_comparisons[0]).sum() <= 12
 
 
+def test_rank_batches_prompts_across_queries(tiny_llama) -> None:
+    """``rerank`` (``axiomatic rank``) asks an LLM ranker once for every query's list: with two
+    candidates per query and ``batch_size=4`` the forward passes hold four prompts of two
+    queries (query by query they held two), and each score is the plain forward pass of its
+    prompt, the one of the ranker's own ``score`` of that query (exactly so with
+    ``batch_size=1``). Broken check: scoring query by query fails the batch rows."""
+    import dataclasses
+
+    from axiomatic.data.demo import demo_dataset
+    from axiomatic.rankers.base import rerank
+
+    demo = demo_dataset()
+    ids = ["q1", "q2", "q3", "q4", "q5"]
+    ds = dataclasses.replace(
+        demo,
+        queries={q: demo.queries[q] for q in [*ids, "q6"]},
+        candidates={**{q: list(demo.candidate_ids(q))[:2] for q in ids}, "q6": []},
+    )
+    r = LLMRanker(tiny_llama["plain"], batch_size=4, max_doc_tokens=24)
+    rows: list[int] = []
+    _, model, _ = r.components()
+    hook = model.base_model.register_forward_hook(
+        lambda _m, _a, kw, out: rows.append(kw["input_ids"].shape[0]), with_kwargs=True
+    )
+    try:
+        run = rerank(r, ds, depth=2)
+    finally:
+        hook.remove()
+    assert sorted(rows, reverse=True) == [4, 4, 2]
+    assert run["q6"] == {}
+    for q in ids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(q)]
+        got = [run[q][d.doc_id] for d in docs]
+        prompts = r.prompts([ds.queries[q].text] * 2, [d.text for d in docs])[0]
+        want = [_reference(tiny_llama, p, " yes", " no") for p in prompts]
+        np.testing.assert_allclose(got, want, atol=1e-4)
+        np.testing.assert_allclose(got, r.score(ds.queries[q], docs), rtol=0, atol=1e-6)
+    one = LLMRanker(tiny_llama["plain"], batch_size=1, max_doc_tokens=24)
+    run_one = rerank(one, ds, depth=2)
+    for q in ids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(q)]
+        alone = one.score(ds.queries[q], docs)
+        np.testing.assert_array_equal([run_one[q][d.doc_id] for d in docs], alone)
+    prp = PairwiseLLMRanker(LLMPairwiseScorer(tiny_llama["plain"], max_doc_tokens=24), k=2)
+    run_prp = rerank(prp, ds, depth=3)
+    for q in ids:
+        docs = [ds.documents[d] for d in ds.candidate_ids(q)]
+        alone = prp.score(ds.queries[q], docs)
+        np.testing.assert_array_equal([run_prp[q][d.doc_id] for d in docs], alone)
+
+
 def test_specs_build_the_rankers(tiny_llama, tmp_path) -> None:
     from axiomatic.data.catalog import load_dataset
 
@@ -208,7 +259,7 @@ def test_specs_build_the_rankers(tiny_llama, tmp_path) -> None:
     assert isinstance(r, LLMRanker)
     assert (r.template, r.max_doc_tokens, r.name) == ("monot5", 64, tiny_llama["plain"].name)
     t = "'Q: {query}, D: {document}. Relevant:'"
-    assert make_llm_ranker(f"llm:{tiny_llama['plain']},template={t}").template == t.strip("'")
+    assert make_ranker(f"llm:{tiny_llama['plain']},template={t}", ds).template == t.strip("'")
     p = make_ranker(f"mine=prp:{tiny_llama['chat']},k=5,order=pagerank,method=sliding", ds)
     assert p.name == "mine"
     assert (p.k, p.order, p.method, p.scorer.template) == (5, "pagerank", "sliding", "auto")
@@ -216,7 +267,55 @@ def test_specs_build_the_rankers(tiny_llama, tmp_path) -> None:
     comma.mkdir()
     for f in tiny_llama["plain"].iterdir():
         (comma / f.name).write_bytes(f.read_bytes())
-    assert make_llm_ranker(f"llm:{comma},batch_size=4").source == comma
+    assert make_ranker(f"llm:{comma},batch_size=4", ds).source == comma
+
+
+def test_llm_specs_go_through_the_registrys_one_parser() -> None:
+    """``llm:``, ``smollm2`` and ``prp:`` are registry families: their specs are split by
+    :func:`parse_ranker_spec` (a path with commas, a quoted value with commas, numbers) and
+    ``axiomatic rankers`` lists them with every parameter. Broken check: the old trailing-pair
+    regex of path specs cuts the quoted template at its comma."""
+    import json
+
+    from axiomatic.cli.main import app
+    from axiomatic.rankers.registry import list_rankers, parse_ranker_spec
+
+    t = "Q: {query}, A: {document_a}, B: {document_b}"
+    assert parse_ranker_spec(f"prp:/m/a,b,k=5,template='{t}',order=kwiksort") == (
+        "prp",
+        {"path": "/m/a,b", "k": 5, "template": t, "order": "kwiksort"},
+    )
+    assert parse_ranker_spec("SmolLM2:max_doc_tokens=128,bf16=true") == (
+        "smollm2",
+        {"max_doc_tokens": 128, "bf16": True},
+    )
+    assert parse_ranker_spec("llm:smollm2") == ("llm", {"path": "smollm2"})
+    infos = {i.name: i for i in list_rankers()}
+    common = {"max_doc_tokens": 256, "batch_size": 16, "device": "auto", "bf16": None}
+    pointwise = {"template": "auto", "yes": None, "no": None, **common}
+    assert infos["llm"].params == infos["smollm2"].params == pointwise
+    assert infos["prp"].params == {
+        "template": "auto",
+        "first": None,
+        "second": None,
+        "k": 10,
+        "method": "allpairs",
+        "passes": 3,
+        "order": "wins",
+        "seed": 0,
+        **common,
+    }
+    assert all(
+        p.description for i in ("llm", "smollm2", "prp") for p in infos[i].param_info.values()
+    )
+    res = runner.invoke(app, ["rankers", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["name"]: r for r in json.loads(res.output)}
+    assert (
+        "order: str = 'wins' (wins, kwiksort, bradley-terry or pagerank)" in rows["prp"]["params"]
+    )
+    assert "max_doc_tokens: int = 256" in rows["smollm2"]["params"]
+    assert rows["llm"]["example"] == "llm:models/qwen3-0.6b,template=monot5"
 
 
 runner = CliRunner()
@@ -254,6 +353,14 @@ def test_bad_llm_inputs_are_one_error_line(tiny_llama, tiny_bert, tmp_path) -> N
     assert "unknown LLM template 'mono5'" in msg and "monot5" in msg
     msg = _one_error([*base, f"prp:{tiny_llama['plain']},order=copeland"])
     assert "unknown order 'copeland'" in msg
+    msg = _one_error([*base, "llm:,template=monot5"])
+    assert "needs a path: 'llm:PATH' with PATH a causal LM folder or a .gguf file" in msg
+    msg = _one_error([*base, f"prp:{tiny_llama['plain']},k=2.5"])
+    assert "parameter 'k' of ranker 'prp'" in msg and "must be an integer" in msg
+    msg = _one_error([*base, "smollm2:device=0"])
+    assert "parameter 'device' of ranker 'smollm2'" in msg and "must be a string" in msg
+    msg = _one_error([*base, f"llm:{tiny_llama['plain']},max_doc_tokens=0"])
+    assert "max_doc_tokens must be >= 1 (got 0)" in msg
     assert not out.exists()
 
 

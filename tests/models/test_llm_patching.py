@@ -161,9 +161,10 @@ def test_identities_and_roles(patched, tiny_llama) -> None:
 
 
 def test_a_pairwise_llm_is_refused(tiny_llama) -> None:
-    from axiomatic.rankers.llm import make_llm_ranker
+    from axiomatic.data.catalog import load_dataset
+    from axiomatic.rankers.registry import make_ranker
 
-    r = make_llm_ranker(f"prp:{tiny_llama['plain']}")
+    r = make_ranker(f"prp:{tiny_llama['plain']}", load_dataset("demo"))
     with pytest.raises(ValueError, match="llm:PATH, smollm2"):
         patching_target(r, name="prp")
 

@@ -219,3 +219,50 @@ def test_score_candidates_batches_across_queries(dataset: Dataset) -> None:
     assert len(calls) == 1 and Counter(calls[0]) == Counter(set(pairs))
     assert run["none"] == {} and all(len(v) == 3 for q, v in run.items() if q != "none")
     assert NeuralRanker(model).batch_size == SCORE_BATCH_SIZE
+
+
+def test_text_list_scoring_is_score_text_lists_of_the_ranker(dataset: Dataset) -> None:
+    """The shared ``score`` / ``score_lists`` of the folder and LLM rankers
+    (:class:`TextListScoring`): the values of the ranker's own ``score_pairs`` (and, for a
+    separate encoder, ``score_embedded`` of its vectors), each distinct pair once across all
+    lists, with the ranker's ``batch_size`` and ``bf16``. Broken checks: passing ``None`` for
+    ``bf16`` fails the option record; scoring list by list fails the call count; scoring
+    another list's documents fails the values."""
+    from axiomatic.models.scoring import TextListScoring
+
+    calls: list[tuple[int, int, object]] = []
+
+    class Pairs(TextListScoring):
+        name, batch_size, bf16 = "pairs", 3, True
+
+        def score_pairs(self, queries, documents, batch_size=64, bf16=None):  # type: ignore[no-untyped-def]
+            calls.append((len(queries), batch_size, bf16))
+            return torch.tensor(
+                [1000.0 * len(q) + len(d) for q, d in zip(queries, documents, strict=True)]
+            )
+
+    class Vectors(TextListScoring):
+        name, batch_size = "vectors", 2
+
+        def embed_texts(self, texts, batch_size=64, bf16=None, as_query=False):  # type: ignore[no-untyped-def]
+            return torch.tensor([[float(len(t)), 1.0 if as_query else 2.0] for t in texts])
+
+        def score_embedded(self, query, documents):  # type: ignore[no-untyped-def]
+            return documents @ query
+
+    lists = [
+        (dataset.queries[q], [dataset.documents[d] for d in dataset.candidate_ids(q)])
+        for q in dataset.queries
+    ]
+    got = Pairs().score_lists(lists)
+    distinct = {(q.text, d.text) for q, docs in lists for d in docs}
+    assert [c[1:] for c in calls] == [(3, True)] and calls[0][0] == len(distinct)
+    for (q, docs), s in zip(lists, got, strict=True):
+        np.testing.assert_array_equal(s, [1000.0 * len(q.text) + len(d.text) for d in docs])
+        assert s.dtype == np.float64
+    q, docs = lists[1]
+    np.testing.assert_array_equal(Pairs().score(q, docs), got[1])
+    assert Pairs().score(q, []).shape == (0,)
+    vec = Vectors().score_lists(lists)
+    for (q, docs), s in zip(lists, vec, strict=True):
+        np.testing.assert_array_equal(s, [len(q.text) * len(d.text) + 2.0 for d in docs])

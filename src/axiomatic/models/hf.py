@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from axiomatic.data.records import Document, Query
 from axiomatic.models.hf_loader import load_hf_model, load_tokenizer, resolve_source
+from axiomatic.models.scoring import TextListScoring
 
 HFKind = Literal["bi-encoder", "cross-encoder"]
 
@@ -51,7 +51,10 @@ def detect_hf_kind(path: str | Path) -> HFKind:
     return "bi-encoder"
 
 
-class _HFRanker:
+class _HFRanker(TextListScoring):
+    """A local Hugging Face folder as a ranker; :meth:`score` and :meth:`score_lists` are
+    :class:`~axiomatic.models.scoring.TextListScoring`'s (the one path of the neural rankers)."""
+
     can_score_unseen_documents = True
 
     def __init__(
@@ -167,19 +170,6 @@ class HFBiEncoderRanker(_HFRanker):
         folder says; row by row, so a score does not depend on the other documents)."""
         return (documents * query).sum(-1)
 
-    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
-        if not documents:
-            return np.zeros(0, dtype=np.float64)
-        return self.score_lists([(query, documents)])[0]
-
-    def score_lists(self, lists: Sequence[tuple[Query, Sequence[Document]]]) -> list[np.ndarray]:
-        """Scores of several queries' documents, each distinct query and document text encoded
-        once (:func:`axiomatic.models.scoring.score_text_lists`)."""
-        from axiomatic.models.scoring import score_text_lists
-
-        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
-        return score_text_lists(self, texts, self.batch_size, None, self.name)
-
 
 class HFCrossEncoderRanker(_HFRanker):
     """A local cross-encoder folder (``*ForSequenceClassification``): the logit of
@@ -221,19 +211,6 @@ class HFCrossEncoderRanker(_HFRanker):
         size = self.batch_size if batch_size is None else int(batch_size)
         cap = cpu_row_cap(getattr(model, "config", None), dev)
         return run_sorted(ids, size, step, dev, cap)
-
-    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
-        if not documents:
-            return np.zeros(0, dtype=np.float64)
-        return self.score_lists([(query, documents)])[0]
-
-    def score_lists(self, lists: Sequence[tuple[Query, Sequence[Document]]]) -> list[np.ndarray]:
-        """Scores of several queries' documents, each distinct (query text, document text) pair
-        scored once (:func:`axiomatic.models.scoring.score_text_lists`)."""
-        from axiomatic.models.scoring import score_text_lists
-
-        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
-        return score_text_lists(self, texts, self.batch_size, None, self.name)
 
 
 def hf_ranker(

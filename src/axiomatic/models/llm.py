@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from axiomatic._suggest import suggest
-from axiomatic.data.records import Document, Query
+from axiomatic.models.scoring import TextListScoring
 
 __all__ = [
     "DEFAULT_MAX_DOC_TOKENS",
@@ -455,11 +455,13 @@ class _CausalLM:
         return f"{type(self).__name__}({self.name!r}, source={str(self.source)!r})"
 
 
-class LLMRanker(_CausalLM):
+class LLMRanker(_CausalLM, TextListScoring):
     """A causal LM as a pointwise ranker: ``s(q, d) = logit(yes) - logit(no)`` after the
     prompt (module docstring: templates, truncation, batching). ``template``: ``auto``,
     ``chat``, ``plain``, ``monot5`` or a text with ``{query}`` and ``{document}``; ``yes`` /
-    ``no``: the answers (default: the template's)."""
+    ``no``: the answers (default: the template's). :meth:`score` and :meth:`score_lists` are
+    :class:`~axiomatic.models.scoring.TextListScoring`'s, the path of the other neural rankers:
+    each distinct prompt once, batched across queries."""
 
     def __init__(
         self,
@@ -511,19 +513,6 @@ class LLMRanker(_CausalLM):
             return torch.zeros(0)
         prompts, chat, answers = self.prompts(queries, documents)
         return self.logit_differences(prompts, answers, chat, batch_size, bf16)
-
-    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
-        if not documents:
-            return np.zeros(0, dtype=np.float64)
-        return self.score_lists([(query, documents)])[0]
-
-    def score_lists(self, lists: Sequence[tuple[Query, Sequence[Document]]]) -> list[np.ndarray]:
-        """Scores of several queries' documents, each distinct (query text, document text) pair
-        scored once (:func:`axiomatic.models.scoring.score_text_lists`)."""
-        from axiomatic.models.scoring import score_text_lists
-
-        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
-        return score_text_lists(self, texts, self.batch_size, self.bf16, self.name)
 
 
 class LLMPairwiseScorer(_CausalLM):

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from axiomatic._progress import track
-from axiomatic.data.records import Dataset, Document, Run
+from axiomatic.data.records import Dataset, Document, Query, Run
 
 if TYPE_CHECKING:
     import torch
@@ -113,7 +113,7 @@ def nan_score_error(
     )
 
 
-_MODEL_NAN_HINT = (
+MODEL_NAN_HINT = (
     "A neural model scores NaN when its weights hold NaN (a training run that diverged: "
     "check the checkpoint) or its inputs do (e.g. embeddings read from a broken file)."
 )
@@ -147,7 +147,7 @@ def score_candidates(
     scores = score_text_lists(model, texts, batch_size, bf16, label)
     run: Run = {}
     for (qid, ids), s in zip(lists, scores, strict=True):
-        error = nan_score_error(label, qid, ids, s, _MODEL_NAN_HINT)
+        error = nan_score_error(label, qid, ids, s, MODEL_NAN_HINT)
         if error is not None:
             raise error
         run[qid] = {d: float(v) for d, v in zip(ids, s, strict=True)}
@@ -174,6 +174,33 @@ def score_text_lists(
     if isinstance(model, SeparateEncoder):
         return _score_separately(model, lists, batch_size, bf16, label)
     return _score_pairs(model, lists, batch_size, bf16, label)
+
+
+class TextListScoring:
+    """``score`` and ``score_lists`` of a ranker that is its own model (a
+    :class:`PairScorer` or a :class:`SeparateEncoder` with ``name`` and ``batch_size``): the
+    Hugging Face folder rankers and the pointwise LLM ranker score through this one path,
+    :func:`score_text_lists` with the ranker's ``batch_size`` and ``bf16`` (``None``: the
+    model's own default). :meth:`score` is :meth:`score_lists` of one list, so one query's
+    scores are the same whichever of the two asks for them (up to the last float bits of
+    batching, see the module docstring)."""
+
+    name: str
+    batch_size: int
+    bf16: bool | None = None
+
+    def score(self, query: Query, documents: Sequence[Document]) -> np.ndarray:
+        if not documents:
+            return np.zeros(0, dtype=np.float64)
+        return self.score_lists([(query, documents)])[0]
+
+    def score_lists(self, lists: Sequence[tuple[Query, Sequence[Document]]]) -> list[np.ndarray]:
+        """Scores (float64) of several queries' documents, all lists in one go: each distinct
+        (query text, document text) pair scored once (a separate encoder: each distinct text
+        encoded once), batched across queries, longest inputs first."""
+        texts = [(q.text, [d.text for d in docs]) for q, docs in lists]
+        model: Any = self  # a PairScorer or SeparateEncoder by the subclass's methods
+        return score_text_lists(model, texts, self.batch_size, self.bf16, self.name)
 
 
 def _longest_first(lengths: Sequence[int]) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 from axiomatic._progress import track
 from axiomatic.data.records import Dataset, Document, Query, Run
 from axiomatic.models.scoring import (
+    MODEL_NAN_HINT,
     SCORE_BATCH_SIZE,
     nan_score_error,
     score_candidates,
@@ -77,8 +78,11 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
     :class:`~axiomatic.models.ranker.NeuralRanker` has) is scored by
     :func:`axiomatic.models.scoring.score_candidates` with the ranker's ``batch_size`` and
     ``bf16``: batched across queries, each distinct text encoded once by a bi-encoder, and the
-    same scores, bit for bit, as an experiment table computes for that model. Other rankers
-    score query by query.
+    same scores, bit for bit, as an experiment table computes for that model. A ranker with a
+    ``score_lists(lists)`` method of its own (the Hugging Face folder rankers, the LLM rankers)
+    is asked once for every query's list, so that it batches its inputs across queries (a
+    short candidate list alone rarely fills a batch): the scores of :func:`score_lists`, as a
+    diagnosis computes them. Other rankers score query by query.
 
     A NaN score is an error (naming the query and documents), never a silently misordered run.
     """
@@ -92,6 +96,8 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
             bf16=getattr(ranker, "bf16", None),
             name=ranker.name,
         )
+    if callable(getattr(ranker, "score_lists", None)):
+        return _rerank_lists(ranker, dataset, depth)
     run: Run = {}
     for query in track(list(dataset.iter_queries()), description=f"ranking with {ranker.name}"):
         ids = dataset.candidate_ids(query.query_id)
@@ -106,6 +112,28 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
         if error is not None:
             raise error
         run[query.query_id] = {d: float(s) for d, s in zip(ids, scores, strict=True)}
+    return run
+
+
+def _rerank_lists(ranker: Any, dataset: Dataset, depth: int | None) -> Run:
+    """:func:`rerank` through the ranker's own ``score_lists``: every non-empty candidate list
+    in one call."""
+    lists = []
+    for query in dataset.iter_queries():
+        ids = list(dataset.candidate_ids(query.query_id))
+        lists.append((query, ids[:depth] if depth is not None else ids))
+    todo = [(q, [dataset.documents[d] for d in ids]) for q, ids in lists if ids]
+    scores = iter(ranker.score_lists(todo)) if todo else iter(())
+    run: Run = {}
+    for query, ids in lists:
+        if not ids:
+            run[query.query_id] = {}
+            continue
+        got = np.asarray(next(scores), dtype=np.float64)
+        error = nan_score_error(ranker.name, query.query_id, ids, got, MODEL_NAN_HINT)
+        if error is not None:
+            raise error
+        run[query.query_id] = {d: float(s) for d, s in zip(ids, got, strict=True)}
     return run
 
 

@@ -1,7 +1,7 @@
-"""LLM rankers from spec strings, and the pairwise LLM ranker.
+"""The pairwise LLM ranker, and the LLM rankers of spec strings.
 
-Specs (``make_ranker`` hands every spec whose kind is in :data:`LLM_KINDS` to
-:func:`make_llm_ranker`):
+The registry (:mod:`axiomatic.rankers.registry`) parses the specs of three families and hands
+them to :func:`build_llm_ranker`:
 
 * ``llm:PATH`` (a local causal-LM folder or a GGUF file) and ``smollm2`` (the packaged
   SmolLM2-135M-Instruct): the pointwise :class:`~axiomatic.models.llm.LLMRanker`,
@@ -11,48 +11,28 @@ Specs (``make_ranker`` hands every spec whose kind is in :data:`LLM_KINDS` to
 
 Parameters follow the path (or the name) after a comma: ``llm:models/qwen,template=monot5``,
 ``smollm2:max_doc_tokens=128``, ``prp:smollm2,k=10,order=bradley-terry``; a template with
-commas is quoted: ``llm:DIR,template='Query: {query}, passage: {document}. Relevant:'``.
+commas is quoted: ``llm:DIR,template='Query: {query}, passage: {document}. Relevant:'``
+(``axiomatic rankers`` lists every parameter).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from axiomatic._progress import track
 from axiomatic.data.records import Document, Query
 from axiomatic.rankers.orders import ORDERS, order_by
 
-__all__ = ["LLM_KINDS", "METHODS", "PairwiseLLMRanker", "make_llm_ranker"]
+__all__ = ["METHODS", "PairwiseLLMRanker", "build_llm_ranker"]
 
-LLM_KINDS = ("llm", "smollm2", "prp")
 METHODS = ("allpairs", "sliding")
 """How the pairwise ranker spends its prompts: every pair of the top ``k`` in both orders
 (``k (k - 1)`` prompts per query), or ``passes`` bubble-sort passes of a sliding window from the
 bottom of the top ``k`` up (``2 passes (k - 1)`` prompts per query)."""
-
-_COMMON = {"max_doc_tokens": 256, "batch_size": 16, "device": "auto", "bf16": None}
-_POINTWISE = {"template": "auto", "yes": None, "no": None, **_COMMON}
-_PAIRWISE = {
-    "template": "auto",
-    "first": None,
-    "second": None,
-    "k": 10,
-    "method": "allpairs",
-    "passes": 3,
-    "order": "wins",
-    "seed": 0,
-    **_COMMON,
-}
-_TEXT_KEYS = ("template", "yes", "no", "first", "second", "method", "order", "device")
-_EXAMPLES = {
-    "llm": "llm:models/qwen3-0.6b,template=monot5",
-    "smollm2": "smollm2:max_doc_tokens=128",
-    "prp": "prp:smollm2,k=10,order=wins",
-}
+_BATCHES_PER_CALL = 32
 
 
 class PairwiseLLMRanker:
@@ -160,7 +140,13 @@ class PairwiseLLMRanker:
                         a.append(head[i])
                         b.append(head[j])
                         where.append((li, i, j))
-        got = self.scorer.compare(qs, a, b)
+        # calls of a few dozen batches, between which the progress bar advances
+        step = int(getattr(self.scorer, "batch_size", 16)) * _BATCHES_PER_CALL
+        got = np.zeros(len(qs))
+        for s in track(range(0, len(qs), step), description=f"comparing with {self.name}"):
+            got[s : s + step] = self.scorer.compare(
+                qs[s : s + step], a[s : s + step], b[s : s + step]
+            )
         out = [np.full((len(h), len(h)), np.nan) for h in heads]
         for (li, i, j), v in zip(where, got, strict=True):
             out[li][i, j] = v
@@ -206,83 +192,18 @@ def _preference(D: np.ndarray) -> np.ndarray:
     return np.nan_to_num(P, nan=0.0)
 
 
-def _split(spec: str, keys: Sequence[str]) -> tuple[str, str]:
-    """``PATH,key=value,...`` -> ``(PATH, "key=value,...")``: parameters start at the first
-    comma followed by a known key and ``=`` (a path may hold commas)."""
-    m = re.search(r",\s*(?:" + "|".join(map(re.escape, keys)) + r")\s*=", spec)
-    path, rest = (spec, "") if m is None else (spec[: m.start()], spec[m.start() + 1 :])
-    if not Path(path.strip()).expanduser().exists():  # a misspelt key: say so, not "no such path"
-        m = re.search(r",\s*[A-Za-z_]\w*\s*=", path)
-        if m is not None:
-            path, rest = path[: m.start()], path[m.start() + 1 :] + ("," + rest if rest else "")
-    return path, rest
-
-
-def _params(kind: str, text: str, defaults: dict[str, Any], spec: str) -> dict[str, Any]:
-    from axiomatic._keyvalue import as_number, parse_keyvalues
-    from axiomatic._suggest import suggest
-
-    got = parse_keyvalues(
-        text,
-        what=f"ranker spec {spec!r}",
-        example=_EXAMPLES[kind],
-        error=ValueError,
-        tokens=True,
-    )
-    out = {}
-    for key, value in got.items():
-        if key not in defaults:
-            raise ValueError(
-                f"unknown parameter {key!r} for ranker {kind!r} in spec {spec!r}"
-                f"{suggest(key, defaults, n=2)}; parameters: "
-                f"{', '.join(f'{k}={v!r}' for k, v in defaults.items())}"
-            )
-        default = defaults[key]
-        if isinstance(default, int) and not isinstance(default, bool):
-            value = as_number(
-                value,
-                what=f"parameter {key!r} of ranker {kind!r} in spec {spec!r} (e.g. {key}={default!r})",
-                integer=True,
-                error=ValueError,
-            )
-        elif key in _TEXT_KEYS and not isinstance(value, str):
-            raise ValueError(
-                f"parameter {key!r} of ranker {kind!r} in spec {spec!r} must be a string "
-                f"(got {value!r}); quote it"
-            )
-        out[key] = value
-    return out
-
-
-def make_llm_ranker(spec: str) -> Any:
-    """The LLM ranker of ``spec`` (module docstring). Checks the source (a causal-LM folder, a
-    GGUF file, or the installed ``smollm2``) and the parameters; weights load on first use."""
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.strip().lower()
-    if kind not in LLM_KINDS:
-        raise ValueError(f"{spec!r} is not an LLM ranker spec ({', '.join(LLM_KINDS)})")
-    defaults = _PAIRWISE if kind == "prp" else _POINTWISE
-    if kind == "smollm2":
-        source, text = "smollm2", rest
-    else:
-        source, text = _split(rest, list(defaults))
-        source = source.strip()
-        if not source:
-            raise ValueError(
-                f"ranker spec {spec!r} needs a path: '{kind}:PATH' with PATH a causal LM folder "
-                f"or a .gguf file, or '{kind}:smollm2' (e.g. {_EXAMPLES[kind]!r})"
-            )
-    params = _params(kind, text, defaults, spec)
-    common = {k: params.pop(k) for k in list(params) if k in _COMMON}
-    if common.get("device") == "auto":
-        common["device"] = None
+def build_llm_ranker(kind: str, source: str, spec: str, params: dict[str, Any]) -> Any:
+    """The LLM ranker of a parsed spec (the registry's ``llm``, ``smollm2`` and ``prp``
+    families, :mod:`axiomatic.rankers.registry`): ``source`` a causal-LM folder, a GGUF file or
+    ``smollm2``, ``spec`` the spec as written (for messages), ``params`` all of the family's
+    parameters. Checks the source and the parameters; weights load on first use."""
     from axiomatic.models.llm import LLMPairwiseScorer, LLMRanker
 
+    params = dict(params)
+    if params.get("device") == "auto":
+        params["device"] = None
     what = f"LLM (from ranker spec {spec!r})"
     if kind != "prp":
-        return LLMRanker(source, **params, **common, what=what)
-    scorer_keys = ("template", "first", "second")
-    scorer = LLMPairwiseScorer(
-        source, **{k: params.pop(k) for k in scorer_keys if k in params}, **common, what=what
-    )
-    return PairwiseLLMRanker(scorer, **params)
+        return LLMRanker(source, **params, what=what)
+    ranking = {key: params.pop(key) for key in ("k", "method", "passes", "order", "seed")}
+    return PairwiseLLMRanker(LLMPairwiseScorer(source, **params, what=what), **ranking)

@@ -2,7 +2,14 @@
 ``tfidf``, ``run:PATH`` (optionally ``run:PATH,missing=min``), ``model:PATH`` (a model saved by
 axiomatic, or any local Hugging Face folder), ``st:PATH`` (a local sentence-transformers
 bi-encoder), ``cross-encoder:PATH`` (a local cross-encoder), ``hf:PATH`` (either, detected from
-the folder) and ``minilm`` (the packaged all-MiniLM-L6-v2 bi-encoder). Nothing is downloaded.
+the folder), ``minilm`` (the packaged all-MiniLM-L6-v2 bi-encoder), and the LLM rankers
+``llm:PATH`` (a local causal-LM folder or GGUF file), ``smollm2`` (the packaged
+SmolLM2-135M-Instruct) and ``prp:PATH`` / ``prp:smollm2`` (pairwise ranking prompting,
+:mod:`axiomatic.rankers.llm`). Nothing is downloaded.
+
+A ``NAME:PATH`` spec's parameters start at the first comma followed by one of the family's
+parameter names and ``=``, so a path may hold commas and colons, and a value with commas is
+quoted: ``llm:DIR,template='Query: {query}, passage: {document}. Relevant:'``.
 
 Every spec may start with ``NAME=`` to choose the name shown in tables, plots and run tags:
 ``splade=run:runs/splade.trec``, ``mine=st:~/models/my-st-model``, ``bm25-tuned=bm25:k1=1.2``.
@@ -27,6 +34,7 @@ from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 from axiomatic.data.records import Dataset
 from axiomatic.index.collection import CollectionIndex
+from axiomatic.models.llm import DEFAULT_MAX_DOC_TOKENS, LLM_BATCH_SIZE
 from axiomatic.rankers.base import Ranker
 from axiomatic.text.analyzer import Analyzer
 
@@ -112,6 +120,8 @@ class RankerFamily:
     parameters) instead of ``NAME:key=value,...``."""
     param_info: Mapping[str, ParamInfo] = field(default_factory=dict)
     """Parameter -> its :class:`~axiomatic._params.ParamInfo` (:func:`factory_param_info`)."""
+    path_help: str = ""
+    """What ``PATH`` may be (said when a spec lacks it), e.g. ``a TREC run file``."""
 
 
 def factory_params(factory: RankerFactory) -> dict[str, Any]:
@@ -162,6 +172,7 @@ def _family(
     example: str | None = None,
     path: bool = False,
     params: Mapping[str, str] | None = None,
+    path_help: str = "",
 ) -> RankerFamily:
     if not callable(factory):
         raise TypeError(
@@ -179,6 +190,7 @@ def _family(
         factory_params(factory),
         path,
         factory_param_info(factory, params),
+        path_help,
     )
 
 
@@ -214,6 +226,7 @@ def register_ranker(
     path: bool = False,
     aliases: Iterable[str] = (),
     params: Mapping[str, str] | None = None,
+    path_help: str = "",
 ) -> Callable[[RankerFactory], RankerFactory]:
     """Register the decorated ``factory(context, **params) -> Ranker`` as ranker ``name``.
 
@@ -222,7 +235,7 @@ def register_ranker(
     also takes ``path``. ``description`` (default: the docstring's first paragraph) and
     ``example`` are what :func:`list_rankers` shows, with each parameter's record
     (:class:`~axiomatic._params.ParamInfo`: type, default and the description ``params``
-    gives it, parameter -> text)::
+    gives it, parameter -> text); ``path_help`` says what ``PATH`` may be::
 
         @register_ranker("length", description="longer documents first", example="length:w=2")
         def length_ranker(context: RankerContext, w: float = 1.0) -> Ranker:
@@ -234,7 +247,7 @@ def register_ranker(
     """
 
     def decorate(factory: RankerFactory) -> RankerFactory:
-        family = _family(name, factory, description, example, path, params)
+        family = _family(name, factory, description, example, path, params, path_help)
         RANKERS.register(name, family, aliases)
         return factory
 
@@ -298,34 +311,54 @@ def _family_of(spec: Any) -> tuple[RankerFamily, str, str]:
 
 
 def parse_ranker_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split a spec into ``(kind, params)``; for a path family (``run``, ``model``, ...) the
-    path is ``params["path"]``.
+    """Split a spec into ``(kind, params)``; for a path family (``run``, ``model``, ``llm``,
+    ...) the path is ``params["path"]``.
 
-    A path may contain ``:`` and ``,``; only trailing ``,key=value`` pairs whose keys are
-    parameters of the family (``run:PATH,missing=min``) are taken as parameters.
+    A path may contain ``:`` and ``,``: the parameters start at the first comma followed by a
+    parameter name of the family and ``=`` (``run:PATH,missing=min``,
+    ``prp:DIR,k=10,order=wins``), and are parsed like any other spec's (a quoted value may
+    hold commas). A path that does not exist but holds ``,word=`` ends there, so that a
+    misspelt parameter is reported as one (``llm:DIR,tempate=monot5``), not as a missing path.
     """
     family, spec, rest = _family_of(spec)
     if not family.path:
         return family.name, _parse_params(rest, spec)
-    path = rest
-    params: dict[str, Any] = {}
-    if family.params:
-        keys = "|".join(re.escape(k) for k in family.params)
-        m = re.search(rf"((?:,\s*(?:{keys})\s*=\s*[^,]*)+)$", rest)
-        if m:
-            path = rest[: m.start()]
-            params = _parse_params(m.group(1).lstrip(",").strip(), spec)
+    path, text = _split_path(rest, family.params)
+    params = _parse_params(text, spec) if text.strip() else {}
     if not path.strip():
+        what = f" with PATH {family.path_help}" if family.path_help else ""
         raise RankerSpecError(
-            f"ranker spec {spec!r} needs a path: '{family.name}:PATH' (e.g. {family.example!r})"
+            f"ranker spec {spec!r} needs a path: '{family.name}:PATH'{what} "
+            f"(e.g. {family.example!r})"
         )
     params["path"] = path.strip()
     return family.name, params
 
 
-def _coerce(
-    kind: str, params: dict[str, Any], defaults: Mapping[str, Any], spec: str
-) -> dict[str, Any]:
+def _split_path(rest: str, keys: Iterable[str]) -> tuple[str, str]:
+    """``PATH,key=value,...`` -> ``(PATH, "key=value,...")`` (:func:`parse_ranker_spec`)."""
+    names = "|".join(re.escape(k) for k in keys)
+    m = re.search(rf",\s*(?:{names})\s*=", rest) if names else None
+    path, text = (rest, "") if m is None else (rest[: m.start()], rest[m.start() + 1 :])
+    if not os.path.exists(os.path.expanduser(path.strip())):
+        typo = re.search(r",\s*[A-Za-z_]\w*\s*=", path)
+        if typo is not None:
+            path, text = (
+                path[: typo.start()],
+                path[typo.start() + 1 :] + ("," + text if text else ""),
+            )
+    return path, text
+
+
+_TEXT_TYPES = {"str": False, "str | None": True, "Optional[str]": True}
+"""Annotations of text parameters -> whether ``None`` is allowed."""
+
+
+def _coerce(family: RankerFamily, params: dict[str, Any], spec: str) -> dict[str, Any]:
+    """The spec's parameters checked against the factory's: known names, numbers where the
+    default is a number (:func:`~axiomatic._keyvalue.as_number`), text where the annotation is
+    ``str``."""
+    kind, defaults = family.name, family.params
     out = {}
     for key, value in params.items():
         if key not in defaults:
@@ -347,6 +380,13 @@ def _coerce(
                 integer=isinstance(default, int),
                 error=RankerSpecError,
             )
+        info = family.param_info.get(key)
+        optional = _TEXT_TYPES.get(str(info.type)) if info is not None else None
+        if optional is not None and not isinstance(value, str) and not (optional and value is None):
+            raise RankerSpecError(
+                f"parameter {key!r} of ranker {kind!r} in spec {spec!r} must be a string (got "
+                f"{value!r}); quote it (e.g. {key}={str(value)!r})"
+            )
         out[key] = value
     return out
 
@@ -366,13 +406,10 @@ def make_ranker(
     model with ``axiomatic.models.ranker.load_ranker``.
     """
     name, spec = split_name(spec)
-    if spec.partition(":")[0].strip().lower() in _LLM_KINDS:  # their own grammar: rankers/llm.py
-        ranker = _llm_ranker(spec)
-        return with_name(ranker, name) if name else ranker
     kind, params = parse_ranker_spec(spec)
     family = RANKERS.get(kind)
     path = params.pop("path", None)
-    kwargs = _coerce(kind, params, family.params, spec)
+    kwargs = _coerce(family, params, spec)
     if path is not None:
         kwargs["path"] = path
     context = RankerContext(dataset, spec, analyzer=analyzer, index=index)
@@ -561,28 +598,115 @@ def minilm_ranker(context: RankerContext) -> Ranker:
     return minilm_bi_encoder_ranker()  # type: ignore[no-any-return]
 
 
-_LLM_KINDS = ("llm", "smollm2", "prp")
+_LLM_SOURCE = "a causal LM folder or a .gguf file, or 'smollm2' (the packaged model)"
+_LLM_COMMON = {
+    "max_doc_tokens": "tokens of a passage kept in a prompt; the rest is cut",
+    "batch_size": "prompts per forward pass",
+    "device": "auto, cpu, cuda or cuda:N",
+    "bf16": "bf16 autocast; None or false: float32",
+}
+_LLM_POINTWISE = {
+    "template": "auto: chat when the tokenizer has a chat template, else plain; chat, plain, "
+    "monot5, or a quoted text holding {query} and {document}",
+    "yes": "the answer for relevant; None: the template's",
+    "no": "the answer for not relevant; None: the template's",
+    **_LLM_COMMON,
+}
 
 
-def _llm_family(context: RankerContext, path: str = "") -> Ranker:
-    """An LLM ranker family: :func:`make_ranker` hands its specs (``llm:PATH,template=...``,
-    ``smollm2``, ``prp:PATH,k=10``) to :mod:`axiomatic.rankers.llm`, which parses them."""
-    return _llm_ranker(context.spec)
+@register_ranker(
+    "llm",
+    description="a causal LM (folder or GGUF file) as a pointwise ranker: "
+    "logit(yes) - logit(no) after a prompt",
+    example="llm:models/qwen3-0.6b,template=monot5",
+    path=True,
+    path_help=_LLM_SOURCE,
+    params=_LLM_POINTWISE,
+)
+def llm_ranker(
+    context: RankerContext,
+    path: str,
+    template: str = "auto",
+    yes: str | None = None,
+    no: str | None = None,
+    max_doc_tokens: int = DEFAULT_MAX_DOC_TOKENS,
+    batch_size: int = LLM_BATCH_SIZE,
+    device: str = "auto",
+    bf16: bool | None = None,
+) -> Ranker:
+    from axiomatic.rankers.llm import build_llm_ranker
+
+    params = {"template": template, "yes": yes, "no": no, "max_doc_tokens": max_doc_tokens}
+    params.update(batch_size=batch_size, device=device, bf16=bf16)
+    return build_llm_ranker("llm", path, context.spec, params)  # type: ignore[no-any-return]
 
 
-for _kind, _what, _example in (
-    ("llm", "a causal LM (folder or GGUF file): logit(yes) - logit(no)", "llm:models/qwen"),
-    ("smollm2", "the packaged SmolLM2-135M-Instruct as a pointwise LLM ranker", "smollm2"),
-    ("prp", "pairwise ranking prompting with a causal LM (or smollm2)", "prp:smollm2,k=10"),
-):
-    RANKERS.register(_kind, _family(_kind, _llm_family, _what, _example, _kind != "smollm2"))
+@register_ranker(
+    "smollm2",
+    description="the packaged SmolLM2-135M-Instruct as a pointwise LLM ranker (llm:smollm2)",
+    example="smollm2:max_doc_tokens=128",
+    params=_LLM_POINTWISE,
+)
+def smollm2_ranker(
+    context: RankerContext,
+    template: str = "auto",
+    yes: str | None = None,
+    no: str | None = None,
+    max_doc_tokens: int = DEFAULT_MAX_DOC_TOKENS,
+    batch_size: int = LLM_BATCH_SIZE,
+    device: str = "auto",
+    bf16: bool | None = None,
+) -> Ranker:
+    from axiomatic.models.llm import SMOLLM2
+    from axiomatic.rankers.llm import build_llm_ranker
+
+    params = {"template": template, "yes": yes, "no": no, "max_doc_tokens": max_doc_tokens}
+    params.update(batch_size=batch_size, device=device, bf16=bf16)
+    return build_llm_ranker("smollm2", SMOLLM2, context.spec, params)  # type: ignore[no-any-return]
 
 
-def _llm_ranker(spec: str) -> Ranker:
-    """An LLM ranker (``llm:PATH``, ``smollm2``, ``prp:PATH``): :mod:`axiomatic.rankers.llm`."""
-    from axiomatic.rankers.llm import make_llm_ranker
+@register_ranker(
+    "prp",
+    description="pairwise ranking prompting with a causal LM: each pair of the top k asked in "
+    "both orders, the preferences ordered",
+    example="prp:smollm2,k=10,order=wins",
+    path=True,
+    path_help=_LLM_SOURCE,
+    params={
+        "template": "auto: chat when the tokenizer has a chat template, else plain; chat, "
+        "plain, or a quoted text holding {query}, {document_a} and {document_b}",
+        "first": "the answer for the first passage shown; None: the template's",
+        "second": "the answer for the second passage shown; None: the template's",
+        "k": "documents re-ranked at the head of each list; the rest keep their order",
+        "method": "allpairs: k (k - 1) prompts per query; sliding: 2 passes (k - 1)",
+        "passes": "bubble-sort passes of the sliding window",
+        "order": "wins, kwiksort, bradley-terry or pagerank",
+        "seed": "seed of a randomized order: kwiksort",
+        **_LLM_COMMON,
+    },
+)
+def prp_ranker(
+    context: RankerContext,
+    path: str,
+    template: str = "auto",
+    first: str | None = None,
+    second: str | None = None,
+    k: int = 10,
+    method: str = "allpairs",
+    passes: int = 3,
+    order: str = "wins",
+    seed: int = 0,
+    max_doc_tokens: int = DEFAULT_MAX_DOC_TOKENS,
+    batch_size: int = LLM_BATCH_SIZE,
+    device: str = "auto",
+    bf16: bool | None = None,
+) -> Ranker:
+    from axiomatic.rankers.llm import build_llm_ranker
 
-    return make_llm_ranker(spec)  # type: ignore[no-any-return]
+    params = {"template": template, "first": first, "second": second, "k": k}
+    params.update(method=method, passes=passes, order=order, seed=seed)
+    params.update(max_doc_tokens=max_doc_tokens, batch_size=batch_size, device=device, bf16=bf16)
+    return build_llm_ranker("prp", path, context.spec, params)  # type: ignore[no-any-return]
 
 
 _GENERIC_FOLDERS = ("model", "best", "final", "checkpoint")
