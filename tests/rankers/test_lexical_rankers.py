@@ -184,3 +184,36 @@ def test_bad_parameters_fail_with_clear_message(ix, make, message):
 def test_ranker_names_carry_parameters(ix):
     assert BM25Ranker(ix, k1=1.2, b=0.75).name == "BM25(k1=1.2,b=0.75)"
     assert QLRanker(ix, mu=1000).name == "QL(mu=1000)"
+
+
+def test_rank_dataset_is_what_axiomatic_rank_writes() -> None:
+    """The library function behind ``axiomatic rank``: a dataset without candidate lists is
+    retrieved from (each query's top ``depth``), a re-ranking one re-ranked; a ranker that
+    cannot retrieve on the former is one clear ValueError naming the way out."""
+    import numpy as np
+    import pytest
+
+    import axiomatic as ax
+    from axiomatic.rankers.base import rank_dataset, rerank
+    from axiomatic.rankers.registry import make_ranker
+
+    ds = tiny_dataset()
+    assert not ds.is_reranking
+    bm25 = make_ranker("bm25", ds)
+    run = rank_dataset(bm25, ds, depth=2)
+    for q in ds.iter_queries():
+        assert run[q.query_id] == dict(bm25.retrieve(q, 2))
+        assert len(run[q.query_id]) <= 2
+
+    class ScoreOnly:
+        name = "score-only"
+
+        def score(self, query, docs):
+            return np.zeros(len(docs))
+
+    with pytest.raises(ValueError, match=r"cannot retrieve.*--first-stage"):
+        rank_dataset(ScoreOnly(), ds)  # type: ignore[arg-type]
+    demo = ax.load_dataset("demo/test")
+    assert rank_dataset(make_ranker("bm25", demo), demo, depth=5) == rerank(
+        make_ranker("bm25", demo), demo, depth=5
+    )

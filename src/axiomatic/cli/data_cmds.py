@@ -233,29 +233,19 @@ def rank(
 
 
 def rank_run(r: Any, spec: str, ds: Any, depth: int) -> dict[str, dict[str, float]]:
-    """The run of ranker ``r`` on ``ds``: its candidate lists re-ranked, or (a full-retrieval
-    dataset) the top ``depth`` of the whole collection; a clear error for a ranker that cannot
-    retrieve, naming --first-stage."""
-    from axiomatic._progress import track
-    from axiomatic.rankers.base import rerank
+    """The run of ranker ``r`` on ``ds`` (:func:`axiomatic.rankers.base.rank_dataset`), its
+    errors as one ``error:`` line."""
+    from axiomatic.rankers.base import rank_dataset
 
-    if ds.is_reranking:
+    if not ds.is_reranking:
         try:
-            return rerank(r, ds, depth=depth)
-        except (KeyError, ValueError) as exc:  # e.g. a run: ranker whose run lacks a query
-            raise fail(f"ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
-    retrieve = getattr(r, "retrieve", None)
-    if retrieve is None:
-        raise fail(
-            f"dataset {ds.name!r} has no candidate lists and ranker {r.name!r} cannot retrieve "
-            "from the whole collection; re-rank a first stage (--first-stage bm25 --depth 100, "
-            "or --candidates RUN), use a lexical ranker (bm25, ql, rm3, tfidf) or a re-ranking "
-            "dataset"
-        )
-    run = {}
-    for q in track(list(ds.iter_queries()), description=f"retrieving with {r.name}"):
-        run[q.query_id] = dict(retrieve(q, depth))
-    return run
+            return rank_dataset(r, ds, depth=depth)
+        except ValueError as exc:  # a ranker that cannot retrieve
+            raise fail(str(exc.args[0] if exc.args else exc)) from None
+    try:
+        return rank_dataset(r, ds, depth=depth)
+    except (KeyError, ValueError) as exc:  # e.g. a run: ranker whose run lacks a query
+        raise fail(f"ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
 
 
 def _check_run_ids_or_exit(ds, tag: str, tag_what: str) -> None:

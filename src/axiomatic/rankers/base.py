@@ -115,6 +115,28 @@ def rerank(ranker: Ranker, dataset: Dataset, depth: int | None = None) -> Run:
     return run
 
 
+def rank_dataset(ranker: Ranker, dataset: Dataset, depth: int = 1000) -> Run:
+    """The run ``axiomatic rank`` writes: ``dataset``'s candidate lists re-ranked by ``ranker``
+    (:func:`rerank`, each list cut to ``depth``), or, for a dataset without candidate lists,
+    the top ``depth`` documents of the whole collection that ``ranker.retrieve(query, depth)``
+    returns. A ranker that cannot retrieve on such a dataset is a ``ValueError`` that says what
+    to use instead."""
+    if dataset.is_reranking:
+        return rerank(ranker, dataset, depth=depth)
+    retrieve = getattr(ranker, "retrieve", None)
+    if retrieve is None:
+        raise ValueError(
+            f"dataset {dataset.name!r} has no candidate lists and ranker {ranker.name!r} cannot "
+            "retrieve from the whole collection; re-rank a first stage (--first-stage bm25 "
+            "--depth 100, or --candidates RUN), use a lexical ranker (bm25, ql, rm3, tfidf) or "
+            "a re-ranking dataset"
+        )
+    run: Run = {}
+    for q in track(list(dataset.iter_queries()), description=f"retrieving with {ranker.name}"):
+        run[q.query_id] = dict(retrieve(q, depth))
+    return run
+
+
 def _rerank_lists(ranker: Any, dataset: Dataset, depth: int | None) -> Run:
     """:func:`rerank` through the ranker's own ``score_lists``: every non-empty candidate list
     in one call."""
