@@ -36,10 +36,10 @@ values = st.one_of(
 
 
 def _ranker(v: str) -> Any:
-    from axiomatic.rankers.registry import _coerce
+    from axiomatic.rankers.registry import RANKERS, _coerce
 
     kind, params = parse_ranker_spec(f"bm25:k1={v}")
-    return _coerce(kind, params, {"k1": 0.9, "b": 0.4}, f"bm25:k1={v}")["k1"]
+    return _coerce(RANKERS.get(kind), params, f"bm25:k1={v}")["k1"]
 
 
 def _weight(v: str) -> Any:
