@@ -30,12 +30,12 @@ from axiomatic.experiments.compare_training.plan import (
     DIAGNOSE_SEP,
     DOCS_PER_PAIR,
     ComparePlan,
-    check_plan,
     point_name,
     slug,
     train_config,
 )
 from axiomatic.experiments.compare_training.units import CompareUnits
+from axiomatic.experiments.compare_training.validation import check_plan
 from axiomatic.experiments.engine import estimate_line, register_experiment
 from axiomatic.experiments.units import (
     UnitRecord,
