@@ -22,7 +22,8 @@ plan's: a unit of other settings is refused, naming what differs (``--overwrite`
 The engine's ``report()`` summarizes whatever is finished with the plan's settings.
 
 The package splits along its seams: :mod:`.plan` (what to run: ``LiuPlan``, ``Unit``),
-:mod:`.run` (``LiuRun``: data, units and their computation), :mod:`.figures` (``LiuFigures``)
+:mod:`.parts` (``LiuParts``: the units of each part), :mod:`.run` (``LiuRun``: data and
+the units' computation), :mod:`.figures` (``LiuFigures``)
 and :mod:`.report` (the registered runner ``LiuSmooth``: tables, tests, Markdown). The names are importable
 from the package as before.
 """

@@ -1,4 +1,5 @@
-"""Liu et al. (smooth cross-lingual retrieval): data, units and their computation."""
+"""Liu et al. (smooth cross-lingual retrieval): data and the units' computation (the units of
+each part: :mod:`.parts`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from axiomatic.evaluate.clir_metrics import (
     relevance_levels,
 )
 from axiomatic.experiments.common import read_json, write_json
-from axiomatic.experiments.engine import Runner
+from axiomatic.experiments.liu_smooth.parts import LiuParts
 from axiomatic.experiments.liu_smooth.plan import (
     DEFAULT_NR,
     EMBEDDING_SETTINGS,
@@ -35,7 +36,7 @@ from axiomatic.experiments.units import (
 from axiomatic.training.smooth import validate_thresholds
 
 
-class LiuRun(Runner):
+class LiuRun(LiuParts):
     """The computing half of :class:`~axiomatic.experiments.liu_smooth.report.LiuSmooth`:
     data, embeddings, the units of every part and :meth:`compute`."""
 
@@ -359,102 +360,7 @@ class LiuRun(Runner):
             {"scores": scores, "grades": [int(x.label_hi) for x in sel]},
         )
 
-    # ------------------------------------------------------------------ parts
-    def _base(self, setting: str, lang: str, **kw: Any) -> Unit:
-        p = self.plan
-        args: dict[str, Any] = {
-            "setting": setting,
-            "language": lang,
-            "thresholds": tuple(validate_thresholds(p.thresholds)),
-            "nr": DEFAULT_NR.get(setting, 40),
-            "eps": p.eps,
-            "epochs": p.epochs,
-            "lr": p.lr,
-            "batch_size": p.batch_size,
-            "clip": p.grad_clip,
-        }
-        args.update(kw)
-        return Unit(**args)
-
-    def table2_units(self) -> list[Unit]:
-        p = self.plan
-        return [
-            self._base(p.setting, lang, loss=loss, seed=s)
-            for lang in p.languages
-            for loss in p.losses
-            for s in p.seeds
-        ]
-
-    def table3_units(self) -> list[Unit]:
-        p = self.plan
-        out = []
-        for lang in p.encoder_languages:
-            for enc in p.encoders:
-                kw = {
-                    k: v
-                    for k, v in p.encoder_settings.get(enc, {}).items()
-                    if k in ("lr", "batch_size", "epochs")
-                }
-                out += [self._base(p.setting, lang, encoder=enc, seed=s, **kw) for s in p.seeds]
-        return out
-
-    def fig4_units(self) -> list[Unit]:
-        p = self.plan
-        ep = p.sweep_epochs or p.epochs
-        return [
-            self._base(
-                p.setting,
-                p.sweep_language,
-                eps=e,
-                thresholds=tuple(validate_thresholds(th)),
-                epochs=ep,
-            )
-            for e in p.eps_grid
-            for th in p.threshold_grid
-        ]
-
-    def fig5_units(self) -> list[Unit]:
-        p = self.plan
-        ep = p.nr_epochs or p.epochs
-        return [self._base(p.setting, p.sweep_language, nr=n, epochs=ep) for n in p.nr_grid]
-
-    def stability_units(self) -> list[Unit]:
-        p = self.plan
-        return [
-            self._base(
-                p.setting,
-                p.sweep_language,
-                eps=e,
-                clip=c,
-                seed=s,
-                epochs=p.stability_epochs,
-                lr=p.stability_lr,
-            )
-            for e in p.stability_eps
-            for c in p.stability_clip
-            for s in p.stability_seeds
-        ]
-
-    def nfcorpus_units(self) -> list[Unit]:
-        p = self.plan
-        th = tuple(validate_thresholds(p.nfcorpus_thresholds))
-        return [
-            self._base(
-                "nfcorpus", "en", loss=loss, thresholds=th, epochs=p.nfcorpus_epochs or p.epochs
-            )
-            for loss in p.losses
-        ]
-
-    def sasaki_units(self) -> list[Unit]:
-        p = self.plan
-        from axiomatic.experiments.clir_data import sasaki_splits
-
-        lang = sasaki_splits(p.sasaki)["train"].doc_language or "xx" if p.sasaki else "xx"
-        return [
-            self._base("sasaki", lang, loss=loss, epochs=p.sasaki_epochs or p.epochs)
-            for loss in ("sosl", "mse")
-        ]
-
+    # ------------------------------------------------------------------ run
     def compute(self) -> None:
         p = self.plan
         unknown = sorted(set(p.parts) - set(PARTS))
