@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from axiomatic.data.instances import artificial_file_path
 from axiomatic.report.tables import MIN_N  # fewest instances a fraction needs to be counted
 
 REPO = Path(__file__).resolve().parents[1]
@@ -119,7 +120,7 @@ def mine_dir(ds, axioms: str, out: Path, index, cap: int | None, seed: int, **kw
 
 
 def artificial_table(directory: Path) -> pd.DataFrame | None:
-    p = directory / "artificial_docs.parquet"
+    p = artificial_file_path(directory)
     return pd.read_parquet(p) if p.is_file() else None
 
 

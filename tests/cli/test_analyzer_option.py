@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import MANIFEST
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.text.analyzer import parse_analyzer
 
@@ -86,7 +87,7 @@ def test_mine_records_analyzer_and_diagnose_uses_it(tiny, tmp_path) -> None:
         ["mine", "-d", "x", "--axioms", "TFC1,M-TDC", "--analyzer", "thesis", "--out", str(inst)],
     )
     assert res.exit_code == 0, res.output
-    cfg = json.loads((inst / "manifest.json").read_text())["config"]
+    cfg = json.loads((inst / MANIFEST).read_text())["config"]
     assert parse_analyzer(cfg["analyzer_spec"]) == parse_analyzer("thesis")
     assert cfg["analyzer"] == parse_analyzer("thesis").config_hash
 
@@ -123,7 +124,7 @@ def test_mine_with_default_analyzer_is_recorded_differently(tiny, tmp_path) -> N
         app, ["mine", "-d", "x", "--axioms", "TFC1", "--analyzer", "default", "--out", str(inst)]
     )
     assert res.exit_code == 0, res.output
-    cfg = json.loads((inst / "manifest.json").read_text())["config"]
+    cfg = json.loads((inst / MANIFEST).read_text())["config"]
     assert parse_analyzer(cfg["analyzer_spec"]).preset == "default"
 
 
@@ -140,7 +141,7 @@ def test_every_command_defaults_to_the_default_analyzer(tiny, tmp_path) -> None:
     inst = tmp_path / "inst"
     res = runner.invoke(app, ["mine", "-d", "x", "--axioms", "TFC1,M-TDC", "--out", str(inst)])
     assert res.exit_code == 0, res.output
-    cfg = json.loads((inst / "manifest.json").read_text())["config"]
+    cfg = json.loads((inst / MANIFEST).read_text())["config"]
     assert parse_analyzer(cfg["analyzer_spec"]) == parse_analyzer("default")
     assert "(analyzer: default)" in " ".join(res.output.split())
     res = runner.invoke(app, ["counts", "-d", "x", "--axioms", "TFC1"])

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import ARTIFICIAL_FILE
 
 runner = CliRunner()
 
@@ -52,7 +53,7 @@ def test_auto_band_is_the_median_top_gap_of_bm25s_run(mined: Path, tmp_path: Pat
         gaps.append(top[0] - top[1])
     assert table["delta"].unique() == pytest.approx([float(np.median(gaps))])
     assert (table["pos"] + table["neg"] + table["neutral"] == table["n"]).all()
-    queries, docs = sample_texts(inst, ds, pd.read_parquet(mined / "artificial_docs.parquet"))
+    queries, docs = sample_texts(inst, ds, pd.read_parquet(mined / ARTIFICIAL_FILE))
     h = sample_hash(inst, query_texts=queries, doc_texts=docs)
     assert set(table["sample"]) == {h} and h in " ".join(out.split())
     data = json.loads((rep / "diagnosis.json").read_text())
@@ -116,7 +117,7 @@ def test_abnirml_band_and_t_test(mined: Path, tmp_path: Path) -> None:
         gaps += [x - y for x, y in itertools.pairwise(top)]
     assert table["delta"].unique() == pytest.approx([float(np.median(gaps))])
     assert set(table["effect_test"]) == {"t"}
-    art = pd.read_parquet(mined / "artificial_docs.parquet")
+    art = pd.read_parquet(mined / ARTIFICIAL_FILE)
     diag = diagnose(inst, [bm25], ds, art, band="abnirml", band_test="t")
     api = diag.table()
     np.testing.assert_allclose(table["effect_p"], api["effect_p"], rtol=1e-9)

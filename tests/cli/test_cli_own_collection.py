@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import MANIFEST
 
 runner = CliRunner()
 
@@ -83,7 +84,7 @@ def _mine_diagnose_evaluate(tmp_path: Path, dataset_args: list[str]) -> None:
             "relaxed",
         ]
     )
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     assert sum(s["instances"] for s in manifest["shards"].values()) > 0, out
     # diagnose without --dataset: mine recorded the descriptor / rank_llm file (and --qrels)
     assert manifest["dataset_files"]["dataset"].endswith((".toml", ".json"))

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import MANIFEST
 
 runner = CliRunner()
 
@@ -680,14 +681,14 @@ def _parquet_spec(path: Path, spec: str) -> None:
     table = pq.read_table(path)
     i = table.schema.get_field_index("spec")
     pq.write_table(table.set_column(i, "spec", pa.array([spec] * table.num_rows)), path)
-    manifest = path.parent / "manifest.json"
+    manifest = path.parent / MANIFEST
     data = json.loads(manifest.read_text(encoding="utf-8"))
     data["shards"][path.stem]["sha256"] = file_sha256(path)
     manifest.write_text(json.dumps(data), encoding="utf-8")
 
 
 def _deep_manifest(folder: Path) -> None:
-    manifest = folder / "manifest.json"
+    manifest = folder / MANIFEST
     text = manifest.read_text(encoding="utf-8")
     deep = '"complete": true, "x": ' + "[" * 1500 + "]" * 1500
     manifest.write_text(text.replace('"complete": true', deep, 1), encoding="utf-8")

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import ARTIFICIAL_DIR, ARTIFICIAL_FILE, MANIFEST
 
 runner = CliRunner()
 
@@ -238,7 +239,7 @@ def _copy(src: Path, dst: Path) -> Path:
 
 def test_corrupt_manifest_names_the_file_and_overwrite(tmp_path: Path, mined: Path) -> None:
     inst = _copy(mined, tmp_path / "inst")
-    (inst / "manifest.json").write_text("{not json", encoding="utf-8")
+    (inst / MANIFEST).write_text("{not json", encoding="utf-8")
     res = _invoke(["diagnose", "-i", str(inst), "-o", str(tmp_path / "rep"), "-r", "bm25"])
     assert res.exit_code == 2
     assert "manifest.json is corrupt" in res.output and "--overwrite" in res.output
@@ -249,7 +250,7 @@ def test_corrupt_manifest_names_the_file_and_overwrite(tmp_path: Path, mined: Pa
     assert res.exit_code == 0, res.output
     import json
 
-    assert json.loads((inst / "manifest.json").read_text(encoding="utf-8"))["complete"]
+    assert json.loads((inst / MANIFEST).read_text(encoding="utf-8"))["complete"]
 
 
 def test_counts_checks_the_instances_folder_first(tmp_path: Path, monkeypatch) -> None:
@@ -332,8 +333,8 @@ def test_missing_artificial_documents_name_cli_flags(tmp_path: Path, mined: Path
     import shutil
 
     inst = _copy(mined, tmp_path / "inst")
-    (inst / "artificial_docs.parquet").unlink()
-    shutil.rmtree(inst / "artificial", ignore_errors=True)
+    (inst / ARTIFICIAL_FILE).unlink()
+    shutil.rmtree(inst / ARTIFICIAL_DIR, ignore_errors=True)
     res = _invoke(["diagnose", "-i", str(inst), "-o", str(tmp_path / "rep"), "-r", "bm25"])
     assert res.exit_code == 2, res.output
     assert "lacks its artificial documents" in res.output and "--overwrite" in res.output

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from axiomatic.axioms import parse_axioms
 from axiomatic.cli.main import app
+from axiomatic.data.instances import MANIFEST
 
 runner = CliRunner()
 
@@ -47,7 +48,7 @@ def test_mine_shard_size_is_recorded_and_a_different_one_is_refused(tmp_path: Pa
         app, ["mine", "-d", "demo", "-a", "TFC1", "--shard-size", "2", "-o", str(out)]
     )
     assert res.exit_code == 0, res.output
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["config"]["shard_size"] == 2
     n_queries = manifest["config"]["queries"]
     assert len(manifest["shards"]) == -(-n_queries // 2)

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import MANIFEST
 from axiomatic.data.trec import read_run
 from shared_data import require_collection
 
@@ -220,7 +221,7 @@ def test_a_trained_model_on_a_full_retrieval_dataset(tmp_path: Path) -> None:
             str(inst),
         ]
     )
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     assert manifest["first_stage"]["first_stage"] == "bm25"
     out = _ok(
         [

@@ -18,6 +18,7 @@ from test_cli_own_collection import RUN, _collection
 from typer.testing import CliRunner
 
 from axiomatic.cli.main import app
+from axiomatic.data.instances import MANIFEST
 
 runner = CliRunner()
 MINE = ["--axioms", "TFC1,M-TDC,LNC2", "--variant", "relaxed"]
@@ -80,9 +81,9 @@ def test_diagnose_refuses_instances_when_the_labels_changed(mined, tmp_path) -> 
 
 def test_diagnose_notes_a_manifest_without_input_hashes(mined, tmp_path) -> None:
     _, inst = mined
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     del manifest["config"]["inputs"]  # mined by a version that did not record them
-    (inst / "manifest.json").write_text(json.dumps(manifest))
+    (inst / MANIFEST).write_text(json.dumps(manifest))
     out = _ok(["diagnose", "-i", str(inst), "-r", "bm25", "--no-plots", "-o", str(tmp_path / "r")])
     assert "cannot check" in out
 
@@ -98,16 +99,16 @@ def test_mine_redoes_a_truncated_shard_instead_of_resuming_over_it(mined) -> Non
     assert "shard-00000" in out and "truncated or corrupt" in out
     import pyarrow.parquet as pq
 
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     assert pq.read_table(shard).num_rows == manifest["shards"]["shard-00000"]["instances"] > 0
 
 
 @pytest.mark.parametrize("config", [[1, 2], "x", 5])
 def test_manifest_whose_config_is_not_an_object_is_one_error_line(mined, tmp_path, config):
     desc, inst = mined
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     manifest["config"] = config
-    (inst / "manifest.json").write_text(json.dumps(manifest))
+    (inst / MANIFEST).write_text(json.dumps(manifest))
     for args in (
         ["mine", "-d", str(desc), "--out", str(inst), *MINE],
         ["diagnose", "-i", str(inst), "-d", str(desc), "-r", "bm25", "-o", str(tmp_path / "r")],
@@ -127,7 +128,7 @@ def test_library_mine_refuses_a_config_that_is_not_an_object(tmp_path) -> None:
     ds = load_dataset("demo")
     out = tmp_path / "inst"
     out.mkdir()
-    (out / "manifest.json").write_text(json.dumps({"config": [1], "shards": {}}))
+    (out / MANIFEST).write_text(json.dumps({"config": [1], "shards": {}}))
     with pytest.raises(ValueError, match=r"corrupt.*\"config\" is list.*overwrite=True"):
         mine(ds, "TFC1", out, progress=False)
     assert mine(ds, "TFC1", out, progress=False, overwrite=True)["shards"] > 0

@@ -16,6 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from axiomatic.data.instances import (
+    ARTIFICIAL_FILE,
+    MANIFEST,
     IncompleteInstancesError,
     InstancesMismatchError,
     file_sha256,
@@ -83,14 +85,14 @@ def _edit_keeping_the_count(path: Path) -> None:
 
 
 def test_the_manifest_records_name_rows_and_hash_of_every_shard(inst: Path) -> None:
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     assert set(manifest["shards"]) == {"shard-00000", "shard-00001", "shard-00002"}
     for sid, info in manifest["shards"].items():
         path = inst / f"{sid}.parquet"
         assert info["file"] == path.name
         assert info["rows"] == info["instances"] == pq.read_metadata(path).num_rows
         assert info["sha256"] == file_sha256(path)
-    assert manifest["artificial_docs"]["sha256"] == file_sha256(inst / "artificial_docs.parquet")
+    assert manifest["artificial_docs"]["sha256"] == file_sha256(inst / ARTIFICIAL_FILE)
 
 
 def test_a_copied_shard_the_manifest_does_not_list_is_refused(inst: Path) -> None:
@@ -134,7 +136,7 @@ def test_a_missing_shard_is_refused(inst: Path) -> None:
 
 
 def test_edited_artificial_documents_are_refused(inst: Path) -> None:
-    path = inst / "artificial_docs.parquet"
+    path = inst / ARTIFICIAL_FILE
     t = _rows(path)
     col = t.schema.get_field_index("text")
     pq.write_table(t.set_column(col, "text", pa.array(["x"] * t.num_rows)), path)
@@ -144,12 +146,12 @@ def test_edited_artificial_documents_are_refused(inst: Path) -> None:
 
 def test_a_manifest_written_before_the_hashes_is_checked_on_row_counts(inst: Path) -> None:
     """Older manifests list shards with their ``instances`` count only: those are checked."""
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     for info in manifest["shards"].values():
         for key in ("file", "rows", "sha256", "artificial"):
             info.pop(key)
     manifest.pop("artificial_docs")
-    (inst / "manifest.json").write_text(json.dumps(manifest))
+    (inst / MANIFEST).write_text(json.dumps(manifest))
     n = len(read_instances(inst)[0])
     _edit_keeping_the_count(inst / "shard-00002.parquet")
     assert len(read_instances(inst)[0]) == n  # content is not recorded: cannot be checked
@@ -166,10 +168,10 @@ def test_a_job_killed_between_shard_and_manifest_resumes(inst: Path) -> None:
     leaves an unlisted shard in an unfinished folder. Partial reads leave it out; mining again
     re-mines it and finishes."""
     before = read_instances(inst)[0]
-    manifest = json.loads((inst / "manifest.json").read_text())
+    manifest = json.loads((inst / MANIFEST).read_text())
     manifest["complete"] = False
     manifest["shards"].pop("shard-00002")
-    (inst / "manifest.json").write_text(json.dumps(manifest))
+    (inst / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(IncompleteInstancesError):
         read_instances(inst)
     part, _ = read_instances(inst, allow_partial=True)

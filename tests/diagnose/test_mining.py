@@ -10,7 +10,7 @@ import pytest
 
 from axiomatic.axioms import QueryContext, parse_axiom
 from axiomatic.data.demo import demo_dataset
-from axiomatic.data.instances import INSTANCE_SCHEMA, read_instances
+from axiomatic.data.instances import INSTANCE_SCHEMA, MANIFEST, read_instances
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.mining import mine
 from axiomatic.index.cache import dataset_index
@@ -118,7 +118,7 @@ def test_resume_skips_finished_shards_and_detects_config_change(mined, demo, ind
     assert third["instances"] == first["instances"]
     with pytest.raises(ValueError, match="another configuration"):
         mine(demo, "TFC1", out, index=index, shard_size=4, progress=False)
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["complete"] is True
     assert not list(out.glob(".*tmp*"))
 

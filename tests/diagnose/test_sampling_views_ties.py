@@ -13,7 +13,7 @@ import pytest
 from axiomatic.axioms import parse_axiom
 from axiomatic.axioms.context import QueryContext
 from axiomatic.data.demo import demo_dataset
-from axiomatic.data.instances import read_instances
+from axiomatic.data.instances import MANIFEST, read_instances
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.diagnosis import diagnose
 from axiomatic.diagnose.mining import mine, mine_query
@@ -113,7 +113,7 @@ def test_cap_records_seed_and_uncapped_count(ranked_query, tmp_path):
         seed=5,
         progress=False,
     )
-    man = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    man = json.loads((tmp_path / "a" / MANIFEST).read_text())
     assert man["config"]["seed"] == 5 and man["config"]["max_instances_per_query"] == 20
     shard = next(iter(man["shards"].values()))
     uncapped = a["per_axiom_uncapped"]["TFC1(variant='relaxed', delta_rel=1.0)"]
@@ -391,7 +391,7 @@ def test_cli_seed_missing_and_tie_tolerance(tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    cfg = json.loads((inst / "manifest.json").read_text())["config"]
+    cfg = json.loads((inst / MANIFEST).read_text())["config"]
     assert cfg["seed"] == 3 and cfg["max_instances_per_query"] == 5
     full = tmp_path / "ql.trec"
     assert runner.invoke(app, ["rank", "-d", "demo", "-r", "ql", "-o", str(full)]).exit_code == 0

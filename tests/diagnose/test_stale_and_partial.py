@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from axiomatic.data.instances import read_instances
+from axiomatic.data.instances import ARTIFICIAL_DIR, ARTIFICIAL_FILE, MANIFEST, read_instances
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.mining import mine
 from axiomatic.index.cache import dataset_index
@@ -47,7 +47,7 @@ def test_changed_document_text_refuses_to_resume_stale_shards(tmp_path):
         _mine(changed, out)
     assert "another configuration" in str(exc.value) and "stale" in str(exc.value)
     # the refused run left the folder as it was
-    assert json.loads((out / "manifest.json").read_text())["complete"] is True
+    assert json.loads((out / MANIFEST).read_text())["complete"] is True
     # --overwrite mines afresh: identical to a run into an empty folder
     again = _mine(changed, out, overwrite=True)
     fresh = _mine(changed, tmp_path / "fresh")
@@ -93,9 +93,9 @@ def test_same_inputs_resume(tmp_path):
 def test_manifest_without_inputs_is_not_trusted(tmp_path):
     out = tmp_path / "inst"
     _mine(_dataset(), out)
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / MANIFEST).read_text())
     del manifest["config"]["inputs"]  # written by a version that did not record them
-    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match="not recorded"):
         _mine(_dataset(), out)
 
@@ -107,7 +107,7 @@ def test_leftover_temp_files_are_removed_on_resume(tmp_path):
     leftovers = [
         out / ".shard-00001.parquet.k3j9x0a2.tmp",
         out / ".manifest.json.abcdefgh.tmp",
-        out / "artificial" / ".shard-00001.parquet.zz00zz00.tmp",
+        out / ARTIFICIAL_DIR / ".shard-00001.parquet.zz00zz00.tmp",
     ]
     for p in leftovers:
         p.write_bytes(b"half written")
@@ -127,12 +127,12 @@ def unfinished(tmp_path_factory):
     out = tmp_path_factory.mktemp("partial") / "inst"
     ds = load_dataset("demo")
     mine(ds, AXIOMS, out, index=dataset_index(ds, cache_dir=False), shard_size=4, progress=False)
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / MANIFEST).read_text())
     manifest["complete"] = False
     manifest["shards"].pop("shard-00002")
-    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / MANIFEST).write_text(json.dumps(manifest))
     (out / "shard-00002.parquet").unlink()
-    (out / "artificial_docs.parquet").unlink()  # consolidated only when a run finishes
+    (out / ARTIFICIAL_FILE).unlink()  # consolidated only when a run finishes
     return out
 
 

@@ -22,7 +22,12 @@ from fuzz_helpers import FUZZ, fresh
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from axiomatic.data.instances import InstancesMismatchError, read_instances
+from axiomatic.data.instances import (
+    ARTIFICIAL_FILE,
+    MANIFEST,
+    InstancesMismatchError,
+    read_instances,
+)
 from axiomatic.data.records import Dataset, Document, Query
 from axiomatic.diagnose.mining import mine
 from axiomatic.index.cache import dataset_index
@@ -108,7 +113,7 @@ def _apply(folder: Path, op: str, a: str, b: str, k: int) -> None:
         i = table.schema.get_field_index("spec")
         column = pa.array([specs[k % len(specs)]] * table.num_rows, pa.string())
         pq.write_table(table.set_column(i, "spec", column), pa_)
-        manifest = folder / "manifest.json"
+        manifest = folder / MANIFEST
         try:
             data = json.loads(manifest.read_text(encoding="utf-8"))
         except RecursionError:  # made too deep by an earlier operation: left as it is
@@ -117,12 +122,12 @@ def _apply(folder: Path, op: str, a: str, b: str, k: int) -> None:
             data["shards"][pa_.stem]["sha256"] = file_sha256(pa_)
             manifest.write_text(json.dumps(data), encoding="utf-8")
     elif op == "deep":
-        manifest = folder / "manifest.json"
+        manifest = folder / MANIFEST
         text = manifest.read_text(encoding="utf-8")
         deep = "[" * (900 + 50 * k) + "]" * (900 + 50 * k)
         manifest.write_text(text.replace("{", '{"zz": ' + deep + ", ", 1), encoding="utf-8")
     elif op == "art":
-        art = folder / "artificial_docs.parquet"
+        art = folder / ARTIFICIAL_FILE
         docs = pq.read_table(art)
         if docs.num_rows:
             texts = docs.column("text").to_pylist()

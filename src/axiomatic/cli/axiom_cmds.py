@@ -450,12 +450,13 @@ def counts(
     The text is analyzed as by every other command (--analyzer default); the thesis' tables
     used --analyzer thesis (no stopword removal), the preset that reproduces them.
     """
+    from axiomatic.data.instances import MANIFEST, manifest_path
     from axiomatic.diagnose.counts import presence_table, split_counts, variant_counts
     from axiomatic.report.tables import to_markdown
 
-    if instances is not None and not (instances / "manifest.json").is_file():
+    if instances is not None and not manifest_path(instances).is_file():
         raise fail(
-            f"--instances {instances} holds no mined instances (no manifest.json); write them "
+            f"--instances {instances} holds no mined instances (no {MANIFEST}); write them "
             f"with `axiomatic mine --dataset {dataset} --out {instances}` first"
         )
     ds = load_dataset_cli(dataset, data_root, qrels, skip_malformed)

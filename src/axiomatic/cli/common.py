@@ -224,7 +224,7 @@ API_TO_CLI = (
     ("(registry spec: run:PATH,missing=min)", "(--ranker run:FILE,missing=min)"),
     (
         "pass artificial_docs from axiomatic.read_instances",
-        "the instances folder lacks its artificial documents (artificial_docs.parquet); "
+        "the instances folder lacks its artificial documents (_artificial_docs.parquet); "
         "mine again with `axiomatic mine ... --overwrite`",
     ),
     (

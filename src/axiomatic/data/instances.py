@@ -18,8 +18,17 @@ import pyarrow.parquet as pq
 
 from axiomatic.data.records import Document
 
-MANIFEST = "manifest.json"
-ARTIFICIAL_FILE = "artificial_docs.parquet"
+MANIFEST = "_manifest.json"
+ARTIFICIAL_FILE = "_artificial_docs.parquet"
+ARTIFICIAL_DIR = "_artificial"
+"""A mined folder's own files start with ``_``: pyarrow's dataset discovery (which
+``pd.read_parquet(folder)`` uses) skips such names, so the folder reads as its instance
+shards (``shard-*.parquet``) alone."""
+LEGACY_MANIFEST = "manifest.json"
+LEGACY_ARTIFICIAL_FILE = "artificial_docs.parquet"
+LEGACY_ARTIFICIAL_DIR = "artificial"
+"""The names folders mined before the ``_`` names had; still read, and renamed by a resumed
+:func:`axiomatic.diagnose.mining.mine`."""
 FORMAT_VERSION = 2  # 2: uniform seeded capping, symmetric / n_uncapped columns
 
 INSTANCE_SCHEMA = pa.schema(
@@ -66,11 +75,11 @@ ARTIFICIAL_SCHEMA = pa.schema(
 
 
 class IncompleteInstancesError(ValueError):
-    """A mined folder whose run has not finished (``manifest.json``: ``"complete": false``)."""
+    """A mined folder whose run has not finished (``_manifest.json``: ``"complete": false``)."""
 
 
 class InstancesMismatchError(ValueError):
-    """A mined folder whose shard files disagree with its ``manifest.json``: a shard the
+    """A mined folder whose shard files disagree with its ``_manifest.json``: a shard the
     manifest does not list, a listed shard that is missing, or one whose row count or content
     hash differs from what the miner recorded when it finished the shard. Read anyway, its
     rows would be counted twice or not at all (n and the confidence intervals wrong)."""
@@ -91,6 +100,43 @@ def shard_record(path: str | os.PathLike[str], rows: int) -> dict[str, object]:
     return {"file": p.name, "rows": int(rows), "sha256": file_sha256(p)}
 
 
+def _existing(folder: str | os.PathLike[str], new: str, old: str) -> Path:
+    d = Path(folder)
+    return d / old if not (d / new).exists() and (d / old).exists() else d / new
+
+
+def manifest_path(folder: str | os.PathLike[str]) -> Path:
+    """The manifest of a mined folder: :data:`MANIFEST`, or :data:`LEGACY_MANIFEST` in a
+    folder mined before (the new name when neither exists)."""
+    return _existing(folder, MANIFEST, LEGACY_MANIFEST)
+
+
+def artificial_file_path(folder: str | os.PathLike[str]) -> Path:
+    """The consolidated artificial documents of a mined folder (:data:`ARTIFICIAL_FILE`, or
+    the legacy name; the new name when neither exists)."""
+    return _existing(folder, ARTIFICIAL_FILE, LEGACY_ARTIFICIAL_FILE)
+
+
+def artificial_dir_path(folder: str | os.PathLike[str]) -> Path:
+    """The per-shard artificial documents folder of a mined folder (:data:`ARTIFICIAL_DIR`, or
+    the legacy name; the new name when neither exists)."""
+    return _existing(folder, ARTIFICIAL_DIR, LEGACY_ARTIFICIAL_DIR)
+
+
+def migrate_legacy_layout(folder: str | os.PathLike[str]) -> None:
+    """Rename a folder's legacy-named files (``manifest.json``, ``artificial/``,
+    ``artificial_docs.parquet``) to the ``_`` names; the manifest last, so a folder stopped
+    half-way still reads (every reader finds either name)."""
+    d = Path(folder)
+    for new, old in (
+        (ARTIFICIAL_DIR, LEGACY_ARTIFICIAL_DIR),
+        (ARTIFICIAL_FILE, LEGACY_ARTIFICIAL_FILE),
+        (MANIFEST, LEGACY_MANIFEST),
+    ):
+        if (d / old).exists() and not (d / new).exists():
+            os.replace(d / old, d / new)
+
+
 def _json_problem(exc: BaseException) -> str:
     """What was wrong with a JSON file, for a message (a RecursionError says only "maximum
     recursion depth exceeded ...")."""
@@ -100,8 +146,8 @@ def _json_problem(exc: BaseException) -> str:
 
 
 def _read_manifest(directory: Path) -> dict | None:
-    """The parsed ``manifest.json`` of ``directory`` (``None`` when there is none)."""
-    path = directory / MANIFEST
+    """The parsed manifest of ``directory`` (``None`` when there is none)."""
+    path = manifest_path(directory)
     if not path.is_file():
         return None
     try:
@@ -166,7 +212,7 @@ def verified_shards(directory: str | os.PathLike[str], manifest: dict) -> list[P
     if unlisted and complete:
         names = ", ".join(str(p) for p in unlisted[:3]) + (" ..." if len(unlisted) > 3 else "")
         raise InstancesMismatchError(
-            f"{names} is not listed in {d / MANIFEST} (a copy, or a leftover of another run): "
+            f"{names} is not listed in {manifest_path(d)} (a copy, or a leftover of another run): "
             "its rows would be counted as instances a second time. Remove it, or " + _REMINE
         )
     out = []
@@ -174,7 +220,7 @@ def verified_shards(directory: str | os.PathLike[str], manifest: dict) -> list[P
         problem = shard_mismatch(d, sid, listed[sid])
         if problem is not None:
             raise InstancesMismatchError(
-                f"{d / (sid + '.parquet')} {problem} ({d / MANIFEST}); {_REMINE}"
+                f"{d / (sid + '.parquet')} {problem} ({manifest_path(d)}); {_REMINE}"
             )
         out.append(d / f"{sid}.parquet")
     return out
@@ -214,7 +260,7 @@ def read_instances(
     list, a missing one or one that differs raises :class:`InstancesMismatchError`. Manifests
     written before the hashes were recorded are checked on row counts alone.
 
-    An unfinished run (``manifest.json`` says ``"complete": false``: killed, or still running)
+    An unfinished run (the manifest says ``"complete": false``: killed, or still running)
     is refused with :class:`IncompleteInstancesError`: its fractions would describe a subset of
     the queries without saying so. ``allow_partial=True`` (CLI ``--allow-partial``) reads the
     shards there are and labels the table: ``df.attrs["partial"] = "partial: k of n shards"``,
@@ -248,12 +294,12 @@ def read_instances(
     for c in ("rel_a", "rel_b", "rel_c", "len_a", "len_b", "len_diff_abs"):
         df[c] = df[c].astype("Int64") if c.startswith("rel") else df[c].astype("int64")
     arts: dict[str, Document] = {}
-    afile = d / ARTIFICIAL_FILE
+    afile = artificial_file_path(d)
     if afile.exists():
         recorded = (manifest or {}).get("artificial_docs")
         if isinstance(recorded, dict) and recorded.get("sha256") != file_sha256(afile):
             raise InstancesMismatchError(
-                f"{afile} has other content than {d / MANIFEST} recorded when it was mined "
+                f"{afile} has other content than {manifest_path(d)} recorded when it was mined "
                 f"(SHA-256 mismatch): it was edited or replaced; {_REMINE}"
             )
         parts = [afile]
@@ -261,7 +307,7 @@ def read_instances(
         listed = (manifest or {}).get("shards")
         parts = [
             p
-            for p in sorted((d / "artificial").glob("shard-*.parquet"))
+            for p in sorted(artificial_dir_path(d).glob("shard-*.parquet"))
             if listed is None or p.stem in listed
         ]
     for p in parts:
@@ -289,7 +335,7 @@ def _check_specs(df: pd.DataFrame, manifest: dict | None, directory: Path) -> No
         if foreign:
             raise InstancesMismatchError(
                 f"{directory}: instances with axiom spec {_clip(foreign[0])!r} are not of the "
-                f"axioms {directory / MANIFEST} says were mined ({_clip(', '.join(mined))}): a "
+                f"axioms {manifest_path(directory)} says were mined ({_clip(', '.join(mined))}): a "
                 f"shard was edited or comes from another run; {_REMINE}"
             )
     twice = pairs[pairs.duplicated("spec", keep=False)]
@@ -313,7 +359,7 @@ def _mined_analyzer(directory: Path) -> str | None:
     import json
 
     try:
-        data = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        data = json.loads(manifest_path(directory).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     cfg = data.get("config") if isinstance(data, dict) else None

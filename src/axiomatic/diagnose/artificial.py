@@ -79,7 +79,7 @@ def extend_context(
 def artificial_records(
     docs: Sequence[Document], sources: Sequence[str], ks: Sequence[int], query_id: str
 ) -> list[dict[str, object]]:
-    """Rows of ``artificial_docs.parquet`` (doc_id, text, source_doc_id, query_id, k)."""
+    """Rows of ``_artificial_docs.parquet`` (doc_id, text, source_doc_id, query_id, k)."""
     return [
         {"doc_id": d.doc_id, "text": d.text, "source_doc_id": s, "query_id": query_id, "k": int(k)}
         for d, s, k in zip(docs, sources, ks, strict=True)

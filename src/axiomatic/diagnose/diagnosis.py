@@ -214,7 +214,7 @@ def _artificial_inputs(
             if c not in artificial_docs:
                 raise ValueError(
                     f"artificial_docs DataFrame lacks column {c!r} (expected doc_id, text, "
-                    "source_doc_id as in artificial_docs.parquet)"
+                    "source_doc_id as in _artificial_docs.parquet)"
                 )
         docs = {
             str(d): Document(str(d), str(t))
@@ -330,7 +330,7 @@ def diagnose(
     rankers: one ranker, a sequence (named by ``.name``) or a mapping name -> ranker.
     dataset: gives the query texts and the documents (``dataset.documents``).
     artificial_docs: documents that are not in the dataset (LNC2 duplicates): a mapping
-        ``doc_id -> Document`` or the ``artificial_docs.parquet`` table (then its
+        ``doc_id -> Document`` or the ``_artificial_docs.parquet`` table (then its
         ``source_doc_id`` column lets the oracle label them).
     oracle: add :class:`QrelsOracle` (named ``"oracle"``) as a reference ranker.
     rel_threshold: minimum relevant grade for the relevance breakdown (default:

@@ -194,7 +194,7 @@ def sample_texts(
 ) -> tuple[dict[str, str], dict[str, str]]:
     """``(query_texts, doc_texts)`` of the instances' queries and documents, from ``dataset``
     and the artificial documents (a mapping id -> Document or the ``doc_id, text`` table of
-    ``artificial_docs.parquet``), for :func:`sample_hash`."""
+    ``_artificial_docs.parquet``), for :func:`sample_hash`."""
     art: dict[str, str] = {}
     if isinstance(artificial_docs, pd.DataFrame):
         art = dict(

@@ -1,7 +1,7 @@
 """Diagnosing a folder written by ``mine``, as ``axiomatic diagnose`` does, for Python too.
 
-A mined folder records what it was mined from in its ``manifest.json``: the dataset (a catalog
-name, or the descriptor / rank_llm file and ``--qrels``), the first stage of a full-retrieval
+A mined folder records what it was mined from in its manifest (``_manifest.json``): the
+dataset (a catalog name, or the descriptor / rank_llm file and ``--qrels``), the first stage of a full-retrieval
 dataset and the analyzer. :func:`load_mined` reads the folder back with the dataset and
 candidate lists it was mined from, refusing instances mined from other data than the dataset
 holds now; :func:`diagnose_mined` scores the rankers on them (a neural ranker's effectiveness
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from axiomatic.data.instances import artificial_file_path, manifest_path
 from axiomatic.diagnose.inputs import (
     RunScores,
     first_stage_of_manifest,
@@ -38,7 +39,7 @@ Echo = Callable[[str], None]
 
 
 class ManifestError(ValueError):
-    """A ``manifest.json`` that cannot be read; ``reason`` says why, ``nested`` whether its
+    """A manifest that cannot be read; ``reason`` says why, ``nested`` whether its
     JSON nests too deep to parse."""
 
     def __init__(self, path: Path, reason: str, nested: bool = False) -> None:
@@ -50,11 +51,11 @@ class ManifestError(ValueError):
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
-    """``folder/manifest.json`` as a dict (``{}`` when absent); :class:`ManifestError` when it
+    """The manifest of ``folder`` (:func:`manifest_path`) as a dict (``{}`` when absent); :class:`ManifestError` when it
     is corrupt."""
     from axiomatic.diagnose.mining import manifest_problem
 
-    path = folder / "manifest.json"
+    path = manifest_path(folder)
     if not path.is_file():
         return {}
     try:
@@ -93,12 +94,12 @@ def analyzer_of(spec: str | None, dataset: Any, option: str = "--analyzer") -> A
 
 # ------------------------------------------------------------------------ the dataset
 def record_dataset_files(folder: Path, dataset: Any, qrels: Path | None) -> None:
-    """After ``mine``: note a file-defined dataset in ``folder/manifest.json``."""
+    """After ``mine``: note a file-defined dataset in the folder's manifest."""
     from axiomatic._atomic import atomic_write_text
 
     meta = getattr(dataset, "metadata", None)
     source = meta.get("source") if isinstance(meta, dict) else None
-    manifest = folder / "manifest.json"
+    manifest = manifest_path(folder)
     if not isinstance(source, str) or not Path(source).is_file() or not manifest.is_file():
         return  # a catalog dataset: its name in the manifest finds it
     try:
@@ -144,9 +145,9 @@ def dataset_of_instances(
     load = load or _catalog_load
     if dataset is not None:
         return load(dataset, data_root, qrels, skip_malformed)
-    manifest = instances / "manifest.json"
+    manifest = manifest_path(instances)
     if not manifest.is_file():
-        raise ValueError(f"{instances} has no manifest.json naming its dataset; pass --dataset")
+        raise ValueError(f"{instances} has no {manifest.name} naming its dataset; pass --dataset")
     data = read_manifest(instances)
     files = data.get(DATASET_FILES_KEY)
     if isinstance(files, dict) and isinstance(files.get("dataset"), str):
@@ -249,14 +250,14 @@ def unreadable_instances(folder: Path, exc: BaseException) -> str:
             "the same mine call", f"the same `axiomatic mine ... --out {folder}`"
         )
     bad = None
-    for p in sorted(folder.glob("shard-*.parquet")) + sorted(folder.glob("artificial*/*.parquet")):
+    for p in sorted(folder.glob("shard-*.parquet")) + sorted(folder.glob("*artificial/*.parquet")):
         try:
             pq.read_metadata(p)
         except Exception:  # any failure to read the footer marks the culprit
             bad = p
             break
-    if bad is None and (folder / "artificial_docs.parquet").is_file():
-        bad = folder / "artificial_docs.parquet"
+    if bad is None and artificial_file_path(folder).is_file():
+        bad = artificial_file_path(folder)
     what = f"{bad} is corrupt or truncated" if bad else f"the instances in {folder} are unreadable"
     return (
         f"{what} ({type(exc).__name__}: {exc}); mine them again: `axiomatic mine ... --out "
@@ -325,7 +326,7 @@ def load_mined(
     checked = check_instances_current(instances, ds, echo)
     if inst.empty:
         raise ValueError(f"{instances} holds no instances; mine with other axioms or settings")
-    art_path = instances / "artificial_docs.parquet"
+    art_path = artificial_file_path(instances)
     try:
         art: Any = pd.read_parquet(art_path) if art_path.is_file() else None
     except (OSError, ValueError) as exc:

@@ -397,14 +397,15 @@ def with_first_stage(
 def record_first_stage(
     folder: Path, first_stage: str | None, candidates: str | None, depth: int, analyzer: Any
 ) -> None:
-    """After mining with a first stage: note it in ``folder/manifest.json``."""
+    """After mining with a first stage: note it in the folder's manifest."""
     if first_stage is None and candidates is None:
         return
     import json
 
     from axiomatic._atomic import atomic_write_text
+    from axiomatic.data.instances import manifest_path
 
-    manifest = folder / "manifest.json"
+    manifest = manifest_path(folder)
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -32,12 +32,14 @@ from axiomatic.axioms import engine
 from axiomatic.axioms.context import QueryContext
 from axiomatic.axioms.spec import Axiom, parse_axioms
 from axiomatic.data.instances import (
+    ARTIFICIAL_DIR,
     ARTIFICIAL_FILE,
     ARTIFICIAL_SCHEMA,
     FORMAT_VERSION,
     INSTANCE_SCHEMA,
     MANIFEST,
     file_sha256,
+    migrate_legacy_layout,
     shard_mismatch,
     shard_record,
 )
@@ -583,6 +585,7 @@ def mine(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with exclusive_output(out):
+        migrate_legacy_layout(out)  # a folder mined before the _ names resumes under them
         qids = list(dataset.queries)
         cfg = _config(
             dataset, axs, index, shard_size, depth, artificial, max_instances_per_query, qids, seed
@@ -604,7 +607,7 @@ def mine(
                     )
                 for f in out.glob("shard-*.parquet"):
                     f.unlink()
-                for f in (out / "artificial").glob("*.parquet"):
+                for f in (out / ARTIFICIAL_DIR).glob("*.parquet"):
                     f.unlink()
             else:
                 done = {
@@ -618,21 +621,21 @@ def mine(
                 for k in redone:
                     del done[k]
                     (out / f"{k}.parquet").unlink(missing_ok=True)
-                    (out / "artificial" / f"{k}.parquet").unlink(missing_ok=True)
+                    (out / ARTIFICIAL_DIR / f"{k}.parquet").unlink(missing_ok=True)
                 # a shard file the manifest does not vouch for (a copy, a leftover of another run,
                 # one written by a job killed before it recorded it) is never kept: its rows would
                 # be read as instances of this run
                 for f in sorted(out.glob("shard-*.parquet")):
                     if f.stem not in done:
                         f.unlink()
-                        (out / "artificial" / f.name).unlink(missing_ok=True)
+                        (out / ARTIFICIAL_DIR / f.name).unlink(missing_ok=True)
                         removed.append(f.name)
         # a job killed mid-write leaves temporary files of its atomic writes behind
         clean_stale_temp_files(out)
-        clean_stale_temp_files(out / "artificial")
+        clean_stale_temp_files(out / ARTIFICIAL_DIR)
         manifest: dict[str, Any] = {"config": cfg, "shards": dict(done), "complete": False}
         _atomic_json(manifest, manifest_path)
-        (out / "artificial").mkdir(exist_ok=True)
+        (out / ARTIFICIAL_DIR).mkdir(exist_ok=True)
 
         shard_ids = shard_ids_planned(len(qids), shard_size)
         todo = [
@@ -661,8 +664,8 @@ def mine(
             sid, table, art, skips, examined = result
             art_record = None
             if art.num_rows:
-                _atomic_write(art, out / "artificial" / f"{sid}.parquet")
-                art_record = shard_record(out / "artificial" / f"{sid}.parquet", art.num_rows)
+                _atomic_write(art, out / ARTIFICIAL_DIR / f"{sid}.parquet")
+                art_record = shard_record(out / ARTIFICIAL_DIR / f"{sid}.parquet", art.num_rows)
             _atomic_write(table, out / f"{sid}.parquet")
             counts = Counter(table.column("spec").to_pylist()) if table.num_rows else Counter()
             uncapped: Counter = Counter()
@@ -797,7 +800,7 @@ def _shard_intact(out: Path, sid: str, info: dict[str, Any]) -> bool:
         return False
     try:
         pq.read_table(out / f"{sid}.parquet", schema=INSTANCE_SCHEMA)
-        art = out / "artificial" / f"{sid}.parquet"
+        art = out / ARTIFICIAL_DIR / f"{sid}.parquet"
         recorded = info.get("artificial")
         if isinstance(recorded, dict) and (
             not art.exists() or file_sha256(art) != recorded.get("sha256")
@@ -832,7 +835,7 @@ def _run_dask(todo, make_task, record, index, args, workers, scheduler, progress
 
 
 def _consolidate_artificial(out: Path) -> None:
-    parts = sorted((out / "artificial").glob("shard-*.parquet"))
+    parts = sorted((out / ARTIFICIAL_DIR).glob("shard-*.parquet"))
     if not parts:
         _atomic_write(ARTIFICIAL_SCHEMA.empty_table(), out / ARTIFICIAL_FILE)
         return

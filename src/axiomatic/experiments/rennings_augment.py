@@ -199,8 +199,9 @@ class RenningsAugment(Runner):
         weak_name = p.weak_axiom.split("(")[0].strip()
         self._mine(test, p.diagnose_axioms, "test")
         from axiomatic.data.fingerprint import hash_fields
+        from axiomatic.data.instances import manifest_path
 
-        manifest = read_json(train_inst / "manifest.json")
+        manifest = read_json(manifest_path(train_inst))
         inputs = {
             "training data": dataset_fingerprint(train, p.depth),
             "dev data": "none" if dev is None else dataset_fingerprint(dev, p.depth),
@@ -258,12 +259,12 @@ class RenningsAugment(Runner):
     def results(self) -> dict[str, Any]:
         """Summarize the units finished so far with this plan's settings (their saved models
         and test runs; the test split's mined instances), without training or mining."""
-        from axiomatic.data.instances import read_instances
+        from axiomatic.data.instances import manifest_path, read_instances
         from axiomatic.models import NeuralRanker, load_model
 
         p = self.plan
         test_inst_dir = self.out_dir / "instances" / "test"
-        if not (test_inst_dir / "manifest.json").is_file():
+        if not manifest_path(test_inst_dir).is_file():
             raise FileNotFoundError(
                 f"{test_inst_dir}: no mined test instances; run the experiment first (without "
                 "--report-only)"

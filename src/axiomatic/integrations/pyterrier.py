@@ -632,7 +632,9 @@ def diagnose_frames(
             overwrite=True,
         )
         inst, arts = read_instances(folder)
-        art_path = folder / "artificial_docs.parquet"
+        from axiomatic.data.instances import artificial_file_path
+
+        art_path = artificial_file_path(folder)
         art: Any = pd.read_parquet(art_path) if art_path.is_file() else (arts or None)
         rankers = {name: RunFileRanker(run, name=name) for name, run in runs.items()}
         diag = diagnose(

@@ -193,6 +193,8 @@ class CompareTraining(CompareUnits):
         methods = {m for s in p.starts for m in p.methods[s]}
         instances: dict[str, Path] = {}
         if "rennings" in methods:
+            from axiomatic.data.instances import manifest_path
+
             for size, train in trains.items():
                 instances[size] = self._mine_instances(train, size)
         vocab_fp = hash_fields([t] for t in texts)
@@ -206,7 +208,7 @@ class CompareTraining(CompareUnits):
                 for method in p.methods[start]:
                     unit_inputs = dict(inputs)
                     if method == "rennings":
-                        manifest = read_json(instances[size] / "manifest.json")
+                        manifest = read_json(manifest_path(instances[size]))
                         unit_inputs["training instances"] = fingerprint(
                             {"config": manifest.get("config")}
                         )
