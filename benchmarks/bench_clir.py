@@ -78,14 +78,14 @@ def main() -> None:
 
     import torch
 
-    from axiomatic.experiments.liu_smooth import _machine
+    from axiomatic.experiments.units import machine
 
     out: dict = {
         "benchmark": "bench_clir",
         "model": "clir-dual avg pooling + tanh, smooth cosine eps=1, SOSL, Adam",
         "data": f"xquad-clir en-{args.language} train (nr_pool=split)",
         "threads": args.threads,
-        "machine": _machine()["machine"],
+        "machine": machine()["cpu"],
         "cpus": os.cpu_count(),
         "load_average_1m": os.getloadavg()[0],
         "torch": torch.__version__,
