@@ -237,15 +237,11 @@ def rank_run(r: Any, spec: str, ds: Any, depth: int) -> dict[str, dict[str, floa
     errors as one ``error:`` line."""
     from axiomatic.rankers.base import rank_dataset
 
-    if not ds.is_reranking:
-        try:
-            return rank_dataset(r, ds, depth=depth)
-        except ValueError as exc:  # a ranker that cannot retrieve
-            raise fail(str(exc.args[0] if exc.args else exc)) from None
     try:
         return rank_dataset(r, ds, depth=depth)
     except (KeyError, ValueError) as exc:  # e.g. a run: ranker whose run lacks a query
-        raise fail(f"ranker {spec!r}: {exc.args[0] if exc.args else exc}") from None
+        msg = str(exc.args[0] if exc.args else exc)
+        raise fail(f"ranker {spec!r}: {msg}" if ds.is_reranking else msg) from None
 
 
 def _check_run_ids_or_exit(ds, tag: str, tag_what: str) -> None:
