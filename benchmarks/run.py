@@ -18,7 +18,8 @@ timing that includes compiling says so, one that loads a compiled cache says tha
 The default set is the speed comparison with the peer libraries: BM25 against bm25s (both
 backends), the axiom engine against ir_axioms 1.2.5 and its mining throughput, neural diagnosis
 against one batched pass over the texts it needs and the packaged bi-encoder against
-sentence-transformers' ``encode``. Each benchmark runs in its own process, one after the other
+sentence-transformers' ``encode``, cross-encoder inference throughput (float32 and bf16, two
+threads) and the cost of an axiomatic-regularization training step over a plain one. Each benchmark runs in its own process, one after the other
 (never side by side), and reports medians of alternating runs with their spread; the machine
 (cores, load average before and after) is recorded here. Timings are only meaningful on an
 otherwise idle machine. Not part of CI.
@@ -62,6 +63,16 @@ SPEED: dict[str, tuple[str, list[str], list[str]]] = {
         "bench_neural_diagnosis.py",
         ["--queries", "2", "--threads", "1", "--rounds", "3", "--repeats", "3"],
         ["--queries", "1", "--threads", "1", "--rounds", "1", "--skip-encode"],
+    ),
+    "models": (
+        "bench_models.py",
+        ["--skip-steps", "--threads", "2"],
+        ["--skip-steps", "--threads", "2", "--quick"],
+    ),
+    "training": (
+        "bench_training.py",
+        ["--models", "conv-knrm,cross-encoder", "--steps", "10", "--threads", "1"],
+        ["--models", "conv-knrm", "--steps", "2", "--warmup", "1", "--threads", "1"],
     ),
 }
 
@@ -197,6 +208,49 @@ def _axiom_rows(r: dict[str, Any], peers: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _neural_rows(r: dict[str, Any]) -> list[str]:
+    """Diagnosis time over one batched pass of the inputs it needs, per model, and the packaged
+    encoder against sentence-transformers' ``encode``."""
+    rows = []
+    for kind, m in r.get("models", {}).items():
+        rows.append(
+            f"diagnosing {m.get('ranker')} ({kind}, {m.get('dtype')}), {len(r.get('queries', []))}"
+            f" queries of {r.get('dataset')}: {m.get('ratio')}x the time of one batched pass over "
+            f"the inputs it needs ({m.get('diagnosis_s')} s vs {m.get('reference_s')} s, medians "
+            f"of {len(m.get('diagnosis_runs_s', []))})"
+        )
+    enc = r.get("encode") or {}
+    for dtype, e in enc.get("dtypes", {}).items():
+        if isinstance(e, dict) and "speedup" in e:
+            rows.append(
+                f"packaged encoder vs sentence-transformers encode ({dtype}, {enc.get('texts')} "
+                f"texts, medians of {len(e.get('packaged_runs_s', []))} alternating runs): "
+                f"{e['speedup']}x (uncapped length {e.get('speedup_uncapped')}x), max abs "
+                f"difference {e.get('max_abs_diff'):.1e}"
+            )
+    return rows
+
+
+def _model_rows(r: dict[str, Any]) -> list[str]:
+    """Cross-encoder inference throughput per length and dtype."""
+    return [
+        f"MiniLM cross-encoder inference, {t['max_length']} word pieces, "
+        f"{'bf16' if t['bf16'] else 'float32'}, {t['torch_threads']} threads: "
+        f"{t['pairs_per_s']} pairs/s ({t['pairs']} pairs)"
+        for t in r.get("cross_encoder_throughput", [])
+    ]
+
+
+def _training_rows(r: dict[str, Any]) -> list[str]:
+    """An axiomatic-regularization training step over a plain one, per model."""
+    return [
+        f"AR step / plain step ({t.get('model')}): {t['ar_over_plain_median_of_ratios']:.2f}x "
+        f"(median of per-step ratios; plain {t['plain_step_s_median']:.3f} s, AR "
+        f"{t['ar_step_s_median']:.3f} s)"
+        for t in r.get("results", [])
+    ]
+
+
 def readme_rows(results: dict[str, Any]) -> list[str]:
     """One line per README speed row, from this run's results only."""
     peers = results.get("peers", {})
@@ -236,8 +290,14 @@ def readme_rows(results: dict[str, Any]) -> list[str]:
                     f"{mem.get('ratio_vs_bm25s', 'bm25s not run')} {cost}"
                 )
         elif name == "axioms-mine":
-            fig = r.get("readme_figure", {})
-            rows.append(f"mining: {fig} {cost}")
+            for source, fig in (r.get("readme_figure") or {}).items():
+                rows.append(f"mining ({source}): {fig} {cost}")
+        elif name == "neural-diagnosis":
+            rows += [f"{row} {cost}" for row in _neural_rows(r)]
+        elif name == "models":
+            rows += [f"{row} {cost}" for row in _model_rows(r)]
+        elif name == "training":
+            rows += [f"{row} {cost}" for row in _training_rows(r)]
         else:
             rows.append(f"{name}: see its JSON {cost}")
     return rows

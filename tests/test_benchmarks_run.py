@@ -122,3 +122,62 @@ def test_bm25_goes_through_its_adapter(run_py: Any, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(run_py, "run_script", fake)
     assert run_py.RUNNERS["bm25"](["--runs", "5"], None) == {"returncode": 0}
     assert calls == [("bench_bm25.py", ["--runs", "5"])]
+
+
+def _entry(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "command": "python benchmarks/bench_x.py",
+        "returncode": 0,
+        "seconds": 5.0,
+        "cpu_seconds": 4.5,
+        "load_average_before": [1.5, 1.0, 1.0],
+        "load_average_after": [2.0, 1.0, 1.0],
+        "numba_cache": {},
+        "result": result,
+    }
+
+
+def test_the_neural_model_and_training_rows_quote_their_measurements(run_py: Any) -> None:
+    neural = {
+        "dataset": "trec-dl-2019/bm25",
+        "queries": ["q1", "q2"],
+        "models": {
+            "bi-encoder": {"ranker": "minilm", "dtype": "float32", "ratio": 0.99,
+                           "diagnosis_s": 1.98, "reference_s": 2.0,
+                           "diagnosis_runs_s": [1.9, 1.98, 2.1]},
+        },
+        "encode": {"texts": 128, "dtypes": {"float32": {
+            "speedup": 1.93, "speedup_uncapped": 1.01, "max_abs_diff": 2.5e-7,
+            "packaged_runs_s": [1.0, 1.1, 1.2]}}},
+    }  # fmt: skip
+    models = {"cross_encoder_throughput": [
+        {"max_length": 128, "bf16": False, "torch_threads": 2, "pairs_per_s": 150.5, "pairs": 256},
+        {"max_length": 128, "bf16": True, "torch_threads": 2, "pairs_per_s": 203.0, "pairs": 256},
+    ]}  # fmt: skip
+    training = {"results": [
+        {"model": "conv-knrm", "ar_over_plain_median_of_ratios": 1.9,
+         "plain_step_s_median": 0.2, "ar_step_s_median": 0.38},
+    ]}  # fmt: skip
+    rows = run_py.readme_rows(
+        {"neural-diagnosis": _entry(neural), "models": _entry(models), "training": _entry(training)}
+    )
+    expected = [
+        "diagnosing minilm (bi-encoder, float32), 2 queries of trec-dl-2019/bm25: 0.99x the "
+        "time of one batched pass over the inputs it needs (1.98 s vs 2.0 s, medians of 3)",
+        "packaged encoder vs sentence-transformers encode (float32, 128 texts, medians of 3 "
+        "alternating runs): 1.93x (uncapped length 1.01x), max abs difference 2.5e-07",
+        "MiniLM cross-encoder inference, 128 word pieces, float32, 2 threads: 150.5 pairs/s "
+        "(256 pairs)",
+        "MiniLM cross-encoder inference, 128 word pieces, bf16, 2 threads: 203.0 pairs/s "
+        "(256 pairs)",
+        "AR step / plain step (conv-knrm): 1.90x (median of per-step ratios; plain 0.200 s, "
+        "AR 0.380 s)",
+    ]
+    cost = " [python benchmarks/bench_x.py: 5.0 s wall, 4.5 s CPU, load 1.5 -> 2.0]"
+    assert rows == [row + cost for row in expected]
+
+
+def test_the_mining_row_names_each_source(run_py: Any) -> None:
+    mine = {"readme_figure": {"synthetic-1000x1000": "10.7M pairs/s on one core, 585 MB peak"}}
+    (row,) = run_py.readme_rows({"axioms-mine": _entry(mine)})
+    assert row.startswith("mining (synthetic-1000x1000): 10.7M pairs/s on one core, 585 MB peak [")
