@@ -329,7 +329,7 @@ ACRANK_PARAMS: dict[str, ParamInfo] = {
         ACRankAugmentSpec.rule,
         choices=ACRANK_RULE_NAMES,
         description="TFC-A inserts query terms at the front, TFC-D deletes query-term "
-        "occurrences, TFC-A&D both, none no edit (aliases A, D, A&D)",
+        "occurrences, TFC-A&D both (quoted: rule='TFC-A&D', or rule=AD), none no edit",
     ),
     "p": ParamInfo(
         "p",
@@ -434,7 +434,7 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
         return parse_acrank_spec(call)  # type: ignore[return-value]
     raise ValueError(
         f"unknown augmentation {call.name!r}; expected 'perturb(...)' (perturbation augmentation) "
-        "or 'diagnostic(...)' (mined axiom instances) or 'acrank(rule=TFC-A&D, p=0.5)' (ACRank)"
+        "or 'diagnostic(...)' (mined axiom instances) or \"acrank(rule='TFC-A&D', p=0.5)\" (ACRank)"
     )
 
 
@@ -499,7 +499,7 @@ def training_specs() -> list[SpecFamily]:
             "acrank",
             "ACRank's TFC-A / TFC-D edits with a contrastive loss (Bo et al. 2023; loss = "
             "contrastive)",
-            "acrank(rule=TFC-A&D, p=0.5)",
+            "acrank(rule='TFC-A&D', p=0.5)",
             ACRANK_PARAMS,
         ),
     ]
