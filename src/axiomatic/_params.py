@@ -38,6 +38,7 @@ __all__ = [
     "REQUIRED",
     "ParamInfo",
     "dataclass_params",
+    "param_dicts",
     "param_meta",
     "param_rows",
     "param_table",
@@ -366,6 +367,12 @@ PARAM_COLUMNS = ("name", "type", "default", "range", "description")
 def param_rows(params: Mapping[str, ParamInfo]) -> list[tuple[str, str, str, str, str]]:
     """The rows of a parameters table (``name, type, default, range, description``)."""
     return [p.row() for p in params.values()]
+
+
+def param_dicts(params: Mapping[str, ParamInfo]) -> list[dict[str, str]]:
+    """The rows of a parameters table as mappings (:data:`PARAM_COLUMNS` -> text), for
+    ``--format json`` / ``csv`` listings."""
+    return [dict(zip(PARAM_COLUMNS, row, strict=True)) for row in param_rows(params)]
 
 
 def param_table(

@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from axiomatic._params import ParamInfo
+from axiomatic._params import ParamInfo, param_dicts
 from axiomatic._suggest import suggest
 from axiomatic.axioms.context import QueryContext
 
@@ -396,16 +396,7 @@ def list_axioms(relates: str | None = None) -> list[dict[str, Any]]:
                 "relation": d.relation,
                 "variants": list(d.variants),
                 "params": params,
-                "parameters": [
-                    dict(
-                        zip(
-                            ("name", "type", "default", "range", "description"),
-                            info.row(),
-                            strict=True,
-                        )
-                    )
-                    for info in d.param_info().values()
-                ],
+                "parameters": param_dicts(d.param_info()),
                 "needs": list(d.needs),
                 "citation": d.citation,
                 "description": d.description,
