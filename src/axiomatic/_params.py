@@ -381,8 +381,9 @@ def param_table(
 ) -> str:
     """A Markdown table of parameter records, one row each (:data:`PARAM_COLUMNS`). With
     ``group`` (a column title such as ``"axiom"``), ``params`` maps each group (an axiom, a
-    ranker family, a loss) to its records and the table starts with that column; a group
-    without parameters gets one row saying so. The docs' parameter tables are written with
+    ranker family, a loss) to its records, the table starts with that column and the records'
+    ``name`` column is titled ``parameter``; a group without parameters gets one row saying
+    so. The docs' parameter tables are written with
     it, so they are the records, not a copy of them."""
     if group is None:
         return markdown_table(param_rows(params), PARAM_COLUMNS)  # type: ignore[arg-type]
@@ -390,4 +391,4 @@ def param_table(
     for name, records in params.items():
         own = param_rows(records)  # type: ignore[arg-type]
         rows += [(name, *row) for row in own] or [(name, "(none)", "", "", "", "")]
-    return markdown_table(rows, (group, *PARAM_COLUMNS))
+    return markdown_table(rows, (group, "parameter", *PARAM_COLUMNS[1:]))
