@@ -53,7 +53,7 @@ def test_each_page_holds_its_table() -> None:
         text = (REPO / page).read_text(encoding="utf-8")
         assert tables[name] in text
     assert "| axiom | parameter | type | default | range | description |" in tables["axioms"]
-    assert "| bm25 | k1 | float | 0.9 |  | term-frequency saturation |" in tables["rankers"]
+    assert "| bm25 | k1 | float | 0.9 | >= 0 | term-frequency saturation |" in tables["rankers"]
     assert (
         "| graded_loss po | scale | float | 10.0 | > 0 | the slope s of s * r |"
         in tables["training"]
