@@ -181,8 +181,13 @@ def _check_keys(spec: CallSpec, allowed: dict[str, str], what: str) -> dict[str,
     return out
 
 
-_AR_FIELDS = {"lambda_": "lambda", "mu": "mu", "axioms": "axioms", "lnc_terms": "k"}
-_AR_FIELDS["normalize"] = "normalize"  # ARSpec's field -> the spec's parameter (its record)
+_AR_FIELDS = {  # ARSpec's field -> the spec's parameter (its record)
+    "lambda_": "lambda",
+    "mu": "mu",
+    "axioms": "axioms",
+    "lnc_terms": "k",
+    "normalize": "normalize",
+}
 
 
 def parse_regularizer(spec: str | None) -> ARSpec | None:
