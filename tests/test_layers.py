@@ -46,6 +46,8 @@ SAME_ROW = {
     ("_report", "resources"),  # the one HTML page shell inlines the packaged style sheet
     ("_registry", "_suggest"),  # one refusal wording for unknown names
     ("_params", "_keyvalue"),  # one number conversion for parameter records
+    ("_params", "_suggest"),  # close matches for a refused choice
+    ("_params", "_report"),  # the parameters tables of the docs
     ("evaluate", "data"),
     ("index", "text"),
     ("rankers", "models"),

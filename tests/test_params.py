@@ -132,3 +132,57 @@ def test_a_field_without_default_is_required() -> None:
         x: int
 
     assert dataclass_params(_R)["x"].default is REQUIRED
+
+
+def test_a_refused_choice_names_the_closest_one() -> None:
+    info = ParamInfo("cuts", "str", "learned", choices=("learned", "fixed"))
+    with pytest.raises(ValueError) as err:
+        info.check("fixd", "cuts")
+    assert str(err.value) == (
+        "cuts must be one of 'learned', 'fixed' (got 'fixd', a string; did you mean 'fixed'?)"
+    )
+    with pytest.raises(ValueError) as err:
+        info.check("zzz", "cuts")
+    assert str(err.value) == "cuts must be one of 'learned', 'fixed' (got 'zzz', a string)"
+
+
+@pytest.mark.parametrize(
+    ("info", "value", "want"),
+    [
+        (ParamInfo("k", "int", low=1), 3.0, 3),  # an integral number from a spec is a count
+        (ParamInfo("x", "float", low=0), 2, 2.0),
+        (ParamInfo("t", "list[float]", low=-1, high=1), 0.5, [0.5]),  # one value: a list
+        (ParamInfo("t", "list[float]"), (0, 1), [0.0, 1.0]),
+        (ParamInfo("n", "int | None", low=1), None, None),
+        (ParamInfo("m", "str", choices=("a", "b")), "b", "b"),
+    ],
+)
+def test_coerce_converts_a_spec_value(info: ParamInfo, value: object, want: object) -> None:
+    got = info.coerce(value)
+    assert got == want and type(got) is type(want)
+    if isinstance(want, list):
+        assert all(type(g) is float for g in got)
+
+
+@pytest.mark.parametrize(
+    ("info", "value", "message"),
+    [
+        # the number conversion's own words for what is no number ...
+        (ParamInfo("x", "float", low=0), True, "x must be a number (got true, a boolean)"),
+        (ParamInfo("x", "float", low=0), "nan", "x must be a number (got 'nan': not a finite"),
+        (ParamInfo("t", "list[float]"), [0.1, "0.2"], "t must be a number (got '0.2': a string"),
+        # ... the record's for a number out of range
+        (ParamInfo("x", "float", low=0), -2, "x must be a finite number >= 0 (got -2.0, a number)"),
+        (ParamInfo("k", "int", low=1), 2.5, "k must be an integer (got 2.5)"),
+        (
+            ParamInfo("t", "list[float]", low=-1, high=1, high_open=True),
+            [0.2, 1],
+            "t must be a list of finite numbers < 1 (got [0.2, 1.0], a list)",
+        ),
+    ],
+)
+def test_coerce_refuses_in_one_line(info: ParamInfo, value: object, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        info.coerce(value, info.name)
+    assert str(err.value).startswith(message), str(err.value)
+    assert "\n" not in str(err.value)

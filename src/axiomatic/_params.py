@@ -30,14 +30,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from axiomatic._keyvalue import as_number
+from axiomatic._report import markdown_table
+from axiomatic._suggest import suggest
 
 __all__ = [
     "PARAM_COLUMNS",
     "REQUIRED",
     "ParamInfo",
     "dataclass_params",
+    "param_dicts",
     "param_meta",
     "param_rows",
+    "param_table",
     "shown",
 ]
 
@@ -217,7 +221,33 @@ class ParamInfo:
             elif kind == "float" and bound and bound == self._high_text():
                 noun = "a number"  # "a number < 2**31": finiteness is not what broke
             want = f"{noun} {bound}" if bound else noun
-            raise ValueError(f"{what} must be {want}{none} (got {shown(value)})")
+            hint = ""
+            if kind == "str" and self.choices is not None and isinstance(value, str):
+                close = suggest(value, [str(c) for c in self.choices], n=1, cutoff=0.6)
+                hint = f"; {close.strip()[1:-1]}" if close else ""  # "; did you mean 'a'?"
+            raise ValueError(f"{what} must be {want}{none} (got {shown(value)}{hint})")
+
+    def coerce(self, value: Any, what: str | None = None) -> Any:
+        """``value`` as read from a spec string (``ar(lambda=0.1)``), converted and checked:
+        a number (or each number of a list) goes through
+        :func:`axiomatic._keyvalue.as_number` (a boolean, a quoted number or ``nan`` is
+        refused there, in its words), a single value given for a list becomes a one-item list,
+        then :meth:`check` refuses it in one line naming ``what``, the bound it broke and the
+        value. Returns the converted value."""
+        what = what or f"parameter {self.name!r}"
+        optional, container, kind = self._parts()
+        if value is None and optional:
+            return None
+        if container == "list" and not isinstance(value, (list, tuple)):
+            value = [value]
+        if kind in ("int", "float"):
+            integer = kind == "int"
+            if container == "list":
+                value = [as_number(v, what=what, integer=integer) for v in value]
+            else:
+                value = as_number(value, what=what, integer=integer)
+        self.check(value, what)
+        return value
 
 
 def param_meta(
@@ -337,3 +367,28 @@ PARAM_COLUMNS = ("name", "type", "default", "range", "description")
 def param_rows(params: Mapping[str, ParamInfo]) -> list[tuple[str, str, str, str, str]]:
     """The rows of a parameters table (``name, type, default, range, description``)."""
     return [p.row() for p in params.values()]
+
+
+def param_dicts(params: Mapping[str, ParamInfo]) -> list[dict[str, str]]:
+    """The rows of a parameters table as mappings (:data:`PARAM_COLUMNS` -> text), for
+    ``--format json`` / ``csv`` listings."""
+    return [dict(zip(PARAM_COLUMNS, row, strict=True)) for row in param_rows(params)]
+
+
+def param_table(
+    params: Mapping[str, ParamInfo] | Mapping[str, Mapping[str, ParamInfo]],
+    group: str | None = None,
+) -> str:
+    """A Markdown table of parameter records, one row each (:data:`PARAM_COLUMNS`). With
+    ``group`` (a column title such as ``"axiom"``), ``params`` maps each group (an axiom, a
+    ranker family, a loss) to its records, the table starts with that column and the records'
+    ``name`` column is titled ``parameter``; a group without parameters gets one row saying
+    so. The docs' parameter tables are written with
+    it, so they are the records, not a copy of them."""
+    if group is None:
+        return markdown_table(param_rows(params), PARAM_COLUMNS)  # type: ignore[arg-type]
+    rows: list[tuple[str, ...]] = []
+    for name, records in params.items():
+        own = param_rows(records)  # type: ignore[arg-type]
+        rows += [(name, *row) for row in own] or [(name, "(none)", "", "", "", "")]
+    return markdown_table(rows, (group, "parameter", *PARAM_COLUMNS[1:]))

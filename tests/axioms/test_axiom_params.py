@@ -6,7 +6,7 @@ import pytest
 
 from axiomatic._params import ParamInfo
 from axiomatic.axioms.catalogue import default_catalogue, get_definition
-from axiomatic.axioms.spec import Axiom
+from axiomatic.axioms.spec import Axiom, parse_axiom
 
 
 def test_every_definition_has_a_record_per_parameter_a_spec_may_set() -> None:
@@ -46,3 +46,35 @@ def test_tfc1_records_and_the_engine_agree() -> None:
         0.1,
         description="relative tolerance within which the two documents' base scores count as close",
     )
+
+
+def test_the_query_pair_ranges_are_the_kernels_own_check() -> None:
+    """Each query-pair parameter's record states the range ``check_params`` enforces: a value
+    at the bound parses and passes the kernel's check, one beyond it is refused by both."""
+    from axiomatic._params import ParamInfo
+    from axiomatic.axioms.catalogue import default_catalogue
+    from axiomatic.axioms.kernels.queries import check_params
+
+    seen = []
+    for d in default_catalogue():
+        for key, info in d.param_info().items():
+            if key in ("variant", "delta", "delta_rel") or not d.name.startswith("Q-"):
+                continue
+            assert isinstance(info, ParamInfo) and info.low is not None, (d.name, key)
+            seen.append(f"{d.name}.{key}{info.range_text()}")
+            low = int(info.low)
+            assert dict(parse_axiom(f"{d.name}({key}={low})").params)[key] == low
+            check_params(d.name, {key: low})
+            for below in (low - 1, low - 0.5):
+                with pytest.raises(ValueError, match=f"{d.name}: parameter {key} must be"):
+                    parse_axiom(f"{d.name}({key}={below})")
+                with pytest.raises(ValueError):
+                    check_params(d.name, {key: below})
+    assert seen == [
+        "Q-RANK.depth>= 1",
+        "Q-RANK.k1>= 0",
+        "Q-RANK.b>= 0",
+        "Q-REP-QL.mu>= 0",
+        "Q-STM-2.threshold>= 0",
+        "Q-STM-3.threshold>= 0",
+    ]

@@ -163,9 +163,14 @@ def test_spec_parsing_and_errors() -> None:
     with pytest.raises(ValueError, match="literal"):
         parse_axiom("Q-STM-3(threshold=__import__('os'))")
     with pytest.raises(ValueError, match="depth must be a positive integer"):
-        parse_axiom("Q-RANK(depth=0.5)")
-    with pytest.raises(ValueError, match=r"Q-STM-3: parameter threshold must be >= 0"):
+        parse_axiom("Q-RANK(depth=1.5)")
+    with pytest.raises(ValueError, match=r"^Q-RANK: parameter depth must be a finite number >= 1"):
+        parse_axiom("Q-RANK(depth=0.5)")  # the record's range, before the integer check
+    with pytest.raises(ValueError) as err:
         parse_axiom("Q-STM-3(threshold=-1)")
+    assert str(err.value) == (
+        "Q-STM-3: parameter threshold must be a finite number >= 0 (got -1, an integer)"
+    )
     with pytest.raises(ValueError, match="Q-RANK has no variants"):
         parse_axiom("Q-RANK(variant='relaxed')")
     # a global default variant (--variant relaxed) does not apply to axioms without variants

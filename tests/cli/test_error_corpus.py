@@ -452,6 +452,10 @@ SPEC_CASES: dict[str, tuple[list[str], str]] = {
         ["train", "-d", "demo", "--regularizer", f"ar(mu=1{'0' * 400})"],
         "must be a finite number (got an integer of about 401 digits, out of the range of a float)",
     ),
+    "regularizer-negative": (
+        ["train", "-d", "demo", "--regularizer", "ar(lambda=-1)"],
+        "regularizer lambda in 'ar(lambda=-1)' must be a finite number >= 0 (got -1.0, a number)",
+    ),
     "regularizer-nan": (
         ["train", "-d", "demo", "--regularizer", "ar(lambda=nan)"],
         "(got 'nan': not a finite number)",
@@ -529,6 +533,16 @@ CONFIG_CASES: dict[str, tuple[str, str]] = {
     "regularizer-deep": (
         "regularizer = 'ar(lambda=" + "-" * 5000 + "1)'",
         "train.toml: regularizer: the spec",
+    ),
+    "graded-loss-scale": (
+        "loss = 'graded'\ngraded_loss = 'po(scale=0)'",
+        "train.toml: graded loss 'po' parameter 'scale' in 'po(scale=0)' must be a finite number "
+        "> 0 (got 0.0, a number)",
+    ),
+    "lr-schedule-gamma": (
+        "lr_schedule = 'exponential(gamma=0)'",
+        "train.toml: gamma of the exponential schedule in 'exponential(gamma=0)' must be a finite "
+        "number > 0 and <= 1 (got 0.0, a number)",
     ),
     "toml-syntax": ("[train", "train.toml: invalid TOML"),
     # internal errors before: RecursionError, OverflowError, a TypeError

@@ -338,7 +338,7 @@ def test_registry_names_aliases_and_parameters() -> None:
         "mse": {"thresholds"},
         "po": {"thresholds", "scale", "cuts"},
         "3partl2": {"thresholds", "high", "uppers"},
-    } == GRADED_PARAMS
+    } == {name: set(records) for name, records in GRADED_PARAMS.items()}
     assert DISPLAY == {"sosl": "SOSL", "mse": "MSE", "po": "PO", "3partl2": "3PartL2"}
 
 
@@ -372,11 +372,11 @@ def test_parse_graded_loss_defaults_scalars_and_grade_counts() -> None:
         "expected ['cuts', 'scale', 'thresholds']",
     ):
         parse_graded_loss("po(scalecuts=1)")
-    # a bare token is a value (here refused by the loss itself, with its own message)
+    # a bare token is a value (here refused by the parameter's record, naming its choices)
     with _raises(
         ValueError,
-        "proportional odds cuts must be 'learned' (McCullagh's estimated cut points) or "
-        "'fixed' (s * thresholds) (got 'fixed-ish')",
+        "graded loss 'po' parameter 'cuts' in 'po(cuts=fixed-ish)' must be one of 'learned', "
+        "'fixed' (got 'fixed-ish', a string; did you mean 'fixed'?)",
     ):
         parse_graded_loss("po(cuts=fixed-ish)")
     with _raises(

@@ -90,8 +90,14 @@ def test_an_unknown_variant_or_a_misplaced_delta_is_refused() -> None:
     ds = demo_dataset()
     q = next(iter(ds.queries.values()))
     docs = list(ds.documents.values())[:2]
-    msg = r"unknown BM25 variant 'bm25p' \(did you mean 'bm25l'\?\); expected one of lucene, "
-    with pytest.raises(ValueError, match=msg):
+    msg = (
+        r"^parameter 'variant' of ranker 'bm25' in spec 'bm25:variant=bm25p' must be one of "
+        r"'lucene', 'robertson', 'atire', 'bm25l', 'bm25\+' \(got 'bm25p', a string; did you "
+        r"mean 'bm25l'\?\)$"
+    )
+    with pytest.raises(ValueError, match=msg):  # the spec, checked by the parameter's record
         make_ranker("bm25:variant=bm25p", ds).score(q, docs)
+    with pytest.raises(ValueError, match=r"unknown BM25 variant 'bm25p' \(did you mean 'bm25l"):
+        BM25Ranker(CollectionIndex.build(DOCS, Analyzer()), variant="bm25p")._check()  # by itself
     with pytest.raises(ValueError, match="delta is a parameter of the bm25l and bm25\\+ variants"):
         make_ranker("bm25:delta=0.5", ds).score(q, docs)

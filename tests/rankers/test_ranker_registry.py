@@ -49,7 +49,13 @@ def test_parse_specs(spec, kind, params):
         ("bm25:0.9", "key=value"),
         ("bm25:k1='high'", "must be a number"),
         ("rm3:fb_docs=2.5", "must be an integer"),
-        ("bm25:b=3", "b must be <= 1"),
+        (
+            "bm25:b=3",
+            r"^parameter 'b' of ranker 'bm25' in spec 'bm25:b=3' must be a finite number >= 0 "
+            r"and <= 1 \(got 3.0, a number\)$",
+        ),
+        ("bm25:variant=bm25plus", r"must be one of 'lucene', .* \(got 'bm25plus', a string; did"),
+        ("ql:mu=0", r"parameter 'mu' of ranker 'ql' .* must be a finite number > 0 \(got 0.0"),
         ("run:", "needs a path"),
         ("", "non-empty"),
     ],

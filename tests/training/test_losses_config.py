@@ -110,7 +110,18 @@ def test_parse_regularizer_from_the_cli_example() -> None:
     ("text", "message"),
     [
         ("ar(lamda=0.1)", r"parameter 'lamda' \(did you mean 'lambda'"),
-        ("ar(lambda=-1)", "must be >= 0"),
+        (
+            "ar(lambda=-1)",
+            r"^regularizer lambda in 'ar\(lambda=-1\)' must be a finite number >= 0 \(got -1.0",
+        ),
+        (
+            "ar(k=0)",
+            r"^regularizer k in 'ar\(k=0\)' must be an integer >= 1 \(got 0, an integer\)$",
+        ),
+        (
+            "ar(normalize=batches)",
+            r"must be one of 'applicable', 'batch' \(got 'batches', a string; did you mean 'batch'\?\)",
+        ),
         ("ar(lambda=abc)", "must be a number"),
         ("ar(axioms=TFC4)", "unknown perturbation"),
         ("l2(lambda=1)", "unknown regularizer"),

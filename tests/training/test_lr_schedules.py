@@ -54,9 +54,17 @@ def test_linear_equals_transformers_linear_schedule_with_warmup(total: int, warm
     ("spec", "why"),
     [
         ("cosine", "unknown learning-rate schedule 'cosine'"),
-        ("exponential(gamma=1.5)", "gamma .* must lie in"),
+        (
+            "exponential(gamma=1.5)",
+            r"^gamma of the exponential schedule in 'exponential\(gamma=1.5\)' must be a finite "
+            r"number > 0 and <= 1 \(got 1.5, a number\)$",
+        ),
+        ("exponential(every=-1)", r"every of the exponential schedule .* must be an integer >= 0"),
         ("exponential(gamma=true)", "must be a number"),
-        ("linear(warmup=1.0)", "fraction of the steps"),
+        (
+            "linear(warmup=1.0)",
+            r"warmup of the linear schedule .* must be a finite number >= 0 and < 1",
+        ),
         ("linear(decay=3)", "unknown parameter 'decay'"),
     ],
 )

@@ -7,9 +7,10 @@ import json
 import pytest
 from training_helpers import make_toy_dataset
 
+from axiomatic.training.augmenters import visible_tokens
 from axiomatic.training.config import TrainConfig
 from axiomatic.training.run import build_model_for
-from axiomatic.training.trainer import Trainer, visible_tokens
+from axiomatic.training.trainer import Trainer
 
 
 def test_knrm_with_ar_trains_and_saves(tmp_path) -> None:

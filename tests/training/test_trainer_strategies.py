@@ -52,11 +52,9 @@ def test_default_strategies_follow_the_config() -> None:
     assert pick(augmentation="acrank(rule=TFC-D)").__name__ == "ACRankLossStrategy"
 
 
-def test_old_import_paths_and_trainer_attributes_still_work(tmp_path) -> None:
-    from axiomatic.training import checkpoint
-    from axiomatic.training.trainer import _read_log, _truncate_log, visible_tokens
+def test_the_trainer_attributes_still_work(tmp_path) -> None:
+    from axiomatic.training.augmenters import visible_tokens
 
-    assert _read_log is checkpoint.read_log and _truncate_log is checkpoint.truncate_log
     assert visible_tokens(TinyRanker()) is None
     cfg = TrainConfig(regularizer="ar(lambda=0.1)", dev_queries=0, steps=1)
     tr = Trainer(TinyRanker(), cfg, tmp_path, make_toy_dataset(4, 3))

@@ -27,6 +27,7 @@ implements them and the cited papers otherwise; ``ours`` says where the definiti
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from axiomatic._params import ParamInfo
+from axiomatic._params import ParamInfo, param_dicts
 from axiomatic._suggest import suggest
 from axiomatic.axioms.context import QueryContext
 
@@ -169,6 +170,8 @@ class AxiomDef:
     citation: str
     params: Mapping[str, Any] = field(default_factory=dict)  # extra params -> default
     param_docs: Mapping[str, str] = field(default_factory=dict)  # extra params -> description
+    # extra params -> a record of their range (or choices): parse_axiom checks a value with it
+    param_ranges: Mapping[str, ParamInfo] = field(default_factory=dict)
     length: bool = True
     needs: tuple[str, ...] = ()
     ours: str = ""  # where the definition is our own choice
@@ -186,7 +189,7 @@ class AxiomDef:
         delta_rel=0.2)``): the variant (one of :attr:`variants`), the length tolerances where
         the axiom takes them (their default depends on the variant: ``None`` here) and the
         definition's own parameters (type and default from :attr:`params`, description from
-        :attr:`param_docs`)."""
+        :attr:`param_docs`, range or choices from :attr:`param_ranges`)."""
         out: dict[str, ParamInfo] = {}
         if self.variants:
             out["variant"] = ParamInfo(
@@ -213,10 +216,11 @@ class AxiomDef:
             if key.startswith("_"):
                 continue
             kind = type(default).__name__ if default is not None else "Any"
-            out[key] = ParamInfo(
-                key,
-                "float" if kind == "int" else kind,
-                default,
+            out[key] = dataclasses.replace(
+                self.param_ranges.get(key, ParamInfo(key)),
+                name=key,
+                type="float" if kind == "int" else kind,
+                default=default,
                 description=self.param_docs.get(key, ""),
             )
         return out
@@ -280,6 +284,10 @@ QUERY_PAIR_PARAM_DOCS: dict[tuple[str, str], str] = {
     ("Q-STM-3", "threshold"): "similarity to d above which a query term counts",
 }
 """What each query-pair axiom's own parameter means (every one is a number >= 0)."""
+_AT_LEAST_0 = ParamInfo("", low=0)
+QUERY_PAIR_PARAM_RANGES = {"depth": ParamInfo("depth", low=1)}
+"""The query-pair parameters' ranges other than ``>= 0`` (:func:`Q.check_params` enforces the
+same, and that Q-RANK's depth is an integer)."""
 
 
 def _canon(name: str) -> str:
@@ -396,16 +404,7 @@ def list_axioms(relates: str | None = None) -> list[dict[str, Any]]:
                 "relation": d.relation,
                 "variants": list(d.variants),
                 "params": params,
-                "parameters": [
-                    dict(
-                        zip(
-                            ("name", "type", "default", "range", "description"),
-                            info.row(),
-                            strict=True,
-                        )
-                    )
-                    for info in d.param_info().values()
-                ],
+                "parameters": param_dicts(d.param_info()),
                 "needs": list(d.needs),
                 "citation": d.citation,
                 "description": d.description,
@@ -806,6 +805,7 @@ def query_pair_definitions() -> list[AxiomDef]:
             citation=citation,
             params=dict(params or {}),
             param_docs={k: QUERY_PAIR_PARAM_DOCS[name, k] for k in params or {}},
+            param_ranges={k: QUERY_PAIR_PARAM_RANGES.get(k, _AT_LEAST_0) for k in params or {}},
             needs=needs,
             check=Q.check_params,
             kernel=kernel,

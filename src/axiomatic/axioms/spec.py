@@ -117,10 +117,13 @@ class Axiom:
                     if v < 0:
                         raise ValueError(f"{d.name}: {k} must be >= 0 (got {v})")
                 full[k] = v
+        records = d.param_info()
         for k, default in d.params.items():
             v = params.get(k, default)
             if isinstance(default, (int, float)) and not isinstance(default, bool):
                 v = _number(d.name, k, v)
+            if k in params and k in records:
+                records[k].check(v, f"{d.name}: parameter {k}")  # its range, where it has one
             full[k] = v
         if d.check is not None:
             d.check(d.name, full)

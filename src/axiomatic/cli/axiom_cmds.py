@@ -43,6 +43,7 @@ from axiomatic.cli.common import (
     fail,
     format_from_json_flag,
     library_errors,
+    parameter_text,
     print_records,
     warn_analyzer_mismatch,
 )
@@ -99,7 +100,7 @@ def axioms(
             str(r.get("relates", "")),
             escape(str(r.get("relation", ""))),
             ", ".join(map(str, r.get("variants", []))),
-            escape("; ".join(_parameter_text(p) for p in r.get("parameters", []))),
+            escape("; ".join(parameter_text(p) for p in r.get("parameters", []))),
             escape(str(r.get("description", ""))),
             escape(str(r.get("citation", ""))),
         )
@@ -112,16 +113,6 @@ def axioms(
     for symbol, meaning in OPERATORS.values():
         ops.add_row(escape(symbol), escape(meaning))
     console.print(ops)
-
-
-def _parameter_text(p: dict[str, str]) -> str:
-    """One parameter record of an axiom as a line of the listing:
-    ``margin (float, default 0.1): relative tolerance ...``."""
-    facts = [p["type"]] + (["default " + p["default"]] if p["default"] != "None" else [])
-    facts += [p["range"]] if p["range"] else []
-    return f"{p['name']} ({', '.join(facts)})" + (
-        f": {p['description']}" if p["description"] else ""
-    )
 
 
 # ----------------------------------------------------------------------------- mine

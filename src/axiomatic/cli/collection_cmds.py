@@ -250,7 +250,7 @@ def models(
 
 def ranker_rows() -> list[dict[str, str]]:
     """One row per registered ranker family: name, what it is, an example spec and its
-    parameters (``k1: float = 0.9 (term-frequency saturation)``), from the records of
+    parameters (``k1: float = 0.9, >= 0 (term-frequency saturation)``), from the records of
     :func:`axiomatic.rankers.registry.list_rankers`."""
     from axiomatic.rankers.registry import list_rankers
 
@@ -258,6 +258,7 @@ def ranker_rows() -> list[dict[str, str]]:
     for info in list_rankers():
         params = [
             f"{p.name}: {p.type} = {p.default_text()}"
+            + (f", {p.range_text()}" if p.range_text() else "")
             + (f" ({p.description})" if p.description else "")
             for p in info.param_info.values()
         ]

@@ -344,6 +344,16 @@ def format_from_json_flag(value: str | None, as_json: bool) -> str | None:
     return "json"
 
 
+def parameter_text(p: dict[str, str]) -> str:
+    """One parameter record (a row of :func:`axiomatic._params.param_dicts`) as a line of a
+    listing: ``margin (float, default 0.1, >= 0): relative tolerance ...``."""
+    facts = [p["type"]] + (["default " + p["default"]] if p["default"] != "None" else [])
+    facts += [p["range"]] if p["range"] else []
+    return f"{p['name']} ({', '.join(facts)})" + (
+        f": {p['description']}" if p["description"] else ""
+    )
+
+
 def print_records(rows: list[dict[str, Any]], fmt: str, document: Any = None) -> None:
     """Rows as ``--format csv`` (one column per key, in first-seen order; lists and mappings
     as JSON text) or ``json`` (``document`` when given, else the rows) on standard output."""

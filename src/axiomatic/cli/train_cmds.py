@@ -9,7 +9,18 @@ import typer
 from rich.markup import escape
 
 from axiomatic.cli.app import app
-from axiomatic.cli.common import ANALYZER_HELP, check_output_dir, console, fail
+from axiomatic.cli.common import (
+    ANALYZER_HELP,
+    FORMAT_HELP,
+    JsonAliasOpt,
+    check_format,
+    check_output_dir,
+    console,
+    fail,
+    format_from_json_flag,
+    parameter_text,
+    print_records,
+)
 from axiomatic.training.config import TRAIN_PARAMS
 
 # The help of the options that set TrainConfig's settings comes from their parameter records
@@ -28,6 +39,8 @@ def _help(key: str, extra: str = "", default: bool = True) -> str:
     text = text[:1].upper() + text[1:] + "." + extra
     return text + (f" (default: {TRAIN_DEFAULTS[key]}, or the --config file's)" if default else "")
 
+
+SPECS_HINT = " Every spec and its parameters (type, default, range): `axiomatic losses`."
 
 THREADS_HELP = (
     "Torch CPU threads (default: the idle cores, at most 4, from the load average; a busy "
@@ -56,14 +69,30 @@ def train(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output folder (checkpoints, logs, model).")
     ] = Path("models/run"),
-    loss: Annotated[str | None, typer.Option(help=_help("loss"))] = None,
+    loss: Annotated[str | None, typer.Option(help=_help("loss", SPECS_HINT))] = None,
     regularizer: Annotated[
         str | None,
-        typer.Option(help=_help("regularizer", default=False)),
+        typer.Option(help=_help("regularizer", SPECS_HINT, default=False)),
     ] = None,
     augmentation: Annotated[
         str | None,
-        typer.Option(help=_help("augmentation", default=False)),
+        typer.Option(help=_help("augmentation", SPECS_HINT, default=False)),
+    ] = None,
+    graded_loss: Annotated[
+        str | None,
+        typer.Option(
+            "--graded-loss",
+            help='With --loss graded: the graded loss, e.g. "sosl(thresholds=0.2,0.7)", '
+            '"po(scale=10)", "3partl2", "mse" (default: sosl).' + SPECS_HINT,
+        ),
+    ] = None,
+    lr_schedule: Annotated[
+        str | None,
+        typer.Option(
+            "--lr-schedule",
+            help='The learning-rate schedule: "constant", "exponential(gamma=0.95, every=N)" or '
+            '"linear(warmup=0.1)" (default: constant, or the --config file\'s).' + SPECS_HINT,
+        ),
     ] = None,
     config: Annotated[
         Path | None,
@@ -112,6 +141,8 @@ def train(
             "loss": loss,
             "regularizer": regularizer,
             "augmentation": augmentation,
+            "graded_loss": graded_loss,
+            "lr_schedule": lr_schedule,
             "seed": seed,
             "steps": steps,
             "epochs": epochs,
@@ -168,6 +199,72 @@ def train(
             markup=False,
             highlight=False,
         )
+
+
+def spec_rows() -> list[dict[str, object]]:
+    """One row per spec function of the training settings (:func:`~axiomatic.training.config.
+    training_specs`): the setting, its name, what it is, an example and its parameters' records
+    (:func:`axiomatic._params.param_dicts`)."""
+    from axiomatic._params import param_dicts
+    from axiomatic.training.config import training_specs
+
+    return [
+        {
+            "setting": f.setting,
+            "name": f.name,
+            "what": f.description,
+            "example": f.example,
+            "parameters": param_dicts(f.params),
+        }
+        for f in training_specs()
+    ]
+
+
+SETTING_TITLES = {
+    "loss": "losses (--loss; margin and list_size are settings of a --config file)",
+    "graded_loss": "graded losses (--graded-loss, with --loss graded)",
+    "regularizer": "regularizer (--regularizer)",
+    "augmentation": "augmentations (--augmentation)",
+    "lr_schedule": "learning-rate schedules (--lr-schedule)",
+}
+
+
+@app.command()
+def losses(
+    output_format: Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)] = None,
+    as_json: JsonAliasOpt = False,
+) -> None:
+    """List what the specs of `axiomatic train` may name: the losses, graded losses,
+    regularizer, augmentations and learning-rate schedules, each with its parameters (type,
+    default, range, description).
+
+    E.g. --regularizer "ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC3)" or, in a --config TOML,
+    graded_loss = "po(scale=10, cuts=fixed)". A value out of range is refused naming the
+    bound. The same tables: docs/training.md.
+    """
+    fmt = check_format(format_from_json_flag(output_format, as_json))
+    rows = spec_rows()
+    if fmt != "table":
+        print_records(rows, fmt)
+        return
+    width = max(len(str(r["name"])) for r in rows)
+    setting = None
+    for r in rows:
+        if r["setting"] != setting:
+            setting = r["setting"]
+            console.print(f"\n[bold underline]{escape(SETTING_TITLES[str(setting)])}[/]")
+        example = f"  [dim]e.g. {escape(str(r['example']))}[/]" if r["example"] != r["name"] else ""
+        console.print(
+            f"[bold]{escape(str(r['name'])).ljust(width)}[/]  {escape(str(r['what']))}{example}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        for p in r["parameters"]:  # type: ignore[attr-defined]
+            console.print(
+                f"{' ' * (width + 2)}[dim]{escape(parameter_text(p))}[/]",
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 @app.command()

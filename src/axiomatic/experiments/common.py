@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import numpy as np
 
 from axiomatic._atomic import atomic_write_text
-from axiomatic._report import markdown_table as markdown_table  # the old import path
 from axiomatic.data.records import Dataset, Run
 
 _M = TypeVar("_M")

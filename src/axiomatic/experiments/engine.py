@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from axiomatic._params import PARAM_COLUMNS, ParamInfo, dataclass_params, param_meta, param_rows
+from axiomatic._params import ParamInfo, dataclass_params, param_meta, param_table
 from axiomatic._registry import Registry, registry_key
 from axiomatic._suggest import suggest
 from axiomatic.experiments.units import UnitStore, note_plan_change
@@ -625,9 +625,7 @@ class Experiment:
         """The plan's parameters as a Markdown table (name, type, default, range,
         description), generated from :meth:`params` (``axiomatic experiment NAME
         --describe``)."""
-        from axiomatic._report import markdown_table
-
-        return markdown_table(param_rows(self.params()), PARAM_COLUMNS)
+        return param_table(self.params())
 
     def plan_lines(self, out: Path, overrides: Mapping[str, Any]) -> list[str]:
         """The full plan (with the command's ``overrides`` this plan knows) as text."""

@@ -1,7 +1,7 @@
 """Smooth cosine similarity (Liu et al., eq. 1): a model component, below the training layer.
 
 The dual-encoder rankers (:mod:`axiomatic.models.clir`) score with it and the Smooth Ordinal
-Search Loss (:mod:`axiomatic.training.smooth`, which re-exports these names) is built on it.
+Search Loss (:mod:`axiomatic.training.smooth`) is built on it.
 """
 
 from __future__ import annotations

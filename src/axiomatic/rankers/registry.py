@@ -26,7 +26,7 @@ import inspect
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from axiomatic._params import ParamInfo
@@ -142,11 +142,12 @@ def factory_params(factory: RankerFactory) -> dict[str, Any]:
 
 
 def factory_param_info(
-    factory: RankerFactory, descriptions: Mapping[str, str] | None = None
+    factory: RankerFactory, descriptions: Mapping[str, str | ParamInfo] | None = None
 ) -> dict[str, ParamInfo]:
     """The records of a factory's parameters (those of :func:`factory_params`): the type is
-    the annotation as written, the default the signature's, the description from
-    ``descriptions`` (``register_ranker(..., params=...)``)."""
+    the annotation as written, the default the signature's, the description (or, given a
+    :class:`ParamInfo`, its range, choices and description) from ``descriptions``
+    (``register_ranker(..., params=...)``)."""
     defaults = factory_params(factory)
     descriptions = dict(descriptions or {})
     unknown = sorted(set(descriptions) - set(defaults))
@@ -161,7 +162,9 @@ def factory_param_info(
         note = signature[key].annotation
         typ = "Any" if note is inspect.Parameter.empty else note
         typ = typ if isinstance(typ, str) else getattr(typ, "__name__", str(typ))
-        out[key] = ParamInfo(key, typ, default, description=descriptions.get(key, ""))
+        given = descriptions.get(key, "")
+        base = given if isinstance(given, ParamInfo) else ParamInfo(key, description=given)
+        out[key] = replace(base, name=key, type=typ, default=default)
     return out
 
 
@@ -171,7 +174,7 @@ def _family(
     description: str | None = None,
     example: str | None = None,
     path: bool = False,
-    params: Mapping[str, str] | None = None,
+    params: Mapping[str, str | ParamInfo] | None = None,
     path_help: str = "",
 ) -> RankerFamily:
     if not callable(factory):
@@ -225,7 +228,7 @@ def register_ranker(
     example: str | None = None,
     path: bool = False,
     aliases: Iterable[str] = (),
-    params: Mapping[str, str] | None = None,
+    params: Mapping[str, str | ParamInfo] | None = None,
     path_help: str = "",
 ) -> Callable[[RankerFactory], RankerFactory]:
     """Register the decorated ``factory(context, **params) -> Ranker`` as ranker ``name``.
@@ -235,7 +238,8 @@ def register_ranker(
     also takes ``path``. ``description`` (default: the docstring's first paragraph) and
     ``example`` are what :func:`list_rankers` shows, with each parameter's record
     (:class:`~axiomatic._params.ParamInfo`: type, default and the description ``params``
-    gives it, parameter -> text); ``path_help`` says what ``PATH`` may be::
+    gives it, parameter -> text, or parameter -> a ``ParamInfo`` whose range and choices the
+    spec is checked against as well); ``path_help`` says what ``PATH`` may be::
 
         @register_ranker("length", description="longer documents first", example="length:w=2")
         def length_ranker(context: RankerContext, w: float = 1.0) -> Ranker:
@@ -381,6 +385,11 @@ def _coerce(family: RankerFamily, params: dict[str, Any], spec: str) -> dict[str
                 error=RankerSpecError,
             )
         info = family.param_info.get(key)
+        if info is not None and (info.low, info.high, info.choices) != (None, None, None):
+            try:
+                info.check(value, f"parameter {key!r} of ranker {kind!r} in spec {spec!r}")
+            except ValueError as exc:
+                raise RankerSpecError(str(exc)) from None
         optional = _TEXT_TYPES.get(str(info.type)) if info is not None else None
         if optional is not None and not isinstance(value, str) and not (optional and value is None):
             raise RankerSpecError(
@@ -418,6 +427,11 @@ def make_ranker(
 
 
 # ---------------------------------------------------------------------- the built-in families
+BM25_VARIANT_NAMES = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+"""The choices of ``bm25:variant=`` (:data:`axiomatic.rankers.lexical.BM25_VARIANTS`, named
+here so that registering the family imports no scoring code)."""
+
+
 def _lexical(context: RankerContext, cls: type, params: dict[str, Any]) -> Ranker:
     ranker = cls(context.collection_index(), **params)
     ranker._check()  # fail now on bad values, not at the first query
@@ -429,10 +443,18 @@ def _lexical(context: RankerContext, cls: type, params: dict[str, Any]) -> Ranke
     description="Okapi BM25 (Lucene's variant; variant=robertson|atire|bm25l|bm25+ for the others)",
     example="bm25:k1=0.9,b=0.4",
     params={
-        "k1": "term-frequency saturation",
-        "b": "document-length normalization (0: none, 1: full)",
-        "variant": "robertson, lucene, atire, bm25l or bm25+",
-        "delta": "the lower bound of bm25l / bm25+ (None: 0.5 / 1.0)",
+        "k1": ParamInfo("k1", low=0, description="term-frequency saturation"),
+        "b": ParamInfo(
+            "b", low=0, high=1, description="document-length normalization (0: none, 1: full)"
+        ),
+        "variant": ParamInfo(
+            "variant",
+            choices=BM25_VARIANT_NAMES,
+            description="robertson, lucene, atire, bm25l or bm25+",
+        ),
+        "delta": ParamInfo(
+            "delta", low=0, description="the lower bound of bm25l / bm25+ (None: 0.5 / 1.0)"
+        ),
     },
 )
 def bm25_ranker(
@@ -452,7 +474,14 @@ def bm25_ranker(
     description="query likelihood, Dirichlet smoothing",
     example="ql:mu=1000",
     aliases=("qld", "lm", "dirichlet"),
-    params={"mu": "Dirichlet smoothing (pseudo-count of the collection model)"},
+    params={
+        "mu": ParamInfo(
+            "mu",
+            low=0,
+            low_open=True,
+            description="Dirichlet smoothing (pseudo-count of the collection model)",
+        )
+    },
 )
 def ql_ranker(context: RankerContext, mu: float = 1000.0) -> Ranker:
     from axiomatic.rankers.lexical import QLRanker
@@ -465,10 +494,19 @@ def ql_ranker(context: RankerContext, mu: float = 1000.0) -> Ranker:
     description="RM3 pseudo-relevance feedback over Dirichlet QL",
     example="rm3:fb_docs=10,fb_terms=10,orig_weight=0.5",
     params={
-        "fb_docs": "feedback documents (the top of the first ranking)",
-        "fb_terms": "expansion terms added to the query",
-        "orig_weight": "weight of the original query against the expansion",
-        "mu": "Dirichlet smoothing of both rankings",
+        "fb_docs": ParamInfo(
+            "fb_docs", low=1, description="feedback documents (the top of the first ranking)"
+        ),
+        "fb_terms": ParamInfo("fb_terms", low=1, description="expansion terms added to the query"),
+        "orig_weight": ParamInfo(
+            "orig_weight",
+            low=0,
+            high=1,
+            description="weight of the original query against the expansion",
+        ),
+        "mu": ParamInfo(
+            "mu", low=0, low_open=True, description="Dirichlet smoothing of both rankings"
+        ),
     },
 )
 def rm3_ranker(
@@ -499,8 +537,12 @@ def tfidf_ranker(context: RankerContext) -> Ranker:
     example="run:runs/splade.trec,missing=min",
     path=True,
     params={
-        "missing": "a document the run lacks: nan (no score), error, or min (below the "
-        "query's lowest)",
+        "missing": ParamInfo(
+            "missing",
+            choices=("nan", "error", "min"),
+            description="a document the run lacks: nan (no score), error, or min (below the "
+            "query's lowest)",
+        ),
         "name": "display name (default: the file name)",
     },
 )

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from axiomatic._keyvalue import as_number
 from axiomatic._params import ParamInfo, dataclass_params, param_meta, shown
 from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
@@ -110,6 +110,65 @@ def _as_tuple(v: Any) -> tuple[str, ...]:
     return tuple(s.strip() for s in str(v).split(",") if s.strip())
 
 
+PERTURBATION_NAMES = ("TFC1-A", "TFC1-D", "TFC3", "LNC")
+"""Rosset et al.'s perturbations (:data:`axiomatic.perturb.PERTURBATIONS`, named here so that
+the records below need no import of the perturbation code)."""
+
+_AXIOMS_TEXT = "the perturbations (Rosset et al.'s TFC1-A, TFC1-D, TFC3, LNC; case-insensitive)"
+_K_TEXT = "noise words LNC inserts (alias lnc_terms)"
+
+AR_PARAMS: dict[str, ParamInfo] = {
+    "lambda": ParamInfo(
+        "lambda",
+        "float",
+        ARSpec.lambda_,
+        low=0,
+        description="weight of the AR hinge terms (Rosset et al. eq. 4; aliases lambda_, lam)",
+    ),
+    "mu": ParamInfo(
+        "mu",
+        "float",
+        ARSpec.mu,
+        low=0,
+        description="margin of the AR hinge: how far a perturbation should move the score",
+    ),
+    "axioms": ParamInfo(
+        "axioms",
+        "list[str]",
+        ARSpec.axioms,
+        choices=PERTURBATION_NAMES,
+        description=_AXIOMS_TEXT + ", one drawn per document",
+    ),
+    "k": ParamInfo(
+        "k", "int", ARSpec.lnc_terms, low=1, high=2**31, high_open=True, description=_K_TEXT
+    ),
+    "normalize": ParamInfo(
+        "normalize",
+        "str",
+        ARSpec.normalize,
+        choices=AR_NORMALIZATIONS,
+        description="average of the AR terms over the documents whose perturbation applied, "
+        "or over the batch (the published Rosset runs)",
+    ),
+}
+"""The parameters of the regularizer ``ar(...)`` (:func:`parse_regularizer` checks them)."""
+
+PERTURB_PARAMS: dict[str, ParamInfo] = {
+    "axioms": AR_PARAMS["axioms"],
+    "k": AR_PARAMS["k"],
+    "rate": ParamInfo(
+        "rate",
+        "float",
+        PerturbAugmentSpec.rate,
+        low=0,
+        high=1,
+        description="the mixing rate: probability that a training document gets a perturbed "
+        "copy as an extra pair (1: every document, Cheng & Fang's setting)",
+    ),
+}
+"""The parameters of the augmentation ``perturb(...)`` (AP, Cheng & Fang 2020)."""
+
+
 def _check_keys(spec: CallSpec, allowed: dict[str, str], what: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in spec.params.items():
@@ -120,6 +179,15 @@ def _check_keys(spec: CallSpec, allowed: dict[str, str], what: str) -> dict[str,
             )
         out[allowed[k]] = v
     return out
+
+
+_AR_FIELDS = {  # ARSpec's field -> the spec's parameter (its record)
+    "lambda_": "lambda",
+    "mu": "mu",
+    "axioms": "axioms",
+    "lnc_terms": "k",
+    "normalize": "normalize",
+}
 
 
 def parse_regularizer(spec: str | None) -> ARSpec | None:
@@ -150,23 +218,11 @@ def parse_regularizer(spec: str | None) -> ARSpec | None:
     )
     if "normalize" in kw:
         kw["normalize"] = str(kw["normalize"]).strip().lower()
-        if kw["normalize"] not in AR_NORMALIZATIONS:
-            raise ValueError(
-                f"unknown regularizer normalize {kw['normalize']!r}"
-                f"{suggest(kw['normalize'], AR_NORMALIZATIONS, n=1, cutoff=0.6)}; "
-                f"expected one of {', '.join(AR_NORMALIZATIONS)}"
-            )
     if "axioms" in kw:
         kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
-    for key in ("lambda_", "mu"):
+    for key, name in _AR_FIELDS.items():
         if key in kw:
-            kw[key] = as_number(kw[key], what=f"regularizer {key.rstrip('_')} in {spec!r}")
-            if kw[key] < 0:
-                raise ValueError(f"regularizer {key.rstrip('_')} must be >= 0 (got {kw[key]})")
-    if "lnc_terms" in kw:
-        kw["lnc_terms"] = as_number(
-            kw["lnc_terms"], what=f"regularizer k in {spec!r}", integer=True
-        )
+            kw[key] = AR_PARAMS[name].coerce(kw[key], f"regularizer {name} in {spec!r}")
     return ARSpec(**kw)
 
 
@@ -214,7 +270,51 @@ DEFAULT_DELTA_MAX = 0.1
 
 AUGMENT_MODES = ("multi-graded", "paired", "paired-delta")
 
+DIAGNOSTIC_PARAMS: dict[str, ParamInfo] = {
+    "mode": ParamInfo(
+        "mode",
+        "str",
+        DiagnosticAugmentSpec.mode,
+        choices=AUGMENT_MODES,
+        description="multi-graded: labels 2/1/0, all pairs of different labels; paired: the "
+        "axiom pairs mixed with the relevance pairs; paired-delta: the same, instances with "
+        "len_diff_rel <= delta_max only",
+    ),
+    "instances": ParamInfo(
+        "instances",
+        "str",
+        DiagnosticAugmentSpec.instances,
+        description="the folder of mined instances (`axiomatic mine --out`)",
+    ),
+    "delta_max": ParamInfo(
+        "delta_max",
+        "float | None",
+        DiagnosticAugmentSpec.delta_max,
+        low=0,
+        description=f"paired-delta only: the largest relative length difference kept "
+        f"(default {DEFAULT_DELTA_MAX:g}, the thesis' value)",
+    ),
+    "axioms": ParamInfo(
+        "axioms",
+        "list[str]",
+        DiagnosticAugmentSpec.axioms,
+        description="keep the instances of these axioms (default: every mined axiom)",
+    ),
+    "rate": ParamInfo(
+        "rate",
+        "float",
+        DiagnosticAugmentSpec.rate,
+        low=0,
+        description="the mixing rate of the paired modes: axiom pairs per relevance pair in a "
+        "batch (1: 1:1)",
+    ),
+}
+"""The parameters of the augmentation ``diagnostic(...)`` (Rennings 2019, section 4.4)."""
+
 ACRANK_LOSSES = ("infonce", "hinge")
+ACRANK_RULE_NAMES = ("TFC-A", "TFC-D", "TFC-A&D", "none")
+"""ACRank's rules (:data:`axiomatic.perturb.acrank.ACRANK_RULES`) and ``none``, named here so
+that the records need no import of the perturbation code."""
 
 
 @dataclass(frozen=True)
@@ -227,11 +327,50 @@ class ACRankAugmentSpec:
     negatives: int | None = None
 
 
+ACRANK_PARAMS: dict[str, ParamInfo] = {
+    "rule": ParamInfo(
+        "rule",
+        "str",
+        ACRankAugmentSpec.rule,
+        choices=ACRANK_RULE_NAMES,
+        description="TFC-A inserts query terms at the front, TFC-D deletes query-term "
+        "occurrences, TFC-A&D both (quoted: rule='TFC-A&D', or rule=AD), none no edit",
+    ),
+    "p": ParamInfo(
+        "p",
+        "float",
+        ACRankAugmentSpec.p,
+        low=0,
+        high=1,
+        description="probability of each query-term edit (the paper uses 0.1-1.0)",
+    ),
+    "loss": ParamInfo(
+        "loss",
+        "str",
+        ACRankAugmentSpec.loss,
+        choices=ACRANK_LOSSES,
+        description="infonce: ACRank's contrastive L(); hinge: the baseline loss with the "
+        "edits as extra pairs (AP)",
+    ),
+    "negatives": ParamInfo(
+        "negatives",
+        "int | None",
+        ACRankAugmentSpec.negatives,
+        low=1,
+        high=2**31,
+        high_open=True,
+        description="sampled non-relevant candidates per query (InfoNCE only; default "
+        "list_size - 1)",
+    ),
+}
+"""The parameters of the augmentation ``acrank(...)`` (Bo et al. 2023)."""
+
+
 def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
     """Validate the parameters of an ``acrank(...)`` call (clear errors for bad values)."""
-    from axiomatic.perturb.acrank import canonical_rule, check_probability
+    from axiomatic.perturb.acrank import canonical_rule
 
-    allowed = ("rule", "p", "loss", "negatives")
+    allowed = tuple(ACRANK_PARAMS)
     kw: dict[str, Any] = {}
     for k, v in call.params.items():
         if k not in allowed:
@@ -245,21 +384,11 @@ def parse_acrank_spec(call: CallSpec) -> ACRankAugmentSpec:
         kw["rule"] = canonical_rule(
             "&".join(str(r) for r in rule) if isinstance(rule, list) else str(rule)
         )
-    if "p" in kw:
-        kw["p"] = check_probability(as_number(kw["p"], what="acrank p"), "acrank p")
     if "loss" in kw:
-        loss = str(kw["loss"]).strip().lower()
-        if loss not in ACRANK_LOSSES:
-            raise ValueError(
-                f"unknown acrank loss {kw['loss']!r}{suggest(loss, ACRANK_LOSSES, n=1, cutoff=0.6)}"
-                "; expected infonce (ACRank's contrastive L()) or hinge (baseline loss, edits as "
-                "extra pairs = AP)"
-            )
-        kw["loss"] = loss
-    if "negatives" in kw:
-        kw["negatives"] = as_number(kw["negatives"], what="acrank negatives", integer=True)
-        if kw["negatives"] < 1:
-            raise ValueError(f"acrank negatives must be >= 1 (got {kw['negatives']})")
+        kw["loss"] = str(kw["loss"]).strip().lower()
+    for key in allowed:
+        if key in kw:
+            kw[key] = ACRANK_PARAMS[key].coerce(kw[key], f"acrank {key}")
     return ACRankAugmentSpec(**kw)
 
 
@@ -279,12 +408,13 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
         )
         if "axioms" in kw:
             kw["axioms"] = tuple(canonical_perturbation(a) for a in _as_tuple(kw["axioms"]))
-        if "lnc_terms" in kw:
-            kw["lnc_terms"] = as_number(
-                kw["lnc_terms"], what=f"augmentation k in {spec!r}", integer=True
-            )
-        if "rate" in kw:
-            kw["rate"] = _mixing_rate(kw["rate"], "perturb", upper=1.0)
+        for key, name, what in (
+            ("axioms", "axioms", f"augmentation axioms in {spec!r}"),
+            ("lnc_terms", "k", f"augmentation k in {spec!r}"),
+            ("rate", "rate", "perturb rate"),
+        ):
+            if key in kw:
+                kw[key] = PERTURB_PARAMS[name].coerce(kw[key], what)
         return PerturbAugmentSpec(**kw)
     if call.name in ("diagnostic", "instances"):
         kw = _check_keys(
@@ -298,35 +428,104 @@ def parse_augmentation(spec: str | None) -> PerturbAugmentSpec | DiagnosticAugme
             },
             "augmentation",
         )
-        if "rate" in kw:
-            kw["rate"] = _mixing_rate(kw["rate"], "diagnostic", upper=None)
         if "axioms" in kw:
             kw["axioms"] = _as_tuple(kw["axioms"])
-        mode = str(kw.get("mode", "paired"))
-        if mode not in AUGMENT_MODES:
-            raise ValueError(
-                f"unknown diagnostic augmentation mode {mode!r}; expected one of "
-                f"{', '.join(AUGMENT_MODES)}"
-            )
-        kw["mode"] = mode
-        if "delta_max" in kw:
-            kw["delta_max"] = as_number(kw["delta_max"], what="diagnostic delta_max")
+        kw["mode"] = str(kw.get("mode", DiagnosticAugmentSpec.mode))
+        for key in ("mode", "instances", "delta_max", "axioms", "rate"):
+            if key in kw:
+                kw[key] = DIAGNOSTIC_PARAMS[key].coerce(kw[key], f"diagnostic {key}")
         return DiagnosticAugmentSpec(**kw)
     if call.name == "acrank":  # ACRank's TFC-A / TFC-D (axiomatic.training.contrastive)
         return parse_acrank_spec(call)  # type: ignore[return-value]
     raise ValueError(
         f"unknown augmentation {call.name!r}; expected 'perturb(...)' (perturbation augmentation) "
-        "or 'diagnostic(...)' (mined axiom instances) or 'acrank(rule=TFC-A&D, p=0.5)' (ACRank)"
+        "or 'diagnostic(...)' (mined axiom instances) or \"acrank(rule='TFC-A&D', p=0.5)\" (ACRank)"
     )
 
 
-def _mixing_rate(value: Any, what: str, upper: float | None) -> float:
-    """A mixing rate: a finite number >= 0 (and <= ``upper`` where it is a probability)."""
-    rate = float(as_number(value, what=f"{what} rate"))
-    if rate < 0 or (upper is not None and rate > upper):
-        bound = f"0 <= rate <= {upper:g}" if upper is not None else "rate >= 0"
-        raise ValueError(f"{what} rate must satisfy {bound} (got {value!r})")
-    return rate
+@dataclass(frozen=True)
+class SpecFamily:
+    """One function a training setting's spec may name (``ar`` of ``regularizer``,
+    ``po`` of ``graded_loss``) with the records of its parameters (:class:`ParamInfo`); the
+    parser of that setting checks a spec with them, and ``axiomatic losses`` and the docs'
+    tables list them."""
+
+    setting: str
+    """The :class:`TrainConfig` setting (and ``axiomatic train`` option) that takes it."""
+    name: str
+    description: str
+    example: str
+    params: Mapping[str, ParamInfo] = field(default_factory=dict)
+
+
+SPEC_SETTINGS = ("loss", "graded_loss", "regularizer", "augmentation", "lr_schedule")
+"""The training settings whose values are specs, in the order they are listed."""
+
+
+def training_specs() -> list[SpecFamily]:
+    """Every spec function of the training settings, in the order of :data:`SPEC_SETTINGS`:
+    the losses (no parameters of their own: ``margin``, ``list_size`` are settings), the
+    graded losses, the regularizer, the augmentations and the learning-rate schedules."""
+    from axiomatic.training.schedules import SCHEDULE_PARAMS, SCHEDULE_TEXT
+    from axiomatic.training.smooth import GRADED_LOSSES, GRADED_PARAMS, GRADED_TEXT
+
+    out = [SpecFamily("loss", n, LOSSES.get(n), n) for n in LOSSES.names()]
+    out += [
+        SpecFamily("graded_loss", n, GRADED_TEXT[n], GRADED_EXAMPLES[n], GRADED_PARAMS[n])
+        for n in GRADED_LOSSES.names()
+    ]
+    out.append(
+        SpecFamily(
+            "regularizer",
+            "ar",
+            "axiomatic regularization (Rosset et al. 2019): a hinge on the score change of "
+            "each document's perturbation",
+            "ar(lambda=0.1, mu=0.1, axioms=TFC1-A,TFC1-D,TFC3,LNC)",
+            AR_PARAMS,
+        )
+    )
+    out += [
+        SpecFamily(
+            "augmentation",
+            "perturb",
+            "perturbation augmentation (AP, Cheng & Fang 2020): perturbed documents as extra pairs",
+            "perturb(axioms=TFC1-A,TFC1-D, rate=0.5)",
+            PERTURB_PARAMS,
+        ),
+        SpecFamily(
+            "augmentation",
+            "diagnostic",
+            "mined diagnostic instances as weak pairwise labels (Rennings 2019, section 4.4)",
+            "diagnostic(mode=paired-delta, instances=DIR, delta_max=0.1)",
+            DIAGNOSTIC_PARAMS,
+        ),
+        SpecFamily(
+            "augmentation",
+            "acrank",
+            "ACRank's TFC-A / TFC-D edits with a contrastive loss (Bo et al. 2023; loss = "
+            "contrastive)",
+            "acrank(rule='TFC-A&D', p=0.5)",
+            ACRANK_PARAMS,
+        ),
+    ]
+    out += [
+        SpecFamily("lr_schedule", n, SCHEDULE_TEXT[n], SCHEDULE_EXAMPLES[n], SCHEDULE_PARAMS[n])
+        for n in SCHEDULE_PARAMS
+    ]
+    return out
+
+
+GRADED_EXAMPLES = {
+    "sosl": "sosl(thresholds=0.2,0.7)",
+    "mse": "mse",
+    "po": "po(scale=10, cuts=learned)",
+    "3partl2": "3partl2(high=0.9, uppers=0.2,0.55)",
+}
+SCHEDULE_EXAMPLES = {
+    "constant": "constant",
+    "exponential": "exponential(gamma=0.95, every=100)",
+    "linear": "linear(warmup=0.1)",
+}
 
 
 @dataclass

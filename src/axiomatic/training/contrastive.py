@@ -1,6 +1,6 @@
 r"""ACRank's contrastive training (Bo et al. 2023, eqs. 5, 8, 9) as a trainer loss strategy.
 
-Configured by the augmentation string ``acrank(rule=TFC-A&D, p=0.5, loss=infonce, negatives=3)``
+Configured by the augmentation string ``acrank(rule='TFC-A&D', p=0.5, loss=infonce, negatives=3)``
 (``TrainConfig.augmentation``; ``loss = "contrastive"`` in the config selects the same strategy
 with its defaults):
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from axiomatic._params import ParamInfo
 from axiomatic._suggest import suggest
 
 SCHEDULES = ("constant", "exponential", "linear")
@@ -55,6 +56,50 @@ class LRSchedule:
         return "constant"
 
 
+SCHEDULE_PARAMS: dict[str, dict[str, ParamInfo]] = {
+    "constant": {},
+    "exponential": {
+        "gamma": ParamInfo(
+            "gamma",
+            "float",
+            LRSchedule.gamma,
+            low=0,
+            low_open=True,
+            high=1,
+            description="the factor of each decay (Liu et al.: 0.95)",
+        ),
+        "every": ParamInfo(
+            "every",
+            "int",
+            LRSchedule.every,
+            low=0,
+            high=2**31,
+            high_open=True,
+            description="optimizer steps between decays (0: one epoch of the main pair pool)",
+        ),
+    },
+    "linear": {
+        "warmup": ParamInfo(
+            "warmup",
+            "float",
+            LRSchedule.warmup,
+            low=0,
+            high=1,
+            high_open=True,
+            description="the fraction of the steps that warms up from 0 (ARES: 0.1); then "
+            "linear decay to 0",
+        ),
+    },
+}
+"""Each schedule's parameters (:func:`parse_lr_schedule` checks them)."""
+SCHEDULE_TEXT = {
+    "constant": "the learning rate lr at every step",
+    "exponential": "lr * gamma ** floor((step - 1) / every), torch's ExponentialLR",
+    "linear": "linear warm-up, then linear decay to 0 (Hugging Face's "
+    "get_linear_schedule_with_warmup)",
+}
+
+
 def parse_lr_schedule(spec: str | None) -> LRSchedule:
     """``"constant"``, ``"exponential(gamma=0.95)"``, ``"linear(warmup=0.1)"`` ->
     :class:`LRSchedule`; ``ValueError`` naming what is wrong."""
@@ -71,35 +116,15 @@ def parse_lr_schedule(spec: str | None) -> LRSchedule:
             f"unknown learning-rate schedule {name!r}; expected one of {', '.join(SCHEDULES)}"
             + suggest(name, SCHEDULES, n=1, cutoff=0.6)
         )
-    allowed = {"constant": (), "exponential": ("gamma", "every"), "linear": ("warmup",)}[name]
+    records = SCHEDULE_PARAMS[name]
     for k in params:
-        if k not in allowed:
+        if k not in records:
             raise ValueError(
                 f"unknown parameter {k!r} of the {name} schedule in {spec!r}; expected "
-                + (", ".join(allowed) if allowed else "none")
+                + (", ".join(records) if records else "none")
             )
-
-    def number(key: str, default: float) -> float:
-        from axiomatic._keyvalue import as_number
-
-        return as_number(params.get(key, default), what=f"{key} of the {name} schedule")  # type: ignore[no-any-return]
-
-    if name == "exponential":
-        gamma = number("gamma", 0.95)
-        every = params.get("every", 0)
-        if not 0 < gamma <= 1:
-            raise ValueError(f"gamma of the exponential schedule must lie in (0, 1] (got {gamma})")
-        if isinstance(every, bool) or not isinstance(every, int) or every < 0:
-            raise ValueError(
-                f"every of the exponential schedule must be an integer >= 0 (steps; 0 = one "
-                f"epoch) (got {every!r})"
-            )
-        return LRSchedule("exponential", gamma=gamma, every=every)
-    if name == "linear":
-        warmup = number("warmup", 0.0)
-        if not 0 <= warmup < 1:
-            raise ValueError(
-                f"warmup of the linear schedule is a fraction of the steps in [0, 1) (got {warmup})"
-            )
-        return LRSchedule("linear", warmup=warmup)
-    return LRSchedule()
+    values = {
+        k: records[k].coerce(v, f"{k} of the {name} schedule in {spec!r}")
+        for k, v in params.items()
+    }
+    return LRSchedule(name, **values)

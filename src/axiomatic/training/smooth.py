@@ -26,6 +26,7 @@ Losses (all modules, registry :data:`GRADED_LOSSES`, parsed from strings by
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from axiomatic._params import ParamInfo
 from axiomatic._registry import Registry
 from axiomatic._suggest import suggest
 from axiomatic.models.similarity import (
@@ -341,13 +343,69 @@ GRADED_LOSSES: Registry[type[GradedLoss]] = Registry(
     aliases={"proportional-odds": "po", "pos": "po", "3part": "3partl2", "threepartl2": "3partl2"},
 )
 """Graded losses by name (:class:`axiomatic._registry.Registry`)."""
-GRADED_PARAMS = {
-    "sosl": {"thresholds"},
-    "mse": {"thresholds"},
-    "po": {"thresholds", "scale", "cuts"},
-    "3partl2": {"thresholds", "high", "uppers"},
+_THRESHOLDS = ParamInfo(
+    "thresholds",
+    "list[float]",
+    PAPER_THRESHOLDS,
+    low=-1,
+    low_open=True,
+    high=1,
+    high_open=True,
+    description="interior thresholds theta_1 < ... < theta_(K-1) of the K grades' score "
+    "segments, strictly increasing (-1 and 1 are implicit; Liu et al.: 0.2, 0.7)",
+)
+GRADED_PARAMS: dict[str, dict[str, ParamInfo]] = {
+    "sosl": {"thresholds": _THRESHOLDS},
+    "mse": {
+        "thresholds": dataclasses.replace(
+            _THRESHOLDS, description="the grades' thresholds: fix K and predict grades"
+        )
+    },
+    "po": {
+        "thresholds": dataclasses.replace(
+            _THRESHOLDS,
+            description="the grades' thresholds: the cut points start at scale * thresholds",
+        ),
+        "scale": ParamInfo(
+            "scale", "float", 10.0, low=0, low_open=True, description="the slope s of s * r"
+        ),
+        "cuts": ParamInfo(
+            "cuts",
+            "str",
+            "learned",
+            choices=ProportionalOdds.CUTS,
+            description="learned: McCullagh's estimated cut points (trained with the ranker); "
+            "fixed: they stay at scale * thresholds",
+        ),
+    },
+    "3partl2": {
+        "thresholds": dataclasses.replace(
+            _THRESHOLDS, description="the grades' thresholds: fix K and predict grades"
+        ),
+        "high": ParamInfo(
+            "high", "float", 0.9, description="the score the top grade must reach (Nigam et al.)"
+        ),
+        "uppers": ParamInfo(
+            "uppers",
+            "list[float] | None",
+            None,
+            description="the score each lower grade must stay below, one per non-top grade "
+            "(default for 3 grades 0.2, 0.55, Nigam et al.'s)",
+        ),
+    },
 }
-"""The parameters each graded loss takes in a spec."""
+"""The parameters each graded loss takes in a spec, with their records
+(:func:`parse_graded_loss` checks them)."""
+GRADED_TEXT = {
+    "sosl": "Smooth Ordinal Search Loss (Liu et al. eq. 2): zero inside the grade's score "
+    "segment, quadratic outside",
+    "mse": "squared error to the grade mapped linearly onto [-1, 1]",
+    "po": "proportional odds (McCullagh 1980): cumulative logits of scale * r, learned or "
+    "fixed cut points",
+    "3partl2": "squared 3-part hinge (Nigam et al. 2019): the top grade above high, the others "
+    "below their own upper bound",
+}
+"""What each graded loss is, in one line (the listing of ``axiomatic losses``)."""
 DISPLAY = {"sosl": "SOSL", "mse": "MSE", "po": "PO", "3partl2": "3PartL2"}
 
 
@@ -374,20 +432,9 @@ def parse_graded_loss(spec: str | None, n_grades: int | None = None) -> GradedLo
                 f"graded loss {name!r} has no parameter {k!r}{suggest(k, sorted(allowed), n=1)}; "
                 f"expected {sorted(allowed)}"
             )
-    for k in ("thresholds", "uppers"):
-        if k in params and not isinstance(params[k], (list, tuple)):
-            params[k] = [params[k]]
-    from axiomatic._keyvalue import as_number
-
-    for k in ("thresholds", "uppers", "scale", "high"):
-        if k in params:
-            what = f"graded loss {name!r} parameter {k!r} in {spec!r}"
-            v = params[k]
-            params[k] = (
-                [as_number(x, what=what) for x in v]
-                if k in ("thresholds", "uppers")
-                else as_number(v, what=what)
-            )
+        params[k] = allowed[k].coerce(
+            params[k], f"graded loss {name!r} parameter {k!r} in {spec!r}"
+        )
     loss = cls(**params)
     if n_grades is not None and loss.n_grades != n_grades:
         validate_thresholds(loss.thresholds, n_grades)

@@ -38,7 +38,6 @@ from axiomatic._atomic import atomic_write_text, clean_stale_temp_files
 from axiomatic.data.records import Dataset, Document, Run
 from axiomatic.models.base import NeuralRankingModel
 from axiomatic.models.scoring import score_candidates
-from axiomatic.training.augmenters import visible_tokens
 from axiomatic.training.checkpoint import (
     atomic_torch_save,
     load_checkpoint_state,
@@ -57,11 +56,6 @@ from axiomatic.training.samplers import Pair, PairSampler, qrels_pairs
 from axiomatic.training.strategies import default_strategy
 from axiomatic.training.strategy_base import LossStrategy, StepContext
 
-# kept importable from here (experiments and benchmarks use these names)
-_atomic_torch_save = atomic_torch_save
-_write_json = write_json
-_read_log = read_log
-_truncate_log = truncate_log
 __all__ = [
     "NonFiniteLossError",
     "TrainResult",
@@ -69,7 +63,6 @@ __all__ = [
     "default_threads",
     "mrr_at_k",
     "set_training_threads",
-    "visible_tokens",
 ]
 
 
@@ -345,7 +338,7 @@ class Trainer:
         }
         if ranks is not None:
             state["rank_rng"] = ranks
-        _atomic_torch_save(state, self._checkpoint_path())
+        atomic_torch_save(state, self._checkpoint_path())
 
     def data_fingerprint(self) -> dict[str, str | None]:
         """Hashes of the data the weights are trained on, by field (recorded in the checkpoint
@@ -476,7 +469,7 @@ class Trainer:
         record: dict[str, Any] = {"step": 0, "epoch": 0.0, "dev_mrr@10": dev}
         self.best_dev, self.best_step, self.bad_evals = dev, 0, 0
         if dist.is_main:
-            _atomic_torch_save(self.model.state_dict(), self.out_dir / "best.pt")
+            atomic_torch_save(self.model.state_dict(), self.out_dir / "best.pt")
             with open(log_path, "a", encoding="utf-8") as log:
                 log.write(json.dumps(record) + "\n")
         history.append(record)
@@ -508,13 +501,13 @@ class Trainer:
             # was (its config.toml still describes its weights)
             step = self._load_checkpoint()
             if dist.is_main:
-                _truncate_log(log_path, step)
+                truncate_log(log_path, step)
         elif dist.is_main and log_path.exists():
             log_path.unlink()
         if dist.is_main:
             write_toml(cfg.to_dict(), self.out_dir / "config.toml")
         dist.barrier()  # the log is truncated before the other ranks read it
-        history = _read_log(log_path)
+        history = read_log(log_path)
         if step == 0 and cfg.eval_at_start and not self._finished:
             self._evaluate_start(history, log_path)
         if not self._finished:
@@ -594,7 +587,7 @@ class Trainer:
                             if self.best_dev is None or dev > self.best_dev:
                                 self.best_dev, self.best_step, self.bad_evals = dev, step, 0
                                 if dist.is_main:
-                                    _atomic_torch_save(
+                                    atomic_torch_save(
                                         self.model.state_dict(), self.out_dir / "best.pt"
                                     )
                             else:
@@ -631,7 +624,7 @@ class Trainer:
             {k: len(v) for k, v in self.sampler.pools.items()},
         )
         if dist.is_main:
-            _write_json(self.out_dir / "metrics.json", result.to_dict())
+            write_json(self.out_dir / "metrics.json", result.to_dict())
             _write_summary(self.out_dir / "summary.md", cfg, result)
         dist.barrier()  # the run's files are complete when fit returns on any rank
         return result
@@ -647,7 +640,7 @@ class Trainer:
                 return
             except (NotImplementedError, TypeError, KeyError, AttributeError, ValueError):
                 pass  # a stand-in model the registry does not know: keep the state dict
-        _atomic_torch_save(self.model.state_dict(), self.out_dir / "model.pt")
+        atomic_torch_save(self.model.state_dict(), self.out_dir / "model.pt")
 
 
 # ---------------------------------------------------------------------- summary

@@ -9,13 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from axiomatic._report import markdown_table
 from axiomatic.experiments.ares2022.plan import (
     MEASURES,
     PAPER_TABLE2,
     AresPlan,
-)
-from axiomatic.experiments.common import (
-    markdown_table,
 )
 
 

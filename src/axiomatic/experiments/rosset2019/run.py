@@ -246,7 +246,7 @@ class Rosset2019(RossetReport, Runner):
         from axiomatic.perturb import DocumentPerturber, build_vocabulary
         from axiomatic.text.analyzer import parse_analyzer
         from axiomatic.training.analysis import perturbation_agreement
-        from axiomatic.training.trainer import visible_tokens
+        from axiomatic.training.augmenters import visible_tokens
 
         model = load_model(unit / "model", device="auto")
         an = parse_analyzer(self.plan.analyzer, language=test.language)
