@@ -189,3 +189,31 @@ def test_query_term_ids_are_the_analyzed_terms():
     assert (ids[ptr[0] : ptr[1]] == -1).sum() == 1
     ptr2, ids2 = index.query_term_ids(texts)
     assert np.array_equal(ptr, ptr2) and np.array_equal(ids, ids2)
+
+
+def test_weight_matrix_follows_parameters_changed_after_use():
+    """The numpy form (``AXIOMATIC_JIT=0``) caches a weight matrix: keyed by the parameters."""
+    from axiomatic.rankers.lexical import QLRanker
+
+    docs = _collection(17, 60, 20)
+    index = CollectionIndex.build(docs, RAW)
+    queries = _queries(17, 20, 8)
+    for ranker, changes in (
+        (BM25Ranker(index, k1=0.9, b=0.4), {"k1": 2.0}),
+        (BM25Ranker(index, k1=0.9, b=0.4), {"b": 1.0}),
+        (QLRanker(index, mu=1000.0), {"mu": 50.0}),
+    ):
+        first = LexicalRanker.retrieve_many(ranker, queries, 5)
+        for name, value in changes.items():
+            setattr(ranker, name, value)
+        fresh = type(ranker)(index, **{**vars_of(ranker), **changes})
+        second = LexicalRanker.retrieve_many(ranker, queries, 5)
+        expected = LexicalRanker.retrieve_many(fresh, queries, 5)
+        for a, b in zip(second, expected, strict=True):
+            assert np.array_equal(a, b), changes
+        assert not np.array_equal(first[1], second[1]), changes
+
+
+def vars_of(ranker: LexicalRanker) -> dict[str, float]:
+    names = ("k1", "b") if isinstance(ranker, BM25Ranker) else ("mu",)
+    return {n: getattr(ranker, n) for n in names}

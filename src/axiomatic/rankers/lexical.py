@@ -208,7 +208,7 @@ class LexicalRanker:
 
     def __init__(self, index: CollectionIndex) -> None:
         self.index = index
-        self._weights: sp.csc_matrix | None = None
+        self._weights: tuple[tuple[Any, ...], sp.csc_matrix] | None = None
 
     # -- hooks -------------------------------------------------------------------------
     def _check(self) -> None:
@@ -224,6 +224,11 @@ class LexicalRanker:
     ) -> np.ndarray | float:
         """Additive score term for documents of length ``doc_len`` (QL's normalization)."""
         return 0.0
+
+    def _params(self) -> tuple[Any, ...]:
+        """Every parameter :meth:`_posting_weights` depends on besides the index: the key of
+        the cached :meth:`weight_matrix` (a parameter changed after use is honoured)."""
+        return ()
 
     def _query_weights(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """In-vocabulary term ids of the query and their weights (default: query term counts)."""
@@ -293,16 +298,19 @@ class LexicalRanker:
 
     # -- retrieval ---------------------------------------------------------------------
     def weight_matrix(self) -> sp.csc_matrix:
-        """``n_docs x n_terms`` per-posting weights (CSC, float64), computed once."""
-        if self._weights is None:
+        """``n_docs x n_terms`` per-posting weights (CSC, float64), computed once per value of
+        the parameters (:meth:`_params`)."""
+        key = self._params()
+        if self._weights is None or self._weights[0] != key:
             self._check()
+            self._weights = None  # the old matrix is freed before the new one is built
             tf = self.index.tf.tocoo()
             data = self._posting_weights(
                 tf.data, self.index.doc_len[tf.row], tf.col.astype(np.int64)
             )
             w = sp.csr_matrix((data, (tf.row, tf.col)), shape=tf.shape, dtype=np.float64)
-            self._weights = w.tocsc()
-        return self._weights
+            self._weights = (key, w.tocsc())
+        return self._weights[1]
 
     def scores_all(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every document for ``query`` and the rows that match >= 1 query term."""
@@ -428,6 +436,9 @@ class BM25Ranker(LexicalRanker):
                     f"{self.variant!r}; drop it or choose variant=bm25l / variant=bm25+"
                 )
             _check_number("delta", self.delta, low=0.0)
+
+    def _params(self) -> tuple[Any, ...]:
+        return (self.k1, self.b, self.variant, self.delta)
 
     def _posting_weights(
         self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
@@ -571,6 +582,9 @@ class QLRanker(LexicalRanker):
 
     def _check(self) -> None:
         _check_number("mu", self.mu, low=0.0, strict=True)
+
+    def _params(self) -> tuple[Any, ...]:
+        return (self.mu,)
 
     def _p_coll(self, term_ids: np.ndarray) -> np.ndarray:
         return self.index.cf[term_ids] / max(self.index.total_terms, 1)
