@@ -416,6 +416,7 @@ class BM25Ranker(LexicalRanker):
         self.delta = delta
         self._norm_cache: tuple[tuple[float, float], np.ndarray] | None = None
         self._idf_cache: np.ndarray | None = None
+        self._impact_cache: tuple[tuple[float, float], tuple[np.ndarray, ...]] | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -487,14 +488,15 @@ class BM25Ranker(LexicalRanker):
         )
 
     def _retrieve_kernel(
-        self, fn: Any, queries: Sequence[Query], k: int, n_threads: int = 1
+        self, fn: Any, queries: Sequence[Query], k: int, n_threads: int = 1, build: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Run the top-``k`` kernel ``fn`` (compiled, or as plain Python in the tests) as
-        :meth:`retrieve_many` does."""
+        :meth:`retrieve_many` does; ``build``: the impact-index builder (default: compiled)."""
         self._check()
         index = self.index
         q_ptr, q_ids = index.query_term_ids([q.text for q in queries])
-        csc = index.tf_csc
+        imp_ptr, imp_docs, imp_q, scale = self.impacts(build)
+        tf = index.tf
         norm = self._norm()
         idf = self._idf()
         n_q = len(queries)
@@ -504,9 +506,13 @@ class BM25Ranker(LexicalRanker):
 
         def run(lo: int, hi: int) -> None:
             fn(
-                csc.indptr,
-                csc.indices,
-                csc.data,
+                imp_ptr,
+                imp_docs,
+                imp_q,
+                scale,
+                tf.indptr,
+                tf.indices,
+                tf.data,
                 norm,
                 idf,
                 q_ptr[lo : hi + 1] - q_ptr[lo],
@@ -527,6 +533,35 @@ class BM25Ranker(LexicalRanker):
             with ThreadPoolExecutor(parts) as pool:
                 list(pool.map(run, cuts[:-1], cuts[1:]))
         return out_rows, out_scores, out_n
+
+    def impacts(self, build: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The impact index the compiled retrieval reads, built once per ``(k1, b)``:
+        ``(indptr, docs, quantized, scale)``, term ``t``'s postings are
+        ``docs[indptr[t]:indptr[t + 1]]`` (rows ascending; ``uint16`` up to 65,536 documents,
+        else ``uint32``) with weights ``quantized * scale[t]`` (``uint16``), each within
+        ``scale[t]`` of the exact BM25 weight (:mod:`~axiomatic.rankers._bm25_kernel`). 4 bytes
+        per posting up to 65,536 documents (6 above), beside the index's own counts.
+        ``build``: the builder (default: the compiled one, else the plain Python form)."""
+        self._check()
+        key = (self.k1, self.b)
+        if self._impact_cache is None or self._impact_cache[0] != key:
+            self._impact_cache = None  # freed before the new one is built
+            if build is None:
+                build = _bm25_kernel.compiled("bm25_impacts") or _bm25_kernel.bm25_impacts
+            index = self.index
+            tf = index.tf
+            indptr = np.zeros(index.n_terms + 1, dtype=np.int64)
+            np.cumsum(index.df, out=indptr[1:])
+            n = int(indptr[-1])
+            docs = np.empty(n, dtype=np.uint16 if index.n_docs <= 1 << 16 else np.uint32)
+            quantized = np.empty(n, dtype=np.uint16)
+            scale = np.zeros(index.n_terms, dtype=np.float64)
+            build(
+                tf.indptr, tf.indices, tf.data, self._norm(), self._idf(), indptr, docs,
+                quantized, scale,
+            )  # fmt: skip
+            self._impact_cache = (key, (indptr, docs, quantized, scale))
+        return self._impact_cache[1]  # type: ignore[return-value]
 
     def _idf(self) -> np.ndarray:
         """Lucene's idf of every term (depends on the index only)."""
