@@ -15,7 +15,9 @@ scores of the exact (exhaustive) form:
 2. **Exact pass**: every document whose approximate score is at least the ``k``-th largest
    approximate score minus ``2 err`` (no other document can be in the top ``k``: the ``k``
    documents above the ``k``-th approximate score all score at least ``k``-th minus ``err``
-   exactly) is rescored from its counts (one pass over its row of the index's CSR counts)
+   exactly) is rescored from its counts (one pass over its row of the index's CSR counts,
+   the rows of all of a query's candidates first touched once per cache line so that their
+   memory latencies overlap)
    with the arithmetic of the numpy form (:func:`axiomatic.rankers.lexical.bm25_weights` then
    the ``qtf`` product, summed in query-term order), so scores are bit-identical to it; ties
    are broken by row (ascending), as :func:`axiomatic.rankers.lexical._top_k` does. No
@@ -320,6 +322,16 @@ def bm25_top_k(
         # the exact pass: rescore the candidates from their counts, as the numpy form does,
         # into a min-heap of the best k; "(s, r) worse than (s2, r2)" is written out as
         # ``s < s2 or (s == s2 and r > r2)`` (a lower score, or a tie and a higher row)
+        # the candidates' rows of counts, one load per cache line of each first, so that
+        # their misses overlap instead of following each other
+        touch = 0
+        for c_i in range(n_c):
+            if cand_s[c_i] >= lim:
+                d = cand[c_i]
+                for p in range(tf_ptr[d], tf_ptr[d + 1], 16):
+                    touch += tf_idx[p] + tf_data[p]
+        if touch == -1:
+            out_n[q] = -1
         size = 0
         for c_i in range(n_c):
             if cand_s[c_i] < lim:
