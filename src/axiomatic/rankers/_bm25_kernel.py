@@ -163,6 +163,12 @@ def bm25_top_k(
     heap_s = np.empty(k, np.float64)
     heap_r = np.empty(k, np.int64)
     slot = np.full(idf.shape[0], -1, np.int64)
+    longest = 0
+    for q in range(q_ptr.shape[0] - 1):
+        longest = max(longest, q_ptr[q + 1] - q_ptr[q])
+    q_terms = np.empty(longest, np.int64)
+    q_tf = np.empty(longest, np.float64)
+    q_cnt = np.zeros(longest, np.int64)
     bits = scores.view(np.int64)
     n_blocks = (n_docs + _BLOCK - 1) // _BLOCK
     block_bits = np.zeros(n_blocks, np.int64)
@@ -171,9 +177,6 @@ def bm25_top_k(
         # the query's distinct terms in order of first occurrence, and their counts
         q_lo = q_ptr[q]
         q_hi = q_ptr[q + 1]
-        q_terms = np.empty(q_hi - q_lo, np.int64)
-        q_tf = np.empty(q_hi - q_lo, np.float64)
-        q_cnt = np.zeros(q_hi - q_lo, np.int64)
         m = 0
         for j in range(q_lo, q_hi):
             t = q_ids[j]
