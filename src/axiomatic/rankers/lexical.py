@@ -3,12 +3,13 @@
 Every ranker does two jobs with the same per-posting kernel, so the two agree to float precision:
 
 * **full-collection retrieval** (:meth:`retrieve`, :meth:`retrieve_many`, :meth:`retrieve_run`):
-  a document x term weight matrix is computed once (lazily, per ranker) from the index's CSR
-  counts; a query's scores are one sparse product over the query terms' columns (no
-  per-document Python). BM25 with numba (the ``fast`` extra) instead runs one compiled loop for a
-  batch of queries over the index's column-major counts, computing each posting's weight as it
-  reads it (no weight matrix; the same float operations, so the same scores and order:
-  :mod:`axiomatic.rankers._bm25_kernel`);
+  a document x term weight matrix is computed once per parameter values (lazily, per ranker)
+  from the index's CSR counts; a query's scores are one sparse product over the query terms'
+  columns (no per-document Python). BM25 with numba (the ``fast`` extra) instead runs one
+  compiled call for a batch of queries: an approximate pass over quantized per-posting weights
+  (:meth:`BM25Ranker.impacts`), then the candidates that can be in the top k rescored from their
+  counts with the same float operations, so the same scores and order
+  (:mod:`axiomatic.rankers._bm25_kernel`);
 * **re-ranking** (:meth:`score`): the candidates' count vectors over the query terms are read from
   the index rows; documents that are *not* in the index (artificial or perturbed documents, or an
   id whose text differs from the indexed one) are analyzed with :meth:`CollectionIndex.analyze_texts`
