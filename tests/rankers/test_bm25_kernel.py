@@ -67,7 +67,9 @@ def _queries(seed: int, vocab: int, n: int) -> list[Query]:
 
 def _run_python_kernel(ranker: BM25Ranker, queries: list[Query], k: int, n_threads: int = 1):
     """The kernel as plain Python (no numba), fed exactly as ``retrieve_many`` feeds it."""
-    return ranker._retrieve_kernel(_bm25_kernel.bm25_top_k, queries, k, n_threads)
+    return ranker._retrieve_kernel(
+        _bm25_kernel.bm25_top_k, queries, k, n_threads, build=_bm25_kernel.bm25_impacts
+    )
 
 
 @pytest.mark.parametrize(
@@ -189,3 +191,77 @@ def test_query_term_ids_are_the_analyzed_terms():
     assert (ids[ptr[0] : ptr[1]] == -1).sum() == 1
     ptr2, ids2 = index.query_term_ids(texts)
     assert np.array_equal(ptr, ptr2) and np.array_equal(ids, ids2)
+
+
+def _near_ties(seed: int) -> list[Document]:
+    """Documents whose BM25 scores for ``a``, ``b`` and ``c`` differ by less than a
+    quantization step: one to three of each, lengths a token apart (``b`` = 0.0005 below makes
+    a token of length move a weight by a fraction of a step of its term)."""
+    rng = np.random.default_rng(seed)
+    docs = []
+    for i in range(600):
+        n = rng.integers(1, 4, size=3)
+        words = ["a"] * int(n[0]) + ["b"] * int(n[1]) + ["c"] * int(n[2])
+        docs.append(Document(f"d{i}", " ".join(words + ["f"] * int(rng.integers(200, 260)))))
+    return docs
+
+
+def _approximate(ranker: BM25Ranker, query: Query) -> np.ndarray:
+    """Every document's score by the quantized weights alone (what the exact pass corrects)."""
+    indptr, docs, quantized, scale = ranker.impacts()
+    approx = np.zeros(ranker.index.n_docs)
+    for t in ranker.index.term_ids(ranker.index.analyzer.analyze(query.text)).tolist():
+        lo, hi = indptr[t], indptr[t + 1]
+        approx[docs[lo:hi]] += quantized[lo:hi] * scale[t]
+    return approx
+
+
+@pytest.mark.parametrize("k", [5, 60])
+@pytest.mark.parametrize("python_kernel", [False, True])
+def test_candidates_within_the_quantization_error_are_rescored_exactly(python_kernel, k):
+    index = CollectionIndex.build(_near_ties(0), RAW, keep_texts=False)
+    ranker = BM25Ranker(index, k1=1.2, b=0.0005)
+    queries = [Query("abc", "a b c"), Query("aabc", "a a b c"), Query("cb", "c b")]
+    if python_kernel:
+        rows, scores, n = _run_python_kernel(ranker, queries, k)
+    else:
+        if _bm25_kernel.compiled() is None:
+            pytest.skip("numba not installed (the `fast` extra)")
+        rows, scores, n = ranker.retrieve_many(queries, k)
+    below = 0
+    for i, q in enumerate(queries):
+        ref_rows, ref_scores = _reference(ranker, q, k)
+        assert rows[i, : n[i]].tolist() == ref_rows.tolist(), q.query_id
+        assert scores[i, : n[i]].tolist() == ref_scores.tolist(), q.query_id
+        approx = _approximate(ranker, q)
+        below += int((approx[ref_rows] < np.sort(approx)[-k]).sum())
+    if k == 60:  # a real case: documents of the exact top k below the k-th approximate score
+        assert below > 0
+
+
+def test_weight_matrix_follows_parameters_changed_after_use():
+    """The numpy form (``AXIOMATIC_JIT=0``) caches a weight matrix: keyed by the parameters."""
+    from axiomatic.rankers.lexical import QLRanker
+
+    docs = _collection(17, 60, 20)
+    index = CollectionIndex.build(docs, RAW)
+    queries = _queries(17, 20, 8)
+    for ranker, changes in (
+        (BM25Ranker(index, k1=0.9, b=0.4), {"k1": 2.0}),
+        (BM25Ranker(index, k1=0.9, b=0.4), {"b": 1.0}),
+        (QLRanker(index, mu=1000.0), {"mu": 50.0}),
+    ):
+        first = LexicalRanker.retrieve_many(ranker, queries, 5)
+        for name, value in changes.items():
+            setattr(ranker, name, value)
+        fresh = type(ranker)(index, **{**vars_of(ranker), **changes})
+        second = LexicalRanker.retrieve_many(ranker, queries, 5)
+        expected = LexicalRanker.retrieve_many(fresh, queries, 5)
+        for a, b in zip(second, expected, strict=True):
+            assert np.array_equal(a, b), changes
+        assert not np.array_equal(first[1], second[1]), changes
+
+
+def vars_of(ranker: LexicalRanker) -> dict[str, float]:
+    names = ("k1", "b") if isinstance(ranker, BM25Ranker) else ("mu",)
+    return {n: getattr(ranker, n) for n in names}

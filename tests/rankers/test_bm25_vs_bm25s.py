@@ -104,3 +104,41 @@ def test_every_bm25_variant_equals_bm25s_same_method_on_scifact(variant: str) ->
     docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
     queries, _ = read_scifact_claims(root / "raw" / "claims_validation.csv")
     assert _compare(docs, list(queries.values())[:30], k1=1.2, b=0.75, variant=variant) < 1e-5
+
+
+def test_retrieved_top_k_equals_bm25s_on_scifact():
+    """The top 10 that retrieval returns (the compiled two-pass kernel when numba is there)
+    carry bm25s' scores of those documents to within float32 rounding (bm25s sums float32)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    from axiomatic.data.readers.scifact import read_scifact_claims, read_scifact_corpus
+
+    root = require_collection("scifact")
+    docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
+    queries = list(read_scifact_claims(root / "raw" / "claims_validation.csv")[0].values())[:100]
+    analyzer = Analyzer(
+        stopwords=frozenset(STOPWORDS_EN), token_pattern=BM25S_PATTERN, stemmer="snowball"
+    )
+    ours = BM25Ranker(CollectionIndex.build(docs, analyzer, keep_texts=False), k1=0.9, b=0.4)
+    rows, scores, n = ours.retrieve_many(queries, 10)
+    stemmer = Stemmer.Stemmer("english")
+    ref = bm25s.BM25(k1=0.9, b=0.4, method="lucene")
+    tokens = bm25s.tokenize(
+        [_nfkc(d.text) for d in docs], stopwords="en", stemmer=stemmer, show_progress=False
+    )
+    ref.index(tokens, show_progress=False)
+    worst = 0.0
+    for i, q in enumerate(queries):
+        q_tokens = bm25s.tokenize(
+            [_nfkc(q.text)], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+        )[0]
+        q_tokens = [t for t in q_tokens if t in ref.vocab_dict]
+        expected = ref.get_scores(q_tokens) if q_tokens else np.zeros(len(docs))
+        assert n[i] == min(10, int((expected > 0).sum())), q.query_id
+        got = scores[i, : n[i]]
+        want = expected[rows[i, : n[i]]]
+        worst = max(worst, float(np.abs(got - want).max(initial=0.0)) / max(want.max(), 1e-9))
+        # the 10th best of bm25s' scores is ours' 10th, up to its rounding
+        if n[i]:
+            assert abs(np.sort(expected)[-n[i]] - got[-1]) <= 2e-7 * want.max(), q.query_id
+    assert worst < 2e-7

@@ -1,16 +1,33 @@
 """Compiled BM25 retrieval, optional (the ``fast`` extra installs numba).
 
-Full-collection BM25 retrieval of many queries in one call: term-at-a-time accumulation over the
-index's column-major **count** matrix, with each posting's BM25 weight computed from its count
-and the document's length norm as it is read, then a size-``k`` heap per query. No weight matrix
-is stored (the counts the index already holds are the only per-posting data), and there is no
-per-query Python: the Python side turns every query into term ids
-(:meth:`~axiomatic.index.collection.CollectionIndex.query_term_ids`, one dictionary lookup per
-token) and makes one call; the kernel counts each query's terms itself.
+Full-collection BM25 retrieval of many queries in one call, in two passes per query, with the
+scores of the exact (exhaustive) form:
 
-The arithmetic is the numpy form's (:func:`axiomatic.rankers.lexical.bm25_weights` then the
-``qtf`` product, summed in query-term order), so scores are bit-identical to it; ties are broken
-by row (ascending), as :func:`axiomatic.rankers.lexical._top_k` does. No ``fastmath``.
+1. **Approximate pass** over an *impact* index (:func:`bm25_impacts`, built once per ranker and
+   ``k1``/``b``): each posting's BM25 weight ``(idf * tf) / (tf + norm[d])``, quantized to a
+   ``uint16`` step of its term (``scale[t] = max weight of t / 65535``, never 0), next to the
+   document id in the smallest unsigned type that holds it (``uint16`` up to 65,536
+   documents). Term-at-a-time accumulation is then one load, one conversion and one
+   multiply-add per posting (no division), over 4 bytes per posting (bm25s' float32 scores and
+   int32 ids: 8). A quantized weight is within ``scale[t]`` of the exact one, so a document's
+   approximate score is within ``err = sum over the query's terms of qtf * scale[t]`` (plus
+   float rounding, :data:`_REL_SLACK`) of its exact score.
+2. **Exact pass**: every document whose approximate score is at least the ``k``-th largest
+   approximate score minus ``2 err`` (no other document can be in the top ``k``: the ``k``
+   documents above the ``k``-th approximate score all score at least ``k``-th minus ``err``
+   exactly) is rescored from its counts (one pass over its row of the index's CSR counts,
+   the rows of all of a query's candidates first touched once per cache line so that their
+   memory latencies overlap)
+   with the arithmetic of the numpy form (:func:`axiomatic.rankers.lexical.bm25_weights` then
+   the ``qtf`` product, summed in query-term order), so scores are bit-identical to it; ties
+   are broken by row (ascending), as :func:`axiomatic.rankers.lexical._top_k` does. No
+   ``fastmath``.
+
+The approximate pass skips 64-document blocks whose best approximate score is more than
+``2 err`` below the ``k``-th best: from the start, as the ``k``-th largest block maximum is a
+lower bound of that score (``k`` distinct documents reach it). There is no per-query Python: the Python side turns every
+query into term ids (:meth:`~axiomatic.index.collection.CollectionIndex.query_term_ids`, one
+dictionary lookup per token) and makes one call; the kernel counts each query's terms itself.
 ``AXIOMATIC_JIT=0`` (or numba not installed) keeps retrieval on the numpy form
 (``tests/rankers/test_bm25_kernel.py`` checks the two agree).
 """
@@ -29,12 +46,23 @@ ENV_VAR = "AXIOMATIC_JIT"
 #: documents per block of the top-k scan (a block whose best score cannot enter is skipped)
 _BLOCK = 64
 
+#: largest quantized weight (``uint16``)
+_LEVELS = 65535.0
+
+#: error allowance per quantization step (a step is at most 1.0 of it; float rounding of the
+#: division and the products is below 1e-12 of it)
+_STEP_SLACK = 1.01
+
+#: allowance for float rounding of both sums, relative to the query's largest possible score
+#: (each sum is within ``m * 2**-52`` of the real one for ``m`` terms)
+_REL_SLACK = 1e-9
+
 _state: dict[str, Any] = {}
 
 
 def compiled(name: str = "bm25_top_k") -> Callable[..., Any] | None:
-    """The compiled kernel ``name`` (:func:`bm25_top_k`), or None when numba is off (decided
-    once per process)."""
+    """The compiled kernel ``name`` (:func:`bm25_top_k` or :func:`bm25_impacts`), or None when
+    numba is off (decided once per process)."""
     if "on" not in _state:
         on = os.environ.get(ENV_VAR, "1") != "0"
         if on:
@@ -52,10 +80,61 @@ def compiled(name: str = "bm25_top_k") -> Callable[..., Any] | None:
     return _state[name]  # type: ignore[no-any-return]
 
 
+def bm25_impacts(
+    tf_ptr: np.ndarray,
+    tf_idx: np.ndarray,
+    tf_data: np.ndarray,
+    norm: np.ndarray,
+    idf: np.ndarray,
+    imp_ptr: np.ndarray,
+    imp_docs: np.ndarray,
+    imp_q: np.ndarray,
+    scale: np.ndarray,
+) -> None:
+    """Fill the impact index from the CSR counts (``tf_ptr``/``tf_idx``/``tf_data``, ``n_docs x
+    n_terms``): ``imp_ptr`` (``n_terms + 1``, given: the cumulative number of positive counts
+    per term) delimits each term's postings, rows ascending, in ``imp_docs``; ``imp_q`` holds
+    each posting's weight ``(idf * tf) / (tf + norm[d])`` as a multiple of ``scale[t]`` (filled
+    here: the term's largest weight / 65535), rounded, at least 1. Stored zero counts are no
+    postings."""
+    n_docs = tf_ptr.shape[0] - 1
+    n_terms = imp_ptr.shape[0] - 1
+    top = np.zeros(n_terms, np.float64)
+    for d in range(n_docs):
+        for p in range(tf_ptr[d], tf_ptr[d + 1]):
+            if tf_data[p] > 0:
+                t = tf_idx[p]
+                tf = np.float64(tf_data[p])
+                w = (idf[t] * tf) / (tf + norm[d])
+                if w > top[t]:
+                    top[t] = w
+    for t in range(n_terms):
+        scale[t] = top[t] / _LEVELS
+    at = imp_ptr[:-1].copy()
+    for d in range(n_docs):
+        for p in range(tf_ptr[d], tf_ptr[d + 1]):
+            if tf_data[p] > 0:
+                t = tf_idx[p]
+                tf = np.float64(tf_data[p])
+                w = (idf[t] * tf) / (tf + norm[d])
+                v = np.floor(w / scale[t] + 0.5)
+                if v < 1.0:
+                    v = 1.0
+                elif v > _LEVELS:
+                    v = _LEVELS
+                imp_docs[at[t]] = d
+                imp_q[at[t]] = np.uint16(v)
+                at[t] += 1
+
+
 def bm25_top_k(
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    counts: np.ndarray,
+    imp_ptr: np.ndarray,
+    imp_docs: np.ndarray,
+    imp_q: np.ndarray,
+    scale: np.ndarray,
+    tf_ptr: np.ndarray,
+    tf_idx: np.ndarray,
+    tf_data: np.ndarray,
     norm: np.ndarray,
     idf: np.ndarray,
     q_ptr: np.ndarray,
@@ -68,19 +147,28 @@ def bm25_top_k(
     """Top ``k`` documents of each query into ``out_rows``/``out_scores`` (``n_q x k``; the first
     ``out_n[q]`` entries of row ``q`` are filled, best first, ties by row).
 
-    ``indptr``/``indices``/``counts``: the CSC count matrix (``n_docs x n_terms``); ``norm``:
-    ``k1 * (1 - b + b * |d| / avgdl)`` per document; ``idf`` per term. Query ``q``'s analyzed
-    tokens are the term ids ``q_ids[q_ptr[q]:q_ptr[q + 1]]`` (``-1``: a stopword or a term the
-    collection lacks); a term counts once per occurrence (``qtf``) and its first occurrence
-    fixes its place in the sum. A posting adds ``(idf * tf) / (tf + norm[d]) * qtf``; only
-    documents with at least one posting compete.
+    ``imp_*``/``scale``: the impact index (:func:`bm25_impacts`); ``tf_*``: the CSR count matrix
+    (``n_docs x n_terms``), read for the candidates of the exact pass; ``norm``: ``k1 * (1 - b + b * |d| / avgdl)`` per document; ``idf`` per
+    term. Query ``q``'s analyzed tokens are the term ids ``q_ids[q_ptr[q]:q_ptr[q + 1]]``
+    (``-1``: a stopword or a term the collection lacks); a term counts once per occurrence
+    (``qtf``) and its first occurrence fixes its place in the sum. A posting adds
+    ``(idf * tf) / (tf + norm[d]) * qtf``; only documents with at least one posting compete.
     """
     n_docs = norm.shape[0]
     scores = np.zeros(n_docs, np.float64)
     touched = np.empty(n_docs, np.int64)
+    cand = np.empty(n_docs, np.int64)
+    cand_s = np.empty(n_docs, np.float64)
+    heap = np.empty(k, np.float64)
     heap_s = np.empty(k, np.float64)
     heap_r = np.empty(k, np.int64)
     slot = np.full(idf.shape[0], -1, np.int64)
+    longest = 0
+    for q in range(q_ptr.shape[0] - 1):
+        longest = max(longest, q_ptr[q + 1] - q_ptr[q])
+    q_terms = np.empty(longest, np.int64)
+    q_tf = np.empty(longest, np.float64)
+    q_cnt = np.zeros(longest, np.int64)
     bits = scores.view(np.int64)
     n_blocks = (n_docs + _BLOCK - 1) // _BLOCK
     block_bits = np.zeros(n_blocks, np.int64)
@@ -89,8 +177,6 @@ def bm25_top_k(
         # the query's distinct terms in order of first occurrence, and their counts
         q_lo = q_ptr[q]
         q_hi = q_ptr[q + 1]
-        q_terms = np.empty(q_hi - q_lo, np.int64)
-        q_tf = np.empty(q_hi - q_lo, np.float64)
         m = 0
         for j in range(q_lo, q_hi):
             t = q_ids[j]
@@ -103,41 +189,43 @@ def bm25_top_k(
                 m += 1
             else:
                 q_tf[slot[t]] += 1.0
-        for j in range(m):
-            slot[q_terms[j]] = -1
-        # Every posting adds a positive amount (idf > 0, tf >= 1, qtf >= 1, norm >= 0), so a
-        # document has been reached iff its score is not 0. Queries with few postings list the
-        # documents they reach as they go (then select and reset only those); the others
-        # accumulate without that bookkeeping and scan the dense score array once.
+        # the approximate scores' distance to the exact ones, doubled
+        err = 0.0
+        most = 0.0
         n_post = 0
         for j in range(m):
-            n_post += indptr[q_terms[j] + 1] - indptr[q_terms[j]]
+            t = q_terms[j]
+            err += q_tf[j] * scale[t]
+            most += q_tf[j] * scale[t] * _LEVELS
+            n_post += imp_ptr[t + 1] - imp_ptr[t]
+        margin = 2.0 * (_STEP_SLACK * err + _REL_SLACK * most)
+        # Every posting adds a positive amount (a quantized weight is >= 1 step), so a document
+        # has been reached iff its score is not 0. Queries with few postings list the
+        # documents they reach as they go (then select and reset only those); the others
+        # accumulate without that bookkeeping and scan the dense score array once.
         sparse = n_post * 8 < n_docs
         n_touched = 0
         for j in range(m):
             t = q_terms[j]
-            w = idf[t]
-            qtf = q_tf[j]
+            step = scale[t] * q_tf[j]
             if sparse:
-                for p in range(indptr[t], indptr[t + 1]):
-                    d = indices[p]
-                    tf = np.float64(counts[p])
+                for p in range(imp_ptr[t], imp_ptr[t + 1]):
+                    d = imp_docs[p]
                     if scores[d] == 0.0:
                         touched[n_touched] = d
                         n_touched += 1
-                    scores[d] += (w * tf) / (tf + norm[d]) * qtf
+                    scores[d] += np.float64(imp_q[p]) * step
             else:
-                for p in range(indptr[t], indptr[t + 1]):
-                    d = indices[p]
-                    tf = np.float64(counts[p])
-                    scores[d] += (w * tf) / (tf + norm[d]) * qtf
-        # a min-heap of the best k: its root is the worst of them; "(s, r) worse than (s2, r2)"
-        # is written out as ``s < s2 or (s == s2 and r > r2)`` (a lower score, or a tie and a
-        # higher row). ``thr`` is the root's score once the heap is full: a document scoring
-        # below it cannot enter, and that one well-predicted comparison is all most documents
-        # cost (the dense scan reads every document's score once).
+                for p in range(imp_ptr[t], imp_ptr[t + 1]):
+                    scores[imp_docs[p]] += np.float64(imp_q[p]) * step
+        # A min-heap of the best k approximate scores: its root is the k-th best so far
+        # (``thr`` once the heap is full). A document whose approximate score is below
+        # ``thr - margin`` cannot be in the exact top k; the others are candidates (kept with
+        # their approximate score; ``thr`` only rises, so a final filter drops those it passed).
         size = 0
-        thr = 0.0
+        thr = -np.inf
+        floor = -np.inf  # a lower bound of the k-th best approximate score
+        n_c = 0
         n_cand = n_touched if sparse else n_docs
         if not sparse:
             # each block's largest score, as the integer its bits are (non-negative doubles
@@ -149,11 +237,46 @@ def bm25_top_k(
                     if v > mx:
                         mx = v
                 block_bits[blk] = mx
+            # the k-th largest block maximum: k distinct documents score at least that, so
+            # the k-th best score does too; blocks below it (less the margin) are skipped from
+            # the start instead of once the heap has filled
+            if n_blocks >= k:
+                for blk in range(n_blocks):
+                    v = block_max[blk]
+                    if size < k:
+                        pos = size
+                        size += 1
+                        while pos > 0:
+                            parent = (pos - 1) >> 1
+                            if v < heap[parent]:
+                                heap[pos] = heap[parent]
+                                pos = parent
+                            else:
+                                break
+                        heap[pos] = v
+                    elif v > heap[0]:
+                        pos = 0
+                        while True:
+                            c = 2 * pos + 1
+                            if c >= size:
+                                break
+                            if c + 1 < size and heap[c + 1] < heap[c]:
+                                c += 1
+                            if heap[c] < v:
+                                heap[pos] = heap[c]
+                                pos = c
+                            else:
+                                break
+                        heap[pos] = v
+                if heap[0] > 0.0:
+                    floor = heap[0]
+                size = 0
+        lim = floor - margin  # documents below it cannot enter the top k
         i = 0
         while i < n_cand:
             if not sparse and i % _BLOCK == 0:
                 top = block_max[i // _BLOCK]
-                if top < thr or top == 0.0:  # no document of the block can enter
+                if top < lim or top == 0.0:  # no document of the block can enter
                     end = min(i + _BLOCK, n_docs)
                     scores[i:end] = 0.0
                     i = end
@@ -162,10 +285,74 @@ def bm25_top_k(
             i += 1
             s = scores[d]
             scores[d] = 0.0  # reset for the next query in the same pass
-            if s < thr or s == 0.0:  # below the k-th, or not reached
+            if s < lim or s == 0.0:  # cannot enter, or not reached
                 continue
+            cand[n_c] = d
+            cand_s[n_c] = s
+            n_c += 1
             if size < k:
                 # sift up
+                pos = size
+                size += 1
+                while pos > 0:
+                    parent = (pos - 1) >> 1
+                    if s < heap[parent]:
+                        heap[pos] = heap[parent]
+                        pos = parent
+                    else:
+                        break
+                heap[pos] = s
+                if size == k:
+                    thr = heap[0]
+                    lim = max(thr, floor) - margin
+            elif s > heap[0]:
+                # replace the root, sift down
+                pos = 0
+                while True:
+                    c = 2 * pos + 1
+                    if c >= size:
+                        break
+                    if c + 1 < size and heap[c + 1] < heap[c]:
+                        c += 1
+                    if heap[c] < s:
+                        heap[pos] = heap[c]
+                        pos = c
+                    else:
+                        break
+                heap[pos] = s
+                thr = heap[0]
+                lim = max(thr, floor) - margin
+        # the exact pass: rescore the candidates from their counts, as the numpy form does,
+        # into a min-heap of the best k; "(s, r) worse than (s2, r2)" is written out as
+        # ``s < s2 or (s == s2 and r > r2)`` (a lower score, or a tie and a higher row)
+        # the candidates' rows of counts, one load per cache line of each first, so that
+        # their misses overlap instead of following each other
+        touch = 0
+        for c_i in range(n_c):
+            if cand_s[c_i] >= lim:
+                d = cand[c_i]
+                for p in range(tf_ptr[d], tf_ptr[d + 1], 16):
+                    touch += tf_idx[p] + tf_data[p]
+        if touch == -1:
+            out_n[q] = -1
+        size = 0
+        for c_i in range(n_c):
+            if cand_s[c_i] < lim:
+                continue
+            d = cand[c_i]
+            # the document's counts of the query terms (``slot`` maps a term to its place)
+            for p in range(tf_ptr[d], tf_ptr[d + 1]):
+                j = slot[tf_idx[p]]
+                if j >= 0:
+                    q_cnt[j] += tf_data[p]
+            s = 0.0
+            for j in range(m):
+                if q_cnt[j] > 0:
+                    t = q_terms[j]
+                    tf = np.float64(q_cnt[j])
+                    s += (idf[t] * tf) / (tf + norm[d]) * q_tf[j]
+                q_cnt[j] = 0
+            if size < k:
                 pos = size
                 size += 1
                 while pos > 0:
@@ -178,10 +365,7 @@ def bm25_top_k(
                         break
                 heap_s[pos] = s
                 heap_r[pos] = d
-                if size == k:
-                    thr = heap_s[0]
-            elif s > heap_s[0] or d < heap_r[0]:  # s >= thr, the root's score
-                # replace the root, sift down
+            elif s > heap_s[0] or (s == heap_s[0] and d < heap_r[0]):
                 pos = 0
                 while True:
                     c = 2 * pos + 1
@@ -200,20 +384,21 @@ def bm25_top_k(
                         break
                 heap_s[pos] = s
                 heap_r[pos] = d
-                thr = heap_s[0]
+        for j in range(m):
+            slot[q_terms[j]] = -1
         # pop the heap worst-first into the output, from the back
         out_n[q] = size
-        for m in range(size - 1, -1, -1):
-            out_scores[q, m] = heap_s[0]
-            out_rows[q, m] = heap_r[0]
-            last_s = heap_s[m]
-            last_r = heap_r[m]
+        for m2 in range(size - 1, -1, -1):
+            out_scores[q, m2] = heap_s[0]
+            out_rows[q, m2] = heap_r[0]
+            last_s = heap_s[m2]
+            last_r = heap_r[m2]
             pos = 0
             while True:
                 c = 2 * pos + 1
-                if c >= m:
+                if c >= m2:
                     break
-                if c + 1 < m and (
+                if c + 1 < m2 and (
                     heap_s[c + 1] < heap_s[c]
                     or (heap_s[c + 1] == heap_s[c] and heap_r[c + 1] > heap_r[c])
                 ):
@@ -224,11 +409,12 @@ def bm25_top_k(
                     pos = c
                 else:
                     break
-            if m > 0:
+            if m2 > 0:
                 heap_s[pos] = last_s
                 heap_r[pos] = last_r
 
 
 _KERNELS: dict[str, Callable[..., Any]] = {
     "bm25_top_k": bm25_top_k,
+    "bm25_impacts": bm25_impacts,
 }

@@ -3,12 +3,13 @@
 Every ranker does two jobs with the same per-posting kernel, so the two agree to float precision:
 
 * **full-collection retrieval** (:meth:`retrieve`, :meth:`retrieve_many`, :meth:`retrieve_run`):
-  a document x term weight matrix is computed once (lazily, per ranker) from the index's CSR
-  counts; a query's scores are one sparse product over the query terms' columns (no
-  per-document Python). BM25 with numba (the ``fast`` extra) instead runs one compiled loop for a
-  batch of queries over the index's column-major counts, computing each posting's weight as it
-  reads it (no weight matrix; the same float operations, so the same scores and order:
-  :mod:`axiomatic.rankers._bm25_kernel`);
+  a document x term weight matrix is computed once per parameter values (lazily, per ranker)
+  from the index's CSR counts; a query's scores are one sparse product over the query terms'
+  columns (no per-document Python). BM25 with numba (the ``fast`` extra) instead runs one
+  compiled call for a batch of queries: an approximate pass over quantized per-posting weights
+  (:meth:`BM25Ranker.impacts`), then the candidates that can be in the top k rescored from their
+  counts with the same float operations, so the same scores and order
+  (:mod:`axiomatic.rankers._bm25_kernel`);
 * **re-ranking** (:meth:`score`): the candidates' count vectors over the query terms are read from
   the index rows; documents that are *not* in the index (artificial or perturbed documents, or an
   id whose text differs from the indexed one) are analyzed with :meth:`CollectionIndex.analyze_texts`
@@ -208,7 +209,7 @@ class LexicalRanker:
 
     def __init__(self, index: CollectionIndex) -> None:
         self.index = index
-        self._weights: sp.csc_matrix | None = None
+        self._weights: tuple[tuple[Any, ...], sp.csc_matrix] | None = None
 
     # -- hooks -------------------------------------------------------------------------
     def _check(self) -> None:
@@ -224,6 +225,11 @@ class LexicalRanker:
     ) -> np.ndarray | float:
         """Additive score term for documents of length ``doc_len`` (QL's normalization)."""
         return 0.0
+
+    def _params(self) -> tuple[Any, ...]:
+        """Every parameter :meth:`_posting_weights` depends on besides the index: the key of
+        the cached :meth:`weight_matrix` (a parameter changed after use is honoured)."""
+        return ()
 
     def _query_weights(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """In-vocabulary term ids of the query and their weights (default: query term counts)."""
@@ -293,16 +299,19 @@ class LexicalRanker:
 
     # -- retrieval ---------------------------------------------------------------------
     def weight_matrix(self) -> sp.csc_matrix:
-        """``n_docs x n_terms`` per-posting weights (CSC, float64), computed once."""
-        if self._weights is None:
+        """``n_docs x n_terms`` per-posting weights (CSC, float64), computed once per value of
+        the parameters (:meth:`_params`)."""
+        key = self._params()
+        if self._weights is None or self._weights[0] != key:
             self._check()
+            self._weights = None  # the old matrix is freed before the new one is built
             tf = self.index.tf.tocoo()
             data = self._posting_weights(
                 tf.data, self.index.doc_len[tf.row], tf.col.astype(np.int64)
             )
             w = sp.csr_matrix((data, (tf.row, tf.col)), shape=tf.shape, dtype=np.float64)
-            self._weights = w.tocsc()
-        return self._weights
+            self._weights = (key, w.tocsc())
+        return self._weights[1]
 
     def scores_all(self, query: Query) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every document for ``query`` and the rows that match >= 1 query term."""
@@ -408,6 +417,7 @@ class BM25Ranker(LexicalRanker):
         self.delta = delta
         self._norm_cache: tuple[tuple[float, float], np.ndarray] | None = None
         self._idf_cache: np.ndarray | None = None
+        self._impact_cache: tuple[tuple[float, float], tuple[np.ndarray, ...]] | None = None
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -428,6 +438,9 @@ class BM25Ranker(LexicalRanker):
                     f"{self.variant!r}; drop it or choose variant=bm25l / variant=bm25+"
                 )
             _check_number("delta", self.delta, low=0.0)
+
+    def _params(self) -> tuple[Any, ...]:
+        return (self.k1, self.b, self.variant, self.delta)
 
     def _posting_weights(
         self, tf: np.ndarray, doc_len: np.ndarray, term_ids: np.ndarray
@@ -476,14 +489,15 @@ class BM25Ranker(LexicalRanker):
         )
 
     def _retrieve_kernel(
-        self, fn: Any, queries: Sequence[Query], k: int, n_threads: int = 1
+        self, fn: Any, queries: Sequence[Query], k: int, n_threads: int = 1, build: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Run the top-``k`` kernel ``fn`` (compiled, or as plain Python in the tests) as
-        :meth:`retrieve_many` does."""
+        :meth:`retrieve_many` does; ``build``: the impact-index builder (default: compiled)."""
         self._check()
         index = self.index
         q_ptr, q_ids = index.query_term_ids([q.text for q in queries])
-        csc = index.tf_csc
+        imp_ptr, imp_docs, imp_q, scale = self.impacts(build)
+        tf = index.tf
         norm = self._norm()
         idf = self._idf()
         n_q = len(queries)
@@ -493,9 +507,13 @@ class BM25Ranker(LexicalRanker):
 
         def run(lo: int, hi: int) -> None:
             fn(
-                csc.indptr,
-                csc.indices,
-                csc.data,
+                imp_ptr,
+                imp_docs,
+                imp_q,
+                scale,
+                tf.indptr,
+                tf.indices,
+                tf.data,
                 norm,
                 idf,
                 q_ptr[lo : hi + 1] - q_ptr[lo],
@@ -516,6 +534,35 @@ class BM25Ranker(LexicalRanker):
             with ThreadPoolExecutor(parts) as pool:
                 list(pool.map(run, cuts[:-1], cuts[1:]))
         return out_rows, out_scores, out_n
+
+    def impacts(self, build: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The impact index the compiled retrieval reads, built once per ``(k1, b)``:
+        ``(indptr, docs, quantized, scale)``, term ``t``'s postings are
+        ``docs[indptr[t]:indptr[t + 1]]`` (rows ascending; ``uint16`` up to 65,536 documents,
+        else ``uint32``) with weights ``quantized * scale[t]`` (``uint16``), each within
+        ``scale[t]`` of the exact BM25 weight (:mod:`~axiomatic.rankers._bm25_kernel`). 4 bytes
+        per posting up to 65,536 documents (6 above), beside the index's own counts.
+        ``build``: the builder (default: the compiled one, else the plain Python form)."""
+        self._check()
+        key = (self.k1, self.b)
+        if self._impact_cache is None or self._impact_cache[0] != key:
+            self._impact_cache = None  # freed before the new one is built
+            if build is None:
+                build = _bm25_kernel.compiled("bm25_impacts") or _bm25_kernel.bm25_impacts
+            index = self.index
+            tf = index.tf
+            indptr = np.zeros(index.n_terms + 1, dtype=np.int64)
+            np.cumsum(index.df, out=indptr[1:])
+            n = int(indptr[-1])
+            docs = np.empty(n, dtype=np.uint16 if index.n_docs <= 1 << 16 else np.uint32)
+            quantized = np.empty(n, dtype=np.uint16)
+            scale = np.zeros(index.n_terms, dtype=np.float64)
+            build(
+                tf.indptr, tf.indices, tf.data, self._norm(), self._idf(), indptr, docs,
+                quantized, scale,
+            )  # fmt: skip
+            self._impact_cache = (key, (indptr, docs, quantized, scale))
+        return self._impact_cache[1]  # type: ignore[return-value]
 
     def _idf(self) -> np.ndarray:
         """Lucene's idf of every term (depends on the index only)."""
@@ -571,6 +618,9 @@ class QLRanker(LexicalRanker):
 
     def _check(self) -> None:
         _check_number("mu", self.mu, low=0.0, strict=True)
+
+    def _params(self) -> tuple[Any, ...]:
+        return (self.mu,)
 
     def _p_coll(self, term_ids: np.ndarray) -> np.ndarray:
         return self.index.cf[term_ids] / max(self.index.total_terms, 1)

@@ -29,6 +29,14 @@ ANALYZER_VERSION = 1
 THESIS_TOKEN_PATTERN = r"[A-Za-z0-9]+"
 _NO_STEMMER_WARNED: set[str] = set()
 
+#: token patterns whose tokens are the runs of word characters (``\w``) of at least this length
+#: (``\b\w\w+\b`` is scikit-learn's and bm25s' pattern): on ASCII text these are the runs of
+#: ``[A-Za-z0-9_]``, which a byte translation and a split find without the regex engine
+_WORD_RUN_PATTERNS = {r"(?u)\w+": 1, r"\w+": 1, r"(?u)\b\w\w+\b": 2, r"\b\w\w+\b": 2}
+
+#: every ASCII byte that is not a word character (nor any non-ASCII byte) -> a space
+_WORD_BYTES = bytes(c if c < 128 and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+
 
 @lru_cache(maxsize=1)
 def _snowball_algorithms() -> frozenset[str]:
@@ -207,6 +215,11 @@ class Analyzer:
         return re.compile(self.token_pattern)
 
     @cached_property
+    def _word_run_length(self) -> int:
+        """The shortest token of a word-run pattern (:data:`_WORD_RUN_PATTERNS`), else 0."""
+        return _WORD_RUN_PATTERNS.get(self.token_pattern, 0)
+
+    @cached_property
     def stopword_set(self) -> frozenset[str]:
         if self.stopwords is True:
             return load_stopwords(self.language)
@@ -239,6 +252,10 @@ class Analyzer:
             text = text.lower()
         if self.language == "zh":
             return _jieba_tokens(text)
+        shortest = self._word_run_length
+        if shortest and text.isascii():  # the regex's tokens, found by C-level passes
+            words = text.encode("ascii").translate(_WORD_BYTES).decode("ascii").split()
+            return words if shortest == 1 else [w for w in words if len(w) >= shortest]
         return self._regex.findall(text)
 
     def stem(self, tokens: Sequence[str], cache: bool = True) -> list[str]:
