@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -289,3 +290,34 @@ def test_an_entry_point_model_is_listed_trained_and_ranked_in_a_fresh_process(
     for q, scores in expected.items():
         assert got[q] == pytest.approx(scores, rel=1e-6, abs=1e-6), q
         assert np.isfinite(list(scores.values())).all()
+
+
+def test_the_documented_model_example_registers_builds_and_round_trips(tmp_path: Path) -> None:
+    """docs/models.md, "A model of your own", runs as written."""
+    text = (SRC.parent / "docs" / "models.md").read_text(encoding="utf-8")
+    section = text.split("## A model of your own", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None, "docs/models.md lost its registration example"
+    namespace: dict = {}
+    exec(compile(block.group(1), "docs/models.md", "exec"), namespace)
+    try:
+        ds = ax.load_dataset("demo")
+        texts = [d.text for d in ds.documents.values()]
+        model = build_model("best-match", texts=texts, embeddings="random", seed=1, scale=2.0)
+        assert type(model) is namespace["BestMatch"] and model.model_type == "best-match"
+        assert model.config["scale"] == 2.0 and model.w.item() == 2.0
+        reloaded = load_model(save_model(model, tmp_path / "bm"))
+        assert type(reloaded) is namespace["BestMatch"] and reloaded.config == model.config
+        assert _model_scores(reloaded, ds) == _model_scores(model, ds)
+        rows = {r["name"]: r for r in json.loads(_cli_ok(["models", "--format", "json"]))}
+        assert rows["best-match"]["what"] == (
+            "w times the summed best cosine of each query word with a document word, plus b"
+        )
+    finally:
+        MODELS.unregister("best-match")
+
+
+def _cli_ok(args: list[str]) -> str:
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return res.output
