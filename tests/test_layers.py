@@ -76,7 +76,7 @@ def _package(module: str) -> str:
 
 def import_edges(src: Path) -> list[tuple[str, int, str]]:
     """``(importer module, line, imported module)`` for every ``axiomatic`` import under
-    ``src/axiomatic`` (``TYPE_CHECKING`` blocks excepted)."""
+    ``src/axiomatic`` (``TYPE_CHECKING`` blocks and ``entry_points=`` group names excepted)."""
     edges = []
     for path in sorted((src / "axiomatic").rglob("*.py")):
         mod = _module_name(path, src)
@@ -85,6 +85,8 @@ def import_edges(src: Path) -> list[tuple[str, int, str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
                 skip.update(id(n) for n in ast.walk(node))
+            elif isinstance(node, ast.Call):  # an entry point group is no module to import
+                skip.update(id(k.value) for k in node.keywords if k.arg == "entry_points")
         for node in ast.walk(tree):
             if id(node) in skip:
                 continue
@@ -176,6 +178,17 @@ def test_type_checking_imports_are_exempt(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from axiomatic.cli import app\n"
     )
     assert layer_violations(tmp_path) == []
+
+
+def test_an_entry_point_group_is_no_import_but_a_module_path_is(tmp_path: Path) -> None:
+    """``Registry(..., entry_points="axiomatic.models")`` names a group of other packages'
+    entry points, not the package; the same string anywhere else counts as an import."""
+    f = tmp_path / "axiomatic" / "data" / "x.py"
+    f.parent.mkdir(parents=True)
+    f.write_text('R = Registry("model", entry_points="axiomatic.models")\n', encoding="utf-8")
+    assert layer_violations(tmp_path) == []
+    f.write_text('R = Registry("model", group="axiomatic.models")\n', encoding="utf-8")
+    assert layer_violations(tmp_path)
 
 
 def module_cycles(src: Path = SRC) -> list[list[str]]:

@@ -42,6 +42,8 @@ _EXPORTS = {
     "load_model": "axiomatic.models.io",
     "list_models": "axiomatic.models.io",
     "resolve_model_name": "axiomatic.models.io",
+    "register_model": "axiomatic.models.io",
+    "MODELS": "axiomatic.models.io",
     "read_model_config": "axiomatic.models.io",
     "NeuralRanker": "axiomatic.models.ranker",
     "load_ranker": "axiomatic.models.ranker",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
@@ -55,11 +55,17 @@ class NeuralRankingModel(nn.Module):
     argument needed to rebuild the model (written next to the weights on save, so it must be
     JSON-serializable). ``supports_bf16`` says whether inference may run under bf16 autocast
     (True for the transformers; False for kernel models whose exact-match kernel, sigma = 1e-3,
-    needs float32 resolution).
+    needs float32 resolution). ``word_level`` says how the model is built and rebuilt (see
+    :func:`axiomatic.models.io.build_model` and :func:`~axiomatic.models.io.load_model`):
+    True for a model over the word ids of a :class:`~axiomatic.models.vocab.Vocabulary`,
+    whose constructor takes ``vocab=`` and ``embeddings=`` and whose vocabulary is saved beside
+    its weights (:class:`~axiomatic.models.word.WordRankingModel` sets it); False for a model
+    built from its ``config`` alone (the transformers, which bring their own tokenizer).
     """
 
     model_type: str = "base"
     supports_bf16: bool = False
+    word_level: ClassVar[bool] = False
 
     def __init__(self) -> None:
         super().__init__()

@@ -13,9 +13,9 @@ from __future__ import annotations
 import inspect
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -31,8 +31,56 @@ WEIGHTS_FILE = "model.safetensors"
 VOCAB_FILE = "vocab.json"
 TOKENIZER_DIR = "tokenizer"
 
-# registry name -> "module:class"; imported on use so that importing the package stays cheap
-MODELS: Registry[str] = Registry(
+ModelEntry = str | type[NeuralRankingModel]
+"""A registry entry: a :class:`NeuralRankingModel` subclass, or ``"module:Class"`` (imported on
+first use, so that importing the package stays cheap)."""
+
+
+def _model_entry(name: str, entry: Any) -> ModelEntry:
+    """``entry`` checked as a model registry entry (``TypeError`` naming what it got)."""
+    if isinstance(entry, str) and ":" in entry:
+        return entry
+    if isinstance(entry, type) and issubclass(entry, NeuralRankingModel):
+        own = entry.__dict__.get("model_type")
+        if own is not None and own != name:
+            raise ValueError(
+                f"model class {entry.__name__} says model_type = {own!r}; register it under "
+                f"that name, not {name!r} (or leave model_type out: registering sets it)"
+            )
+        return entry
+    raise TypeError(
+        f"model {name!r}: expected a NeuralRankingModel subclass or a 'module:Class' string, "
+        f"got {entry!r}; register a class with @register_model({name!r})"
+    )
+
+
+class ModelRegistry(Registry[ModelEntry]):
+    """:class:`~axiomatic._registry.Registry` of model classes; ``register(name, cls)`` takes a
+    :class:`NeuralRankingModel` subclass (its ``model_type`` is set to ``name``: that is the
+    name :func:`save_model` writes and :func:`load_model` looks up) or a ``"module:Class"``
+    string."""
+
+    def register(self, name: str, entry: ModelEntry, aliases: Iterable[str] = ()) -> ModelEntry:
+        checked = _model_entry(name, entry)
+        super().register(name, checked, aliases)
+        if not isinstance(checked, str):
+            checked.model_type = name
+        return checked
+
+
+def _adapt(name: str, loaded: Any) -> ModelEntry:
+    """An ``axiomatic.models`` entry point's object that did not register itself: a model
+    class, registered under the entry point's name."""
+    if isinstance(loaded, type) and issubclass(loaded, NeuralRankingModel):
+        return loaded
+    raise ValueError(
+        f"entry point {name!r} of group 'axiomatic.models' names {loaded!r}, which is no "
+        "NeuralRankingModel subclass; name the model class (or decorate it with "
+        f"@register_model({name!r}))"
+    )
+
+
+MODELS = ModelRegistry(
     "model",
     {
         "knrm": "axiomatic.models.knrm:KNRM",
@@ -49,13 +97,42 @@ MODELS: Registry[str] = Registry(
         "acrank": "axiomatic.models.acrank:ACRankModel",
     },
     aliases={"cknrm": "conv-knrm", "k-nrm": "knrm"},
+    entry_points="axiomatic.models",
+    adapt=_adapt,
 )
-"""The model zoo (:class:`axiomatic._registry.Registry`): ``build_model`` names."""
-_TRANSFORMERS = ("cross-encoder", "bi-encoder", "acrank")
+"""The model zoo (:class:`ModelRegistry`): ``build_model`` names. Add a model with
+:func:`register_model`, or from another package through the entry point group
+``axiomatic.models``."""
+
+ModelT = TypeVar("ModelT", bound=type[NeuralRankingModel])
+
+
+def register_model(name: str, *, aliases: Iterable[str] = ()) -> Callable[[ModelT], ModelT]:
+    """Register the decorated :class:`NeuralRankingModel` subclass as model ``name`` (and
+    ``aliases``); its ``model_type`` is set to ``name``::
+
+        @register_model("toy")
+        class Toy(WordRankingModel): ...
+
+    Then ``build_model("toy", texts=...)``, ``axiomatic train --model toy``, ``save_model`` /
+    ``load_model`` and the ranker ``model:PATH`` take it like a built-in model. Whether it is
+    built over a vocabulary comes from the class (``word_level``, set by
+    :class:`~axiomatic.models.word.WordRankingModel`). The class is returned unchanged
+    otherwise. A package registers its models for every user by naming the class (or its
+    module) in its ``axiomatic.models`` entry points (``toy = "mypkg.models:Toy"``): it is
+    imported when ``toy`` is first used, or the models are listed.
+    """
+
+    def decorate(cls: ModelT) -> ModelT:
+        MODELS.register(name, cls, aliases)
+        return cls
+
+    return decorate
 
 
 def list_models() -> list[str]:
-    """Registry names accepted by :func:`build_model`."""
+    """Registry names accepted by :func:`build_model` (entry points of installed packages
+    included)."""
     return MODELS.names()
 
 
@@ -65,13 +142,21 @@ def resolve_model_name(name: str) -> str:
     return MODELS.resolve(name)
 
 
-def model_class(name: str) -> Any:
+def model_class(name: str) -> type[NeuralRankingModel]:
     """The model class registered as ``name``."""
-    return MODELS.load(name)
+    cls = MODELS.load(name)
+    if not (isinstance(cls, type) and issubclass(cls, NeuralRankingModel)):
+        raise TypeError(
+            f"model {resolve_model_name(name)!r} names {cls!r}, which is no NeuralRankingModel "
+            "subclass"
+        )
+    return cls
 
 
 def is_word_model(name: str) -> bool:
-    return resolve_model_name(name) not in _TRANSFORMERS
+    """Whether model ``name`` is word-level (its class's ``word_level``): built over a
+    vocabulary of the training texts, saved with it."""
+    return bool(model_class(name).word_level)
 
 
 _INT_LIMIT = 2**31
@@ -149,8 +234,8 @@ def build_model(
     ``max_length=128`` for the cross-encoder).
     """
     canonical = resolve_model_name(name)
-    cls = model_class(canonical)
-    if canonical in _TRANSFORMERS:
+    cls: Any = model_class(canonical)  # its constructor: word-level or not
+    if not cls.word_level:
         _check_config(cls, config, reserved=("tokenizer_path",))
         with seeded_init(seed):
             model = cls(**config)
@@ -209,7 +294,13 @@ def save_model(model: NeuralRankingModel, directory: str | Path) -> Path:
 
     if not isinstance(model, NeuralRankingModel):
         raise TypeError(f"save_model expects a NeuralRankingModel (got {type(model).__name__})")
-    resolve_model_name(model.model_type)
+    cls = model_class(model.model_type)
+    if type(model) is not cls:
+        raise ValueError(
+            f"save_model: model_type {model.model_type!r} of {type(model).__name__} names "
+            f"{cls.__name__}, which a loader would rebuild instead; register the class under "
+            "its own name with @register_model(NAME)"
+        )
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     (out / CONFIG_FILE).unlink(missing_ok=True)
@@ -295,6 +386,20 @@ def read_model_config(directory: str | Path) -> dict[str, Any]:
     return meta
 
 
+def _rebuild_options(cls: type, directory: Path, meta: dict[str, Any]) -> dict[str, Any]:
+    """What a model built from its config alone is also given when loaded, where its
+    constructor takes it: ``pretrained=False`` (the saved weights replace any pretrained ones)
+    and ``tokenizer_path``, the saved tokenizer folder (``None`` when none was saved)."""
+    params = inspect.signature(cls).parameters
+    options: dict[str, Any] = {}
+    if "pretrained" in params:
+        options["pretrained"] = False
+    if "tokenizer_path" in params:
+        tok = meta.get("tokenizer")
+        options["tokenizer_path"] = directory / tok if tok and (directory / tok).is_dir() else None
+    return options
+
+
 def load_model(
     directory: str | Path, device: str | torch.device | None = None
 ) -> NeuralRankingModel:
@@ -307,14 +412,12 @@ def load_model(
     directory = Path(directory)
     meta = read_model_config(directory)
     canonical = resolve_model_name(meta["model_type"])
-    cls = model_class(canonical)
+    cls: Any = model_class(canonical)  # its constructor: word-level or not
     config = dict(meta.get("config") or {})
     # the initial weights are overwritten below; a fixed seed keeps the caller's RNG untouched
     with seeded_init(0):
-        if canonical in _TRANSFORMERS:
-            tok = meta.get("tokenizer")
-            tok_path = directory / tok if tok and (directory / tok).is_dir() else None
-            model = cls(**config, pretrained=False, tokenizer_path=tok_path)
+        if not cls.word_level:
+            model = cls(**config, **_rebuild_options(cls, directory, meta))
         else:
             vocab_file = meta.get("vocabulary") or VOCAB_FILE
             vocab = Vocabulary.load(directory / vocab_file)

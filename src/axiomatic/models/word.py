@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -37,6 +37,7 @@ class WordRankingModel(NeuralRankingModel):
     fixed sizes (``fixed_length = True``) are always padded to exactly those lengths.
     """
 
+    word_level: ClassVar[bool] = True
     fixed_length: bool = False
     min_query_len: int = 1
     min_doc_len: int = 1
