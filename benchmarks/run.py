@@ -19,7 +19,9 @@ The default set is the speed comparison with the peer libraries: BM25 against bm
 backends), the axiom engine against ir_axioms 1.2.5 and its mining throughput, neural diagnosis
 against one batched pass over the texts it needs and the packaged bi-encoder against
 sentence-transformers' ``encode``, cross-encoder inference throughput (float32 and bf16, two
-threads) and the cost of an axiomatic-regularization training step over a plain one. Each benchmark runs in its own process, one after the other
+threads), the cost of an axiomatic-regularization training step over a plain one and the
+demo's activation patching (``axiomatic patch -d demo -r minilm``, the whole command). Each
+benchmark runs in its own process, one after the other
 (never side by side), and reports medians of alternating runs with their spread; the machine
 (cores, load average before and after) is recorded here. Timings are only meaningful on an
 otherwise idle machine. Not part of CI.
@@ -73,6 +75,11 @@ SPEED: dict[str, tuple[str, list[str], list[str]]] = {
         "bench_training.py",
         ["--models", "conv-knrm,cross-encoder", "--steps", "10", "--threads", "1"],
         ["--models", "conv-knrm", "--steps", "2", "--warmup", "1", "--threads", "1"],
+    ),
+    "patching": (
+        "bench_patching.py",
+        ["--runs", "3"],
+        ["--runs", "1", "--pairs", "2"],
     ),
 }
 
@@ -251,6 +258,29 @@ def _training_rows(r: dict[str, Any]) -> list[str]:
     ]
 
 
+def _patching_row(r: dict[str, Any]) -> str:
+    """The demo's activation patching: the whole command, medians of its runs with the range."""
+    m = r.get("machine", {})
+
+    def fig(key: str) -> str:
+        f = r[key]
+        return f"{f['median']:.0f} s ({f['min']:.0f}-{f['max']:.0f})"
+
+    row = (
+        f"`{r['command']}` ({r['pairs']} pairs): {fig('wall_s')} wall, {fig('cpu_s')} CPU, "
+        f"of which patching {fig('patch_s')} wall; medians of {len(r['runs'])} runs, "
+        f"{m.get('threads')} thread(s), load {m.get('load_before', ['?'])[0]} -> "
+        f"{m.get('load_after', ['?'])[0]}; the same tables every run: {r.get('same_numbers')}"
+    )
+    if "baseline" in r:
+        c = r["cpu_ratio"]
+        row += (
+            f"; CPU baseline / ours {c['median']:.2f}x ({c['min']:.2f}-{c['max']:.2f}), "
+            f"same tables as the baseline: {r.get('same_as_baseline')}"
+        )
+    return row
+
+
 def readme_rows(results: dict[str, Any]) -> list[str]:
     """One line per README speed row, from this run's results only."""
     peers = results.get("peers", {})
@@ -289,6 +319,8 @@ def readme_rows(results: dict[str, Any]) -> list[str]:
                     f"BM25 index build memory ({mem.get('corpus')}), ours / bm25s: "
                     f"{mem.get('ratio_vs_bm25s', 'bm25s not run')} {cost}"
                 )
+        elif name == "patching":
+            rows.append(_patching_row(r) + f" {cost}")
         elif name == "axioms-mine":
             for source, fig in (r.get("readme_figure") or {}).items():
                 rows.append(f"mining ({source}): {fig} {cost}")

@@ -181,3 +181,37 @@ def test_the_mining_row_names_each_source(run_py: Any) -> None:
     mine = {"readme_figure": {"synthetic-1000x1000": "10.7M pairs/s on one core, 585 MB peak"}}
     (row,) = run_py.readme_rows({"axioms-mine": _entry(mine)})
     assert row.startswith("mining (synthetic-1000x1000): 10.7M pairs/s on one core, 585 MB peak [")
+
+
+def test_the_patching_row_quotes_the_runs_medians_spread_threads_load_and_baseline(
+    run_py: Any,
+) -> None:
+    def spread(median: float, lo: float, hi: float) -> dict[str, float]:
+        return {"median": median, "min": lo, "max": hi}
+
+    result = {
+        "command": "axiomatic patch -d demo -r minilm --threads 1",
+        "pairs": 200,
+        "runs": [{}, {}, {}],
+        "wall_s": spread(150.4, 140.0, 171.6),
+        "cpu_s": spread(130.2, 128.0, 133.0),
+        "patch_s": spread(120.0, 110.0, 160.0),
+        "same_numbers": True,
+        "baseline": {},
+        "cpu_ratio": spread(1.02, 0.99, 1.04),
+        "same_as_baseline": True,
+        "machine": {"threads": 1, "load_before": [4.5, 4.0, 3.0], "load_after": [5.0, 4.0, 3.0]},
+    }
+    entry = {**_axioms_entry(), "command": "python benchmarks/bench_patching.py --runs 3"}
+    (row,) = run_py.readme_rows({"patching": {**entry, "result": result}})
+    for text in (
+        "`axiomatic patch -d demo -r minilm --threads 1` (200 pairs)",
+        "150 s (140-172) wall, 130 s (128-133) CPU",
+        "of which patching 120 s (110-160) wall",
+        "medians of 3 runs, 1 thread(s), load 4.5 -> 5.0",
+        "the same tables every run: True",
+        "CPU baseline / ours 1.02x (0.99-1.04), same tables as the baseline: True",
+        "[python benchmarks/bench_patching.py --runs 3: 12.3 s wall",
+    ):
+        assert text in row, (text, row)
+    assert "patching" in run_py.SPEED and run_py.SPEED["patching"][0] == "bench_patching.py"

@@ -13,7 +13,14 @@ from transformers import BertConfig, BertModel
 
 import axiomatic.models.transformer as T
 from axiomatic.data.records import Dataset, Document, Query
-from axiomatic.explain.patching import ROLES, PatchTarget, patch, patch_tokens, patching_target
+from axiomatic.explain.patching import (
+    COMPONENTS,
+    ROLES,
+    PatchTarget,
+    patch,
+    patch_tokens,
+    patching_target,
+)
 from axiomatic.perturb.minimal_pairs import minimal_pairs
 
 TINY = {
@@ -192,3 +199,58 @@ def test_batched_runs_equal_one_plain_forward_per_pair_and_component(tiny, kind:
     if kind == "cross-encoder":
         unmoved |= {f"residual:3:{role}" for role in roles if role != "[CLS]"}
     assert still == unmoved
+
+
+@pytest.mark.parametrize("kind", ["cross-encoder", "bi-encoder"])
+def test_rows_equal_to_the_baseline_are_skipped_and_score_as_the_baseline(tiny, kind: str) -> None:
+    """Given the baseline's scores, a patched group leaves out the rows whose patched
+    activation equals the baseline's (a residual role absent from the pair) and gives them the
+    baseline's score exactly; every other score equals the run of all rows (to float32
+    rounding: a tiny model's matrix products may round a row differently in a smaller batch)."""
+    from axiomatic.explain.patching import _components, _groups
+
+    target = patching_target(_model(kind), "tiny")
+    tokens, _ = target.tokenize(minimal_pairs(_dataset(), "all", depth=4, pieces=target.pieces))
+    inputs = {
+        "input_ids": tokens.base,
+        "attention_mask": tokens.attention_mask,
+        "token_type_ids": tokens.token_type_ids,
+    }
+    queries, roles = list(tokens.queries), tokens.roles
+    b = len(queries)
+    rows_run: list[int] = []
+    plain = target.score_fn
+
+    def counting(inp, qs):
+        rows_run.append(int(inp["input_ids"].shape[0]))
+        return plain(inp, qs)
+
+    query_term = ROLES.index("query term")
+    lacking = ~(roles == query_term).any(1)  # pairs without another query-term occurrence
+    assert 0 < int(lacking.sum()) < b
+    with torch.inference_mode():
+        _, pert_cache = target.cache_run({**inputs, "input_ids": tokens.pert}, queries)
+        s_base, base_cache = target.cache_run(inputs, queries)
+        tol = 2e-6 * float(s_base.abs().max())
+        skipped: dict[tuple[str, int], int] = {}
+        for kind_, layer, indexes in _groups(_components(target, COMPONENTS), 10**6, b):
+            args = (inputs, queries, kind_, layer, indexes, pert_cache, base_cache, roles)
+            every = target.patched_group(*args)
+            target.score_fn = counting
+            try:
+                rows_run.clear()
+                fewer = target.patched_group(*args, s_base)
+            finally:
+                target.score_fn = plain
+            torch.testing.assert_close(fewer, every, rtol=0, atol=tol)
+            skipped[(kind_, layer)] = len(indexes) * b - sum(rows_run)
+            for j, index in enumerate(indexes):
+                if kind_ == "residual" and index == query_term:
+                    assert torch.equal(fewer[j][lacking], s_base[lacking])
+                    assert not torch.equal(fewer[j][~lacking], s_base[~lacking])
+    # the pairs lacking the query-term role, at every layer after the embeddings (whose only
+    # patched role is the perturbed positions), and nothing else
+    want = {(k, layer): 0 for k, layer, _ in _groups(_components(target, COMPONENTS), 10**6, b)}
+    for layer in range(1, target.n_layers + 1):
+        want[("residual", layer)] = int(lacking.sum())
+    assert skipped == want
