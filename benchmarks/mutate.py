@@ -40,7 +40,10 @@ OUT = REPO / "build" / "mutate"
 #: ids, ``-k`` expressions); mutmut then runs, per mutant, those of them that reach its function
 MODULES: dict[str, list[str]] = {
     "diagnose/effects.py": ["tests/diagnose/test_effects.py", "tests/cli/test_band_cli.py"],
-    "diagnose/probes.py": ["tests/diagnose/test_probes.py"],
+    "diagnose/probes.py": [
+        "tests/diagnose/test_probes.py",
+        "tests/diagnose/test_probe_instances_values.py",
+    ],
     "training/contrastive.py": [
         "tests/training/test_contrastive_strategy.py",
         "tests/training/test_acrank.py",

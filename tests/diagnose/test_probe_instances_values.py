@@ -136,6 +136,20 @@ def test_nothing_changed_gives_empty_tables_and_the_counts() -> None:
     assert list(art.columns) == ART_COLUMNS and art.empty
 
 
+def test_the_default_depth_is_ten() -> None:
+    ds = Dataset(
+        "eleven",
+        {"q": Query("q", "q")},
+        {f"d{i:02}": Document(f"d{i:02}", f"Word{i}") for i in range(11)},
+        None,
+        {"q": [f"d{i:02}" for i in range(11)]},
+    )
+    inst, art = probe_instances(ds, "case-fold")
+    assert inst["doc_a"].tolist() == [f"d{i:02}" for i in range(10)]
+    assert art["text"].tolist() == [f"word{i}" for i in range(10)]
+    assert inst["spec"].tolist() == ["probe:case-fold(seed=0)"] * 10
+
+
 # --------------------------------------------------------------------------- the donors
 
 FRUIT = {
@@ -179,6 +193,9 @@ def test_append_other_query_sentence_draws_a_candidate_of_another_query() -> Non
                 expected[q, d] = f"{FRUIT[d]} {FRUIT[donor]}"
         assert got == expected, seed
         assert inst["split"].tolist() == [""] * 7
+        # one word becomes two: the change relative to the longer text
+        assert inst[["len_a", "len_b", "len_diff_abs"]].values.tolist() == [[1, 2, 1]] * 7
+        assert inst["len_diff_rel"].tolist() == [0.5] * 7
         assert inst.attrs["skipped"] == {p: 0}
         by_seed[seed] = tuple(t.split()[1][0] for t in got.values())
         again, _ = probe_instances(fruit_dataset(), p, depth=3, seed=seed)
