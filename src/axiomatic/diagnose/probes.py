@@ -17,7 +17,8 @@ A manipulation that leaves the text unchanged (one sentence to shuffle, no stopw
 word) is skipped and counted, and so is a document whose query has no donor.
 
 Donors: ``append-other-query-sentence`` takes a sentence of a random candidate (among the
-first ``depth``) of another query; ABNIRML's ``AddSent-start`` / ``AddSent-end`` take one of a
+first ``depth``, with a text) of another query (of the query's own candidates, the document
+itself included, when the dataset has no other query); ABNIRML's ``AddSent-start`` / ``AddSent-end`` take one of a
 random document judged 0 for the same query (the document itself included when it is judged 0,
 as in ABNIRML) among those whose text the dataset holds (for a re-ranking dataset such as
 ``trec-dl-2019/bm25``: its candidates), so they need relevance judgments.
