@@ -75,6 +75,7 @@ def test_resolve_band_reads_names_numbers_and_mappings() -> None:
     assert out == {"bm25": 1.0, "tf": 0.5, "7": 2.0}
     assert all(type(v) is float for v in out.values())  # type: ignore[union-attr]
     assert resolve_band({}) == {}
+    assert resolve_band({"zero": 0, "neg0": -0.0}) == {"zero": 0.0, "neg0": 0.0}  # 0 is a band
 
 
 def test_resolve_band_refusals_word_for_word() -> None:
@@ -165,6 +166,8 @@ def test_median_adjacent_gap_by_hand() -> None:
     assert median_adjacent_gap([eleven], k=11) == (1.0, 1)
     delta, n = median_adjacent_gap([np.array([0.0, 1.0]), np.array([0.0, 1.0, 3.0])])
     assert (delta, n) == (1.0, 2) and type(delta) is float
+    # a query with one score is left out, not the end of the list
+    assert median_adjacent_gap([np.array([1.0]), np.array([3.0, 1.0])]) == (2.0, 1)
     nan, zero = median_adjacent_gap([np.array([1.0]), np.array([])])
     assert math.isnan(nan) and zero == 0
 
@@ -173,16 +176,16 @@ def test_median_adjacent_gap_by_hand() -> None:
 
 
 def test_instance_margins_for_pairs_and_triples() -> None:
-    relation = np.array([">", ">=", "=", "diff>", "diff>", ">"])
-    sa = np.array([3.0, 1.0, 2.0, 1.0, np.nan, np.nan])
-    sb = np.array([1.0, 1.5, 2.0, 4.0, 2.0, 1.0])
-    sc = np.array([np.nan, np.nan, np.nan, 5.0, 3.0, np.nan])
+    relation = np.array([">", ">=", "=", "diff>", "diff>", ">", ">"])
+    sa = np.array([3.0, 1.0, 2.0, 1.0, np.nan, np.nan, np.inf])
+    sb = np.array([1.0, 1.5, 2.0, 4.0, 2.0, 1.0, np.inf])
+    sc = np.array([np.nan, np.nan, np.nan, 5.0, 3.0, np.nan, np.nan])
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # NaN scores raise no warning
+        warnings.simplefilter("error")  # NaN and infinite scores raise no warning
         out = instance_margins(relation, sa, sb, sc)
     # pairs s(a) - s(b); triples (s(b) - s(a)) - (s(c) - s(b)) = (4 - 1) - (5 - 4) = 2
     assert out[:4].tolist() == [2.0, -0.5, 0.0, 2.0]
-    assert np.isnan(out[4]) and np.isnan(out[5])
+    assert np.isnan(out[4:]).all()
     # lists and integers are read as float64
     ints = instance_margins([">", "diff>"], [1, 1], [3, 3], [0, 4])  # type: ignore[arg-type]
     assert ints.tolist() == [-2.0, 1.0] and ints.dtype == np.float64
@@ -239,6 +242,9 @@ def test_effect_interval_by_hand_at_two_confidences() -> None:
     assert (lo, hi) == (pytest.approx(_agresti_min(10, 0, 10, norm.ppf(0.995))[0]), 1.0)
     assert effect_interval(3, 0, 3, 0.5)[2] == pytest.approx(0.6 + norm.ppf(0.75) * 2.2**0.5 / 5)
     assert all(type(v) is float for v in effect_interval(2, 1, 5))
+    # one instance: b = 1.5, c = 0.5, m = 3: centre 1/3, se = sqrt(2 - 1/3) / 3
+    eff, lo, hi = effect_interval(1, 0, 1)
+    assert (eff, lo) == (1.0, pytest.approx(1 / 3 - 1.959963984540054 * (5 / 3) ** 0.5 / 3))
     for n in (0, -1):
         assert all(math.isnan(v) for v in effect_interval(0, 0, n, confidence=2.0))
     for bad in (0.0, 1.0, 1.5, -0.1):
@@ -354,3 +360,39 @@ def test_sample_texts_from_the_dataset_and_the_artificial_documents() -> None:
         sample_texts(inst, ds)  # a1 has no text
     _, docs = sample_texts(inst[inst["query_id"] == "q2"], ds, None)
     assert docs == {"d3": "text of d3", "d2": "text of d2", "d4": "text of d4"}
+
+
+def test_the_third_document_and_a_float_symmetric_column() -> None:
+    df = pd.DataFrame(
+        {
+            "query_id": ["q1", "q1"],
+            "axiom": ["TFC2", "A"],
+            "relation": ["diff>", ">"],
+            "doc_a": ["d3", "d2"],
+            "doc_b": ["d2", "d3"],
+            "doc_c": ["d1", None],
+            "symmetric": [np.nan, 0.0],  # as read back from a file: NaN is not symmetric
+        }
+    )
+    lines = ["q1\x1fTFC2\x1fdiff>\x1fd3\x1fd2\x1fd1", "q1\x1fA\x1f>\x1fd2\x1fd3\x1f"]
+    assert sample_hash(df, full=True) == "sha256:" + _digest(lines)
+    texts = {"d1": "one", "d2": "two", "d3": "three"}
+    lines = [
+        "\x1f".join([*lines[0].split("\x1f"), _h("q"), _h("three"), _h("two"), _h("one")]),
+        "\x1f".join([*lines[1].split("\x1f"), _h("q"), _h("two"), _h("three"), ""]),
+    ]
+    got = sample_hash(df, full=True, query_texts={"q1": "q"}, doc_texts=texts)
+    assert got == "sha256:" + _digest(lines)
+    # a missing text of the first or the third document (d1: only a third one) is named as
+    # a document's
+    for missing in ("d3", "d1"):
+        with pytest.raises(KeyError) as exc:
+            sample_hash(
+                df,
+                query_texts={"q1": "q"},
+                doc_texts={k: v for k, v in texts.items() if k != missing},
+            )
+        assert _message(exc) == (
+            f"no text for document '{missing}': the sample hash covers the texts, so give "
+            "every document of the instances a text (see sample_texts)"
+        )
