@@ -39,8 +39,15 @@ OUT = REPO / "build" / "mutate"
 #: module (under src/axiomatic) -> the tests that exercise it (pytest arguments: files, node
 #: ids, ``-k`` expressions); mutmut then runs, per mutant, those of them that reach its function
 MODULES: dict[str, list[str]] = {
-    "diagnose/effects.py": ["tests/diagnose/test_effects.py", "tests/cli/test_band_cli.py"],
-    "diagnose/probes.py": ["tests/diagnose/test_probes.py"],
+    "diagnose/effects.py": [
+        "tests/diagnose/test_effects_values.py",
+        "tests/diagnose/test_effects.py",
+        "tests/cli/test_band_cli.py",
+    ],
+    "diagnose/probes.py": [
+        "tests/diagnose/test_probes.py",
+        "tests/diagnose/test_probe_instances_values.py",
+    ],
     "training/contrastive.py": [
         "tests/training/test_contrastive_strategy.py",
         "tests/training/test_acrank.py",

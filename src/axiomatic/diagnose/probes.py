@@ -17,7 +17,8 @@ A manipulation that leaves the text unchanged (one sentence to shuffle, no stopw
 word) is skipped and counted, and so is a document whose query has no donor.
 
 Donors: ``append-other-query-sentence`` takes a sentence of a random candidate (among the
-first ``depth``) of another query; ABNIRML's ``AddSent-start`` / ``AddSent-end`` take one of a
+first ``depth``, with a text) of another query (of the query's own candidates, the document
+itself included, when the dataset has no other query); ABNIRML's ``AddSent-start`` / ``AddSent-end`` take one of a
 random document judged 0 for the same query (the document itself included when it is judged 0,
 as in ABNIRML) among those whose text the dataset holds (for a re-ranking dataset such as
 ``trec-dl-2019/bm25``: its candidates), so they need relevance judgments.
@@ -48,13 +49,18 @@ PROBE_PREFIX = "probe:"
 """Axiom name prefix of probe instances (``probe:shuffle-words``)."""
 
 
+def _names(text: str | Sequence[str]) -> list[str]:
+    """The names of ``"a, b"`` or a list, stripped, empty ones dropped."""
+    names = [p.strip() for p in (text.split(",") if isinstance(text, str) else text)]
+    return [p for p in names if p]
+
+
 def parse_probes(text: str | Sequence[str]) -> list[str]:
     """Probe names from ``"a,b"`` or a list (``all``: every probe); unknown names refused (a
     former name with what replaced it)."""
     from axiomatic.perturb.text_probes import RENAMED_PROBES as RENAMED
 
-    names = [p.strip() for p in (text.split(",") if isinstance(text, str) else text)]
-    names = [p for p in names if p]
+    names = _names(text)
     if names == ["all"]:
         return list(PROBES)
     for p in names:
@@ -70,8 +76,7 @@ def dataset_probes(text: str | Sequence[str], dataset: Dataset) -> list[str]:
     judgments (``AddSent-start``, ``AddSent-end``) when the dataset has none; named ones are
     refused then (by :func:`probe_instances`)."""
     names = parse_probes(text)
-    every = isinstance(text, str) and text.strip() == "all"
-    if every and not dataset.qrels:
+    if _names(text) == ["all"] and not dataset.qrels:
         names = [p for p in names if p not in NON_RELEVANT_DONOR_PROBES]
     return names
 
@@ -110,14 +115,19 @@ def probe_instances(
             "dataset or use append-other-query-sentence"
         )
     qids = sorted(q for q in dataset.queries if dataset.candidates and q in dataset.candidates)
-    pool = sorted({d for q in qids for d in dataset.candidate_ids(q)[:depth]})
+    # the first ``depth`` candidates whose text the dataset holds: the documents probed, and
+    # the donors of append-other-query-sentence
+    tops = {
+        q: [d for d in dataset.candidate_ids(q)[:depth] if d in dataset.documents] for q in qids
+    }
+    pool = sorted({d for top in tops.values() for d in top})
     rows: list[dict[str, object]] = []
     arts: list[dict[str, object]] = []
     skipped = dict.fromkeys(names, 0)
     qrels = dataset.qrels or {}
     for q in qids:
         labels = qrels.get(q, {})
-        top = [d for d in dataset.candidate_ids(q)[:depth] if d in dataset.documents]
+        top = tops[q]
         others = [d for d in pool if d not in set(top)] or pool
         # ABNIRML's AddSent donors: the documents judged 0 for this query (sorted: the draw
         # does not depend on the order of the judgments file)
