@@ -188,7 +188,7 @@ def test_a_given_band_and_a_band_per_ranker() -> None:
     assert (t["pos"], t["neg"], t["neutral"]) == (1, 1, 6)  # only 95 and -4 are outside
     with pytest.raises(ValueError, match="no value for ranker 'toy'"):
         _diag({"other": 1.0})
-    with pytest.raises(ValueError, match="'auto', 'top-gap', 'abnirml' or a number"):
+    with pytest.raises(ValueError, match="'auto', 'top-gap', 'abnirml' or a finite number"):
         _diag("big")
     with pytest.raises(ValueError, match=">= 0"):
         _diag(-1.0)

@@ -35,7 +35,7 @@ from axiomatic.diagnose.effects import (
 )
 
 BAND_ERROR = (
-    "band must be 'auto', 'top-gap', 'abnirml' or a number >= 0 (got {}); e.g. "
+    "band must be 'auto', 'top-gap', 'abnirml' or a finite number >= 0 (got {}); e.g. "
     "band='top-gap' (or 'auto') calibrates it per ranker on the median gap between its top "
     "two candidates, band='abnirml' on the median gap between adjacent documents of its "
     "top 10 (ABNIRML), band=0.5 uses 0.5 for every ranker"
@@ -82,8 +82,10 @@ def test_resolve_band_refusals_word_for_word() -> None:
     for given, shown in (
         ("big", "'big'"),
         ("", "''"),
-        ("-1", "-1.0"),  # a number under 0, shown as read
-        ("nan", "nan"),
+        ("-1", "'-1'"),  # shown as the user wrote it
+        ("inf", "'inf'"),
+        (float("inf"), "inf"),
+        ("nan", "'nan'"),
         (-0.5, "-0.5"),
         (np.int64(-2), "np.int64(-2)"),
         (float("nan"), "nan"),
@@ -94,7 +96,7 @@ def test_resolve_band_refusals_word_for_word() -> None:
     for mapping, shown in (({"a": -1}, "{'a': -1.0}"), ({"a": 1, "b": float("nan")}, "{'b': nan}")):
         with pytest.raises(ValueError) as exc:
             resolve_band(mapping)
-        assert _message(exc) == f"band values must be numbers >= 0 (got {shown})"
+        assert _message(exc) == f"band values must be finite numbers >= 0 (got {shown})"
     for given, kind in ((True, "bool"), ([0.5], "list"), (object(), "object")):
         with pytest.raises(ValueError) as exc:
             resolve_band(given)

@@ -502,7 +502,7 @@ def band_option(band: str) -> str | float:
         value = resolve_band(band)
     except ValueError:
         raise fail(
-            f"--band must be 'top-gap' (or 'auto'), 'abnirml' or a number >= 0 (got "
+            f"--band must be 'top-gap' (or 'auto'), 'abnirml' or a finite number >= 0 (got "
             f"{band!r}){suggest(band, ['auto', 'top-gap', 'abnirml'])}; e.g. --band top-gap "
             "calibrates it per ranker, --band 0.5 uses 0.5 for every ranker"
         ) from None

@@ -44,6 +44,7 @@ judged the same pairs of the same texts.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -158,7 +159,8 @@ def sample_hash(
         return SAMPLE_PREFIX + (digest if full else digest[:SAMPLE_CHARS])
     rel = instances["relation"].astype(str).to_numpy().astype(object)
     if "symmetric" in instances:
-        sym = instances["symmetric"].fillna(False).to_numpy(dtype=bool)
+        col = instances["symmetric"]  # bool, or float/object with gaps as read from a file
+        sym = (col.notna() & col.astype(object).ne(0)).to_numpy(dtype=bool)
         rel = np.where(sym, "=", rel).astype(object)
     qid = _ids(instances["query_id"])
     a = _ids(instances["doc_a"])
@@ -285,7 +287,7 @@ def calibrate_band(calibration: str, score_lists: list[np.ndarray]) -> tuple[flo
 
 def _band_error(band: object) -> ValueError:
     return ValueError(
-        f"band must be 'auto', 'top-gap', 'abnirml' or a number >= 0 (got {band!r}); e.g. "
+        f"band must be 'auto', 'top-gap', 'abnirml' or a finite number >= 0 (got {band!r}); e.g. "
         "band='top-gap' (or 'auto') calibrates it per ranker on the median gap between its top "
         "two candidates, band='abnirml' on the median gap between adjacent documents of its "
         "top 10 (ABNIRML), band=0.5 uses 0.5 for every ranker"
@@ -303,18 +305,21 @@ def resolve_band(band: object) -> str | float | dict[str, float] | None:
         if name in BAND_CALIBRATIONS:
             return name
         try:
-            band = float(band)
+            number = float(band)
         except ValueError:
             raise _band_error(band) from None
+        if not 0 <= number < math.inf:  # shown as the user wrote it
+            raise _band_error(band)
+        return number
     if isinstance(band, Mapping):
         out = {str(k): float(v) for k, v in band.items()}
-        bad = {k: v for k, v in out.items() if not v >= 0}
+        bad = {k: v for k, v in out.items() if not 0 <= v < math.inf}
         if bad:
-            raise ValueError(f"band values must be numbers >= 0 (got {bad})")
+            raise ValueError(f"band values must be finite numbers >= 0 (got {bad})")
         return out
     if isinstance(band, (int, float, np.integer, np.floating)) and not isinstance(band, bool):
         value = float(band)
-        if not value >= 0:
+        if not 0 <= value < math.inf:
             raise _band_error(band)
         return value
     raise ValueError(
