@@ -3,7 +3,7 @@
 Built once from any iterable of :class:`~axiomatic.data.records.Document`, saved to a directory
 (``.npz`` + ``.json``, no pickle) and loaded back. Memory is that of the collection (one CSR matrix),
 never of the number of queries. Each document's token ids (its positional index) are kept from the
-same analysis pass by default (4 bytes per token), so proximity features never re-analyze texts.
+same analysis pass by default (2 bytes per token up to 65,536 terms, else 4), so proximity features never re-analyze texts.
 """
 
 from __future__ import annotations
