@@ -4,7 +4,7 @@ Full-collection BM25 retrieval of many queries in one call, in two passes per qu
 scores of the exact (exhaustive) form:
 
 1. **Approximate pass** over an *impact* index (:func:`bm25_impacts`, built once per ranker and
-   ``k1``/``b``): each posting's BM25 weight ``(idf * tf) / (tf + norm[d])``, quantized to a
+   ``k1``/``b``, by its numpy form :func:`bm25_impacts_numpy`, which loads no compiler): each posting's BM25 weight ``(idf * tf) / (tf + norm[d])``, quantized to a
    ``uint16`` step of its term (``scale[t] = max weight of t / 65535``, never 0), next to the
    document id in the smallest unsigned type that holds it (``uint16`` up to 65,536
    documents). Term-at-a-time accumulation is then one load, one conversion and one
