@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_bm25.py [--runs 5] [--threads 1 2] [--docs 100000]
         [--queries 1000] [--skip-scifact] [--skip-nfcorpus] [--no-memory] [--memory-docs N]
+        [--memory-runs 3] [--memory-only] [--memory-preload-numba]
 
 Prints one JSON object; :func:`measure_bm25` returns the same object (``benchmarks/run.py`` and
 other scripts import it). Corpora: SciFact (test) and NFCorpus (original release, test documents,
@@ -33,7 +34,12 @@ the synthetic one) and retrieves the top 10 for the same queries, k1=0.9, b=0.4 
   and lazy set-up done): ``peak_mb`` is the peak resident set size over the loaded data
   (``VmHWM`` reset through ``/proc/self/clear_refs`` just before the build), ``resident_mb`` the
   resident size over it after the build (what the index holds, plus what the allocator kept).
-  Ours is measured with and without the positional index (``positions=False``).
+  Ours is measured with and without the positional index (``positions=False``). Then one
+  top-10 query on the built index: ``query_peak_mb``/``query_resident_mb``, the same figures
+  after it (the first retrieval loads numba and compiles or loads the kernels, in both systems).
+  ``--memory-preload-numba`` runs a query in the warm-up too, so that numba and the kernels are
+  loaded before the measurement in both processes (like for like whatever either system loads
+  while building). ``--memory-only`` skips the timing.
 """
 
 from __future__ import annotations
@@ -316,10 +322,17 @@ def _rss_mb() -> tuple[float, float]:
     return d["VmRSS"] / 1024, d["VmHWM"] / 1024
 
 
-def memory_child(system: str, corpus: str, seed: int = 0) -> dict[str, Any]:
-    """One build in this (fresh) process: peak and resident size over the loaded data."""
+def memory_child(
+    system: str, corpus: str, seed: int = 0, preload_numba: bool = False
+) -> dict[str, Any]:
+    """One build in this (fresh) process, then one top-10 query: peak and resident size over
+    the loaded data after the build, and both again after the query (the first retrieval loads
+    numba and the compiled kernels, in both systems). ``preload_numba``: the warm-up also runs
+    a query, so that numba and the kernels are loaded before the measurement in both systems
+    (like for like whatever either loads at build time)."""
     import bm25s
 
+    from axiomatic.data.records import Query
     from axiomatic.index.collection import CollectionIndex
     from axiomatic.rankers.lexical import BM25Ranker
 
@@ -344,7 +357,19 @@ def memory_child(system: str, corpus: str, seed: int = 0) -> dict[str, Any]:
         ranker.impacts()  # what retrieval reads
         return ranker
 
-    build(docs[:50], texts[:50])  # imports and lazy set-up outside the measurement
+    query = " ".join(texts[0].split()[:8])
+
+    def search(kept: Any) -> None:
+        if system == "bm25s":
+            q = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+            kept.retrieve(q, k=10, show_progress=False, n_threads=1)
+        else:
+            kept.retrieve_many([Query("q", query)], 10)
+
+    warm = build(docs[:50], texts[:50])  # imports and lazy set-up outside the measurement
+    if preload_numba:
+        search(warm)
+    del warm
     gc.collect()
     with open("/proc/self/clear_refs", "w") as fh:  # resets the peak (VmHWM) to the current RSS
         fh.write("5")
@@ -354,6 +379,9 @@ def memory_child(system: str, corpus: str, seed: int = 0) -> dict[str, Any]:
     cpu = time.process_time() - t0
     gc.collect()
     cur, peak = _rss_mb()
+    search(kept)
+    gc.collect()
+    cur_q, peak_q = _rss_mb()
     del kept
     return {
         "system": system,
@@ -363,6 +391,9 @@ def memory_child(system: str, corpus: str, seed: int = 0) -> dict[str, Any]:
         "peak_mb": round(peak - base, 1),
         "resident_mb": round(cur - base, 1),
         "build_cpu_s": round(cpu, 2),
+        "query_peak_mb": round(peak_q - base, 1),
+        "query_resident_mb": round(cur_q - base, 1),
+        "preload_numba": preload_numba,
     }
 
 
@@ -371,9 +402,10 @@ def memory(
     runs: int = 3,
     seed: int = 0,
     systems: tuple[str, ...] = ("axiomatic", "axiomatic-no-positions", "bm25s"),
+    preload_numba: bool = False,
 ) -> dict[str, Any]:
     """:func:`memory_child` for ours (with and without positions) and bm25s, ``runs`` times
-    each, alternating, every build in a fresh process."""
+    each, alternating, every build in a fresh process (``preload_numba``: see there)."""
     got: dict[str, list[dict[str, Any]]] = {s: [] for s in systems}
     env = dict(os.environ)
     src = str(HERE.parent / "src")
@@ -381,26 +413,24 @@ def memory(
     for _ in range(runs):
         for s in systems:
             cmd = [sys.executable, str(Path(__file__)), "--memory-child", s, corpus]
-            cmd += ["--seed", str(seed)]
+            cmd += ["--seed", str(seed)] + (["--memory-preload-numba"] if preload_numba else [])
             res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
             if res.returncode != 0:
                 raise RuntimeError(f"memory child {s} {corpus} failed: {res.stderr[-2000:]}")
             got[s].append(json.loads(res.stdout))
-    out: dict[str, Any] = {"corpus": corpus, "runs": runs}
+    out: dict[str, Any] = {"corpus": corpus, "runs": runs, "preload_numba": preload_numba}
+    keys = ("peak_mb", "resident_mb", "query_peak_mb", "query_resident_mb")
     for s in systems:
-        out[s] = {
-            "docs": got[s][0]["docs"],
-            "peak_mb": _stats([g["peak_mb"] for g in got[s]], 1),
-            "resident_mb": _stats([g["resident_mb"] for g in got[s]], 1),
-            "build_cpu_s": _stats([g["build_cpu_s"] for g in got[s]], 2),
-        }
+        out[s] = {"docs": got[s][0]["docs"]}
+        out[s].update({key: _stats([g[key] for g in got[s]], 1) for key in keys})
+        out[s]["build_cpu_s"] = _stats([g["build_cpu_s"] for g in got[s]], 2)
     if "bm25s" in out:
         ref = out["bm25s"]
         out["ratio_vs_bm25s"] = {
             f"{s}_{key}": round(out[s][key]["median"] / max(ref[key]["median"], 1e-9), 3)
             for s in systems
             if s != "bm25s"
-            for key in ("peak_mb", "resident_mb")
+            for key in keys
         }
     return out
 
@@ -419,6 +449,8 @@ def measure_bm25(
     memory_runs: int = 3,
     memory_docs: tuple[int, ...] = (),
     seed: int = 0,
+    memory_only: bool = False,
+    preload_numba: bool = False,
 ) -> dict[str, Any]:
     """Every figure of this benchmark from one run (the JSON ``main`` prints).
 
@@ -426,7 +458,9 @@ def measure_bm25(
     ``synthetic_docs``: size of the synthetic corpus (0: none); ``memory_runs``: fresh-process
     builds per system for the memory figures (0: none), on the same corpora;
     ``memory_docs``: extra synthetic sizes measured for memory only, ours only, one build each
-    (e.g. 1,000,000).
+    (e.g. 1,000,000); ``memory_only``: no timing, only the memory figures (every system, on
+    the same corpora); ``preload_numba``: numba loaded before every memory measurement
+    (:func:`memory_child`).
     """
     import bm25s
     import numba
@@ -453,14 +487,17 @@ def measure_bm25(
         except Exception as exc:  # data not present: report and go on
             results[f"{name}_skipped"] = f"{type(exc).__name__}: {exc}"
             continue
-        results["runs"].append(bench(name, docs, queries, stem, runs=runs, threads=threads))
+        if not memory_only:
+            results["runs"].append(bench(name, docs, queries, stem, runs=runs, threads=threads))
         del docs, queries
         gc.collect()
         if memory_runs:
-            results["memory"].append(memory(name, memory_runs, seed))
+            results["memory"].append(memory(name, memory_runs, seed, preload_numba=preload_numba))
     for n in memory_docs:  # ours only (with and without positions): the large builds
         results["memory"].append(
-            memory(f"synthetic-{n}", 1, seed, ("axiomatic", "axiomatic-no-positions"))
+            memory(
+                f"synthetic-{n}", 1, seed, ("axiomatic", "axiomatic-no-positions"), preload_numba
+            )
         )
     results["load_after"] = _load()
     return results
@@ -480,10 +517,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--memory-docs", type=int, nargs="*", default=[], help="synthetic sizes, memory only"
     )
+    ap.add_argument("--memory-only", action="store_true", help="only the build-memory figures")
+    ap.add_argument(
+        "--memory-preload-numba",
+        action="store_true",
+        help="load numba and the kernels before each memory measurement (both systems)",
+    )
     ap.add_argument("--memory-child", nargs=2, metavar=("SYSTEM", "CORPUS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.memory_child:
-        print(json.dumps(memory_child(*args.memory_child, seed=args.seed)))
+        child = memory_child(
+            *args.memory_child, seed=args.seed, preload_numba=args.memory_preload_numba
+        )
+        print(json.dumps(child))
         return
     corpora = tuple(
         c
@@ -499,6 +545,8 @@ def main(argv: list[str] | None = None) -> None:
         memory_runs=0 if args.no_memory else args.memory_runs,
         memory_docs=tuple(args.memory_docs),
         seed=args.seed,
+        memory_only=args.memory_only,
+        preload_numba=args.memory_preload_numba,
     )
     print(json.dumps(results, indent=1))
 

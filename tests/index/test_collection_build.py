@@ -121,3 +121,39 @@ def test_column_copy_holds_the_counts_in_the_smallest_type():
     assert big.tf_csc.dtype == np.uint16
     assert np.array_equal(big.tf_csc.toarray(), big.tf.toarray())
     assert big.tf_csc.toarray().max() == 300
+
+
+def test_token_table_is_uint16_and_widens_when_the_vocabulary_passes_65536(monkeypatch):
+    # chunks of 1,000 tokens: the first ones are kept as uint16, the vocabulary then passes
+    # 65,536 terms and the table is uint32 with every id as it was
+    monkeypatch.setattr(collection, "_CHUNK_TOKENS", 1000)
+    raw = Analyzer(stemmer=None, stopwords=False)
+    docs = [
+        Document(f"d{i}", " ".join(f"w{i * 100 + j} w0" for j in range(100))) for i in range(700)
+    ]
+    small = CollectionIndex.build(docs[:10], raw)
+    assert small.token_table is not None and small.token_table[0].dtype == np.uint16
+    big = CollectionIndex.build(docs, raw)
+    assert big.n_terms > 1 << 16
+    assert big.token_table is not None and big.token_table[0].dtype == np.uint32
+    for index in (small, big):
+        for r in (0, 5, index.n_docs - 1):
+            want = [index.vocab[t] for t in raw.analyze(docs[r].text)]
+            got = index.token_ids(r)
+            assert got.dtype == np.int32 and got.tolist() == want
+
+
+def test_index_saved_with_an_int32_token_table_still_loads(tmp_path):
+    docs = _docs(5, 40)
+    index = CollectionIndex.build(docs, Analyzer())
+    assert index.token_table is not None and index.token_table[0].dtype == np.uint16
+    path = index.save(tmp_path / "idx")
+    narrow = CollectionIndex.load(path)
+    assert narrow.token_table is not None and narrow.token_table[0].dtype == np.uint16
+    np.save(path / "token_ids.npy", index.token_table[0].astype(np.int32))  # the old layout
+    old = CollectionIndex.load(path)
+    assert old.token_table is not None and old.token_table[0].dtype == np.int32
+    for r in range(index.n_docs):
+        want = [index.vocab[t] for t in Analyzer().analyze(docs[r].text)]
+        assert narrow.token_ids(r).tolist() == want
+        assert old.token_ids(r).tolist() == want

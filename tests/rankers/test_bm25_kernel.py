@@ -265,3 +265,46 @@ def test_weight_matrix_follows_parameters_changed_after_use():
 def vars_of(ranker: LexicalRanker) -> dict[str, float]:
     names = ("k1", "b") if isinstance(ranker, BM25Ranker) else ("mu",)
     return {n: getattr(ranker, n) for n in names}
+
+
+def _impacts_with(ranker: BM25Ranker, build) -> tuple[np.ndarray, ...]:
+    ranker._impact_cache = None
+    return ranker.impacts(build)
+
+
+def _assert_same_impacts(got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> None:
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 50, 1 << 15])
+def test_numpy_impacts_equal_the_loop_form_bit_for_bit(chunk: int) -> None:
+    docs = _collection(3, 300, 40, dup=5)
+    docs.append(Document("empty", ""))  # a row without postings
+    index = CollectionIndex.build(docs, RAW, keep_texts=False)
+    index.tf.data[::11] = 0  # stored zero counts are no postings
+    index.df = np.asarray((index.tf > 0).sum(axis=0)).ravel()
+    ranker = BM25Ranker(index, k1=1.1, b=0.6)
+    want = _impacts_with(ranker, _bm25_kernel.bm25_impacts)
+
+    def build(*args):
+        _bm25_kernel.bm25_impacts_numpy(*args, chunk=chunk)
+
+    _assert_same_impacts(_impacts_with(ranker, build), want)
+    assert ranker.impacts() is not None  # the default builder is the numpy one
+    _assert_same_impacts(_impacts_with(ranker, None), want)
+
+
+def test_numpy_impacts_equal_the_compiled_form_on_scifact() -> None:
+    from axiomatic.data.readers.scifact import read_scifact_corpus
+    from shared_data import require_collection
+
+    fn = _bm25_kernel.compiled("bm25_impacts")
+    if fn is None:
+        pytest.skip("numba not installed (the `fast` extra)")
+    root = require_collection("scifact")
+    docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
+    index = CollectionIndex.build(docs, Analyzer(), keep_texts=False, positions=False)
+    ranker = BM25Ranker(index, k1=0.9, b=0.4)
+    _assert_same_impacts(_impacts_with(ranker, None), _impacts_with(ranker, fn))

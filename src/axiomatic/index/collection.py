@@ -3,7 +3,7 @@
 Built once from any iterable of :class:`~axiomatic.data.records.Document`, saved to a directory
 (``.npz`` + ``.json``, no pickle) and loaded back. Memory is that of the collection (one CSR matrix),
 never of the number of queries. Each document's token ids (its positional index) are kept from the
-same analysis pass by default (4 bytes per token), so proximity features never re-analyze texts.
+same analysis pass by default (2 bytes per token up to 65,536 terms, else 4), so proximity features never re-analyze texts.
 """
 
 from __future__ import annotations
@@ -31,6 +31,14 @@ _CHUNK_TOKENS = 1 << 16
 
 #: surface tokens whose term id :meth:`CollectionIndex.query_term_ids` keeps (then starts over)
 _SURFACE_CACHE = 1 << 20
+
+
+def token_dtype(n_terms: int) -> type[np.unsignedinteger]:
+    """The narrowest unsigned type of the positional index for ``n_terms`` terms: ``uint16``
+    up to 65,536 terms (no narrower: a vocabulary of at most 256 terms is a toy, and every
+    further type is another specialization of the compiled proximity kernel), else
+    ``uint32``."""
+    return np.uint16 if n_terms <= 1 << 16 else np.uint32
 
 
 def _concat(pieces: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
@@ -103,7 +111,8 @@ class CollectionIndex:
         self._surface_ids: dict[str, int] = {}  # surface token -> term id (query_term_ids)
         # The positional index of every document, from the pass that counted its terms:
         # ``(ids, offsets)``, document ``r``'s tokens are ``ids[offsets[r]:offsets[r + 1]]``
-        # (int32 term ids; 4 bytes per token, i.e. ``4 * total_terms``). Proximity axioms then
+        # (term ids as :func:`token_dtype`: 2 bytes per token up to 65,536 terms, else 4; a
+        # table saved as int32 loads as it was). Proximity axioms then
         # read candidates' token ids instead of analyzing their texts at query time.
         self.token_table = token_table
         if token_table is not None and len(token_table[1]) != len(doc_ids) + 1:
@@ -128,8 +137,9 @@ class CollectionIndex:
         counted into its rows of the count matrix at once (its tokens as strings, then as ids,
         live only while the chunk is counted), so the build's memory is the index it returns
         plus one chunk, not a copy of every token. ``positions`` also keeps each document's token
-        ids from the same pass (the positional index, :attr:`token_table`: 4 bytes per token,
-        about the size of ``tf`` again), so that proximity features never analyze a candidate at
+        ids from the same pass (the positional index, :attr:`token_table`: 2 bytes per token
+        up to 65,536 terms, else 4; each chunk's ids are kept in the type the vocabulary so far
+        needs, so the final copy never holds a wider one), so that proximity features never analyze a candidate at
         query time; ``False`` keeps none (a lower peak and resident size) and analyzes
         candidates lazily instead (once per document, :meth:`token_ids`).
         """
@@ -184,8 +194,8 @@ class CollectionIndex:
             lens = np.diff(kept_before[doc_ends])
             ids = ids[keep]
             del keep, kept_before
-            if positions:
-                p_tokens.append(ids)
+            if positions:  # narrow already: the vocabulary so far bounds the ids
+                p_tokens.append(ids.astype(token_dtype(len(vocab))))
             # one (row, term) key per token, sorted: equal keys are one posting and its count
             n_terms = max(len(vocab), 1)
             key = np.repeat(np.arange(n_rows, dtype=np.int64) * n_terms, lens)
@@ -228,7 +238,7 @@ class CollectionIndex:
         if positions:
             offsets = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(doc_len, out=offsets[1:])
-            table = (_concat(p_tokens, np.int32), offsets)
+            table = (_concat(p_tokens, token_dtype(len(vocab))), offsets)
         terms = [""] * len(vocab)
         for t, i in vocab.items():
             terms[i] = t
@@ -384,9 +394,9 @@ class CollectionIndex:
         a candidate do not analyze it again. ``text`` is the indexed text when the index was
         built without texts (``keep_texts=False``).
         """
-        if self.token_table is not None:
+        if self.token_table is not None:  # stored narrower (:func:`token_dtype`)
             ids, offsets = self.token_table
-            return ids[offsets[row] : offsets[row + 1]]
+            return ids[offsets[row] : offsets[row + 1]].astype(np.int32)
         out = self._token_ids.get(row)
         if out is None:
             if text is None:

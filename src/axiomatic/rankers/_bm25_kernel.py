@@ -4,7 +4,7 @@ Full-collection BM25 retrieval of many queries in one call, in two passes per qu
 scores of the exact (exhaustive) form:
 
 1. **Approximate pass** over an *impact* index (:func:`bm25_impacts`, built once per ranker and
-   ``k1``/``b``): each posting's BM25 weight ``(idf * tf) / (tf + norm[d])``, quantized to a
+   ``k1``/``b``, by its numpy form :func:`bm25_impacts_numpy`, which loads no compiler): each posting's BM25 weight ``(idf * tf) / (tf + norm[d])``, quantized to a
    ``uint16`` step of its term (``scale[t] = max weight of t / 65535``, never 0), next to the
    document id in the smallest unsigned type that holds it (``uint16`` up to 65,536
    documents). Term-at-a-time accumulation is then one load, one conversion and one
@@ -34,6 +34,7 @@ dictionary lookup per token) and makes one call; the kernel counts each query's 
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -125,6 +126,72 @@ def bm25_impacts(
                 imp_docs[at[t]] = d
                 imp_q[at[t]] = np.uint16(v)
                 at[t] += 1
+
+
+#: postings per chunk of :func:`bm25_impacts_numpy` (its temporaries: ~40 bytes per posting)
+_IMPACT_CHUNK = 1 << 15
+
+
+def bm25_impacts_numpy(
+    tf_ptr: np.ndarray,
+    tf_idx: np.ndarray,
+    tf_data: np.ndarray,
+    norm: np.ndarray,
+    idf: np.ndarray,
+    imp_ptr: np.ndarray,
+    imp_docs: np.ndarray,
+    imp_q: np.ndarray,
+    scale: np.ndarray,
+    chunk: int = _IMPACT_CHUNK,
+) -> None:
+    """:func:`bm25_impacts` in numpy, bit for bit (the same float64 operations in the same
+    order), without numba: two passes over the CSR counts in chunks of about ``chunk``
+    postings (whole rows), so that no temporary is as large as the postings. The first pass
+    takes each term's largest weight (``scale``); the second quantizes each chunk's postings
+    and writes them at their term's next free slots (a stable sort of the chunk by term keeps
+    rows ascending within a term)."""
+    n_docs = tf_ptr.shape[0] - 1
+    n_terms = imp_ptr.shape[0] - 1
+    bounds = [0]
+    while bounds[-1] < n_docs:
+        lo = bounds[-1]
+        hi = int(np.searchsorted(tf_ptr, tf_ptr[lo] + chunk, side="right")) - 1
+        bounds.append(min(max(hi, lo + 1), n_docs))
+
+    def weights(lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a, b = int(tf_ptr[lo]), int(tf_ptr[hi])
+        rows = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(tf_ptr[lo : hi + 1]))
+        t = tf_idx[a:b]
+        counts = tf_data[a:b]
+        if not (counts > 0).all():  # stored zero counts are no postings
+            keep = counts > 0
+            rows, t, counts = rows[keep], t[keep], counts[keep]
+        tf = counts.astype(np.float64)
+        return rows, t, (idf[t] * tf) / (tf + norm[rows])
+
+    top = np.zeros(n_terms, np.float64)
+    for lo, hi in itertools.pairwise(bounds):
+        _rows, t, w = weights(lo, hi)
+        np.maximum.at(top, t, w)
+    scale[:] = top / _LEVELS
+    del top
+    at = imp_ptr[:-1].copy()
+    for lo, hi in itertools.pairwise(bounds):
+        rows, t, w = weights(lo, hi)
+        if len(t) == 0:
+            continue
+        order = np.argsort(t, kind="stable")
+        t = t[order]
+        # rank of each posting among its term's postings of this chunk
+        start = np.concatenate(([True], t[1:] != t[:-1]))
+        first = np.flatnonzero(start)
+        rank = np.arange(len(t)) - np.repeat(first, np.diff(np.append(first, len(t))))
+        dest = at[t] + rank
+        imp_docs[dest] = rows[order]
+        v = np.floor(w[order] / scale[t] + 0.5)
+        np.clip(v, 1.0, _LEVELS, out=v)
+        imp_q[dest] = v.astype(np.uint16)
+        at[t[first]] += np.diff(np.append(first, len(t)))
 
 
 def bm25_top_k(

@@ -542,13 +542,15 @@ class BM25Ranker(LexicalRanker):
         else ``uint32``) with weights ``quantized * scale[t]`` (``uint16``), each within
         ``scale[t]`` of the exact BM25 weight (:mod:`~axiomatic.rankers._bm25_kernel`). 4 bytes
         per posting up to 65,536 documents (6 above), beside the index's own counts.
-        ``build``: the builder (default: the compiled one, else the plain Python form)."""
+        ``build``: the builder (default: the numpy form, which loads no compiler and keeps its
+        temporaries to a chunk of postings; the compiled and plain Python forms give the same
+        arrays)."""
         self._check()
         key = (self.k1, self.b)
         if self._impact_cache is None or self._impact_cache[0] != key:
             self._impact_cache = None  # freed before the new one is built
             if build is None:
-                build = _bm25_kernel.compiled("bm25_impacts") or _bm25_kernel.bm25_impacts
+                build = _bm25_kernel.bm25_impacts_numpy
             index = self.index
             tf = index.tf
             indptr = np.zeros(index.n_terms + 1, dtype=np.int64)

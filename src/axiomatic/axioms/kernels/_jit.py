@@ -880,7 +880,9 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.array([1, 0, -1, -1, -1], dtype=np.int32),
         np.zeros((3, 2), dtype=np.int64),
     ),
-    "prox_features": lambda: _prox_example(np.int32),
+    "prox_features": lambda: _prox_example(np.uint16),
+    "prox_features@uint32": lambda: _prox_example(np.uint32),
+    "prox_features@int32": lambda: _prox_example(np.int32),
     "prox_features@int64": lambda: _prox_example(np.int64),
     "tf_lnc_pairs": lambda: (
         np.arange(10, dtype=np.int64),
@@ -892,8 +894,9 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
 
 
 def _prox_example(dtype: Any) -> tuple[Any, ...]:
-    """``prox_features`` on token ids of ``dtype`` (the index's int32 token table, or the int64
-    positional table of documents outside the index)."""
+    """``prox_features`` on token ids of ``dtype`` (the index's token table: ``uint16`` or
+    ``uint32``, ``int32`` as saved by earlier versions; or the int64 positional table of
+    documents outside the index)."""
     toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
     starts = np.array([0, 3, 7])
     counts = np.array([[1, 1], [0, 0], [2, 1]])
