@@ -95,7 +95,7 @@ class NeuralRankingModel(nn.Module):
         """Scores (no grad, eval mode) of text pairs, batched; returns a CPU float tensor.
 
         Float32 unless ``bf16=True`` asks for bf16 autocast (faster on AMX CPUs and bf16
-        GPUs, but a score then depends on the batch it is computed in, by up to ~1e-3).
+        GPUs, but a score then depends on the batch it is computed in, by up to ~2e-3).
         """
         if len(queries) != len(documents):
             raise ValueError(

@@ -8,7 +8,7 @@ where there is none is a one-line error, never a silent fall-back to the CPU.
 :func:`use_bf16` decides whether inference runs in bf16: only when the caller asks for it
 (``bf16=True``). The default is float32 on every device, whatever it is fast at: under bf16 a
 score depends on the batch it was computed in (the other inputs change the padding and the
-order of the sums), by up to ~1e-3, so the same ranker would give other numbers in ``rank`` and
+order of the sums), by up to ~2e-3, so the same ranker would give other numbers in ``rank`` and
 ``diagnose`` and on another machine; in float32 the differences stay ~1e-7.
 :func:`bf16_supported` says where asking for bf16 pays (AMX CPUs, bf16 GPUs).
 """
@@ -84,7 +84,7 @@ def use_bf16(requested: bool | None) -> bool:
     """Whether to run inference in bf16: only when ``requested`` is true; ``None`` (the
     default) and ``False`` are float32, on every device. bf16 is faster where the device is
     fast at it (:func:`bf16_supported`), but its scores depend on the batch composition by up
-    to ~1e-3, so it is opt-in (``bf16=True``, ``minilm:bf16=true``)."""
+    to ~2e-3, so it is opt-in (``bf16=True``, ``minilm:bf16=true``)."""
     return bool(requested)
 
 

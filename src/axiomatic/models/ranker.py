@@ -20,7 +20,7 @@ class NeuralRanker:
 
     Scores are float32 unless ``bf16=True`` (:func:`~axiomatic.models.device.use_bf16`):
     bf16 is faster on AVX512-BF16/AMX CPUs and recent GPUs, but its scores depend on the batch
-    they are computed in by up to ~1e-3, so the same pair would score differently in ``rank``
+    they are computed in by up to ~2e-3, so the same pair would score differently in ``rank``
     and ``diagnose``.
 
     :func:`~axiomatic.rankers.base.rerank` scores a whole dataset with this ranker through

@@ -25,7 +25,7 @@ and LNC2's artificial ones) through it, so the distinct texts of one diagnosis c
 cache: each is encoded once, and nothing outlives the call.
 
 Float scores depend (in the last bits, ~1e-7 in float32, the default) on how inputs are
-grouped into padded batches; with ``bf16=True`` by up to ~1e-3, so a pair scored with other
+grouped into padded batches; with ``bf16=True`` by up to ~2e-3, so a pair scored with other
 pairs around it (``rank`` against ``diagnose``, another probe set) then gets another score. The
 batch size is part of the result: :data:`SCORE_BATCH_SIZE` is the one default of this function
 and of :class:`~axiomatic.models.ranker.NeuralRanker`. With ``batch_size=1`` every input runs

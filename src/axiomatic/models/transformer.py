@@ -108,7 +108,7 @@ class _MiniLMModel(NeuralRankingModel):
         """Scores of text pairs (no grad), in float32 unless ``bf16=True``: then the encoder
         runs on a cached bf16 copy of its weights, about 1.6x faster than autocast on AMX CPUs;
         the scoring head stays float32, so scores are not rounded to bf16, but they depend on
-        the batch a pair is scored in (padding, summation order) by up to ~1e-3.
+        the batch a pair is scored in (padding, summation order) by up to ~2e-3.
 
         A pair model (:attr:`tokenizes_pairs`) tokenizes all pairs in one call and runs them
         in batches sorted by length, longest first: a batch pads to about its own length

@@ -597,7 +597,7 @@ def hf_folder_ranker(context: RankerContext, path: str) -> Ranker:
 
 _BF16_HELP = (
     "true: bf16 inference (faster on AMX CPUs and bf16 GPUs; a score then depends on the batch "
-    "it is computed in, by up to ~1e-3); None or false: float32, the default"
+    "it is computed in, by up to ~2e-3); None or false: float32, the default"
 )
 
 
