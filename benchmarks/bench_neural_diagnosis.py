@@ -30,8 +30,8 @@ same packaged weights with a seeded linear head, ``build_model("cross-encoder", 
   ``score_pairs`` of the pairs) with the same batch size, dtype and threads; median of
   ``reference_runs_s``. Runs alternate with the diagnosis runs (reference first).
 * ``ratio`` (d): ``diagnosis_s / reference_s``; the target is <= 1.1.
-* ``batch_size``, ``dtype`` (``float32`` or ``bfloat16``: the model's bf16 inference, used where
-  the CPU is fast at it unless ``--bf16`` says otherwise), ``inputs_per_s`` (needed inputs /
+* ``batch_size``, ``dtype`` (``float32``, the toolkit's default, or ``bfloat16`` with
+  ``--bf16 on``: the model's bf16 inference), ``inputs_per_s`` (needed inputs /
   ``reference_s``).
 
 ``encode`` (e): the packaged bi-encoder's ``BiEncoder.embed_texts`` against
@@ -298,9 +298,7 @@ def bench_model(
     from axiomatic.models.device import use_bf16
 
     ranker, model = _ranker(kind, spec, ds, args.batch_size, args.bf16)
-    bf16 = isinstance(model, NeuralRankingModel) and use_bf16(
-        args.bf16, model.device, model.supports_bf16
-    )
+    bf16 = isinstance(model, NeuralRankingModel) and use_bf16(args.bf16)
     needed = _needed(instances, art, ds)
     n_needed = (
         len(needed["pairs"])
@@ -467,7 +465,8 @@ def main(argv: list[str] | None = None) -> int:
         "--bf16",
         choices=("auto", "on", "off"),
         default="auto",
-        help="bf16 inference: auto = where the CPU is fast at it",
+        help="bf16 inference: auto = float32 (the default) for the diagnosis, and the encode "
+        "comparison adds bfloat16 where the CPU is fast at it",
     )
     p.add_argument("--rounds", type=int, default=1, help="diagnosis/reference runs (median)")
     p.add_argument("--repeats", type=int, default=3, help="encode runs per implementation")

@@ -316,3 +316,35 @@ def test_an_entry_point_experiment_is_listed_and_run_in_a_fresh_process(tmp_path
     listed = subprocess.run([*cli], env={**env, "COLUMNS": "200"}, capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
     assert "none (an example)" in listed.stdout and "rosset2019" in listed.stdout
+
+
+def test_units_of_transformers_record_the_dtype_they_score_in(tmp_path: Path, monkeypatch) -> None:
+    """Neural scoring is float32 by default on every device; before, transformers scored in
+    bf16 on CPUs fast at it. A transformer unit's record names the dtype, so one recorded
+    without it (perhaps bf16 numbers) is refused rather than reused as float32; a word-model
+    unit (float32 before and after) keeps its record. Broken checks: leaving the key out fails
+    the refusal; adding it for word models fails the reuse of the KNRM unit."""
+    import axiomatic.models.device as device
+    from axiomatic.experiments.ares2022.plan import _settings
+    from axiomatic.experiments.units import UnitRecord, UnitStore, inference_dtype_settings
+
+    monkeypatch.setattr(device, "bf16_supported", lambda d: True)
+    assert inference_dtype_settings("cross-encoder") == {"inference_dtype": "float32"}
+    assert inference_dtype_settings("knrm", "bi-encoder") == {"inference_dtype": "float32"}
+    assert inference_dtype_settings("knrm", "conv-knrm") == {}
+    assert _settings("evaluation")["inference_dtype"] == "float32"
+    runner = Runner(None, tmp_path)
+    store = UnitStore(tmp_path)
+    for model, refused in (("cross-encoder", True), ("knrm", False)):
+        old = runner.record_settings(model=model, seed=0)
+        unit = tmp_path / model
+        assert store.enter(unit, UnitRecord(old)) == "absent"
+        (unit / "test_metrics.json").write_text("{}")
+        now = UnitRecord(
+            runner.record_settings(model=model, seed=0, **inference_dtype_settings(model))
+        )
+        if refused:
+            with pytest.raises(UnitMismatchError, match=r"inference_dtype \(none\) -> float32"):
+                store.enter(unit, now)
+        else:
+            assert store.enter(unit, now) == "done"

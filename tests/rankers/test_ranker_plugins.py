@@ -117,8 +117,9 @@ def test_the_built_in_families_are_registry_entries_with_the_classes_defaults() 
         "llm",
         "prp",
     ]
-    with pytest.raises(RankerSpecError, match="ranker 'minilm' takes no parameters"):
-        make_ranker("minilm:x=1", ax.load_dataset("demo"))
+    assert dict(families["minilm"].params) == {"bf16": None}  # float32 unless asked
+    with pytest.raises(RankerSpecError, match="ranker 'tfidf' takes no parameters"):
+        make_ranker("tfidf:x=1", ax.load_dataset("demo"))
 
 
 def test_a_decorated_plugin_ranks_and_is_diagnosed_from_the_cli(tmp_path: Path, toylen) -> None:

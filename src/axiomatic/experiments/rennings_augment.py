@@ -36,7 +36,12 @@ from axiomatic.experiments.common import (
 )
 from axiomatic.experiments.engine import Runner, TrainingPlan, estimate_line, register_experiment
 from axiomatic.experiments.schedule import run_runner_units
-from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, fingerprint
+from axiomatic.experiments.units import (
+    UnitRecord,
+    dataset_fingerprint,
+    fingerprint,
+    inference_dtype_settings,
+)
 from axiomatic.training.config import TRAIN_PARAMS
 
 SCHEMES = ("regular", "multi-graded", "paired", "paired-delta", "perturb")
@@ -178,6 +183,7 @@ class RenningsAugment(Runner):
             delta_max=p.delta_max if mined else None,
             model_config=dict(p.model_config.get(model, {})),
             train_config=cfg,
+            **inference_dtype_settings(model),
         )
         if scheme in ("regular", "perturb"):
             inputs = {k: v for k, v in inputs.items() if k != "training instances"}

@@ -60,6 +60,7 @@ __all__ = [
     "differences",
     "files_fingerprint",
     "fingerprint",
+    "inference_dtype_settings",
     "machine",
     "note_plan_change",
 ]
@@ -201,6 +202,30 @@ def machine() -> dict[str, Any]:
         "device": device,
         "load": load,
     }
+
+
+def inference_dtype_settings(*models: str) -> dict[str, str]:
+    """``{"inference_dtype": "float32"}`` for the settings of a unit that scores a model able
+    to run in bf16 (a transformer among ``models``, registry names such as ``cross-encoder``),
+    ``{}`` for a unit of word models only.
+
+    Float32 is the default of every neural scoring, on every device
+    (:func:`axiomatic.models.device.inference_dtype`). Before, transformers scored in bf16 on
+    CPUs fast at it (AMX), so a transformer unit recorded without this key may hold bf16
+    numbers: it is refused (``inference_dtype (none) -> float32``; ``--overwrite`` redoes it).
+    Word models scored in float32 before and after: their records stay valid without it."""
+    from axiomatic.models.device import inference_dtype
+    from axiomatic.models.io import is_word_model
+
+    def word(name: str) -> bool:
+        try:
+            return is_word_model(name)
+        except ValueError:  # not a registry name (e.g. an ACRank row): a transformer
+            return False
+
+    if all(word(m) for m in models):
+        return {}
+    return {"inference_dtype": inference_dtype()}
 
 
 # ---------------------------------------------------------------------- records

@@ -14,6 +14,7 @@ _EXPORTS = {
     "autocast": "axiomatic.models.device",
     "bf16_supported": "axiomatic.models.device",
     "choose_device": "axiomatic.models.device",
+    "inference_dtype": "axiomatic.models.device",
     "use_bf16": "axiomatic.models.device",
     "suggest_num_threads": "axiomatic.models.base",
     "Vocabulary": "axiomatic.models.vocab",

@@ -53,9 +53,9 @@ class NeuralRankingModel(nn.Module):
 
     ``model_type`` is the registry name (e.g. ``"knrm"``); ``config`` holds every constructor
     argument needed to rebuild the model (written next to the weights on save, so it must be
-    JSON-serializable). ``supports_bf16`` says whether inference may run under bf16 autocast
-    (True for the transformers; False for kernel models whose exact-match kernel, sigma = 1e-3,
-    needs float32 resolution). ``word_level`` says how the model is built and rebuilt (see
+    JSON-serializable). ``supports_bf16`` says whether bf16 inference, when asked for
+    (``bf16=True``; float32 is the default), pays for the model (True for the transformers;
+    False for kernel models whose exact-match kernel, sigma = 1e-3, stays float32 anyway). ``word_level`` says how the model is built and rebuilt (see
     :func:`axiomatic.models.io.build_model` and :func:`~axiomatic.models.io.load_model`):
     True for a model over the word ids of a :class:`~axiomatic.models.vocab.Vocabulary`,
     whose constructor takes ``vocab=`` and ``embeddings=`` and whose vocabulary is saved beside
@@ -100,7 +100,8 @@ class NeuralRankingModel(nn.Module):
     ) -> torch.Tensor:
         """Scores (no grad, eval mode) of text pairs, batched; returns a CPU float tensor.
 
-        ``bf16=None`` uses bf16 autocast when the model supports it and the device is fast at it.
+        Float32 unless ``bf16=True`` asks for bf16 autocast (faster on AMX CPUs and bf16
+        GPUs, but a score then depends on the batch it is computed in, by up to ~2e-3).
         """
         if len(queries) != len(documents):
             raise ValueError(
@@ -110,7 +111,7 @@ class NeuralRankingModel(nn.Module):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
         device = self.device
-        bf16 = use_bf16(bf16, device, self.supports_bf16)
+        bf16 = use_bf16(bf16)
         was_training = self.training
         self.eval()
         out = []

@@ -5,8 +5,12 @@
 present, else the CPU; under torchrun (``local_rank``) it is that rank's GPU. A GPU asked for
 where there is none is a one-line error, never a silent fall-back to the CPU.
 
-:func:`use_bf16` decides whether inference runs in bf16: what the caller asked for, else bf16
-where the model allows it and the device is fast at it (:func:`bf16_supported`).
+:func:`use_bf16` decides whether inference runs in bf16: only when the caller asks for it
+(``bf16=True``). The default is float32 on every device, whatever it is fast at: under bf16 a
+score depends on the batch it was computed in (the other inputs change the padding and the
+order of the sums), by up to ~2e-3, so the same ranker would give other numbers in ``rank`` and
+``diagnose`` and on another machine; in float32 the differences stay ~1e-7.
+:func:`bf16_supported` says where asking for bf16 pays (AMX CPUs, bf16 GPUs).
 """
 
 from __future__ import annotations
@@ -15,7 +19,14 @@ import contextlib
 
 import torch
 
-__all__ = ["DEVICE_CHOICES", "autocast", "bf16_supported", "choose_device", "use_bf16"]
+__all__ = [
+    "DEVICE_CHOICES",
+    "autocast",
+    "bf16_supported",
+    "choose_device",
+    "inference_dtype",
+    "use_bf16",
+]
 
 #: the device strings :func:`choose_device` accepts (``cuda:N`` with any index N)
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
@@ -69,13 +80,18 @@ def bf16_supported(device: torch.device | str) -> bool:
     return False
 
 
-def use_bf16(requested: bool | None, device: torch.device | str, model_allows: bool = True) -> bool:
-    """Whether to run inference in bf16: ``requested`` when given, else ``model_allows`` and
-    the device is fast at it (kernel models whose exact-match kernel needs float32 resolution
-    say ``model_allows=False``)."""
-    if requested is not None:
-        return bool(requested)
-    return bool(model_allows) and bf16_supported(device)
+def use_bf16(requested: bool | None) -> bool:
+    """Whether to run inference in bf16: only when ``requested`` is true; ``None`` (the
+    default) and ``False`` are float32, on every device. bf16 is faster where the device is
+    fast at it (:func:`bf16_supported`), but its scores depend on the batch composition by up
+    to ~2e-3, so it is opt-in (``bf16=True``, ``minilm:bf16=true``)."""
+    return bool(requested)
+
+
+def inference_dtype(requested: bool | None = None) -> str:
+    """The dtype inference runs in for a ``bf16`` option (:func:`use_bf16`): ``"bfloat16"`` or
+    ``"float32"``; what a cached result records so that it is never reused for the other."""
+    return "bfloat16" if use_bf16(requested) else "float32"
 
 
 def autocast(device: torch.device | str, enabled: bool = True) -> contextlib.AbstractContextManager:

@@ -436,8 +436,8 @@ class _CausalLM:
         )
         answer_head = self.answer_head(answers)
         decoder = model.base_model
-        # float32 unless bf16 is asked for (as the other Hugging Face folder rankers run)
-        use = use_bf16(bool(bf16 if bf16 is not None else self.bf16), dev)
+        # float32 unless bf16 is asked for, as every neural ranker runs
+        use = use_bf16(bf16 if bf16 is not None else self.bf16)
 
         def step(batch: dict[str, Any]) -> Any:
             mask = batch["attention_mask"]

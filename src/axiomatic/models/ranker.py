@@ -18,8 +18,10 @@ from axiomatic.models.scoring import SCORE_BATCH_SIZE
 class NeuralRanker:
     """Scores documents for a query with a :class:`NeuralRankingModel` (Ranker protocol).
 
-    ``bf16=None`` uses bf16 autocast when the model supports it and the device is fast at it
-    (the MiniLM models on AVX512-BF16/AMX CPUs and recent GPUs).
+    Scores are float32 unless ``bf16=True`` (:func:`~axiomatic.models.device.use_bf16`):
+    bf16 is faster on AVX512-BF16/AMX CPUs and recent GPUs, but its scores depend on the batch
+    they are computed in by up to ~2e-3, so the same pair would score differently in ``rank``
+    and ``diagnose``.
 
     :func:`~axiomatic.rankers.base.rerank` scores a whole dataset with this ranker through
     :func:`~axiomatic.models.scoring.score_candidates` (``batch_size`` and ``bf16`` passed on),

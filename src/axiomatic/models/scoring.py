@@ -24,7 +24,9 @@ per query, scored in one go. A diagnosis scores every ranker's documents of all 
 and LNC2's artificial ones) through it, so the distinct texts of one diagnosis call are its
 cache: each is encoded once, and nothing outlives the call.
 
-Float scores depend (in the last bits) on how inputs are grouped into padded batches, so the
+Float scores depend (in the last bits, ~1e-7 in float32, the default) on how inputs are
+grouped into padded batches; with ``bf16=True`` by up to ~2e-3, so a pair scored with other
+pairs around it (``rank`` against ``diagnose``, another probe set) then gets another score. The
 batch size is part of the result: :data:`SCORE_BATCH_SIZE` is the one default of this function
 and of :class:`~axiomatic.models.ranker.NeuralRanker`. With ``batch_size=1`` every input runs
 alone, and the scores are those of scoring each pair by itself, bit for bit.
@@ -131,8 +133,8 @@ def score_candidates(
     """Score each query's first ``depth`` candidates with ``model`` (no grad) -> run.
 
     ``documents`` replaces ``dataset.documents`` as the source of texts; ``bf16`` is the
-    model's ``score_pairs`` / ``embed_texts`` option (``None``: where the hardware is fast at
-    it); ``name`` is how an error names the model (default: its ``model_type``). See the module
+    model's ``score_pairs`` / ``embed_texts`` option (``None``: float32, the default;
+    ``True``: bf16); ``name`` is how an error names the model (default: its ``model_type``). See the module
     docstring for batching, the separate-encoder path and the NaN check.
     """
     if batch_size < 1:

@@ -105,14 +105,15 @@ class _MiniLMModel(NeuralRankingModel):
         batch_size: int = 64,
         bf16: bool | None = None,
     ) -> torch.Tensor:
-        """Scores of text pairs (no grad). With bf16 (default where the hardware is fast at it)
-        the encoder runs on a cached bf16 copy of its weights, about 1.6x faster than autocast
-        on AMX CPUs; the scoring head stays float32, so scores are not rounded to bf16.
+        """Scores of text pairs (no grad), in float32 unless ``bf16=True``: then the encoder
+        runs on a cached bf16 copy of its weights, about 1.6x faster than autocast on AMX CPUs;
+        the scoring head stays float32, so scores are not rounded to bf16, but they depend on
+        the batch a pair is scored in (padding, summation order) by up to ~2e-3.
 
         A pair model (:attr:`tokenizes_pairs`) tokenizes all pairs in one call and runs them
         in batches sorted by length, longest first: a batch pads to about its own length
         instead of to the longest pair that arrived with it."""
-        bf16 = use_bf16(bf16, self.device, self.supports_bf16)
+        bf16 = use_bf16(bf16)
         self.__dict__["_fast_bf16"] = bf16
         try:
             if not self.tokenizes_pairs:
@@ -374,7 +375,7 @@ class BiEncoder(_MiniLMModel):
             raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
         if not texts:
             return torch.zeros((0, self.hidden_size))
-        bf16 = use_bf16(bf16, self.device, self.supports_bf16)
+        bf16 = use_bf16(bf16)
         max_length = self.max_query_length if as_query else self.max_length
         tok = tokenize_once(self.tokenizer, texts, max_length=max_length)
         self.__dict__["_fast_bf16"] = bool(bf16)

@@ -35,6 +35,7 @@ from axiomatic.experiments.units import (
     UnitRecord,
     dataset_fingerprint,
     fingerprint,
+    inference_dtype_settings,
 )
 
 
@@ -180,6 +181,7 @@ class ACRankRun(Runner):
             word_model_config=dict(p.word_model_config.get(unit.model, {})) if word else None,
             acrank_config=dict(p.acrank_config) if acrank else None,
             encoder_path=p.encoder_path if acrank else None,
+            **inference_dtype_settings(unit.model),
         )
 
     def unit_record(self, sp: SettingPlan, unit: Unit, seed: int) -> UnitRecord:
@@ -275,7 +277,7 @@ class ACRankRun(Runner):
         depths: dict[str, int] = out.setdefault("zero_shot_depth", {})
         fps: dict[str, str] = out.setdefault("zero_shot_fingerprint", {})
         data = self._data(sp)
-        want = {n: self._zero_shot_fingerprint(data.zero_shot[n]) for n in sp.zero_shot}
+        want = {n: self._zero_shot_fingerprint(data.zero_shot[n], unit) for n in sp.zero_shot}
         todo = [
             n
             for n in sp.zero_shot
@@ -316,9 +318,13 @@ class ACRankRun(Runner):
             + f" ({time.perf_counter() - t0:.0f}s)"
         )
 
-    def _zero_shot_fingerprint(self, ds: Dataset) -> str:
+    def _zero_shot_fingerprint(self, ds: Dataset, unit: Unit) -> str:
         return fingerprint(
-            {"depth": self.plan.zero_shot_depth, "code": UNIT_CODE},
+            {
+                "depth": self.plan.zero_shot_depth,
+                "code": UNIT_CODE,
+                **inference_dtype_settings(unit.model),
+            },
             {"data": dataset_fingerprint(ds, self.plan.zero_shot_depth)},
         )
 
@@ -419,6 +425,7 @@ class ACRankRun(Runner):
             seed=p.seeds[0],
             rows=self._diagnose_rows(sp),
             agreement_axioms=list(ROSSET_AXIOMS),
+            **inference_dtype_settings(*(row_unit(r, p.p).model for r in self._diagnose_rows(sp))),
         )
 
     def _diagnosis_record(self, sp: SettingPlan) -> UnitRecord:

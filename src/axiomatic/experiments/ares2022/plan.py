@@ -13,6 +13,7 @@ from axiomatic.experiments.units import (
     UnitRecord,
     UnitStore,
     files_fingerprint,
+    inference_dtype_settings,
 )
 from axiomatic.training.config import TRAIN_PARAMS
 
@@ -24,10 +25,19 @@ code changes their results, so that results of the older code are refused instea
 
 
 def _settings(part: str, **kw: Any) -> dict[str, Any]:
-    """A stage's record settings: the experiment, the code versions, the part and ``kw``."""
+    """A stage's record settings: the experiment, the code versions, the dtype its MiniLM
+    models score in (:func:`~axiomatic.experiments.units.inference_dtype_settings`), the part
+    and ``kw``."""
     from axiomatic.ares.pretrain import pair_versions
 
-    return {"experiment": "ares2022", "code": UNIT_CODE, **pair_versions(), "part": part, **kw}
+    return {
+        "experiment": "ares2022",
+        "code": UNIT_CODE,
+        **inference_dtype_settings("cross-encoder"),
+        **pair_versions(),
+        "part": part,
+        **kw,
+    }
 
 
 def _file_unit(store: UnitStore, path: Path, record: UnitRecord, also: Sequence[str] = ()) -> bool:

@@ -42,6 +42,7 @@ from axiomatic.experiments.units import (
     dataset_fingerprint,
     files_fingerprint,
     fingerprint,
+    inference_dtype_settings,
     machine,
 )
 
@@ -259,7 +260,7 @@ class CompareTraining(CompareUnits):
                         continue
                     for r in self.unit_results(start, size, method, chosen):
                         unit = self.unit_dir(start, size, method, chosen, r["seed"])
-                        self._score_tests(unit, tests)
+                        self._score_tests(unit, tests, start)
         self._diagnose(texts)
 
     # ------------------------------------------------------------------ report
@@ -375,7 +376,8 @@ class CompareTraining(CompareUnits):
         for name, ds in tests.items():
             s = slug(name)
             settings = {"start": start, "seed": seed, "embeddings": self.plan.embeddings,
-                        "model_config": dict(self.plan.model_config.get(start, {}))}  # fmt: skip
+                        "model_config": dict(self.plan.model_config.get(start, {})),
+                        **inference_dtype_settings(start)}  # fmt: skip
             record = self._test_record(name, ds, "untrained start", **settings)
             state = self.store.enter(
                 folder, record, done=f"{s}.json", record_name=f"{s}.unit.json",
@@ -408,6 +410,7 @@ class CompareTraining(CompareUnits):
                         part="diagnosis", start=start, size=size, models=sorted(paths),
                         embeddings=p.embeddings,
                         model_config=dict(p.model_config.get(start, {})),
+                        **inference_dtype_settings(start),
                     ),
                     {
                         "test data": dataset_fingerprint(test, p.diagnose_depth),

@@ -20,7 +20,12 @@ from axiomatic.experiments.compare_training.plan import (
     train_config,
 )
 from axiomatic.experiments.engine import Runner
-from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, files_fingerprint
+from axiomatic.experiments.units import (
+    UnitRecord,
+    dataset_fingerprint,
+    files_fingerprint,
+    inference_dtype_settings,
+)
 
 
 class CompareUnits(Runner):
@@ -52,6 +57,7 @@ class CompareUnits(Runner):
             start=start, size=size, method=method, point=dict(point), seed=seed,
             weak_axiom=p.weak_axiom if method == "rennings" else None,
             embeddings=p.embeddings, ares=extra, train_config=cfg,
+            **inference_dtype_settings(start),
         )  # fmt: skip
 
     def ares_dir(self, start: str, seed: int) -> Path:
@@ -168,7 +174,8 @@ class CompareUnits(Runner):
         if chosen is None:
             return
         for r in self.unit_results(start, size, method, chosen):
-            self._score_tests(self.unit_dir(start, size, method, chosen, r["seed"]), tests)
+            unit = self.unit_dir(start, size, method, chosen, r["seed"])
+            self._score_tests(unit, tests, start)
 
     def _test_record(self, name: str, ds: Any, model_fp: str, **extra: Any) -> UnitRecord:
         p = self.plan
@@ -179,7 +186,7 @@ class CompareUnits(Runner):
             {"test data": dataset_fingerprint(ds, p.test_depth), "model": model_fp},
         )
 
-    def _score_tests(self, unit: Path, tests: Mapping[str, Any]) -> None:
+    def _score_tests(self, unit: Path, tests: Mapping[str, Any], start: str) -> None:
         from axiomatic.models.io import load_model
         from axiomatic.models.scoring import score_candidates
 
@@ -187,7 +194,7 @@ class CompareUnits(Runner):
         model_fp = files_fingerprint(unit / "model")
         for name, ds in tests.items():
             s = slug(name)
-            record = self._test_record(name, ds, model_fp)
+            record = self._test_record(name, ds, model_fp, **inference_dtype_settings(start))
             state = self.store.enter(
                 unit / "test", record, done=f"{s}.json", record_name=f"{s}.unit.json",
                 owns_folder=False,

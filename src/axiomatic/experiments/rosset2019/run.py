@@ -29,7 +29,7 @@ from axiomatic.experiments.rosset2019.plan import (
 )
 from axiomatic.experiments.rosset2019.report import RossetReport
 from axiomatic.experiments.schedule import run_runner_units
-from axiomatic.experiments.units import UnitRecord, dataset_fingerprint
+from axiomatic.experiments.units import UnitRecord, dataset_fingerprint, inference_dtype_settings
 
 UNIT_CODE = 1
 """Version of how a unit is computed (in every unit's record): bump it when a change of the code
@@ -141,6 +141,7 @@ class Rosset2019(RossetReport, Runner):
             *("dev_queries", "train_depth", "test_depth", "analyzer"),
             steps=p.steps_per_model.get(model, p.steps),
             model_config=dict(p.model_config.get(model, {})),
+            **inference_dtype_settings(model),
         )
 
     def unit_record(
