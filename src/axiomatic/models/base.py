@@ -55,7 +55,8 @@ class NeuralRankingModel(nn.Module):
     argument needed to rebuild the model (written next to the weights on save, so it must be
     JSON-serializable). ``supports_bf16`` says whether bf16 inference, when asked for
     (``bf16=True``; float32 is the default), pays for the model (True for the transformers;
-    False for kernel models whose exact-match kernel, sigma = 1e-3, stays float32 anyway). ``word_level`` says how the model is built and rebuilt (see
+    False for kernel models whose exact-match kernel, sigma = 1e-3, stays float32 anyway).
+    ``word_level`` says how the model is built and rebuilt (see
     :func:`axiomatic.models.io.build_model` and :func:`~axiomatic.models.io.load_model`):
     True for a model over the word ids of a :class:`~axiomatic.models.vocab.Vocabulary`,
     whose constructor takes ``vocab=`` and ``embeddings=`` and whose vocabulary is saved beside
