@@ -81,7 +81,10 @@ def test_a_bad_band_is_one_line(mined: Path, tmp_path: Path) -> None:
                               "-o", str(tmp_path / "r")])  # fmt: skip
     assert res.exit_code != 0
     out = " ".join(res.output.split())
-    assert "--band must be 'top-gap' (or 'auto'), 'abnirml' or a finite number >= 0 (got 'autom')" in out
+    assert (
+        "--band must be 'top-gap' (or 'auto'), 'abnirml' or a finite number >= 0 (got 'autom')"
+        in out
+    )
     assert "Traceback" not in res.output
     res = runner.invoke(app, ["diagnose", "-i", str(mined), "-r", "bm25", "--band", "abnirml",
                               "--band-test", "ttest", "-o", str(tmp_path / "r")])  # fmt: skip
