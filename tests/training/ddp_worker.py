@@ -93,7 +93,7 @@ def run(out: Path, init_seed: int = 0, kill_at: int | None = None) -> dict[str, 
 
         return write
 
-    saved = {n: getattr(trainer_module, n) for n in ("_atomic_torch_save", "_write_json")}
+    saved = {n: getattr(trainer_module, n) for n in ("atomic_torch_save", "write_json")}
     for name in saved:
         setattr(trainer_module, name, recorded(name))
 
