@@ -61,6 +61,21 @@ def _row(prefix: str) -> tuple[str, str, str]:
     return next(r for r in ROWS if r[0].startswith(prefix))
 
 
+def _speed_entry(command: str) -> tuple[str, list[str], list[str]]:
+    """The ``benchmarks/run.py`` SPEED entry a README command names (``run.py NAME``): its
+    script and full and quick arguments."""
+    import importlib.util
+
+    argv = shlex.split(command)
+    assert argv[1] == "benchmarks/run.py" and len(argv) == 3, command
+    spec = importlib.util.spec_from_file_location("bench_run", REPO / "benchmarks" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert argv[2] in module.SPEED, f"{command}: {argv[2]} is no benchmark of run.py"
+    return module.SPEED[argv[2]]
+
+
 def test_the_measured_table_is_read() -> None:
     assert len(ROWS) >= 7, ROWS
     assert all(cmd.startswith("python benchmarks/") for _, _, cmd in ROWS)
@@ -77,6 +92,9 @@ def test_each_measured_command_exists_and_its_help_knows_its_options(row) -> Non
     assert res.returncode == 0, res.stderr[-2000:]
     for option in (a.split("=")[0] for a in argv[1:] if a.startswith("--")):
         assert option in res.stdout, f"{command}: {option} is not an option ({res.stdout})"
+    if argv[0] == "benchmarks/run.py":
+        script, _, _ = _speed_entry(command)  # a benchmark it knows, whose script exists
+        assert (REPO / "benchmarks" / script).is_file(), script
 
 
 def test_bm25_on_scifact_prints_the_readme_figure() -> None:
@@ -103,7 +121,8 @@ def test_bm25_on_scifact_prints_the_readme_figure() -> None:
 
 def test_mining_benchmark_prints_the_readme_figure_under_a_key() -> None:
     _, figure, command = _row("mining")
-    assert "bench_axioms.py mine" in command
+    script, full, _ = _speed_entry(command)
+    assert script == "bench_axioms.py" and full[0] == "mine", command
     readme = MINING.search(figure)
     assert readme, f"the README's mining figure is not in the printed format: {figure!r}"
     args = ["mine-one", "--source", "synthetic", "--synthetic-queries", "2"]
