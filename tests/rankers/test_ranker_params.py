@@ -136,3 +136,47 @@ def test_a_family_may_give_a_range_that_its_specs_are_checked_against() -> None:
         )
     finally:
         RANKERS.unregister("toyr")
+
+
+def test_the_llm_and_prp_records_are_their_rankers_own_checks(monkeypatch) -> None:
+    """The closed sets and bounds of the LLM families are checked records: a spec beyond one is
+    refused before any model is loaded, with the record's words; the same value given to the
+    ranker object directly is refused by the object's own check, and a value at the bound is
+    taken by both."""
+    from axiomatic.data.records import Dataset
+    from axiomatic.rankers import llm as llm_mod
+    from axiomatic.rankers.llm import METHODS, PairwiseLLMRanker
+    from axiomatic.rankers.orders import ORDERS
+    from axiomatic.rankers.registry import make_ranker
+
+    prp = RANKERS.get("prp").param_info
+    assert prp["method"].choices == METHODS and prp["order"].choices == ORDERS
+    assert (prp["k"].low, prp["passes"].low) == (2, 1)
+    for family in ("llm", "smollm2", "prp"):
+        info = RANKERS.get(family).param_info
+        assert (info["batch_size"].low, info["max_doc_tokens"].low) == (1, 1)
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("a model was loaded for a spec the records refuse")
+
+    monkeypatch.setattr(llm_mod, "build_llm_ranker", no_load)
+    empty = Dataset(name="empty", documents={}, queries={}, qrels={})
+    for spec, words in (
+        ("prp:smollm2,order=wns", "did you mean 'wins'"),
+        ("prp:smollm2,method=slide", "one of 'allpairs', 'sliding'"),
+        ("prp:smollm2,k=1", "integer >= 2"),
+        ("prp:smollm2,passes=0", "integer >= 1"),
+        ("smollm2:batch_size=0", "integer >= 1"),
+        ("llm:x.gguf,max_doc_tokens=0", "integer >= 1"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            make_ranker(spec, empty)
+
+    class Scorer:
+        name = "s"
+
+    for kwargs in ({"k": 1}, {"passes": 0}, {"method": "slide"}, {"order": "wns"}):
+        with pytest.raises(ValueError):
+            PairwiseLLMRanker(Scorer(), **kwargs)
+    ranker = PairwiseLLMRanker(Scorer(), k=2, passes=1, method=METHODS[-1], order=ORDERS[0])
+    assert (ranker.k, ranker.passes) == (2, 1)

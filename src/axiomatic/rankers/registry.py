@@ -36,6 +36,8 @@ from axiomatic.data.records import Dataset
 from axiomatic.index.collection import CollectionIndex
 from axiomatic.models.llm import DEFAULT_MAX_DOC_TOKENS, LLM_BATCH_SIZE
 from axiomatic.rankers.base import Ranker
+from axiomatic.rankers.llm import METHODS as PRP_METHODS
+from axiomatic.rankers.orders import ORDERS
 from axiomatic.text.analyzer import Analyzer
 
 __all__ = [
@@ -657,13 +659,15 @@ def minilm_ranker(context: RankerContext, bf16: bool | None = None) -> Ranker:
 
 
 _LLM_SOURCE = "a causal LM folder or a .gguf file, or 'smollm2' (the packaged model)"
-_LLM_COMMON = {
-    "max_doc_tokens": "tokens of a passage kept in a prompt; the rest is cut",
-    "batch_size": "prompts per forward pass",
+_LLM_COMMON: dict[str, str | ParamInfo] = {
+    "max_doc_tokens": ParamInfo(
+        "max_doc_tokens", low=1, description="tokens of a passage kept in a prompt; the rest is cut"
+    ),
+    "batch_size": ParamInfo("batch_size", low=1, description="prompts per forward pass"),
     "device": "auto, cpu, cuda or cuda:N",
     "bf16": _BF16_HELP,
 }
-_LLM_POINTWISE = {
+_LLM_POINTWISE: dict[str, str | ParamInfo] = {
     "template": "auto: chat when the tokenizer has a chat template, else plain; chat, plain, "
     "monot5, or a quoted text holding {query} and {document}",
     "yes": "the answer for relevant; None: the template's",
@@ -735,10 +739,22 @@ def smollm2_ranker(
         "plain, or a quoted text holding {query}, {document_a} and {document_b}",
         "first": "the answer for the first passage shown; None: the template's",
         "second": "the answer for the second passage shown; None: the template's",
-        "k": "documents re-ranked at the head of each list; the rest keep their order",
-        "method": "allpairs: k (k - 1) prompts per query; sliding: 2 passes (k - 1)",
-        "passes": "bubble-sort passes of the sliding window",
-        "order": "wins, kwiksort, bradley-terry or pagerank",
+        "k": ParamInfo(
+            "k",
+            low=2,
+            description="documents re-ranked at the head of each list; the rest keep their order",
+        ),
+        "method": ParamInfo(
+            "method",
+            choices=PRP_METHODS,
+            description="allpairs: k (k - 1) prompts per query; sliding: 2 passes (k - 1)",
+        ),
+        "passes": ParamInfo(
+            "passes", low=1, description="bubble-sort passes of the sliding window"
+        ),
+        "order": ParamInfo(
+            "order", choices=ORDERS, description="wins, kwiksort, bradley-terry or pagerank"
+        ),
         "seed": "seed of a randomized order: kwiksort",
         **_LLM_COMMON,
     },
