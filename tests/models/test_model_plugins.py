@@ -68,7 +68,11 @@ class ToyModel(WordRankingModel):
 DECORATED = TOY.replace(
     "from axiomatic.models.word import",
     "from axiomatic.models import register_model\nfrom axiomatic.models.word import",
-).replace("\nclass ToyModel", '\n@register_model("toy", aliases=("toy-model",))\nclass ToyModel')
+).replace(
+    "\nclass ToyModel",
+    '\n@register_model("toy", aliases=("toy-model",), citation="Doe et al., SIGIR 2031")'
+    "\nclass ToyModel",
+)
 
 # a model without vocabulary or tokenizer: hashed words, one bag per text, a bilinear score
 HASHED = '''
@@ -137,6 +141,8 @@ def test_a_decorated_model_trains_saves_loads_and_ranks_from_the_cli(tmp_path: P
     rows = {r["name"]: r for r in json.loads(res.output)}
     assert rows["toy"]["what"].startswith("A toy: w times the summed best cosine")
     assert "scale=1.0" in rows["toy"]["defaults"]
+    assert rows["toy"]["cite"] == toy.ToyModel.citation == "Doe et al., SIGIR 2031"
+    assert rows["knrm"]["cite"] == "Xiong et al., SIGIR 2017"
 
     config = tmp_path / "train.toml"
     config.write_text(
@@ -220,6 +226,8 @@ def test_registration_refusals(tmp_path: Path, monkeypatch) -> None:
     with pytest.raises(ValueError, match="model 'knrm' is registered twice"):
         register_model("knrm")(module.HashedModel)
     assert module.HashedModel.model_type == "base"  # a refused registration names nothing
+    with pytest.raises(TypeError, match=r"model 'y': citation must be a string"):
+        register_model("y", citation=2031)  # type: ignore[arg-type]
 
     class Named(module.HashedModel):
         model_type = "named"

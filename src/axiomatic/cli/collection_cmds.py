@@ -168,28 +168,12 @@ def datasets_action(action: list[str], force: bool = False) -> None:
 
 
 # ------------------------------------------------------------------------------- models
-CITATIONS: dict[str, str] = {
-    "knrm": "Xiong et al., SIGIR 2017",
-    "conv-knrm": "Dai et al., WSDM 2018",
-    "drmm": "Guo et al., CIKM 2016",
-    "matchpyramid": "Pang et al., AAAI 2016",
-    "duet": "Mitra et al., WWW 2017",
-    "anmm": "Yang et al., CIKM 2016",
-    "arc-i": "Hu et al., NIPS 2014",
-    "mv-lstm": "Wan et al., AAAI 2016",
-    "cross-encoder": "Nogueira & Cho, arXiv 2019; MiniLM: Wang et al., NeurIPS 2020",
-    "bi-encoder": "Reimers & Gurevych, EMNLP 2019 (all-MiniLM-L6-v2)",
-    "clir-dual": "Liu et al., smooth cosine + Smooth Ordinal Search Loss (docs/clir.md)",
-    "acrank": "Bo et al. 2023, ACRank (docs/acrank.md)",
-}
-"""Where each registered model comes from (a model missing here shows its docstring only)."""
-
 _HIDDEN_DEFAULTS = ("embeddings", "doc_embeddings", "tokenizer_path", "encoder_path")
 
 
 def model_zoo() -> list[dict[str, str]]:
-    """One row per registered model: name, what (first docstring sentence), citation,
-    defaults (constructor defaults, read from the class so that they cannot go stale)."""
+    """One row per registered model: name, what (first docstring sentence), citation (the
+    class's ``citation``), defaults (constructor defaults, read from the class so that they cannot go stale)."""
     from axiomatic.models.io import list_models, model_class
 
     rows = []
@@ -212,7 +196,7 @@ def model_zoo() -> list[dict[str, str]]:
             {
                 "name": name,
                 "what": what,
-                "cite": CITATIONS.get(name, ""),
+                "cite": str(getattr(cls, "citation", "") or ""),
                 "defaults": ", ".join(defaults),
             }
         )

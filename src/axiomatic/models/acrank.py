@@ -66,6 +66,7 @@ class ACRankModel(_MiniLMModel):
     """
 
     model_type = "acrank"
+    citation = "Bo et al. 2023, ACRank (docs/acrank.md)"
     mus: torch.Tensor
     sigmas: torch.Tensor
     special_ids: torch.Tensor

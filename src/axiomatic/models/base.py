@@ -62,11 +62,13 @@ class NeuralRankingModel(nn.Module):
     whose constructor takes ``vocab=`` and ``embeddings=`` and whose vocabulary is saved beside
     its weights (:class:`~axiomatic.models.word.WordRankingModel` sets it); False for a model
     built from its ``config`` alone (the transformers, which bring their own tokenizer).
+    ``citation`` is where the model comes from (``axiomatic models`` lists it).
     """
 
     model_type: str = "base"
     supports_bf16: bool = False
     word_level: ClassVar[bool] = False
+    citation: ClassVar[str] = ""
 
     def __init__(self) -> None:
         super().__init__()

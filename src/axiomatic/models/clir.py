@@ -99,6 +99,7 @@ class SmoothDualEncoder(WordRankingModel):
     """
 
     model_type = "clir-dual"
+    citation = "Liu et al., smooth cosine + Smooth Ordinal Search Loss (docs/clir.md)"
 
     def __init__(
         self,

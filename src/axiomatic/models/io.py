@@ -107,11 +107,14 @@ MODELS = ModelRegistry(
 ModelT = TypeVar("ModelT", bound=type[NeuralRankingModel])
 
 
-def register_model(name: str, *, aliases: Iterable[str] = ()) -> Callable[[ModelT], ModelT]:
+def register_model(
+    name: str, *, aliases: Iterable[str] = (), citation: str | None = None
+) -> Callable[[ModelT], ModelT]:
     """Register the decorated :class:`NeuralRankingModel` subclass as model ``name`` (and
-    ``aliases``); its ``model_type`` is set to ``name``::
+    ``aliases``); its ``model_type`` is set to ``name``, and its ``citation`` (where the model
+    comes from; ``axiomatic models`` lists it) to ``citation`` when given::
 
-        @register_model("toy")
+        @register_model("toy", citation="Doe et al., SIGIR 2031")
         class Toy(WordRankingModel): ...
 
     Then ``build_model("toy", texts=...)``, ``axiomatic train --model toy``, ``save_model`` /
@@ -123,8 +126,13 @@ def register_model(name: str, *, aliases: Iterable[str] = ()) -> Callable[[Model
     imported when ``toy`` is first used, or the models are listed.
     """
 
+    if citation is not None and not isinstance(citation, str):
+        raise TypeError(f"model {name!r}: citation must be a string (got {citation!r})")
+
     def decorate(cls: ModelT) -> ModelT:
         MODELS.register(name, cls, aliases)
+        if citation is not None:
+            cls.citation = citation
         return cls
 
     return decorate

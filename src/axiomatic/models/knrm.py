@@ -90,6 +90,7 @@ class KNRM(WordRankingModel, _KernelMixin):
     """
 
     model_type = "knrm"
+    citation = "Xiong et al., SIGIR 2017"
 
     def __init__(
         self,
@@ -141,6 +142,7 @@ class ConvKNRM(WordRankingModel, _KernelMixin):
     """
 
     model_type = "conv-knrm"
+    citation = "Dai et al., WSDM 2018"
 
     def __init__(
         self,

@@ -56,6 +56,7 @@ class DRMM(WordRankingModel):
     """
 
     model_type = "drmm"
+    citation = "Guo et al., CIKM 2016"
 
     def __init__(
         self,
@@ -103,6 +104,7 @@ class MatchPyramid(WordRankingModel):
     """
 
     model_type = "matchpyramid"
+    citation = "Pang et al., AAAI 2016"
     fixed_length = True  # dynamic pooling regions then do not depend on the batch's padding
 
     def __init__(
@@ -169,6 +171,7 @@ class Duet(WordRankingModel):
     """
 
     model_type = "duet"
+    citation = "Mitra et al., WWW 2017"
     fixed_length = True
 
     def __init__(
@@ -252,6 +255,7 @@ class ANMM(WordRankingModel):
     """
 
     model_type = "anmm"
+    citation = "Yang et al., CIKM 2016"
 
     def __init__(
         self,
@@ -301,6 +305,7 @@ class ARCI(WordRankingModel):
     """
 
     model_type = "arc-i"
+    citation = "Hu et al., NIPS 2014"
     fixed_length = True
 
     def __init__(
@@ -376,6 +381,7 @@ class MVLSTM(WordRankingModel):
     """
 
     model_type = "mv-lstm"
+    citation = "Wan et al., AAAI 2016"
 
     def __init__(
         self,

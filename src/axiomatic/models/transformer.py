@@ -216,6 +216,7 @@ class CrossEncoder(_MiniLMModel):
     """
 
     model_type = "cross-encoder"
+    citation = "Nogueira & Cho, arXiv 2019; MiniLM: Wang et al., NeurIPS 2020"
     tokenizes_pairs = True
 
     def __init__(
@@ -303,6 +304,7 @@ class BiEncoder(_MiniLMModel):
     """
 
     model_type = "bi-encoder"
+    citation = "Reimers & Gurevych, EMNLP 2019 (all-MiniLM-L6-v2)"
 
     def __init__(
         self,
