@@ -3,7 +3,8 @@
 * cross-encoder inference throughput (pairs/s) at 128 and 256 word pieces, float32 vs bf16
   autocast;
 * per model: forward+backward(+Adam) time of one training batch and the memory of its training
-  step, each model in its own subprocess: ``baseline_rss_mb`` is the resident set after building
+  step, in float32 as ``axiomatic train`` runs it (``--bf16-steps``: transformers under bf16
+  autocast instead, which the trainer does not use), each model in its own subprocess: ``baseline_rss_mb`` is the resident set after building
   the model and the batch, ``peak_rss_mb`` the process's peak (``VmHWM``, reset just before the
   steps through ``/proc/self/clear_refs`` where the kernel allows it) and
   ``train_step_extra_mb`` their difference (activations, gradients, optimizer state).
@@ -145,8 +146,11 @@ def cross_encoder_throughput(n_pairs: int, batch_size: int, lengths: list[int]) 
 WORD_CONFIG: dict[str, Any] = {"embedding_dim": 128, "max_query_len": 20, "max_doc_len": 200}
 
 
-def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -> dict[str, Any]:
-    """Runs in a fresh subprocess: build ``name``, time ``steps`` forward+backward+Adam steps."""
+def train_step_worker(
+    name: str, batch_size: int, steps: int, max_length: int, bf16: bool = False
+) -> dict[str, Any]:
+    """Runs in a fresh subprocess: build ``name``, time ``steps`` forward+backward+Adam steps
+    (float32 as the trainer runs them; ``bf16``: a transformer under bf16 autocast)."""
     import torch
 
     from axiomatic.models import build_model
@@ -162,7 +166,7 @@ def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -
         use_bf16 = False
     else:
         model = build_model(name, max_length=max_length, seed=0)
-        use_bf16 = True
+        use_bf16 = bf16
     opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-4)
     batch = model.encode_batch(queries, docs)
     model.train()
@@ -202,7 +206,12 @@ def train_step_worker(name: str, batch_size: int, steps: int, max_length: int) -
 
 
 def run_worker_subprocess(
-    name: str, batch_size: int, steps: int, max_length: int, threads: int | None = None
+    name: str,
+    batch_size: int,
+    steps: int,
+    max_length: int,
+    threads: int | None = None,
+    bf16: bool = False,
 ) -> dict:
     cmd = [
         sys.executable,
@@ -216,6 +225,7 @@ def run_worker_subprocess(
         "--max-length",
         str(max_length),
         *(["--threads", str(threads)] if threads else []),
+        *(["--bf16-steps"] if bf16 else []),
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -238,6 +248,11 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: torch's choice)"
     )
+    parser.add_argument(
+        "--bf16-steps",
+        action="store_true",
+        help="time the transformers' training steps under bf16 autocast (the trainer runs float32)",
+    )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -247,7 +262,11 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     if args.worker:
         print(
-            json.dumps(train_step_worker(args.worker, args.batch_size, args.steps, args.max_length))
+            json.dumps(
+                train_step_worker(
+                    args.worker, args.batch_size, args.steps, args.max_length, args.bf16_steps
+                )
+            )
         )
         return
 
@@ -270,7 +289,9 @@ def main() -> None:
         names = args.models or list_models()
         report["train_step"] = []
         for name in names:
-            res = run_worker_subprocess(name, args.batch_size, steps, args.max_length, args.threads)
+            res = run_worker_subprocess(
+                name, args.batch_size, steps, args.max_length, args.threads, args.bf16_steps
+            )
             print(json.dumps(res), file=sys.stderr)
             report["train_step"].append(res)
     report["machine"]["load_at_end"] = load_info()
