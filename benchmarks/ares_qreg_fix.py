@@ -1,4 +1,4 @@
-"""What the Q-REG two-term fix (SCORES_VERSION 2 -> 3, issue 22) changes in docs/ares.md.
+"""What the Q-REG two-term fix (SCORES_VERSION 2 -> 3) changes in docs/ares.md.
 
 The ARES run behind docs/ares.md (``axiomatic experiment ares2022 --config
 configs/ares2022-reduced.toml --out outputs/ares2022``) cached its axiom scores with

@@ -598,7 +598,7 @@ def rerank_bench(args: argparse.Namespace) -> dict:
 
 
 def rerank_orders_bench(args: argparse.Namespace) -> dict:
-    """KwikSort vs Bradley-Terry vs PageRank on the same aggregated preferences (issue 28):
+    """KwikSort vs Bradley-Terry vs PageRank on the same aggregated preferences:
     effectiveness of the re-ranked run and the time of the ordering step alone (the axiom
     preferences are computed once per query and shared), medians over ``--runs``."""
     import statistics

@@ -1,4 +1,4 @@
-"""Neural diagnosis at the inference limit (issue 27, goal 3); prints one JSON document.
+"""Neural diagnosis at the inference limit; prints one JSON document.
 
 Diagnosing a neural ranker should cost the model's forward passes over the distinct texts (a
 bi-encoder) or (query, text) pairs (a cross-encoder) the diagnosis needs, plus little else.

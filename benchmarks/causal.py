@@ -1,4 +1,4 @@
-"""docs/causal.md from the commands themselves (issue 28, items 1 and 4).
+"""docs/causal.md from the commands themselves.
 
 Runs ``axiomatic patch`` on MS MARCO passages (``msmarco-dev-top20/test``, minimal pairs from
 each query's top 10 candidates, ``--pairs`` per axiom, seed 0) for each ranker given, then

@@ -1,4 +1,4 @@
-"""Learning curves of the MiniLM starts on msmarco-dev-top20 (issue 26's first question).
+"""Learning curves of the MiniLM starts on msmarco-dev-top20.
 
 How many training examples does the plain MiniLM cross-encoder / bi-encoder need before it beats
 BM25 on the dev queries, and does it get there at all on the 320 training queries? Each run

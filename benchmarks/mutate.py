@@ -170,7 +170,7 @@ MODULES: dict[str, list[str]] = {
         "-k",
         "minimal_detectable or verdicts or answer_sentence or positive_control or boundaries",
     ],
-    # activation patching (issue 28): the minimal pairs and the patching engine
+    # activation patching: the minimal pairs and the patching engine
     "perturb/minimal_pairs.py": ["tests/perturb/test_minimal_pairs.py"],
     "explain/patching.py": [
         "tests/explain/test_patching.py",

@@ -215,3 +215,9 @@ def test_the_patching_row_quotes_the_runs_medians_spread_threads_load_and_baseli
     ):
         assert text in row, (text, row)
     assert "patching" in run_py.SPEED and run_py.SPEED["patching"][0] == "bench_patching.py"
+    # the command as a user runs it on an idle 2-core machine (the default threads: two)
+    script, argv, _ = run_py.SPEED["patching-2-threads"]
+    assert script == "bench_patching.py" and argv[argv.index("--threads") + 1] == "2"
+    result["machine"] = {**result["machine"], "threads": 2}
+    (row,) = run_py.readme_rows({"patching-2-threads": {**entry, "result": result}})
+    assert "medians of 3 runs, 2 thread(s)" in row, row
