@@ -3,13 +3,15 @@
 Usage::
 
     .venv/bin/python benchmarks/bench_bm25.py [--runs 5] [--threads 1 2] [--docs 100000]
-        [--queries 1000] [--skip-scifact] [--skip-nfcorpus] [--no-memory] [--memory-docs N]
+        [--queries 1000] [--skip-scifact] [--skip-nfcorpus] [--skip-rag24] [--no-memory]
+        [--memory-docs N]
         [--memory-runs 3] [--memory-only] [--memory-preload-numba]
 
 Prints one JSON object; :func:`measure_bm25` returns the same object (``benchmarks/run.py`` and
-other scripts import it). Corpora: SciFact (test) and NFCorpus (original release, test documents,
-title queries) when the shared data is present, and a seeded synthetic corpus with a Zipfian
-vocabulary (``--docs``; 0 skips it). Every system indexes the same texts with the same
+other scripts import it). Corpora: SciFact (test), NFCorpus (original release, test documents,
+title queries) and TREC RAG 2024 (``trec-rag24``: the distinct MS MARCO v2.1 segments retrieved
+for its 301 topics, about 6,000, and the 301 topics as queries) when the shared data is
+present, and a seeded synthetic corpus with a Zipfian vocabulary (``--docs``; 0 skips it). Every system indexes the same texts with the same
 tokenization (bm25s' stopwords and token pattern; Snowball stemming on the real corpora, none on
 the synthetic one) and retrieves the top 10 for the same queries, k1=0.9, b=0.4 (Lucene BM25).
 
@@ -94,13 +96,19 @@ def synthetic_corpus(n_docs: int, n_queries: int, vocab: int = 200_000, seed: in
 
 
 def load_corpus(name: str, n_queries: int = 1000, seed: int = 0):
-    """``(documents, queries, stem)`` of ``scifact``, ``nfcorpus`` or ``synthetic-N``."""
+    """``(documents, queries, stem)`` of ``scifact``, ``nfcorpus``, ``trec-rag24`` or
+    ``synthetic-N``."""
     from axiomatic.data.records import Document, Query
 
     if name == "scifact":
         from axiomatic.data.catalog import load_dataset
 
         ds = load_dataset("scifact/test")
+        return list(ds.documents.values()), list(ds.queries.values()), True
+    if name == "trec-rag24":
+        from axiomatic.data.catalog import load_dataset
+
+        ds = load_dataset("trec-rag24")  # the retrieved segments, each once; the 301 topics
         return list(ds.documents.values()), list(ds.queries.values()), True
     if name == "nfcorpus":
         from axiomatic.data.catalog import resolve_data_root
@@ -117,7 +125,9 @@ def load_corpus(name: str, n_queries: int = 1000, seed: int = 0):
     if name.startswith("synthetic-"):
         docs, queries = synthetic_corpus(int(name.split("-", 1)[1]), n_queries, seed=seed)
         return docs, queries, False
-    raise ValueError(f"unknown corpus {name!r}: expected scifact, nfcorpus or synthetic-N")
+    raise ValueError(
+        f"unknown corpus {name!r}: expected scifact, nfcorpus, trec-rag24 or synthetic-N"
+    )
 
 
 def _stats(values: list[float], nd: int = 5) -> dict[str, float]:
@@ -441,7 +451,7 @@ def _load() -> list[float]:
 
 
 def measure_bm25(
-    corpora: tuple[str, ...] = ("scifact", "nfcorpus"),
+    corpora: tuple[str, ...] = ("scifact", "nfcorpus", "trec-rag24"),
     synthetic_docs: int = 100_000,
     synthetic_queries: int = 1000,
     runs: int = 5,
@@ -512,6 +522,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--skip-scifact", action="store_true")
     ap.add_argument("--skip-nfcorpus", action="store_true")
+    ap.add_argument("--skip-rag24", action="store_true", help="skip TREC RAG 2024 (trec-rag24)")
     ap.add_argument("--no-memory", action="store_true", help="skip the build-memory figures")
     ap.add_argument("--memory-runs", type=int, default=3)
     ap.add_argument(
@@ -533,7 +544,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     corpora = tuple(
         c
-        for c, skip in (("scifact", args.skip_scifact), ("nfcorpus", args.skip_nfcorpus))
+        for c, skip in (
+            ("scifact", args.skip_scifact),
+            ("nfcorpus", args.skip_nfcorpus),
+            ("trec-rag24", args.skip_rag24),
+        )
         if not skip
     )
     results = measure_bm25(

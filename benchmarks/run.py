@@ -326,6 +326,12 @@ def readme_rows(results: dict[str, Any]) -> list[str]:
                     f"BM25 index build memory ({mem.get('corpus')}), ours / bm25s: "
                     f"{mem.get('ratio_vs_bm25s', 'bm25s not run')} {cost}"
                 )
+            for key, why in r.items():  # a real collection whose data is absent
+                if key.endswith("_skipped"):
+                    rows.append(
+                        f"BM25 vs bm25s {r.get('bm25s')} ({key.removesuffix('_skipped')}): "
+                        f"not measured ({why}) {cost}"
+                    )
         elif name.startswith("patching"):
             rows.append(_patching_row(r) + f" {cost}")
         elif name == "axioms-mine":

@@ -124,6 +124,34 @@ def test_bm25_goes_through_its_adapter(run_py: Any, monkeypatch: pytest.MonkeyPa
     assert calls == [("bench_bm25.py", ["--runs", "5"])]
 
 
+def test_the_bm25_rows_name_each_collection_and_one_not_measured(run_py: Any) -> None:
+    def run(corpus: str, cpu: tuple[float, float], wall: tuple[float, float], index: float):
+        ratio = {f"retrieve_{t + 1}t_cpu_vs_fastest_bm25s": r for t, r in enumerate(cpu)}
+        ratio |= {f"retrieve_{t + 1}t_wall_vs_fastest_bm25s": r for t, r in enumerate(wall)}
+        return {"corpus": corpus, "ratio": {**ratio, "index_cpu_vs_fastest_bm25s": index}}
+
+    result = {
+        "bm25s": "0.3.16",
+        "runs": [
+            run("scifact", (1.5, 2.2), (1.6, 2.3), 1.45),
+            run("trec-rag24", (1.9, 2.6), (2.0, 2.7), 1.2),
+        ],
+        "memory": [{"corpus": "trec-rag24", "ratio_vs_bm25s": {"axiomatic_peak_mb": 0.818}}],
+        "nfcorpus_skipped": "FileNotFoundError: no folder nfcorpus-original",
+    }
+    rows = run_py.readme_rows({"bm25": {**_entry(result), "command": "python b.py"}})
+    cost = " [python b.py: 5.0 s wall, 4.5 s CPU, load 1.5 -> 2.0]"
+    assert rows == [
+        "BM25 vs bm25s 0.3.16 (scifact): index 1.45x CPU, retrieval 1t: 1.5x CPU (1.6x wall), "
+        "2t: 2.2x CPU (2.3x wall) its fastest backend" + cost,
+        "BM25 vs bm25s 0.3.16 (trec-rag24): index 1.2x CPU, retrieval 1t: 1.9x CPU (2.0x wall), "
+        "2t: 2.6x CPU (2.7x wall) its fastest backend" + cost,
+        "BM25 index build memory (trec-rag24), ours / bm25s: {'axiomatic_peak_mb': 0.818}" + cost,
+        "BM25 vs bm25s 0.3.16 (nfcorpus): not measured (FileNotFoundError: no folder "
+        "nfcorpus-original)" + cost,
+    ]
+
+
 def _entry(result: dict[str, Any]) -> dict[str, Any]:
     return {
         "command": "python benchmarks/bench_x.py",

@@ -161,6 +161,49 @@ def test_subclass_with_own_query_weights_keeps_the_numpy_path():
     assert [s for _, s in doubled] == pytest.approx([2.0 * s for _, s in plain], rel=1e-12)
 
 
+@pytest.mark.parametrize("python_kernel", [False, True])
+def test_more_documents_than_uint16_ids_hold(python_kernel):
+    """Above 65,536 documents the impact index stores ``uint32`` ids (the kernel indexes with
+    unsigned integers): the same rows and bit-identical scores as the numpy form, for queries
+    of the dense mode (frequent terms) and of the sparse one (rare terms), documents past
+    65,536 among the results."""
+    n_docs = 70_000
+    rng = np.random.default_rng(7)
+    common = rng.integers(0, 20, size=(n_docs, 3))
+    rare = rng.integers(0, 40_000, size=n_docs)
+    docs = [
+        Document(f"d{i}", f"c{a} c{b} c{c} r{r}")
+        for i, ((a, b, c), r) in enumerate(zip(common.tolist(), rare.tolist(), strict=True))
+    ]
+    index = CollectionIndex.build(docs, RAW, keep_texts=False)
+    ranker = BM25Ranker(index, k1=1.2, b=0.75)
+    late = [f"r{r}" for r in rare[66_000:].tolist()[:40]]  # terms of documents past 65,536
+    queries = [
+        Query("dense", "c0 c1 c1"),
+        Query("dense-rare", "c3 r5 " + late[0]),
+        Query("sparse", " ".join(late[:6])),
+        Query("sparse-rep", f"{late[7]} {late[7]} {late[8]} r1"),
+    ]
+    tids = index.term_ids(["c0", "c1"])
+    assert index.df[tids].sum() * 8 >= n_docs  # the dense mode
+    tids = index.term_ids(late[:6])
+    assert index.df[tids].sum() * 8 < n_docs  # the sparse mode
+    k = 12
+    if python_kernel:
+        rows, scores, n = _run_python_kernel(ranker, queries, k)
+    else:
+        if _bm25_kernel.compiled() is None:
+            pytest.skip("numba not installed (the `fast` extra)")
+        rows, scores, n = ranker.retrieve_many(queries, k)
+    assert ranker.impacts()[1].dtype == np.uint32
+    rows_np, scores_np, n_np = LexicalRanker.retrieve_many(ranker, queries, k)
+    assert n.tolist() == n_np.tolist() and min(n) > 0
+    for i, q in enumerate(queries):
+        assert rows[i, : n[i]].tolist() == rows_np[i, : n[i]].tolist(), q.query_id
+        assert scores[i, : n[i]].tolist() == scores_np[i, : n[i]].tolist(), q.query_id
+    assert (rows[2, : n[2]] >= 1 << 16).any()  # documents past uint16's range are retrieved
+
+
 @pytest.mark.parametrize("n_threads", [2, 3])
 def test_threads_split_the_queries_and_change_nothing(n_threads):
     docs = _collection(13, 300, 200, dup=5)

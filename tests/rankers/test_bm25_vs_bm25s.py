@@ -106,16 +106,33 @@ def test_every_bm25_variant_equals_bm25s_same_method_on_scifact(variant: str) ->
     assert _compare(docs, list(queries.values())[:30], k1=1.2, b=0.75, variant=variant) < 1e-5
 
 
-def test_retrieved_top_k_equals_bm25s_on_scifact():
-    """The top 10 that retrieval returns (the compiled two-pass kernel when numba is there)
-    carry bm25s' scores of those documents to within float32 rounding (bm25s sums float32)."""
-    from bm25s.stopwords import STOPWORDS_EN
-
+def _scifact_claims() -> tuple[list[Document], list[Query]]:
     from axiomatic.data.readers.scifact import read_scifact_claims, read_scifact_corpus
 
     root = require_collection("scifact")
     docs = list(read_scifact_corpus(root / "raw" / "corpus_train.csv").values())
     queries = list(read_scifact_claims(root / "raw" / "claims_validation.csv")[0].values())[:100]
+    return docs, queries
+
+
+def _rag24_segments() -> tuple[list[Document], list[Query]]:
+    """TREC RAG 2024: the distinct retrieved segments (about 6,000) and all 301 topics."""
+    from axiomatic.data.readers.rag24 import read_rag24_retrieval
+
+    root = require_collection("trec-rag24-retrieval-top20")
+    res = read_rag24_retrieval(root / "raw" / "study1_retrieval.jsonl.gz")
+    return list(res.documents.values()), list(res.queries.values())
+
+
+@pytest.mark.parametrize(
+    "collection", [_scifact_claims, _rag24_segments], ids=["scifact", "trec-rag24"]
+)
+def test_retrieved_top_k_equals_bm25s(collection):
+    """The top 10 that retrieval returns (the compiled two-pass kernel when numba is there)
+    carry bm25s' scores of those documents to within float32 rounding (bm25s sums float32)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    docs, queries = collection()
     analyzer = Analyzer(
         stopwords=frozenset(STOPWORDS_EN), token_pattern=BM25S_PATTERN, stemmer="snowball"
     )

@@ -28,6 +28,10 @@ The approximate pass skips 64-document blocks whose best approximate score is mo
 lower bound of that score (``k`` distinct documents reach it). There is no per-query Python: the Python side turns every
 query into term ids (:meth:`~axiomatic.index.collection.CollectionIndex.query_term_ids`, one
 dictionary lookup per token) and makes one call; the kernel counts each query's terms itself.
+The hot loops (accumulation, block maxima, the exact pass) index with unsigned integers
+(``np.uint64``): numba wraps a negative signed index around (a compare and a select on every
+access, which also keeps LLVM from vectorizing the block maxima), and an unsigned one cannot be
+negative. Only the index type differs; the arithmetic, hence every score, is the same.
 ``AXIOMATIC_JIT=0`` (or numba not installed) keeps retrieval on the numpy form
 (``tests/rankers/test_bm25_kernel.py`` checks the two agree).
 """
@@ -275,15 +279,18 @@ def bm25_top_k(
         for j in range(m):
             t = q_terms[j]
             step = scale[t] * q_tf[j]
+            # unsigned positions (see the module docstring): no negative-index wrapping
+            lo = np.uint64(imp_ptr[t])
+            hi = np.uint64(imp_ptr[t + 1])
             if sparse:
-                for p in range(imp_ptr[t], imp_ptr[t + 1]):
+                for p in range(lo, hi):
                     d = imp_docs[p]
                     if scores[d] == 0.0:
                         touched[n_touched] = d
                         n_touched += 1
                     scores[d] += np.float64(imp_q[p]) * step
             else:
-                for p in range(imp_ptr[t], imp_ptr[t + 1]):
+                for p in range(lo, hi):
                     scores[imp_docs[p]] += np.float64(imp_q[p]) * step
         # A min-heap of the best k approximate scores: its root is the k-th best so far
         # (``thr`` once the heap is full). A document whose approximate score is below
@@ -299,7 +306,9 @@ def bm25_top_k(
             # order as their bit patterns do): an integer maximum the compiler vectorizes
             for blk in range(n_blocks):
                 mx = 0
-                for i in range(blk * _BLOCK, min(blk * _BLOCK + _BLOCK, n_docs)):
+                lo = np.uint64(blk * _BLOCK)
+                hi = np.uint64(min(blk * _BLOCK + _BLOCK, n_docs))
+                for i in range(lo, hi):
                     v = bits[i]
                     if v > mx:
                         mx = v
@@ -398,7 +407,7 @@ def bm25_top_k(
         for c_i in range(n_c):
             if cand_s[c_i] >= lim:
                 d = cand[c_i]
-                for p in range(tf_ptr[d], tf_ptr[d + 1], 16):
+                for p in range(np.uint64(tf_ptr[d]), np.uint64(tf_ptr[d + 1]), np.uint64(16)):
                     touch += tf_idx[p] + tf_data[p]
         if touch == -1:
             out_n[q] = -1
@@ -408,8 +417,8 @@ def bm25_top_k(
                 continue
             d = cand[c_i]
             # the document's counts of the query terms (``slot`` maps a term to its place)
-            for p in range(tf_ptr[d], tf_ptr[d + 1]):
-                j = slot[tf_idx[p]]
+            for p in range(np.uint64(tf_ptr[d]), np.uint64(tf_ptr[d + 1])):
+                j = slot[np.uint64(tf_idx[p])]
                 if j >= 0:
                     q_cnt[j] += tf_data[p]
             s = 0.0
