@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The wheel outside the checkout (issue 20): build wheel + sdist, twine check, install the wheel
+# The wheel outside the checkout: build wheel + sdist, twine check, install the wheel
 # (not editable) into a fresh venv with the lock as constraints, and run `axiomatic demo` from
 # a directory outside the repository. Not part of CI (a full install, ~4 minutes).
 # Usage: bash benchmarks/check_wheel.sh [WORKDIR]   (default: a new temporary directory)

@@ -1,4 +1,4 @@
-"""The docs speak of the project, not of who ran what when (issue 10 s4): experiments state the
+"""The docs speak of the project, not of who ran what when: experiments state the
 machine and load, never "this session" or how many people shared the machine."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The one strict grammar for ``NAME(key=value)`` strings (issue 13 s3)."""
+"""The one strict grammar for ``NAME(key=value)`` strings."""
 
 from __future__ import annotations
 

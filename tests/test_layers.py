@@ -1,4 +1,4 @@
-"""The layer map of docs/architecture.md, checked over the import graph (issue 13 s4).
+"""The layer map of docs/architecture.md, checked over the import graph.
 
 Data flows top to bottom; a module may import its own package, any package of a lower row, and
 the few same-row packages listed in ``SAME_ROW``. Every ``import axiomatic...`` counts, at module
@@ -307,7 +307,7 @@ def private_imports(src: Path = SRC) -> list[str]:
 
 
 #: private imports across packages that are tolerated (``importer imports target``, line numbers
-#: left out): none; the cli/ and experiments/ ones of issue 25 were made public or moved
+#: left out): none; the former cli/ and experiments/ ones were made public or moved
 KNOWN_PRIVATE_IMPORTS: set[str] = set()
 
 

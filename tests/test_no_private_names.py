@@ -1,4 +1,4 @@
-"""``src/`` uses no private name of another library (issue 20).
+"""``src/`` uses no private name of another library.
 
 A private name (``bert._create_attention_masks``, ``tensor._version``, ``from re import
 _parser``) can change in any release without notice: transformers 5.24 renamed an argument of

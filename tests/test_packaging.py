@@ -1,5 +1,4 @@
-"""The distribution: what the wheel carries, what install messages name, what the lock pins
-(issue 20)."""
+"""The distribution: what the wheel carries, what install messages name, what the lock pins."""
 
 from __future__ import annotations
 

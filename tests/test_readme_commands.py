@@ -1,4 +1,4 @@
-"""Every number in the README comes from its command (issue 24 s4).
+"""Every number in the README comes from its command.
 
 * each "Measured" row names a command that exists, whose ``--help`` works and knows the
   options the row uses;

@@ -1,4 +1,4 @@
-"""The report primitives at the bottom layer (issue 25 s4): one Markdown table writer, and
+"""The report primitives at the bottom layer: one Markdown table writer, and
 figures that never switch the caller's matplotlib backend.
 
 A library function that called ``matplotlib.use("Agg")`` switched the backend of the notebook

@@ -1,4 +1,4 @@
-"""Issue 23 s2: spec strings are bounded in length and nesting depth (a message, never the
+"""Spec strings are bounded in length and nesting depth (a message, never the
 ``MemoryError`` / ``RecursionError`` that :mod:`ast` or a recursive walk raises on them)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One close-match rule and one wording for unknown names (issue 25 s7): ``axiomatic._suggest``.
+"""One close-match rule and one wording for unknown names: ``axiomatic._suggest``.
 
 The helpers it replaced (axioms' ``did_you_mean``, the query-pair axioms', the analyzer's, the
 ranker registry's, the CLI's and every inline ``difflib`` call with its own wording, ``Did you

@@ -79,7 +79,7 @@ def test_pretraining_killed_and_resumed_gives_the_same_model(tmp_path, monkeypat
     kw = dict(steps=2, batch_size=2, max_length=32, eval_every=100, checkpoint_every=1)
     full = pretrain_ares([p], tmp_path / "full", "strict", **kw)
     assert full["train"]["steps"] == 2
-    # issue 23: the same folder with another seed or another prepared sample is refused
+    # the same folder with another seed or another prepared sample is refused
     # (its predictor and its pairs, row indices into the old sample, are not reused)
     with pytest.raises(ValueError, match=r"other settings: .*seed 0 -> 5"):
         pretrain_ares([p], tmp_path / "full", "strict", **{**kw, "seed": 5})
@@ -250,7 +250,7 @@ def test_fast_ares_step_equals_the_full_vocabulary_formulation(
         torch.testing.assert_close(g1[name], g0[name], atol=1e-5, rtol=1e-4, msg=name)
 
 
-# ------------------------------------------------------------------ pair ordering (issue 21)
+# --------------------------------------------------------------------------- pair ordering
 @pytest.fixture(scope="module")
 def demo_prepared(tmp_path_factory):
     return _prepared(tmp_path_factory.mktemp("ares-demo"))

@@ -1,4 +1,4 @@
-"""Issue 21 s3: the paper's MLP(h_[CLS]) scoring head and the two MLM maskings of ARES.
+"""The paper's MLP(h_[CLS]) scoring head and the two MLM maskings of ARES.
 
 * ``CrossEncoder(head="linear")`` (the toolkit's default) scores ``w^T h_[CLS] + b`` exactly as
   before; ``head="mlp"`` scores ``w^T tanh(W_p h_[CLS] + b_p) + b`` (BERT's pooler, started from

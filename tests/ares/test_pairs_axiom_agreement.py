@@ -1,4 +1,4 @@
-"""Issue 22 (mutation testing of ``ares/pairs.py``): axiom agreement of ARES pairs, by hand.
+"""Mutation testing of ``ares/pairs.py``: axiom agreement of ARES pairs, by hand.
 
 Two tiny hand-made query contexts over a two-document index (``d0 = "a b c d"``,
 ``d1 = "e f"``) and ordered pairs ``(q+, q-)`` of one document each. Three axioms whose

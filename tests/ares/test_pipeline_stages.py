@@ -1,6 +1,6 @@
 """ares/pipeline.py (ARES stages 1-3) against hand references: the collections' positives and
 fingerprint, the cache key and what prepare() keeps on disk, the real queries, the setting rows
-and the RANK symmetry check (issue 22's mutation campaign)."""
+and the RANK symmetry check (a mutation campaign's survivors)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mutation survivors of ``ares/predictor.py`` (issue 22), value by value against references
+"""Mutation survivors of ``ares/predictor.py``, value by value against references
 computed by hand: the four negative-sampling settings' seeded Gumbel-max draw (Chen et al. 2022,
 Table 2), the label shuffle of :func:`balanced_pairs`, the parameters LightGBM really trains with
 (read back from the model's own text), the leaf-size bound of small training sets, the normalized

@@ -1,5 +1,5 @@
-"""Issue 22: fast value tests of ARES pre-training (``axiomatic.ares.pretrain``) for its
-mutation campaign.
+"""Fast value tests of ARES pre-training (``axiomatic.ares.pretrain``) for its mutation
+campaign.
 
 Every number is checked against a reference computation written here: the masking functions
 against loops over the positions, the LM head against ``LayerNorm(GELU(W h + b)) @ E^T + bias``,

@@ -1,4 +1,4 @@
-"""Issue 22 (mutation testing of ``ares/sampling.py``): the pseudo-query sampler value by value.
+"""Mutation testing of ``ares/sampling.py``: the pseudo-query sampler value by value.
 
 The vectorised sampler (all documents at once, one lexsort per round) is compared query for
 query with a by-hand reference written as plain loops: per round and document, the Gumbel-top-k

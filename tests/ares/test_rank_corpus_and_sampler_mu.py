@@ -1,4 +1,4 @@
-"""Issue 21 s1(c) and s3: the msmarco-20k corpus for RANK is not built around the training
+"""The msmarco-20k corpus for RANK is not built around the training
 queries, and the Dirichlet mu of the contrastive sampler is the mean document length."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def test_msmarco_20k_does_not_contain_the_training_queries_candidate_lists() -> 
 
 
 def test_sampler_defaults_record_and_report_are_the_papers_and_exact(tmp_path) -> None:
-    """Mutation survivors of ares/sampling.py (issue 22's campaign): the defaults are the
+    """Mutation survivors of ares/sampling.py: the defaults are the
     paper's (10 queries, lambda 3, lengths capped at 10), the parameter record names every
     setting under its own key, the report counts what it says, and a Parquet round trip keeps
     queries, texts, record and report."""

@@ -1,4 +1,4 @@
-"""The axiom algebra (issue 11 §1): ir_axioms' operators on preference matrices.
+"""The axiom algebra: ir_axioms' operators on preference matrices.
 
 - agreement with ir_axioms 1.2.5 itself: ``golden/ir_axioms_1.2.5_algebra.npz`` holds what
   ir_axioms' own operators computed on its own single-axiom matrices of the demo collection

@@ -1,4 +1,4 @@
-"""Issue 22: an axiom combination's ``.name`` and ``.spec`` write weights exactly, so that
+"""An axiom combination's ``.name`` and ``.spec`` write weights exactly, so that
 ``1.0000001*TFC1 - LNC1`` (and any float weight) parses back to the same combination."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Compiled preference matrices and the other fast paths of issue 27 give IDENTICAL results.
+"""Compiled preference matrices and the other fast paths give IDENTICAL results.
 
 - every ``preferences_kernel`` (one compiled pass per axiom, ``axioms/kernels/_jit.py``) gives
   the matrix the engine derives from the axiom's kernel (``holds - holds.T``, the numpy form

@@ -1,4 +1,4 @@
-"""Fast paths of issue 10 s3 (second round) give IDENTICAL results to what they replace.
+"""Fast paths of the axiom engine give IDENTICAL results to what they replace.
 
 - ``unique_rows`` (distinct count / presence rows by a packed int64 key) equals
   ``np.unique(axis=0, return_inverse=True)``: same rows, same order, same codes;

@@ -1,4 +1,4 @@
-"""Hot paths of the engine (issue 13 s5): work done once per context / query / document.
+"""Hot paths of the engine: work done once per context / query / document.
 
 - the n x n length-closeness matrix is computed once per context and tolerance, not per axiom;
 - proximity features come from a positional index (token ids per document, analyzed once and

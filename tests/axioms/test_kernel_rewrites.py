@@ -1,4 +1,4 @@
-"""Kernel rewrites of issue 10 s3 give IDENTICAL results to the kernels they replace.
+"""Kernel rewrites give IDENTICAL results to the kernels they replace.
 
 The previous implementations are kept below as oracles: LNC1 / TFC1 / REG built
 ``n x n x |q|`` broadcasts, TF-LNC three of them, TFC2 searched triples over every document

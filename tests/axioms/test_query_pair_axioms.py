@@ -1,4 +1,4 @@
-"""ARES' query-pair axioms (``axioms/query_pairs.py``) against by-hand references (issue 22).
+"""ARES' query-pair axioms (``axioms/query_pairs.py``) against by-hand references.
 
 Mutation testing left these behaviours unchecked: MiniLM's term vectors, the canonical form
 and validation of the flat query arrays, empty queries, BM25 parameters and the chunked kernels

@@ -1,4 +1,4 @@
-"""ARES' query-pair axioms in the one catalogue give what they gave before the move (issue 25 s8).
+"""ARES' query-pair axioms in the one catalogue give what they gave before the move.
 
 The constants below were computed with the code before the query-pair axioms joined the
 catalogue (``axioms/query_pairs.py`` with its own definition type and parser, commit 7690c3e):

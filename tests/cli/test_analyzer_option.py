@@ -134,7 +134,7 @@ def test_counts_thesis_preset_is_explicit_and_said(tiny) -> None:
     assert "analyzer: thesis" in res.output
 
 
-# ------------------------------------------------ one default analyzer in every command (#24 s1)
+# ------------------------------------------------------- one default analyzer in every command
 def test_every_command_defaults_to_the_default_analyzer(tiny, tmp_path) -> None:
     """mine, counts and diagnose analyze as rank and rerank do unless told otherwise, and each
     prints the analyzer in its table header."""

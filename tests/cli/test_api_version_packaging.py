@@ -1,4 +1,4 @@
-"""Issue 12 s7/s8: a discoverable top-level API, the version, packaging and atomic TOML writes."""
+"""A discoverable top-level API, the version, packaging and atomic TOML writes."""
 
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ def test_diagnose_rankers_and_run_file(mined: Path, tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 0, res.output
-    # a run is named by its tag column (issue 12 s3): `rank -r ql` tags its lines QL(mu=1000)
+    # a run is named by its tag column: `rank -r ql` tags its lines QL(mu=1000)
     assert "nDCG@10" in res.output and "QL(mu=1000)" in res.output
     assert "skipped" in res.output  # run file cannot score LNC2 duplicates
     table = pd.read_csv(out / "diagnosis.csv")

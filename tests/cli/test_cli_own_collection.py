@@ -1,4 +1,4 @@
-"""End to end through the CLI on a collection written by the test (issue 10 s1, s4): a dataset
+"""End to end through the CLI on a collection written by the test: a dataset
 descriptor and a rank_llm JSON (+ --qrels) work wherever --dataset is taken: mine, diagnose a
 run file, evaluate; `datasets init`, `models`, `--skip-malformed`."""
 

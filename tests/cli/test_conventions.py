@@ -1,4 +1,4 @@
-"""Issue 24 s5: conventions and small frictions.
+"""Conventions and small frictions.
 
 --baseline NAME (evaluate, diagnose); catalog systems as runs with short names; trec_eval
 measure names; a TSV header line is detected; flags show no ``<bool>``; ARES' query-pair

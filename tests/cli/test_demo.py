@@ -18,7 +18,7 @@ def test_demo_writes_runs_instances_and_report(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     for name in ("BM25", "QL", "RM3"):
         assert any(p.name.startswith(name) for p in (out / "runs").glob("*.trec")), name
-    # file names a shell takes unquoted (issue 12 s3): no parentheses, commas or '='
+    # file names a shell takes unquoted: no parentheses, commas or '='
     for p in (out / "runs").glob("*"):
         assert all(ch.isalnum() or ch in "._-" for ch in p.name), p.name
     html = (out / "report" / "report.html").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Issue 24 s3 through the CLI: ``diagnose --measure`` chooses the one measure of the correlation
+"""Through the CLI: ``diagnose --measure`` chooses the one measure of the correlation
 (figure, CSV and HTML), ``--min-n`` the fewest instances a fraction needs; run files of
 different depths get a warning; a second report into the same folder leaves no stale figure."""
 

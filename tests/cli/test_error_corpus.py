@@ -1,4 +1,4 @@
-"""The CLI error corpus (issue 23 s2): one bad input per reader and per spec kind, driven through
+"""The CLI error corpus: one bad input per reader and per spec kind, driven through
 the real CLI (typer's CliRunner, as in test_errors.py). Every case must end as exactly one
 ``error:`` line with exit code 2: no traceback, no "internal error", no foreign exception.
 

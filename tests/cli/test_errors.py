@@ -1,4 +1,4 @@
-"""No tracebacks, no aborts (issue 15 s2): every bad input ends as a short message.
+"""No tracebacks, no aborts: every bad input ends as a short message.
 
 Each test drives the real CLI with typer's CliRunner; a traceback or an uncaught exception
 (``result.exception`` not a ``SystemExit``) fails it.
@@ -346,7 +346,7 @@ def test_a_partial_base_run_names_cli_flags(tmp_path: Path) -> None:
     base.write_text("q1 Q0 nosuchdoc 1 1.0 t\n", encoding="utf-8")
     res = _invoke(["rerank", "-d", "demo", "-o", str(tmp_path / "o.trec"), "--base", f"run:{base}"])
     assert res.exit_code == 2, res.output
-    # the run's own ranking is the base (issue 12 s1): a document it brings that neither the
+    # the run's own ranking is the base: a document it brings that neither the
     # candidates nor the collection know is named, with the count
     assert "1 of the 1 documents" in res.output and "nosuchdoc" in res.output
     assert "missing='min'" not in res.output

@@ -1,4 +1,4 @@
-"""Issue 11 section 3: ``mine --variant`` applies only where an axiom has the variant, and
+"""``mine --variant`` applies only where an axiom has the variant, and
 ``mine --shard-size`` is recorded in the manifest (a resume with another size is refused)."""
 
 from __future__ import annotations

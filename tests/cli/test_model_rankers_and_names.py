@@ -1,4 +1,4 @@
-"""Issue 12 s2: any model a researcher already has (local HF / sentence-transformers folders,
+"""Any model a researcher already has (local HF / sentence-transformers folders,
 the packaged MiniLM by a short name), and names chosen with NAME=SPEC."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 24 s1: the same spec is the same ranker in every command.
+"""The same spec is the same ranker in every command.
 
 With defaults, ``rank -r bm25`` + ``evaluate`` and ``mine`` + ``diagnose -r bm25`` score the
 same BM25 (one default analyzer everywhere), so they report the same nDCG@10.

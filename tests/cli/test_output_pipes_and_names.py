@@ -1,4 +1,4 @@
-"""Issue 12 s3, s5, s6: output that pipes and parses, names chosen by the user, warnings that
+"""Output that pipes and parses, names chosen by the user, warnings that
 reach the terminal."""
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def test_diagnose_names_legend_and_oracle_note(demo_runs, tmp_path) -> None:
     assert names == {"tuned", "QL(mu=1000)", "mine", "oracle"}
     assert "tuned = bm25:k1=1.2" in res.stdout and f"mine = run:{demo_runs['bm25']}" in res.stdout
     assert "note: oracle: scores each document by its relevance label" in res.stdout
-    # piped: the tables are Markdown, not box drawing (issue 12 s5)
+    # piped: the tables are Markdown, not box drawing
     assert "| ranker | nDCG@10 |" in res.stdout and "┃" not in res.stdout
     assert "are such ties" in res.stdout
     page = (out / "report.html").read_text(encoding="utf-8")

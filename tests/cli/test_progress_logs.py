@@ -1,4 +1,4 @@
-"""Issue 12 s4: long work tells where it is in a log (no TTY), and experiments show their plan."""
+"""Long work tells where it is in a log (no TTY), and experiments show their plan."""
 
 from __future__ import annotations
 

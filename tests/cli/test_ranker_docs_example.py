@@ -1,4 +1,4 @@
-"""Issue 12 s2: the documented duck-typed Ranker example runs as written (docs/rankers.md)."""
+"""The documented duck-typed Ranker example runs as written (docs/rankers.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 24 s2: re-ranking and evaluating what the user means.
+"""Re-ranking and evaluating what the user means.
 
 * ``rerank`` on a dataset defined by a run starts from that run (``--base dataset``, the
   default there), not from the project's BM25 over its pool;

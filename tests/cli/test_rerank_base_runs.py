@@ -1,4 +1,4 @@
-"""Issue 12 s1: rerank with a base run that is not the dataset's pool, --weights, --train-run."""
+"""Rerank with a base run that is not the dataset's pool, --weights, --train-run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`rerank` warns when its base run is shallower than --depth (issue 24 s3)."""
+"""`rerank` warns when its base run is shallower than --depth."""
 
 from __future__ import annotations
 

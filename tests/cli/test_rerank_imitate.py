@@ -1,5 +1,5 @@
 """``rerank --aggregation learned --imitate RUN``: the learned weights imitate a run's pairwise
-order instead of the qrels (issue 11, section 1)."""
+order instead of the qrels."""
 
 from __future__ import annotations
 

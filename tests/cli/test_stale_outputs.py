@@ -1,4 +1,4 @@
-"""Issue 23 s1/s2: no stale instances, no torn or misplaced outputs.
+"""No stale instances, no torn or misplaced outputs.
 
 * ``diagnose`` refuses instances mined before the collection changed (as ``mine`` does);
 * ``mine`` re-mines a finished shard that is truncated on disk instead of resuming over it;

@@ -1,5 +1,4 @@
-"""`train --help` shows the defaults that apply when neither an option nor --config sets a
-value (issue 24 s5)."""
+"""`train --help` shows the defaults that apply when neither an option nor --config sets a value."""
 
 from __future__ import annotations
 

@@ -154,7 +154,7 @@ def test_shared_embeddings_is_one_table_that_survives_save_and_load(data, tmp_pa
 
 
 def test_xquad_nr_pool_split_samples_only_same_split_articles() -> None:
-    """``nr_pool="split"`` (the default since issue 22): the NR candidates of a test query are
+    """``nr_pool="split"`` (the default): the NR candidates of a test query are
     paragraphs of other *test* articles (never a training document); only the explicitly named
     leaky pool ``"all-leaky"`` mixes in training paragraphs."""
     from axiomatic.data.readers.xquad import read_xquad, xquad_article_splits

@@ -1,4 +1,4 @@
-"""The dual-encoder CLIR model's construction and input encoding, value by value (issue 22).
+"""The dual-encoder CLIR model's construction and input encoding, value by value.
 
 The first mutation run of ``models/clir.py`` left 57 survivors, most in ``__init__`` (defaults,
 the document table's initialization, its zeroed padding/OOV rows, freezing, sharing) and in

@@ -1,4 +1,4 @@
-"""Issue 22: the CLIR dual encoder's CNN and LSTM towers and its batching, value by value.
+"""The CLIR dual encoder's CNN and LSTM towers and its batching, value by value.
 
 The second mutation run of ``models/clir.py`` left 29 survivors. These tests pin the ones a
 caller can observe: the CNN tower against a by-hand convolution (3-gram "same" padding,

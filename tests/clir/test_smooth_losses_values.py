@@ -1,4 +1,4 @@
-"""Issue 22: the graded losses of Liu et al.'s smooth CLIR (``training/smooth.py``) value by
+"""The graded losses of Liu et al.'s smooth CLIR (``training/smooth.py``) value by
 value - threshold checks and their messages word for word, the unreachable-threshold report,
 the losses' defaults, dtypes and per-grade values against plain-Python references, the loss
 spec parser, grade prediction at the segment edges and the pointwise training examples.

@@ -1,4 +1,4 @@
-"""Issue 22: value tests of Liu et al.'s smooth CLIR against reference computations - each one
+"""Value tests of Liu et al.'s smooth CLIR against reference computations - each one
 fails on a plausible wrong implementation that the shape and law tests let through:
 
 - r_eps with ``(||z|| + 2 eps)`` on one side (values for eps > 0 against the formula);

@@ -1,4 +1,4 @@
-"""Issue 22: the XQuAD graded CLIR construction must not leak dev/test paragraphs into training.
+"""The XQuAD graded CLIR construction must not leak dev/test paragraphs into training.
 
 XQuAD has 240 paragraphs (48 articles x 5). NR (grade 0) candidates used to be sampled from *all*
 other articles, so every test MR/SR paragraph was a grade-0 candidate of some training query. The

@@ -1,4 +1,4 @@
-"""Issue 23 s2: bad input files end in the project's own errors (or counted warnings), never a
+"""Bad input files end in the project's own errors (or counted warnings), never a
 foreign exception: truncated and bomb ``.gz`` files, JSON integers beyond float range, a query
 twice in a rank_llm file, symbolic link loops and unusable descriptor ``rel_threshold`` values."""
 

@@ -1,4 +1,4 @@
-"""Bring your own collection: TOML descriptors and rank_llm JSON files as datasets (issue 10 s1)."""
+"""Bring your own collection: TOML descriptors and rank_llm JSON files as datasets."""
 
 from __future__ import annotations
 

@@ -259,7 +259,7 @@ def test_xquad_graded_candidates_are_seeded(tmp_path: Path) -> None:
 
 
 def test_xquad_nr_come_from_the_same_split_only(tmp_path: Path) -> None:
-    """Issue 22: NR (grade 0) paragraphs are drawn from the other articles of the question's own
+    """NR (grade 0) paragraphs are drawn from the other articles of the question's own
     split; only the explicitly named ``nr_pool="all-leaky"`` draws from every other article."""
     en = read_xquad(_squad(tmp_path, "en", "EN"))
     splits = xquad_article_splits(en.titles)
@@ -273,7 +273,7 @@ def test_xquad_nr_come_from_the_same_split_only(tmp_path: Path) -> None:
 
 
 def test_xquad_short_nr_pool_warns_once_per_call(tmp_path: Path) -> None:
-    """Issue 22: too few same-split NR paragraphs give ONE warning per call naming each short
+    """Too few same-split NR paragraphs give ONE warning per call naming each short
     split, the number asked and the available min / median (not one warning per question)."""
     import warnings
 
@@ -302,7 +302,7 @@ def test_xquad_old_nr_pool_all_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.filterwarnings("ignore:XQuAD graded candidates")
 def test_xquad_misaligned_language_file_is_a_parse_error(tmp_path: Path) -> None:
-    """Issue 23: a language file with a paragraph missing (or extra) against xquad.en.json is a
+    """A language file with a paragraph missing (or extra) against xquad.en.json is a
     ParseError naming the file and the first missing / extra ids, not a bare KeyError."""
     from axiomatic.data.collections import load_xquad_clir
 
@@ -328,7 +328,7 @@ def test_xquad_misaligned_language_file_is_a_parse_error(tmp_path: Path) -> None
     assert len(load_xquad_clir(tmp_path, "en", "en", "train").queries) == 8  # aligned: fine
 
 
-# --------------------------------------------- issue 15: malformed input is always a ParseError
+# ---------------------------------------------------- malformed input is always a ParseError
 def _raises_at(reader, path: Path, where: str, match: str = "") -> ParseError:
     with pytest.raises(ParseError) as exc:
         reader(path)

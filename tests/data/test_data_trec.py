@@ -191,7 +191,7 @@ def test_topics_roundtrip(tmp_path: Path, topics: dict, fmt: str) -> None:
     assert {k: v.text for k, v in back.items()} == topics
 
 
-# ------------------------------------------------------------------ issue 15: strict readers
+# --------------------------------------------------------------------------- strict readers
 @pytest.mark.parametrize("score", ["inf", "-inf", "nan", "1e400", "1_0", "１", "Infinity", "0x10"])
 def test_run_rejects_lenient_scores(tmp_path: Path, score: str) -> None:
     p = _write(tmp_path, "r.txt", f"1 Q0 a 1 2.0 t\n1 Q0 b 2 {score} t\n")
@@ -315,7 +315,7 @@ def test_write_run_validates_tag_and_ids_before_writing(tmp_path: Path) -> None:
         check_trec_id("q\t1", "query id")
 
 
-# ------------------------------------------------- atomic writes (axiomatic._atomic, issue 15)
+# ---------------------------------------------------------- atomic writes (axiomatic._atomic)
 def test_atomic_write_fsyncs_before_replace(tmp_path: Path, monkeypatch) -> None:
     import os
 

@@ -1,4 +1,4 @@
-"""TREC DL years are data: any year whose files follow the rank_llm layout loads (issue 10 s1)."""
+"""TREC DL years are data: any year whose files follow the rank_llm layout loads."""
 
 from __future__ import annotations
 

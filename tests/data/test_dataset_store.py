@@ -1,4 +1,4 @@
-"""The dataset store: every load_dataset call gets an independent dataset (issue 13 s1)."""
+"""The dataset store: every load_dataset call gets an independent dataset."""
 
 from __future__ import annotations
 

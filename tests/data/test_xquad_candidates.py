@@ -1,4 +1,4 @@
-"""XQuAD graded candidates on a synthetic file (issue 22, `make mutate` survivors of
+"""XQuAD graded candidates on a synthetic file (`make mutate` survivors of
 data/readers/xquad.py): the canonical split rule position by position, the candidate lists
 themselves (not only their grades), the canonical defaults and the one short-pool warning."""
 

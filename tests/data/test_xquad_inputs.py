@@ -1,4 +1,4 @@
-"""Issue 22 (mutation testing of ``data/readers/xquad.py``): the input checks of the XQuAD reader,
+"""Mutation testing of ``data/readers/xquad.py``: the input checks of the XQuAD reader,
 value by value and message by message. ``read_xquad`` on a well-formed file (every field of
 :class:`XQuADFile`), its refusal of each malformed shape (the whole ``ParseError`` text: file,
 what is wrong, what was expected), ``check_xquad_aligned`` on misaligned language files and

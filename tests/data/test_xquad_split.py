@@ -1,4 +1,4 @@
-"""Issue 22: XQuAD graded CLIR splits by *article*, not by question: every question of an article
+"""XQuAD graded CLIR splits by *article*, not by question: every question of an article
 is in one split, so no paragraph relevant to a dev/test question is relevant to (or a candidate
 of) a training question. Runs on small generated SQuAD files (no shared data needed)."""
 

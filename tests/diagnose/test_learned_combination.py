@@ -1,4 +1,4 @@
-"""A learned axiom combination (issue 11 §1): the learned aggregation of re-ranking, fitted to
+"""A learned axiom combination: the learned aggregation of re-ranking, fitted to
 the qrels (the oracle) or to any ranker's run, returned as a weighted-sum axiom spec."""
 
 from __future__ import annotations

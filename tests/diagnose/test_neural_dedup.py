@@ -1,4 +1,4 @@
-"""Diagnosing a neural ranker costs one forward pass per distinct input (issue 27 s3).
+"""Diagnosing a neural ranker costs one forward pass per distinct input.
 
 A diagnosis hands all queries' documents (real and LNC2's artificial duplicates) to the model in
 one :func:`~axiomatic.rankers.base.score_lists` call: a bi-encoder encodes each distinct query

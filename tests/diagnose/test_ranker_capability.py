@@ -1,4 +1,4 @@
-"""Diagnosis reads a ranker's declared capability, never its exceptions (issue 13 s1)."""
+"""Diagnosis reads a ranker's declared capability, never its exceptions."""
 
 from __future__ import annotations
 

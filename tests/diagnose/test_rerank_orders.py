@@ -1,4 +1,4 @@
-"""Bradley-Terry and PageRank orders of aggregated axiom preferences (issue 28, item 3),
+"""Bradley-Terry and PageRank orders of aggregated axiom preferences,
 checked against reference computations: a direct likelihood maximization and the PageRank
 eigenvector of the Google matrix."""
 

@@ -1,4 +1,4 @@
-"""Issue 14 (sections 1, 3, 4): unbiased capping, own-list / union views, symmetric instances,
+"""Unbiased capping, own-list / union views, symmetric instances,
 relative tie tolerance, and delta* shown next to every axiom."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class DictRanker:
         return np.asarray([self.scores.get(d.doc_id, np.nan) for d in documents], np.float64)
 
 
-# ----------------------------------------------------------------------------- section 1
+# ---------------------------------------------------------------------- unbiased capping
 @pytest.fixture(scope="module")
 def ranked_query():
     """One query whose candidate list is ranked by query-term count (as a BM25 run would be),
@@ -138,7 +138,7 @@ def test_cap_is_independent_of_sharding():
     assert {r["doc_id"] for r in r1.artificial} <= kept  # only duplicates still used
 
 
-# ----------------------------------------------------------------------------- section 4b
+# ------------------------------------------------------------------- symmetric instances
 def _swap_dataset() -> Dataset:
     # "a" and "b" occur in both documents: equal df, equal idf. d1 and d2 swap their counts.
     docs = {
@@ -200,7 +200,7 @@ def test_directional_and_symmetric_groups_are_counted_apart():
     assert len(set(labels.values())) == 2
 
 
-# ----------------------------------------------------------------------------- section 4c
+# ---------------------------------------------------------------- relative tie tolerance
 def test_relative_tie_tolerance_unit():
     rel = np.array([">=", ">", "=", ">="])
     # 0.1 + 0.2 = 0.30000000000000004: mathematically equal to 0.3, numerically above it
@@ -245,7 +245,7 @@ def test_bm25_b1_fulfils_every_lnc2_instance():
     assert default["fulfilled"] == default["n"] == exact["n"]
 
 
-# ----------------------------------------------------------------------------- section 4a
+# ---------------------------------------------------------------- own-list / union views
 @pytest.fixture(scope="module")
 def run_views():
     ds = Dataset(
@@ -329,7 +329,7 @@ def test_reports_label_each_number_with_its_view(run_views, tmp_path):
     assert set(data["views"]) == {VIEW_UNION} and data["view"] == VIEW_OWN
 
 
-# ----------------------------------------------------------------------------- section 3
+# ------------------------------------------------------------ delta* next to every axiom
 def test_every_report_shows_delta_star(tmp_path):
     from rich.console import Console
 
@@ -413,7 +413,7 @@ def test_cli_seed_missing_and_tie_tolerance(tmp_path):
     assert res.exit_code != 0 and "below" in res.output
 
 
-# ----------------------------------------------------------------------------- section 6
+# ------------------------------------------------------ rank correlations before Pearson
 def test_report_correlations_lead_with_rank_correlations(tmp_path):
     """The HTML correlation table puts Spearman/Kendall (with p) and n before Pearson, and the
     'mean over axioms' leaves the equality groups out."""

@@ -1,4 +1,4 @@
-"""Stale and partial mining outputs are refused, never used silently (issue 15 s1)."""
+"""Stale and partial mining outputs are refused, never used silently."""
 
 from __future__ import annotations
 

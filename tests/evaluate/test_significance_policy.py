@@ -1,4 +1,4 @@
-"""Issue 25 s2, one significance policy: every table that compares systems on a measure tests
+"""One significance policy: every table that compares systems on a measure tests
 each system against a named baseline (paired t-test by default) with Holm's correction over the
 systems compared on ONE measure (``compare_to_baseline``), so asking for more measures never
 changes a p-value, and states that family in its caption.

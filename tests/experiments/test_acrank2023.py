@@ -29,7 +29,7 @@ def test_acrank2023_quick_end_to_end_and_resume(tmp_path) -> None:
     assert set(diag["agreement"]) == {"cross-encoder", "ACRank(TFC-A&D)"}
     summary = (out / "summary.md").read_text()
     assert "Tables 3/4" in summary and "Augmentation counts" in summary
-    # one significance policy (issue 25): Holm over the rows compared with the variant on one
+    # one significance policy: Holm over the rows compared with the variant on one
     # measure, stated under each table
     family = results["significance"]["demo|demo/test|ACRank(TFC-A&D)"]
     n = len({r["row"] for r in results["rows"] if r["test"] == "demo/test"}) - 1

@@ -23,7 +23,7 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert (out / "img" / "ares_fig2_importance.png").stat().st_size > 0
     assert (out / "pretrain" / "simple" / "encoder" / "config.json").exists()
     assert "Few-shot fine-tuning" in md and len(results["few_shot"]) == 2
-    t = results["pretrain"]["simple"]["train"]  # per-1k-step time reported (issue 8, stage 4)
+    t = results["pretrain"]["simple"]["train"]  # per-1k-step time of pre-training reported
     per_1k = results["pretrain"]["simple"]["seconds_per_1k_steps"]
     assert per_1k == pytest.approx(1000 * t["seconds"] / t["steps"], abs=0.1) and per_1k > 0
     assert f"({per_1k} s per 1,000 steps" in md
@@ -49,7 +49,7 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert list(abl["means"]) == ["rep", "simple"] and "rep" in abl["tests"]["RR@10"]
     assert (out / "pretrain" / "rep" / "encoder" / "config.json").exists()
     assert "Ablation of ARES variants (Table 7)" in md
-    # issue 21: the quick run trains a real predictor (not AUC 0.5 with zero importances)
+    # the quick run trains a real predictor (not AUC 0.5 with zero importances)
     for r in results["predictor"]["settings"].values():
         assert r["auc_mean"] != 0.5 and max(r["importance"].values()) > 0
         assert 0.0 <= r["auc_length_only"] <= 1.0
@@ -64,7 +64,7 @@ def test_experiment_ares2022_quick_runs_every_stage_and_writes_the_page(tmp_path
     assert "Which way the pre-training pairs point" in md
     # the few-shot curve is only for few_shot_variants: the ablation variant gets none
     assert not any(r["model"] == "ARES_rep" for r in results["few_shot"].values())
-    # --report-only re-renders the same stage results from the folder (issue 25), and names
+    # --report-only re-renders the same stage results from the folder, and names
     # a stage that has not finished (one ARES quick run serves both checks)
     (out / "summary.md").unlink()
     res = CliRunner().invoke(app, ["experiment", "ares2022", "--report-only", "-o", str(out)])

@@ -1,4 +1,4 @@
-"""The experiments score and diagnose their models where the trainer trains them (issue 26).
+"""The experiments score and diagnose their models where the trainer trains them.
 
 A model built or loaded from disk starts on the CPU. On a lent H200 the compare-training run of
 the cross-encoder start trained its 15 units on the GPU in ~4.5 minutes and then scored its test

@@ -20,7 +20,7 @@ def test_rosset2019_quick_runs_and_resumes(tmp_path) -> None:
     results = json.loads((out / "results.json").read_text())
     ar = [r for r in results["rows"] if r["variant"].startswith("ar-all")]
     assert ar and "MRR@10 p" in ar[0] and 0.0 <= ar[0]["MRR@10 p"] <= 1.0
-    # one significance policy (issue 25): Holm over the AR variants of the table compared with
+    # one significance policy: Holm over the AR variants of the table compared with
     # the same base model on one measure, stated under the table
     family = (
         "paired t-test vs base; Holm over the 1 AR variant compared on each measure, "

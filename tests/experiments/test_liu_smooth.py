@@ -43,7 +43,7 @@ def test_liu_smooth_quick_runs_resumes_and_models_rank(tmp_path) -> None:
         assert (out / name).exists() and (docs.parent / "img" / name).exists()
     text = docs.read_text()
     assert "## Table 2" in text and "img/liu_fig3_density.png" in text and "seeds" in text
-    # one significance policy (issue 25): each p-value table states its Holm family
+    # one significance policy: each p-value table states its Holm family
     assert (
         "Adjusted p-values (paired t-test vs SOSL; Holm over the 4 rows compared on each "
         "measure, per language):" in text

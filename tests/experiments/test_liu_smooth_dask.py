@@ -1,5 +1,5 @@
 """liu-smooth ``--quick`` on two Dask worker processes gives the results.json of one process,
-every metric equal (issue 25, section 5: units are seeded and rebuild their data themselves,
+every metric equal (units are seeded and rebuild their data themselves,
 so where a unit runs does not change its numbers)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Units scheduled on Dask (issue 25, section 5): ``run_units`` gives the sequential results on
+"""Units scheduled on Dask: ``run_units`` gives the sequential results on
 two worker processes, re-runs a unit whose worker died, names a unit that keeps killing its
 workers, and names the unit of an exception. The local-cluster path (``workers=2``) is tested
 on liu-smooth (test_liu_smooth_dask.py); these tests share one cluster through its address."""

@@ -1,4 +1,4 @@
-"""Issue 23 s1: an experiment re-run over a folder trained with other settings must not report
+"""An experiment re-run over a folder trained with other settings must not report
 "all units done" with the old units' metrics under the new plan. It refuses, naming the
 differing setting (old -> new); ``--overwrite`` redoes those units; a re-run with identical
 settings reuses them (no training). Small plans (one KNRM row; one liu-smooth loss) keep the

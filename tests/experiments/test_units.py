@@ -1,4 +1,4 @@
-"""The fingerprinted unit store of the experiments (issue 23 s1, issue 25 item 1): a unit is
+"""The fingerprinted unit store of the experiments: a unit is
 reused only when its recorded settings and inputs equal the requested ones; otherwise it is
 refused with one line naming the differing fields, or redone with ``overwrite``."""
 

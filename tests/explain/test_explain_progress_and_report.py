@@ -1,4 +1,4 @@
-"""Issue 24 s3: ``axiomatic explain`` reports progress without a terminal (a plain line every
+"""``axiomatic explain`` reports progress without a terminal (a plain line every
 ``AXIOMATIC_LOG_EVERY`` seconds, as the README promises and as every long job does), and
 ``explanations.html`` has the diagnosis report's style and says what fidelity and random
 fidelity mean."""

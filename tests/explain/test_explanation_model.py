@@ -1,4 +1,4 @@
-"""Issue 22: the explanation model (``explain/model.py``, Völske et al. 2021) value by value.
+"""The explanation model (``explain/model.py``, Völske et al. 2021) value by value.
 
 The pair table and the random forest are replaced by stubs with known outputs (a forest that
 predicts "TFC1 prefers a" and reports importances fixed by its seed), so every number of the

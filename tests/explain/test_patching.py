@@ -1,4 +1,4 @@
-"""Activation patching (issue 28, item 1): a toy ranker with a planted head, exact identities,
+"""Activation patching: a toy ranker with a planted head, exact identities,
 and the grouped / layer-skipping runs checked against a plain reference computation."""
 
 # ruff: noqa: B023  (the reference hooks close over loop variables but run in their iteration)

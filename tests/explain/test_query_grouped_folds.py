@@ -1,4 +1,4 @@
-"""Issue 22: ``fit_predict`` holds out whole queries (Völske et al.'s query-grouped folds), not
+"""``fit_predict`` holds out whole queries (Völske et al.'s query-grouped folds), not
 pairs - checked inside ``fit_predict`` itself, where a per-pair split would let the forest
 memorize each query and report a fidelity near 1 on random targets."""
 

@@ -192,7 +192,7 @@ def gz_bytes(draw: st.DrawFn, valid: st.SearchStrategy[bytes]) -> bytes:
 
 
 # JSON integer literals of every size: Python's json reads them exactly, so an integer beyond
-# float range (10**400) reaches a reader that needs a float (issue 23: an OverflowError escaped)
+# float range (10**400) reaches a reader that needs a float (an OverflowError must not escape)
 json_ints = (
     st.integers(-(2**70), 2**70)
     | st.integers(-(10**400), 10**400)

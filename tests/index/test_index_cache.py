@@ -122,7 +122,7 @@ def test_cache_dir_env_and_disable(tmp_path, monkeypatch):
         dataset_index({"a": DOCS[0]})  # type: ignore[arg-type]
 
 
-# ------------------------------------------------------------------ stale keys (issue 13)
+# ------------------------------------------------------------------------------ stale keys
 def test_changed_text_with_same_ids_gives_a_fresh_index(tmp_path):
     """Same ids, same count, one text changed: the cached index must not be served."""
     clear_memory_cache()

@@ -1,4 +1,4 @@
-"""PyTerrier integration without Java (issue 10 s2): frames, rankers and axiomatic re-ranking as
+"""PyTerrier integration without Java: frames, rankers and axiomatic re-ranking as
 transformers, pt.Experiment, and the diagnosis of several systems' result frames."""
 
 from __future__ import annotations

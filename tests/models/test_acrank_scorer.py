@@ -1,4 +1,4 @@
-"""Issue 22: ACRank's scorer (models/acrank.py) beyond E()'s values - its defaults, the encoder
+"""ACRank's scorer (models/acrank.py) beyond E()'s values - its defaults, the encoder
 and tokenizer it loads, the [CLS] ablation, the MLP kept out of autocast, its output shape and
 every refusal word for word (each of these survived a mutation run of the module)."""
 

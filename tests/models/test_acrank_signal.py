@@ -1,4 +1,4 @@
-"""Issue 22: ACRank's E() (Bo et al. 2023, eq. 7) against a reference computation - the cosine
+"""ACRank's E() (Bo et al. 2023, eq. 7) against a reference computation - the cosine
 translation matrix between the *query's* word pieces and the *document's* (no [CLS], no [SEP],
 no query piece on the document side), KNRM kernel pooling with the log (soft-TF, Xiong et al.
 2017), on a tiny random BERT. Shape checks let all three errors through; values do not."""

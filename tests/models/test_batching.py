@@ -1,4 +1,4 @@
-"""Length-sorted batches tokenized once (:mod:`axiomatic.models.batching`, issue 27 s3).
+"""Length-sorted batches tokenized once (:mod:`axiomatic.models.batching`).
 
 Each test below was checked by breaking the code it guards (see the test docstrings).
 """

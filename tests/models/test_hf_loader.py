@@ -1,4 +1,4 @@
-"""The one Hugging Face loader (issue 25 s7): one way to name a model folder, offline, one kind
+"""The one Hugging Face loader: one way to name a model folder, offline, one kind
 of error; the models it loads give the embeddings they gave before it existed."""
 
 from __future__ import annotations

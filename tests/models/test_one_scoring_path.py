@@ -1,4 +1,4 @@
-"""One scoring path for a neural model (issue 25 s3): experiments, the trainer and
+"""One scoring path for a neural model: experiments, the trainer and
 ``axiomatic rank`` all score through :func:`axiomatic.models.scoring.score_candidates`.
 
 Each test below was checked by breaking the code it guards (see the test docstrings).

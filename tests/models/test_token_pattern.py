@@ -1,4 +1,4 @@
-"""A model folder cannot supply a token pattern that backtracks catastrophically (issue 15 s3)."""
+"""A model folder cannot supply a token pattern that backtracks catastrophically."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_known_patterns_are_accepted(pattern: str) -> None:
         (r"(a|aa)+$", "is refused"),
         (r"(\w)\1+", "is refused"),
         (r"\w*\w*\w*\w*x", "is refused"),
-        # issue 23 s3: the three patterns the structural check let through
+        # the three patterns the structural check let through
         (r"[\w ]*[\w ]*!", "is refused"),
         (r"[\w ]+[\w ]+!", "is refused"),
         (r"\w*[\w ]*!", "is refused"),
@@ -96,7 +96,7 @@ def test_cli_reports_the_evil_pattern_as_an_error(tmp_path) -> None:
 
 
 def test_a_hugging_face_folder_with_a_code_pickle_is_a_clean_refusal(tmp_path) -> None:
-    """Issue 23 s3: a pickled ``pytorch_model.bin`` that would run code is refused with one
+    """A pickled ``pytorch_model.bin`` that would run code is refused with one
     ``error:`` line (exit 2), never executed and never an internal error."""
     import os
     import pickle

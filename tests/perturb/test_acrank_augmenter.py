@@ -1,4 +1,4 @@
-"""Issue 22 (mutation testing of ``perturb/acrank.py``): ACRank's TFC-A / TFC-D by value - which
+"""Mutation testing of ``perturb/acrank.py``: ACRank's TFC-A / TFC-D by value - which
 rule makes which edit, the edits' names and directions, the counters, the visible prefix (words
 in English, characters in Chinese), the exact text a deletion leaves, the rule aliases and the
 messages. Each test kills mutants the augmentation law tests let survive."""

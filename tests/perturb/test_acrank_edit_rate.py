@@ -1,4 +1,4 @@
-"""Issue 22: ACRank's TFC-A inserts each (distinct, non-stopword) query term independently with
+"""ACRank's TFC-A inserts each (distinct, non-stopword) query term independently with
 probability p, and TFC-D deletes each visible occurrence independently with probability p - a
 seeded statistical test of the edit rates (an implementation ignoring p fails it)."""
 

@@ -1,4 +1,4 @@
-"""Minimal pairs for activation patching (issue 28, item 1): each axiom's construction by hand."""
+"""Minimal pairs for activation patching: each axiom's construction by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Perturbations edit the original surface text in place (issue 14 s5): only the inserted or
+"""Perturbations edit the original surface text in place: only the inserted or
 deleted word occurrences change; case, punctuation, spacing and unicode stay byte-identical."""
 
 from __future__ import annotations

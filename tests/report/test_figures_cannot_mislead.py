@@ -1,4 +1,4 @@
-"""Issue 24 s3: figures and tables that cannot mislead.
+"""Figures and tables that cannot mislead.
 
 * one effectiveness measure (default nDCG@10) in correlation.csv, correlation.png and the HTML,
   named on each;
@@ -10,7 +10,7 @@
   one's files that it does not write again.
 
 Figures are checked by rendering them and comparing bounding boxes, as the delta-sweep legend
-test of issue 12 does.
+test of test_readable_plots.py does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23 s2: names a user chose (ranker names, run tags, axiom labels, measures) are shown
+"""Names a user chose (ranker names, run tags, axiom labels, measures) are shown
 literally in every figure: matplotlib reads ``$...$`` as mathtext, and a run tagged ``$\\foo{$``
 crashed the report rendering after the work, leaving no ``report.html``."""
 

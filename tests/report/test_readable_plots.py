@@ -1,4 +1,4 @@
-"""Issue 12 s8 / issue 10 s4: figures readable on a laptop screen with many axioms and rankers;
+"""Figures readable on a laptop screen with many axioms and rankers;
 correlations over few systems carry n and p, not a bare r."""
 
 from __future__ import annotations

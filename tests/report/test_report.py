@@ -140,7 +140,7 @@ def test_write_report_without_effectiveness(tmp_path, setup):
 
 
 def test_report_tables_state_the_significance_family(tmp_path, setup):
-    """Issue 25: the overview's caption (terminal) and the HTML name the test and the Holm family
+    """The overview's caption (terminal) and the HTML name the test and the Holm family
     of the effectiveness marks that :func:`effectiveness_table` used."""
     from rich.console import Console
 

@@ -1,4 +1,4 @@
-"""Issue 23 s2: a language whose Snowball stemmer the installed PyStemmer lacks (``sw``, the
+"""A language whose Snowball stemmer the installed PyStemmer lacks (``sw``, the
 ``sasaki-sw/*`` documents) is analysed without stemming, with a warning; it used to end in a
 ``KeyError`` from PyStemmer."""
 

@@ -91,7 +91,7 @@ def test_thesis_analyzer_keeps_msmarco_queries_multi_term() -> None:
 
 
 def test_thesis_analyzer_reproduces_the_reference_instance_counts() -> None:
-    """Issue 14: with the thesis' processing and no length limit, the reference re-implementation
+    """With the thesis' processing and no length limit, the reference re-implementation
     mines 10,857 relaxed TFC1, 993 TFC2 and 305 M-TDC instances on msmarco-dev-top20/test."""
     from axiomatic.axioms import parse_axioms
     from axiomatic.data.catalog import load_dataset

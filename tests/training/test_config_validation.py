@@ -1,4 +1,4 @@
-"""Issue 23 s2: every ``train --config`` setting is type- and range-checked at load time; the
+"""Every ``train --config`` setting is type- and range-checked at load time; the
 error names the file and the setting (``lr = true`` used to train with lr 1.0, ``epochs = -1``
 and ``dev_depth = -1`` ran silently, others ended in internal errors)."""
 

@@ -1,4 +1,4 @@
-"""ACRank's loss strategy against reference computations (issue 22, `make mutate` survivors of
+"""ACRank's loss strategy against reference computations (`make mutate` survivors of
 training/contrastive.py): the masked InfoNCE, the augmenter's language and visible prefix, the
 defaults taken from the config, the extra negatives, the hinge variant and the counters'
 checkpoint state."""

@@ -1,4 +1,4 @@
-"""Data-parallel training under torchrun (issue 25 s6): two CPU processes (gloo, one thread
+"""Data-parallel training under torchrun: two CPU processes (gloo, one thread
 each) train like one process with the same global batch.
 
 The two-process run (``ddp_worker.py``) is killed after step 12 and resumed from the

@@ -1,4 +1,4 @@
-"""The trainer's dev metric is the reported RR@k (issue 13 s1: one reciprocal rank)."""
+"""The trainer's dev metric is the reported RR@k (one reciprocal rank)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``TrainConfig.eval_at_start``: the start is evaluated (step 0) and can be the best checkpoint
-(issue 26: plain fine-tuning may only lower a strong start, e.g. the zero-shot bi-encoder)."""
+(plain fine-tuning may only lower a strong start, e.g. the zero-shot bi-encoder)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 22: the extra negatives of ACRank's InfoNCE (and of the listwise softmax) come from the
+"""The extra negatives of ACRank's InfoNCE (and of the listwise softmax) come from the
 labels - documents labelled non-relevant - never from "every document that was once the lower
 side of a pair" (on graded data that pool holds relevant documents: grade 1 below grade 2)."""
 

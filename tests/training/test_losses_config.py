@@ -67,7 +67,7 @@ def test_ar_loss_matches_equation_4() -> None:
 
 
 def test_ar_loss_normalizes_by_applicable_terms_by_default() -> None:
-    """Issue 14 s5: a perturbation that rarely applies must not shrink the effective lambda."""
+    """A perturbation that rarely applies must not shrink the effective lambda."""
     default = AxiomaticRegularizationLoss(lambda_=1.0, mu=0.5)
     batch = AxiomaticRegularizationLoss(lambda_=1.0, mu=0.5, normalize="batch")
     assert default.normalize == "applicable"

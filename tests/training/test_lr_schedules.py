@@ -1,4 +1,4 @@
-"""Learning-rate schedules of the trainer against the reference schedulers (issue 22 s2)."""
+"""Learning-rate schedules of the trainer against the reference schedulers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 23 s1: a resumed training run never pairs old weights with other data, and it records
+"""A resumed training run never pairs old weights with other data, and it records
 what an uninterrupted run would.
 
 * the checkpoint records a fingerprint of the training pairs and texts, the dev data and the

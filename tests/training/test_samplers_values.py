@@ -1,4 +1,4 @@
-"""Issue 22 (mutation testing of ``training/samplers.py``): what the pair sampler, the listwise
+"""Mutation testing of ``training/samplers.py``: what the pair sampler, the listwise
 lists, the dev split and the BM25 candidate lists promise, checked by value - each test kills
 mutants the training tests let survive (``make mutate MUTATE_MODULES=training/samplers.py``)."""
 

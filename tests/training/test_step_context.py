@@ -1,4 +1,4 @@
-"""Loss strategies see a small StepContext, never the trainer (issue 25 s7)."""
+"""Loss strategies see a small StepContext, never the trainer."""
 
 from __future__ import annotations
 

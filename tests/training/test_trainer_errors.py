@@ -1,5 +1,4 @@
-"""Trainer errors that name only what exists, corrupt checkpoints, and the thread default
-(issue 15 s2/s3)."""
+"""Trainer errors that name only what exists, corrupt checkpoints, and the thread default."""
 
 from __future__ import annotations
 

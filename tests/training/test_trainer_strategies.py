@@ -1,4 +1,4 @@
-"""The trainer's seams (issue 13 s4): loss strategies are pluggable objects, checkpoint / log
+"""The trainer's seams: loss strategies are pluggable objects, checkpoint / log
 I/O and augmenters are separate modules, and the old import paths keep working."""
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ graded data a lower document may be relevant, grade 1 below grade 2, and is then
 * ``none``: :math:`d^+ = d`, negatives = sampled non-relevant documents :math:`N`;
 * ``TFC-A`` (eq. 8): :math:`d^+ = d_{pos}^+` (query terms prepended), negatives
   :math:`\{d\} \cup N` - the original joins the negatives;
-* ``TFC-D`` (eq. 9, as the issue reads it): :math:`d^+ = d`, negatives
+* ``TFC-D`` (eq. 9, read as the paper's sentence says; see docs/acrank.md): :math:`d^+ = d`, negatives
   :math:`\{d_{pos}^-\} \cup N` - the perturbed document joins the negatives;
 * ``TFC-A&D``: :math:`d^+ = d_{pos}^+`, negatives :math:`\{d, d_{pos}^-\} \cup N`.
 
