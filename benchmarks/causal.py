@@ -344,7 +344,7 @@ def main() -> None:
         "- The cross-encoder: the packaged all-MiniLM-L6-v2 has no trained cross-encoder "
         "head, so it was fine-tuned here first, `axiomatic train --config "
         "configs/causal-ce.toml` (200 steps of 16 pairs, lr 5e-5, hinge, AdamW; on this "
-        "CPU that is what the session allowed). At this budget it is a weak ranker "
+        "CPU that is the budget this page was built with). At this budget it is a weak ranker "
         "(docs/training.md: the MiniLM cross-encoder needs tens of thousands of examples to "
         "approach BM25), so its mechanisms are those of a ranker early in training.",
         "",
