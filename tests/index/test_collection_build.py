@@ -92,6 +92,7 @@ def test_build_equals_reference(analyzer, chunk, monkeypatch):
     # the build counts documents chunk by chunk (new terms appear in later chunks too)
     if chunk is not None:
         monkeypatch.setattr(collection, "_CHUNK_TOKENS", chunk)
+        monkeypatch.setattr(collection._Pieces, "BLOCK", 256)  # the pieces span many blocks
     docs = _docs(3, 60)
     index = CollectionIndex.build(docs, analyzer)
     terms, dense, lens, table = _reference(docs, Analyzer.from_config(analyzer.config()))
@@ -103,6 +104,24 @@ def test_build_equals_reference(analyzer, chunk, monkeypatch):
         assert index.token_ids(r).tolist() == expected
     assert np.array_equal(index.df, (dense > 0).sum(axis=0))
     assert np.array_equal(index.cf, dense.sum(axis=0))
+
+
+@pytest.mark.parametrize("block", [8, 64, 1 << 22])
+def test_pieces_end_to_end_equal_concatenating_them(block, monkeypatch):
+    # pieces of several types, some empty, some larger than a block; each one 8-byte aligned
+    monkeypatch.setattr(collection._Pieces, "BLOCK", block)
+    rng = np.random.default_rng(3)
+    pieces = collection._Pieces()
+    want = []
+    for k in range(60):
+        dtype = [np.uint8, np.uint16, np.int32, np.int64][k % 4]
+        values = rng.integers(0, 200, size=int(rng.integers(0, 40)))
+        pieces.append(values, dtype)
+        want.append(values.astype(dtype))
+    assert all(p.ctypes.data % 8 == 0 for p in pieces._pieces if len(p))
+    got = pieces.concat(np.int64)
+    assert got.dtype == np.int64 and np.array_equal(got, np.concatenate(want))
+    assert pieces._pieces == [] and pieces._block is None
 
 
 def test_build_without_positions_and_duplicate_ids():

@@ -11,6 +11,7 @@ proximity features never re-analyze texts.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import tempfile
 from array import array
@@ -82,16 +83,57 @@ def _slots_from_term_ids(
     return out
 
 
-def _concat(pieces: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
-    """The pieces end to end, emptying the list (each piece is freed as it is copied)."""
-    out: np.ndarray = np.empty(sum(len(p) for p in pieces), dtype=dtype)
-    at = 0
-    pieces.reverse()
-    while pieces:
-        p = pieces.pop()
-        out[at : at + len(p)] = p
-        at += len(p)
-    return out
+def _anonymous(nbytes: int) -> mmap.mmap:
+    """``nbytes`` of memory of their own (an anonymous memory map; private pages on POSIX,
+    like the heap's), returned to the system when the last array viewing them is freed."""
+    if hasattr(mmap, "MAP_PRIVATE"):
+        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return mmap.mmap(-1, nbytes)
+
+
+class _Pieces:
+    """Arrays appended one after another, then copied end to end into one array.
+
+    The pieces live in blocks of memory of their own (:func:`_anonymous`), not on the heap:
+    the build keeps every chunk's pieces until its end while the chunk's temporaries and the
+    build's growing containers come and go around them, so from the heap, once copied out and
+    freed, they would leave it full of holes that the allocator keeps resident (about the
+    index's size again). A block goes back to the system when its last piece is copied.
+    """
+
+    #: bytes per block (a larger piece gets a block of its size); untouched pages cost nothing
+    BLOCK = 1 << 22
+
+    def __init__(self) -> None:
+        self._pieces: list[np.ndarray] = []
+        self._block: mmap.mmap | None = None
+        self._used = 0
+
+    def append(self, values: np.ndarray, dtype: type[np.generic]) -> None:
+        """Keep a copy of ``values`` as ``dtype``."""
+        n = len(values)
+        nbytes = n * np.dtype(dtype).itemsize
+        if self._block is None or self._used + nbytes > len(self._block):
+            self._block = _anonymous(max(self.BLOCK, nbytes))
+            self._used = 0
+        piece = np.frombuffer(self._block, dtype=dtype, count=n, offset=self._used)
+        piece[:] = values
+        self._used += -(-nbytes // 8) * 8  # the next piece 8-byte aligned
+        self._pieces.append(piece)
+
+    def concat(self, dtype: type[np.generic]) -> np.ndarray:
+        """Every piece end to end as ``dtype``, emptying this (a block is freed once its
+        pieces are copied: the peak is the result plus the pieces not yet copied)."""
+        self._block = None
+        pieces = self._pieces
+        out: np.ndarray = np.empty(sum(len(p) for p in pieces), dtype=dtype)
+        at = 0
+        pieces.reverse()
+        while pieces:
+            p = pieces.pop()
+            out[at : at + len(p)] = p
+            at += len(p)
+        return out
 
 
 @dataclass
@@ -202,11 +244,7 @@ class CollectionIndex:
         stem = analyzer.stem
         # per chunk: the rows' distinct term ids and counts (CSR pieces), their number of
         # distinct terms, their kept lengths, and (``positions``) their kept tokens' slots
-        p_indices: list[np.ndarray] = []
-        p_data: list[np.ndarray] = []
-        p_nnz: list[np.ndarray] = []
-        p_len: list[np.ndarray] = []
-        p_slots: list[np.ndarray] = []
+        p_indices, p_data, p_nnz, p_len, p_slots = (_Pieces() for _ in range(5))
         widest = 0  # the most distinct terms of a document
         doc_ids: list[str] = []
         texts: dict[str, str] | None = {} if keep_texts else None
@@ -252,7 +290,7 @@ class CollectionIndex:
             key = tok_key.copy() if positions else tok_key  # ``positions``: slots need both
             key.sort()
             first = np.flatnonzero(np.concatenate(([len(key) > 0], key[1:] != key[:-1])))
-            counts = np.diff(np.append(first, len(key))).astype(np.int32)
+            counts = np.diff(np.append(first, len(key)))
             key = key[first]
             nnz = np.bincount(key // n_terms, minlength=n_rows)
             if positions:
@@ -262,13 +300,13 @@ class CollectionIndex:
                 slots = np.searchsorted(key, tok_key) - np.repeat(row_first, lens)
                 top = int(nnz.max()) if n_rows else 0
                 widest = max(widest, top)
-                p_slots.append(slots.astype(slot_dtype(top)))
+                p_slots.append(slots, slot_dtype(top))
                 del slots, row_first
             del tok_key
-            p_indices.append((key % n_terms).astype(np.int32))
-            p_data.append(counts)
-            p_nnz.append(nnz)
-            p_len.append(lens)
+            p_indices.append(key % n_terms, np.int32)
+            p_data.append(counts, np.int32)
+            p_nnz.append(nnz, np.int64)
+            p_len.append(lens, np.int64)
 
         for doc in it:
             if doc.doc_id in doc_index:
@@ -286,20 +324,18 @@ class CollectionIndex:
                 flush()
         flush()
         n = len(doc_ids)
-        doc_len = _concat(p_len, np.int64)
-        p_len.clear()
+        doc_len = p_len.concat(np.int64)
         indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(_concat(p_nnz, np.int64), out=indptr[1:])
-        p_nnz.clear()
-        # each piece is freed as it is copied: the peak is one array plus one piece
-        indices = _concat(p_indices, np.int32)
-        data = _concat(p_data, np.int32)
+        np.cumsum(p_nnz.concat(np.int64), out=indptr[1:])
+        # the pieces are freed as they are copied: the peak is one array plus the pieces left
+        indices = p_indices.concat(np.int32)
+        data = p_data.concat(np.int32)
         tf = sp.csr_matrix((data, indices, indptr), shape=(n, len(vocab)))
         table = None
         if positions:
             offsets = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(doc_len, out=offsets[1:])
-            table = (_concat(p_slots, slot_dtype(widest)), offsets)
+            table = (p_slots.concat(slot_dtype(widest)), offsets)
         terms = [""] * len(vocab)
         for t, i in vocab.items():
             terms[i] = t
