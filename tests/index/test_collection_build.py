@@ -253,7 +253,11 @@ def test_format_1_positional_index_that_does_not_match_its_counts_is_refused(tmp
     meta = json.loads((path / "meta.json").read_text())
     meta["format_version"] = 3
     (path / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="index format 3 but this version reads formats 1, 2"):
+    with pytest.raises(ValueError, match="format 3 but this version reads formats 1, 2; upgrade"):
+        CollectionIndex.load(path)
+    meta["format_version"] = 0
+    (path / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="format 0 but this version reads formats 1, 2; rebuild"):
         CollectionIndex.load(path)
 
 

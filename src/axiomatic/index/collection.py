@@ -225,13 +225,14 @@ class CollectionIndex:
         Documents are analyzed in chunks of about :data:`_CHUNK_TOKENS` tokens; each chunk is
         counted into its rows of the count matrix at once (its tokens as strings, then as ids,
         live only while the chunk is counted), so the build's memory is the index it returns
-        plus one chunk, not a copy of every token. ``positions`` also keeps each document's
-        tokens from the same pass (the positional index, :attr:`token_slots`: each token's slot
-        in its row, from the chunk's sorted (row, term) keys; 1 byte per token while no
-        document has more than 256 distinct terms, whatever the vocabulary; each chunk's slots
-        are kept in the type its rows need, so the final copy never holds a wider one), so
-        that proximity features never analyze a candidate at query time; ``False`` keeps none (a lower peak and resident size) and analyzes
-        candidates lazily instead (once per document, :meth:`token_ids`).
+        plus one chunk, not a copy of every token (the chunks' pieces wait in memory of their
+        own, :class:`_Pieces`). ``positions`` also keeps each document's tokens from the same
+        pass (the positional index, :attr:`token_slots`: each token's slot in its row, from the
+        chunk's sorted (row, term) keys; 1 byte per token while no document has more than 256
+        distinct terms, whatever the vocabulary; each chunk's slots are kept in the type its
+        rows need, so the final copy never holds a wider one), so that proximity features never
+        analyze a candidate at query time; ``False`` keeps none (a lower peak and resident
+        size) and analyzes candidates lazily instead (once per document, :meth:`token_ids`).
         """
         vocab: dict[str, int] = {}
         # surface token -> term id (-1: a stopword). Analysis is per token after tokenizing
@@ -586,9 +587,11 @@ class CollectionIndex:
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
         version = meta.get("format_version")
         if version not in READS_FORMATS:
+            newer = isinstance(version, int) and version > FORMAT_VERSION
             raise ValueError(
                 f"{path}: index format {version} but this version reads formats "
-                f"{', '.join(map(str, READS_FORMATS))}; rebuild the index"
+                f"{', '.join(map(str, READS_FORMATS))}; "
+                + ("upgrade axiomatic-ir or rebuild the index" if newer else "rebuild the index")
             )
         analyzer = Analyzer.from_config(meta["analyzer"])
         tf = sp.load_npz(path / "tf.npz").tocsr()
