@@ -305,7 +305,7 @@ def bench(
     out["axiomatic"]["index_bytes"] = {
         "impacts": sum(int(a.nbytes) for a in ranker.impacts()),
         "counts_csr": _nbytes(index.tf),
-        "positions": sum(int(a.nbytes) for a in index.token_table) if index.token_table else 0,
+        "positions": sum(int(a.nbytes) for a in index.token_slots) if index.token_slots else 0,
     }
     ref = refs["numba"]
     out["bm25s_numba"]["index_bytes"] = {

@@ -110,7 +110,7 @@ def test_proximity_features_equal_the_reference_loop_on_random_texts(docs, query
 def test_documents_are_analyzed_once_across_contexts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two contexts over the same candidates (another query, a rebuilt context) reuse the
     positional index instead of analyzing every candidate again (index built without its
-    token table: candidates are analyzed lazily, once)."""
+    positional index: candidates are analyzed lazily, once)."""
     ds = demo_dataset()
     idx = CollectionIndex.build(list(ds.documents.values()), Analyzer(), positions=False)
     calls: list[str] = []
@@ -128,7 +128,7 @@ def test_documents_are_analyzed_once_across_contexts(monkeypatch: pytest.MonkeyP
     assert analyzed and len(analyzed) == len(set(analyzed))  # each candidate at most once
 
 
-def test_token_table_from_indexing_means_no_analysis_at_query_time(
+def test_positional_index_from_indexing_means_no_analysis_at_query_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The default index keeps every document's token ids from its indexing pass: proximity
@@ -137,8 +137,8 @@ def test_token_table_from_indexing_means_no_analysis_at_query_time(
     docs_all = list(ds.documents.values())
     idx = CollectionIndex.build(docs_all, Analyzer())
     lazy = CollectionIndex.build(docs_all, Analyzer(), positions=False)
-    assert idx.token_table is not None and lazy.token_table is None
-    assert len(idx.token_table[0]) == idx.total_terms
+    assert idx.token_slots is not None and lazy.token_slots is None
+    assert len(idx.token_slots[0]) == idx.total_terms
     qids = [q for q in ds.queries if len(ds.candidate_ids(q)) > 2]
     want = {}
     for qid in qids:
@@ -159,8 +159,8 @@ def test_token_table_from_indexing_means_no_analysis_at_query_time(
         assert not [t for t in calls if t in texts]
 
 
-def test_positional_table_gathered_from_the_token_table_equals_the_lazy_path() -> None:
-    """The candidates' positional table gathered in one step from the index's token table
+def test_positional_table_gathered_from_the_positional_index_equals_the_lazy_path() -> None:
+    """The candidates' positional table gathered in one step from the index's positional index
     equals the per-document path (every min_terms; a non-indexed candidate falls back)."""
     ds = demo_dataset()
     docs_all = list(ds.documents.values())
@@ -176,6 +176,50 @@ def test_positional_table_gathered_from_the_token_table_equals_the_lazy_path() -
                 for g, w in zip(got, want, strict=True):
                     assert g.dtype == w.dtype
                     np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("n_docs", [20, 700], ids=["vocabulary-below-65536", "above-65536"])
+def test_proximity_from_the_positional_index_equals_analyzing_afresh(
+    n_docs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Proximity features and PROX preferences from the index's positional index (row slots,
+    decoded in the compiled kernel or by the gather of the numpy form) equal the reference loop
+    over freshly analyzed texts, and the lazy path, below and above 65,536 terms."""
+    from axiomatic.axioms.kernels import _jit
+    from axiomatic.index import collection
+
+    monkeypatch.setattr(collection, "_CHUNK_TOKENS", 1000)  # documents span chunks
+    rng = np.random.default_rng(7)
+    docs = []
+    for i in range(n_docs):  # 100 words of its own, the shared words in between
+        words = [f"u{i * 100 + j}" for j in range(100)]
+        for _ in range(int(rng.integers(5, 40))):
+            words.insert(int(rng.integers(0, len(words) + 1)), str(rng.choice(WORDS)))
+        docs.append(Document(f"d{i}", " ".join(words)))
+    raw = Analyzer(stemmer=None, stopwords=False)
+    idx = CollectionIndex.build(docs, raw)
+    lazy = CollectionIndex.build(docs, raw, positions=False)
+    assert (idx.n_terms > 1 << 16) == (n_docs == 700)
+    assert idx.token_slots is not None and idx.token_slots[0].dtype == np.uint8
+    last = n_docs - 1  # its own words have the largest ids
+    queries = [
+        "apple bank",
+        "cat dog eel",
+        f"apple u{last * 100 + 3} u{last * 100 + 4}",
+        f"u{last * 100 + 3} u{last * 100 + 4} u{last * 100 + 5} bank",
+        "goat hat zzz fig",
+    ]
+    cands = [docs[k] for k in sorted({*rng.choice(n_docs, 15, replace=False).tolist(), last})]
+    for on in (True, False):
+        monkeypatch.setattr(_jit, "_enabled", on)
+        for text in queries:
+            ctx = QueryContext.build(Query("q", text), cands, idx)
+            assert_same_features(ctx)
+            ref = QueryContext.build(Query("q", text), cands, lazy)
+            for a in PROX:
+                np.testing.assert_array_equal(
+                    parse_axiom(a).preferences(ctx), parse_axiom(a).preferences(ref)
+                )
 
 
 def test_length_matrix_once_per_context_and_tolerance(monkeypatch: pytest.MonkeyPatch) -> None:

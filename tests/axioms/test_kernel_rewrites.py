@@ -487,12 +487,12 @@ def test_token_ids_equal_the_analyzed_text(kwargs: dict[str, Any]) -> None:
     for row, text in enumerate(texts):
         want = np.asarray([idx.vocab.get(t, -1) for t in an.analyze(text)], dtype=np.int32)
         np.testing.assert_array_equal(idx.token_ids(10_000 + row, text), want)
-    # the token table kept at indexing time holds the same ids, also after a save/load
+    # the positional index kept at indexing time decodes to the same ids, also after a save/load
     full = CollectionIndex.build(docs, an)
-    assert full.token_table is not None
+    assert full.token_slots is not None
     with tempfile.TemporaryDirectory() as tmp:
         loaded = CollectionIndex.load(full.save(Path(tmp) / "ix"))
-    assert loaded.token_table is not None
+    assert loaded.token_slots is not None
     for row, d in enumerate(docs):
         want = np.asarray([full.vocab[t] for t in an.analyze(d.text)], dtype=np.int32)
         np.testing.assert_array_equal(full.token_ids(row), want)

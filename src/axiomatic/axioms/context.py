@@ -304,18 +304,13 @@ class QueryContext:
             if min_terms <= 1:
                 use |= self.rows < 0
             empty = np.zeros(0, dtype=np.int64)
-            table = self.index.token_table if self.index is not None else None
-            if table is not None and self.n and (self.rows[use] >= 0).all():
-                # every used candidate is indexed: one gather from the index's token table
-                ids, starts_all = table
-                r = self.rows[use]
-                starts = starts_all[r]
+            indexed = self.index is not None and self.index.token_slots is not None
+            if indexed and self.n and (self.rows[use] >= 0).all():
+                # every used candidate is indexed: one gather from the index's positional index
+                toks, cnt = self.index.gather_token_ids(self.rows[use])
                 lens = np.zeros(self.n, dtype=np.int64)
-                lens[use] = starts_all[r + 1] - starts
+                lens[use] = cnt
                 offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-                cnt = lens[use]
-                pos = np.arange(int(offsets[-1])) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-                toks = ids[np.repeat(starts, cnt) + pos].astype(np.int64)
             else:
                 parts = [
                     np.asarray(self.token_ids(i), dtype=np.int64) if use[i] else empty

@@ -2,13 +2,16 @@
 
 Built once from any iterable of :class:`~axiomatic.data.records.Document`, saved to a directory
 (``.npz`` + ``.json``, no pickle) and loaded back. Memory is that of the collection (one CSR matrix),
-never of the number of queries. Each document's token ids (its positional index) are kept from the
-same analysis pass by default (2 bytes per token up to 65,536 terms, else 4), so proximity features never re-analyze texts.
+never of the number of queries. Each document's tokens (its positional index) are kept from the
+same analysis pass by default, each as its slot in the document's row of the count matrix (1 byte
+per token while no document has more than 256 distinct terms, whatever the vocabulary), so
+proximity features never re-analyze texts.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import tempfile
 from array import array
@@ -24,7 +27,11 @@ import scipy.sparse as sp
 from axiomatic.data.records import Document
 from axiomatic.text.analyzer import Analyzer
 
-FORMAT_VERSION = 1
+#: 2: the positional index holds row slots (``token_slots.npy``); format 1 (term ids,
+#: ``token_ids.npy``) still loads, converted to slots
+FORMAT_VERSION = 2
+#: the formats :meth:`CollectionIndex.load` reads
+READS_FORMATS = (1, 2)
 
 #: tokens held as strings at a time while indexing (then counted into their rows)
 _CHUNK_TOKENS = 1 << 16
@@ -33,24 +40,100 @@ _CHUNK_TOKENS = 1 << 16
 _SURFACE_CACHE = 1 << 20
 
 
-def token_dtype(n_terms: int) -> type[np.unsignedinteger]:
-    """The narrowest unsigned type of the positional index for ``n_terms`` terms: ``uint16``
-    up to 65,536 terms (no narrower: a vocabulary of at most 256 terms is a toy, and every
-    further type is another specialization of the compiled proximity kernel), else
-    ``uint32``."""
-    return np.uint16 if n_terms <= 1 << 16 else np.uint32
+def slot_dtype(row_terms: int) -> type[np.unsignedinteger]:
+    """The narrowest unsigned type of the positional index when no document has more than
+    ``row_terms`` distinct terms (a token is its slot in its row of the count matrix, below
+    that number): ``uint8`` up to 256, ``uint16`` up to 65,536, else ``uint32``."""
+    if row_terms <= 1 << 8:
+        return np.uint8
+    return np.uint16 if row_terms <= 1 << 16 else np.uint32
 
 
-def _concat(pieces: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
-    """The pieces end to end, emptying the list (each piece is freed as it is copied)."""
-    out: np.ndarray = np.empty(sum(len(p) for p in pieces), dtype=dtype)
-    at = 0
-    pieces.reverse()
-    while pieces:
-        p = pieces.pop()
-        out[at : at + len(p)] = p
-        at += len(p)
+def _slots_from_term_ids(
+    tf: sp.csr_matrix, ids: np.ndarray, offsets: np.ndarray, rows_per_step: int = 1 << 14
+) -> np.ndarray:
+    """The slots (:attr:`CollectionIndex.token_slots`) of a positional index of term ids (the
+    index format 1), by rows a step at a time (memory: one step's keys). Raises
+    ``ValueError`` where a token's term is not in its row of ``tf``."""
+    n, n_terms = tf.shape
+    width = np.diff(tf.indptr)
+    out = np.empty(len(ids), dtype=slot_dtype(int(width.max()) if n else 0))
+    v = max(n_terms, 1)
+    for r0 in range(0, n, rows_per_step):
+        r1 = min(r0 + rows_per_step, n)
+        e0, e1 = int(tf.indptr[r0]), int(tf.indptr[r1])
+        t0, t1 = int(offsets[r0]), int(offsets[r1])
+        entry_row = np.repeat(np.arange(r1 - r0, dtype=np.int64), width[r0:r1])
+        ekey = entry_row * v + tf.indices[e0:e1]
+        order = np.argsort(ekey, kind="stable")  # the rows' terms need not be sorted
+        ekey = ekey[order]
+        tok_row = np.repeat(np.arange(r1 - r0, dtype=np.int64), np.diff(offsets[r0 : r1 + 1]))
+        tkey = tok_row * v + ids[t0:t1].astype(np.int64)
+        if len(ekey) == 0:
+            ekey = np.full(1, -1, dtype=np.int64)  # matches no token
+        at = np.minimum(np.searchsorted(ekey, tkey), len(ekey) - 1)
+        miss = ekey[at] != tkey
+        if miss.any():
+            bad = int(np.flatnonzero(miss)[0])
+            raise ValueError(
+                f"the positional index does not match the counts (document row "
+                f"{r0 + int(tok_row[bad])}: term id {int(ids[t0 + bad])} is not in its row)"
+            )
+        out[t0:t1] = order[at] - (tf.indptr[r0 + tok_row] - e0)
     return out
+
+
+def _anonymous(nbytes: int) -> mmap.mmap:
+    """``nbytes`` of memory of their own (an anonymous memory map; private pages on POSIX,
+    like the heap's), returned to the system when the last array viewing them is freed."""
+    if hasattr(mmap, "MAP_PRIVATE"):
+        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return mmap.mmap(-1, nbytes)
+
+
+class _Pieces:
+    """Arrays appended one after another, then copied end to end into one array.
+
+    The pieces live in blocks of memory of their own (:func:`_anonymous`), not on the heap:
+    the build keeps every chunk's pieces until its end while the chunk's temporaries and the
+    build's growing containers come and go around them, so from the heap, once copied out and
+    freed, they would leave it full of holes that the allocator keeps resident (about the
+    index's size again). A block goes back to the system when its last piece is copied.
+    """
+
+    #: bytes per block (a larger piece gets a block of its size); untouched pages cost nothing
+    BLOCK = 1 << 22
+
+    def __init__(self) -> None:
+        self._pieces: list[np.ndarray] = []
+        self._block: mmap.mmap | None = None
+        self._used = 0
+
+    def append(self, values: np.ndarray, dtype: type[np.generic]) -> None:
+        """Keep a copy of ``values`` as ``dtype``."""
+        n = len(values)
+        nbytes = n * np.dtype(dtype).itemsize
+        if self._block is None or self._used + nbytes > len(self._block):
+            self._block = _anonymous(max(self.BLOCK, nbytes))
+            self._used = 0
+        piece = np.frombuffer(self._block, dtype=dtype, count=n, offset=self._used)
+        piece[:] = values
+        self._used += -(-nbytes // 8) * 8  # the next piece 8-byte aligned
+        self._pieces.append(piece)
+
+    def concat(self, dtype: type[np.generic]) -> np.ndarray:
+        """Every piece end to end as ``dtype``, emptying this (a block is freed once its
+        pieces are copied: the peak is the result plus the pieces not yet copied)."""
+        self._block = None
+        pieces = self._pieces
+        out: np.ndarray = np.empty(sum(len(p) for p in pieces), dtype=dtype)
+        at = 0
+        pieces.reverse()
+        while pieces:
+            p = pieces.pop()
+            out[at : at + len(p)] = p
+            at += len(p)
+        return out
 
 
 @dataclass
@@ -85,7 +168,7 @@ class CollectionIndex:
         tf: sp.csr_matrix,
         doc_len: np.ndarray,
         texts: Mapping[str, str] | None = None,
-        token_table: tuple[np.ndarray, np.ndarray] | None = None,
+        token_slots: tuple[np.ndarray, np.ndarray] | None = None,
         doc_index: dict[str, int] | None = None,
         vocab: dict[str, int] | None = None,
     ) -> None:
@@ -110,14 +193,20 @@ class CollectionIndex:
         self._token_ids: dict[int, np.ndarray] = {}
         self._surface_ids: dict[str, int] = {}  # surface token -> term id (query_term_ids)
         # The positional index of every document, from the pass that counted its terms:
-        # ``(ids, offsets)``, document ``r``'s tokens are ``ids[offsets[r]:offsets[r + 1]]``
-        # (term ids as :func:`token_dtype`: 2 bytes per token up to 65,536 terms, else 4; a
-        # table saved as int32 loads as it was). Proximity axioms then
-        # read candidates' token ids instead of analyzing their texts at query time.
-        self.token_table = token_table
-        if token_table is not None and len(token_table[1]) != len(doc_ids) + 1:
+        # ``(slots, offsets)``, document ``r``'s tokens are ``slots[offsets[r]:offsets[r + 1]]``,
+        # each the token's slot in row ``r`` of ``tf`` (its term id is
+        # ``tf.indices[tf.indptr[r] + slot]``; :meth:`token_ids` decodes). A slot is below the
+        # row's number of distinct terms whatever the vocabulary: :func:`slot_dtype`, 1 byte
+        # per token while no document has more than 256 distinct terms. Slots depend on the
+        # order of each row's entries: ``tf`` is never reordered after the build. Proximity
+        # axioms read candidates' tokens here instead of analyzing their texts at query time.
+        self.token_slots = token_slots
+        if token_slots is not None and (
+            len(token_slots[1]) != len(doc_ids) + 1 or token_slots[1][-1] != len(token_slots[0])
+        ):
             raise ValueError(
-                f"token table has {len(token_table[1]) - 1} documents, the index {len(doc_ids)}; "
+                f"the positional index has {len(token_slots[1]) - 1} documents and "
+                f"{len(token_slots[0])} tokens, not the index's {len(doc_ids)} documents; "
                 "rebuild the index"
             )
 
@@ -136,12 +225,14 @@ class CollectionIndex:
         Documents are analyzed in chunks of about :data:`_CHUNK_TOKENS` tokens; each chunk is
         counted into its rows of the count matrix at once (its tokens as strings, then as ids,
         live only while the chunk is counted), so the build's memory is the index it returns
-        plus one chunk, not a copy of every token. ``positions`` also keeps each document's token
-        ids from the same pass (the positional index, :attr:`token_table`: 2 bytes per token
-        up to 65,536 terms, else 4; each chunk's ids are kept in the type the vocabulary so far
-        needs, so the final copy never holds a wider one), so that proximity features never analyze a candidate at
-        query time; ``False`` keeps none (a lower peak and resident size) and analyzes
-        candidates lazily instead (once per document, :meth:`token_ids`).
+        plus one chunk, not a copy of every token (the chunks' pieces wait in memory of their
+        own, :class:`_Pieces`). ``positions`` also keeps each document's tokens from the same
+        pass (the positional index, :attr:`token_slots`: each token's slot in its row, from the
+        chunk's sorted (row, term) keys; 1 byte per token while no document has more than 256
+        distinct terms, whatever the vocabulary; each chunk's slots are kept in the type its
+        rows need, so the final copy never holds a wider one), so that proximity features never
+        analyze a candidate at query time; ``False`` keeps none (a lower peak and resident
+        size) and analyzes candidates lazily instead (once per document, :meth:`token_ids`).
         """
         vocab: dict[str, int] = {}
         # surface token -> term id (-1: a stopword). Analysis is per token after tokenizing
@@ -153,12 +244,9 @@ class CollectionIndex:
         stopwords = analyzer.stopword_set
         stem = analyzer.stem
         # per chunk: the rows' distinct term ids and counts (CSR pieces), their number of
-        # distinct terms, their kept lengths, and (``positions``) their kept token ids
-        p_indices: list[np.ndarray] = []
-        p_data: list[np.ndarray] = []
-        p_nnz: list[np.ndarray] = []
-        p_len: list[np.ndarray] = []
-        p_tokens: list[np.ndarray] = []
+        # distinct terms, their kept lengths, and (``positions``) their kept tokens' slots
+        p_indices, p_data, p_nnz, p_len, p_slots = (_Pieces() for _ in range(5))
+        widest = 0  # the most distinct terms of a document
         doc_ids: list[str] = []
         texts: dict[str, str] | None = {} if keep_texts else None
         doc_index: dict[str, int] = {}
@@ -171,6 +259,7 @@ class CollectionIndex:
         ends = array("q")  # end offset of each document of the chunk in ``chunk``
 
         def flush() -> None:
+            nonlocal widest
             if not ends:
                 return
             new = [t for t in dict.fromkeys(chunk) if t not in tok2id]
@@ -194,20 +283,31 @@ class CollectionIndex:
             lens = np.diff(kept_before[doc_ends])
             ids = ids[keep]
             del keep, kept_before
-            if positions:  # narrow already: the vocabulary so far bounds the ids
-                p_tokens.append(ids.astype(token_dtype(len(vocab))))
             # one (row, term) key per token, sorted: equal keys are one posting and its count
             n_terms = max(len(vocab), 1)
-            key = np.repeat(np.arange(n_rows, dtype=np.int64) * n_terms, lens)
-            key += ids
+            tok_key = np.repeat(np.arange(n_rows, dtype=np.int64) * n_terms, lens)
+            tok_key += ids
+            del ids
+            key = tok_key.copy() if positions else tok_key  # ``positions``: slots need both
             key.sort()
             first = np.flatnonzero(np.concatenate(([len(key) > 0], key[1:] != key[:-1])))
-            counts = np.diff(np.append(first, len(key))).astype(np.int32)
+            counts = np.diff(np.append(first, len(key)))
             key = key[first]
-            p_indices.append((key % n_terms).astype(np.int32))
-            p_data.append(counts)
-            p_nnz.append(np.bincount(key // n_terms, minlength=n_rows))
-            p_len.append(lens)
+            nnz = np.bincount(key // n_terms, minlength=n_rows)
+            if positions:
+                # a token's slot: its key's place among the sorted distinct keys, less its
+                # row's first (each row's terms ascend, as in the CSR rows built from them)
+                row_first = np.cumsum(nnz) - nnz
+                slots = np.searchsorted(key, tok_key) - np.repeat(row_first, lens)
+                top = int(nnz.max()) if n_rows else 0
+                widest = max(widest, top)
+                p_slots.append(slots, slot_dtype(top))
+                del slots, row_first
+            del tok_key
+            p_indices.append(key % n_terms, np.int32)
+            p_data.append(counts, np.int32)
+            p_nnz.append(nnz, np.int64)
+            p_len.append(lens, np.int64)
 
         for doc in it:
             if doc.doc_id in doc_index:
@@ -225,20 +325,18 @@ class CollectionIndex:
                 flush()
         flush()
         n = len(doc_ids)
-        doc_len = _concat(p_len, np.int64)
-        p_len.clear()
+        doc_len = p_len.concat(np.int64)
         indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(_concat(p_nnz, np.int64), out=indptr[1:])
-        p_nnz.clear()
-        # each piece is freed as it is copied: the peak is one array plus one piece
-        indices = _concat(p_indices, np.int32)
-        data = _concat(p_data, np.int32)
+        np.cumsum(p_nnz.concat(np.int64), out=indptr[1:])
+        # the pieces are freed as they are copied: the peak is one array plus the pieces left
+        indices = p_indices.concat(np.int32)
+        data = p_data.concat(np.int32)
         tf = sp.csr_matrix((data, indices, indptr), shape=(n, len(vocab)))
         table = None
         if positions:
             offsets = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(doc_len, out=offsets[1:])
-            table = (_concat(p_tokens, token_dtype(len(vocab))), offsets)
+            table = (p_slots.concat(slot_dtype(widest)), offsets)
         terms = [""] * len(vocab)
         for t, i in vocab.items():
             terms[i] = t
@@ -390,13 +488,16 @@ class CollectionIndex:
         """The analyzed document at index row ``row`` as an ``int32`` array of term ids (its
         positional index: position ``p`` holds the id of the ``p``-th token).
 
-        Analyzed once per document and kept, so that proximity features of many queries sharing
-        a candidate do not analyze it again. ``text`` is the indexed text when the index was
-        built without texts (``keep_texts=False``).
+        Decoded from :attr:`token_slots` when the index keeps positions; else analyzed once per
+        document and kept, so that proximity features of many queries sharing a candidate do
+        not analyze it again. ``text`` is the indexed text when the index was built without
+        texts (``keep_texts=False``).
         """
-        if self.token_table is not None:  # stored narrower (:func:`token_dtype`)
-            ids, offsets = self.token_table
-            return ids[offsets[row] : offsets[row + 1]].astype(np.int32)
+        if self.token_slots is not None:
+            slots, offsets = self.token_slots
+            tf = self.tf
+            terms = tf.indices[tf.indptr[row] : tf.indptr[row + 1]]
+            return terms[slots[offsets[row] : offsets[row + 1]]].astype(np.int32)
         out = self._token_ids.get(row)
         if out is None:
             if text is None:
@@ -407,6 +508,28 @@ class CollectionIndex:
             )
             self._token_ids[row] = out
         return out
+
+    def gather_token_ids(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The term ids of the documents at index rows ``rows``, end to end, decoded from
+        :attr:`token_slots` in a few array operations: ``(ids, lens)``, ``int64`` ids, row
+        ``rows[k]``'s ``lens[k]`` tokens after those of the rows before it. Needs the
+        positional index (``positions=True``)."""
+        if self.token_slots is None:
+            raise ValueError(
+                "this index keeps no positional index (built with positions=False); "
+                "rebuild it with positions=True"
+            )
+        slots, offsets = self.token_slots
+        tf = self.tf
+        rows = np.asarray(rows, dtype=np.int64)
+        starts = offsets[rows]
+        lens = offsets[rows + 1] - starts
+        total = int(lens.sum())
+        # per token: its slot's index in the table, and its row's first entry in ``tf``
+        at = np.arange(total, dtype=np.int64) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        entry = np.repeat(tf.indptr[rows].astype(np.int64), lens)
+        entry += slots[at]
+        return tf.indices[entry].astype(np.int64), lens
 
     def positions(self, doc_id: str) -> dict[str, list[int]]:
         """Positions of each term in the analyzed document (computed on demand)."""
@@ -435,9 +558,9 @@ class CollectionIndex:
         (tmp / "terms.json").write_text(
             json.dumps(self.terms, ensure_ascii=False), encoding="utf-8"
         )
-        if self.token_table is not None:
-            np.save(tmp / "token_ids.npy", self.token_table[0])
-            np.save(tmp / "token_offsets.npy", self.token_table[1])
+        if self.token_slots is not None:
+            np.save(tmp / "token_slots.npy", self.token_slots[0])
+            np.save(tmp / "token_offsets.npy", self.token_slots[1])
         if self.texts is not None:
             with open(tmp / "texts.jsonl", "w", encoding="utf-8") as fh:
                 for d in self.doc_ids:
@@ -462,10 +585,13 @@ class CollectionIndex:
         if not meta_file.exists():
             raise FileNotFoundError(f"{path} is not an axiomatic index (no meta.json)")
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        if meta.get("format_version") != FORMAT_VERSION:
+        version = meta.get("format_version")
+        if version not in READS_FORMATS:
+            newer = isinstance(version, int) and version > FORMAT_VERSION
             raise ValueError(
-                f"{path}: index format {meta.get('format_version')} but this version reads "
-                f"{FORMAT_VERSION}; rebuild the index"
+                f"{path}: index format {version} but this version reads formats "
+                f"{', '.join(map(str, READS_FORMATS))}; "
+                + ("upgrade axiomatic-ir or rebuild the index" if newer else "rebuild the index")
             )
         analyzer = Analyzer.from_config(meta["analyzer"])
         tf = sp.load_npz(path / "tf.npz").tocsr()
@@ -477,8 +603,17 @@ class CollectionIndex:
             with open(path / "texts.jsonl", encoding="utf-8") as fh:
                 texts = {d: json.loads(line) for d, line in zip(doc_ids, fh, strict=True)}
         table = None
-        if (path / "token_ids.npy").exists() and (path / "token_offsets.npy").exists():
-            table = (np.load(path / "token_ids.npy"), np.load(path / "token_offsets.npy"))
+        if (path / "token_offsets.npy").exists():
+            offsets = np.load(path / "token_offsets.npy")
+            if (path / "token_slots.npy").exists():
+                table = (np.load(path / "token_slots.npy"), offsets)
+            elif (path / "token_ids.npy").exists():  # format 1: term ids, converted to slots
+                ids = np.load(path / "token_ids.npy", mmap_mode="r")
+                try:
+                    table = (_slots_from_term_ids(tf, ids, offsets), offsets)
+                except ValueError as exc:
+                    raise ValueError(f"{path}: {exc}; rebuild the index") from None
+                del ids
         return cls(analyzer, doc_ids, terms, tf, doc_len, texts, table)
 
     def __repr__(self) -> str:

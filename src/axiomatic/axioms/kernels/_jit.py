@@ -604,14 +604,18 @@ def prox_features(
     toks: np.ndarray,
     starts: np.ndarray,
     rows: np.ndarray,
+    row_ptr: np.ndarray,
+    row_terms: np.ndarray,
     counts: np.ndarray,
     lut: np.ndarray,
     ph: np.ndarray,
     out: np.ndarray,
 ) -> bool:
     r"""The proximity features of :mod:`axiomatic.axioms.kernels.proximity` for every candidate
-    ``i`` with at least two distinct query terms (``counts[i] > 0`` twice), its tokens (term
-    ids) being ``toks[starts[rows[i]]:starts[rows[i] + 1]]``; ``lut[token]`` is the token's
+    ``i`` with at least two distinct query terms (``counts[i] > 0`` twice), its tokens being
+    ``toks[starts[rows[i]]:starts[rows[i] + 1]]``: term ids when ``row_ptr`` is empty, else
+    slots in the row (the index's positional index: a token ``s`` of row ``r`` is term
+    ``row_terms[row_ptr[r] + s]``, the CSR arrays of the counts); ``lut[id]`` is a term id's
     query term (``0 <= k < |q|``) or -1, ``ph`` the analyzed query's ids (the phrase). Written
     into the rows of ``out`` (``6 x n``: ``avg_between``, ``first_sum``, ``phrase``,
     ``group_occ``, ``group_cnt``, ``span``; the other candidates keep what the caller put
@@ -630,8 +634,10 @@ def prox_features(
     table).
     """
     n, m = counts.shape
+    slotted = len(row_ptr) > 0
     lo = np.full(n, -1, np.int64)
     hi = np.full(n, -1, np.int64)
+    widest = 0  # the most distinct terms of a used row (slots)
     for i in range(n):
         held = 0
         for w in range(m):
@@ -643,6 +649,11 @@ def prox_features(
                 return False
             lo[i] = starts[r]
             hi[i] = starts[r + 1]
+            if slotted and row_ptr[r + 1] - row_ptr[r] > widest:
+                widest = row_ptr[r + 1] - row_ptr[r]
+    # slots: each row's query terms by slot (a look-up per distinct term, not per token)
+    slot_q = np.empty(widest, lut.dtype)
+    tl = slot_q if slotted else lut
     avg_between = out[0]
     first_sum = out[1]
     phrase = out[2]
@@ -665,11 +676,16 @@ def prox_features(
         if a < 0:
             continue
         L = hi[i] - a
+        b = 0
+        if slotted:
+            b = row_ptr[rows[i]]
+            for j in range(row_ptr[rows[i] + 1] - b):
+                slot_q[j] = lut[row_terms[b + j]]
         n_occ = 0
         first[:] = -1
         start[:] = 0
         for p in range(L):
-            k = lut[toks[a + p]]
+            k = tl[toks[a + p]]
             if k >= 0:
                 occ[n_occ] = p
                 occ_t[n_occ] = k
@@ -699,7 +715,9 @@ def prox_features(
                     break
                 ok = True
                 for off in range(k_ph):
-                    if toks[a + s + off] != ph[off]:
+                    t = toks[a + s + off]
+                    tid = np.int64(row_terms[b + t]) if slotted else np.int64(t)
+                    if tid != ph[off]:
                         ok = False
                         break
                 if ok:
@@ -880,9 +898,9 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.array([1, 0, -1, -1, -1], dtype=np.int32),
         np.zeros((3, 2), dtype=np.int64),
     ),
-    "prox_features": lambda: _prox_example(np.uint16),
+    "prox_features": lambda: _prox_example(np.uint8),
+    "prox_features@uint16": lambda: _prox_example(np.uint16),
     "prox_features@uint32": lambda: _prox_example(np.uint32),
-    "prox_features@int32": lambda: _prox_example(np.int32),
     "prox_features@int64": lambda: _prox_example(np.int64),
     "tf_lnc_pairs": lambda: (
         np.arange(10, dtype=np.int64),
@@ -894,11 +912,20 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
 
 
 def _prox_example(dtype: Any) -> tuple[Any, ...]:
-    """``prox_features`` on token ids of ``dtype`` (the index's token table: ``uint16`` or
-    ``uint32``, ``int32`` as saved by earlier versions; or the int64 positional table of
-    documents outside the index)."""
-    toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
-    starts = np.array([0, 3, 7])
+    """``prox_features`` on tokens of ``dtype``: slots of the index's positional index
+    (``uint8``, ``uint16`` or ``uint32``, with the count matrix's ``int32`` CSR arrays, as
+    scipy keeps them), or the ``int64`` term ids of the positional table of documents outside
+    the index (no CSR arrays)."""
     counts = np.array([[1, 1], [0, 0], [2, 1]])
     lut = np.array([-1, 0, 1, -1, -1, -1], dtype=np.int16)
-    return (toks, starts, np.array([0, -1, 1]), counts, lut, np.array([1, 2]), np.zeros((6, 3)))
+    rows = np.array([0, -1, 1])
+    tail = (counts, lut, np.array([1, 2]), np.zeros((6, 3)))
+    if dtype == np.int64:  # term ids
+        toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
+        none = np.zeros(0, dtype=np.int32)
+        return (toks, np.array([0, 3, 7]), rows, none, none, *tail)
+    # rows {1, 2, 5} and {1, 2, 3}: the same tokens as slots
+    row_ptr = np.array([0, 3, 6], dtype=np.int32)
+    row_terms = np.array([1, 2, 5, 1, 2, 3], dtype=np.int32)
+    toks = np.array([0, 2, 1, 0, 2, 1, 0], dtype=dtype)
+    return (toks, np.array([0, 3, 7]), rows, row_ptr, row_terms, *tail)

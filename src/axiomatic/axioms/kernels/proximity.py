@@ -95,7 +95,8 @@ def _query_lut(ctx: QueryContext) -> np.ndarray:
 def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
     """Every proximity feature from one pass of the compiled
     :func:`~axiomatic.axioms.kernels._jit.prox_features` over the candidates' tokens (the
-    index's token table; documents outside the index: the positional table), cached; the
+    index's positional index, slots decoded in the kernel; documents outside the index: the
+    positional table), cached; the
     same values as the vectorized forms below. None when compiled kernels are off.
 
     One pass serves every feature group: the scan of the tokens is most of the work, so the
@@ -115,14 +116,17 @@ def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
             return features
         counts = np.ascontiguousarray(ctx.counts, dtype=np.int64)
         ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
-        table = ctx.index.token_table if ctx.index is not None else None
+        table = ctx.index.token_slots if ctx.index is not None else None
         if table is not None:
-            toks, starts = table
+            slots, starts = table
+            tf = ctx.index.tf
             # False: a candidate with two query terms is not in the index (nothing written)
-            if fn(np.asarray(toks), starts, ctx.rows, counts, _query_lut(ctx), ph, out):
+            args = (ctx.rows, tf.indptr, tf.indices, counts, _query_lut(ctx), ph, out)
+            if fn(slots, starts, *args):
                 return features
         toks, _, offsets = ctx.positional_table(min_terms=2)
-        fn(toks, offsets, np.arange(n), counts, _query_lut(ctx), ph, out)
+        none = np.zeros(0, dtype=np.int32)  # the tokens are term ids: no rows to decode them
+        fn(toks, offsets, np.arange(n), none, none, counts, _query_lut(ctx), ph, out)
         return features
 
     return ctx.cache("prox_compiled", compute)
