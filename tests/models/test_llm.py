@@ -312,7 +312,8 @@ def test_llm_specs_go_through_the_registrys_one_parser() -> None:
     assert res.exit_code == 0, res.output
     rows = {r["name"]: r for r in json.loads(res.output)}
     assert (
-        "order: str = 'wins' (wins, kwiksort, bradley-terry or pagerank)" in rows["prp"]["params"]
+        "order: str = 'wins', one of 'kwiksort', 'bradley-terry', 'pagerank', 'wins' "
+        "(wins, kwiksort, bradley-terry or pagerank)" in rows["prp"]["params"]
     )
     assert "max_doc_tokens: int = 256" in rows["smollm2"]["params"]
     assert rows["llm"]["example"] == "llm:models/qwen3-0.6b,template=monot5"
@@ -352,7 +353,7 @@ def test_bad_llm_inputs_are_one_error_line(tiny_llama, tiny_bert, tmp_path) -> N
     msg = _one_error([*base, f"llm:{tiny_llama['plain']},template=mono5"])
     assert "unknown LLM template 'mono5'" in msg and "monot5" in msg
     msg = _one_error([*base, f"prp:{tiny_llama['plain']},order=copeland"])
-    assert "unknown order 'copeland'" in msg
+    assert "parameter 'order' of ranker 'prp'" in msg and "(got 'copeland', a string)" in msg
     msg = _one_error([*base, "llm:,template=monot5"])
     assert "needs a path: 'llm:PATH' with PATH a causal LM folder or a .gguf file" in msg
     msg = _one_error([*base, f"prp:{tiny_llama['plain']},k=2.5"])
@@ -360,7 +361,7 @@ def test_bad_llm_inputs_are_one_error_line(tiny_llama, tiny_bert, tmp_path) -> N
     msg = _one_error([*base, "smollm2:device=0"])
     assert "parameter 'device' of ranker 'smollm2'" in msg and "must be a string" in msg
     msg = _one_error([*base, f"llm:{tiny_llama['plain']},max_doc_tokens=0"])
-    assert "max_doc_tokens must be >= 1 (got 0)" in msg
+    assert "parameter 'max_doc_tokens' of ranker 'llm'" in msg and "integer >= 1 (got 0" in msg
     assert not out.exists()
 
 
