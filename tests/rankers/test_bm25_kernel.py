@@ -72,6 +72,15 @@ def _run_python_kernel(ranker: BM25Ranker, queries: list[Query], k: int, n_threa
     )
 
 
+def _kernel_top_k(ranker: BM25Ranker, queries: list[Query], k: int, python_kernel: bool):
+    """The top ``k`` from the kernel as plain Python, or compiled (skipped without numba)."""
+    if python_kernel:
+        return _run_python_kernel(ranker, queries, k)
+    if _bm25_kernel.compiled() is None:
+        pytest.skip("numba not installed (the `fast` extra)")
+    return ranker.retrieve_many(queries, k)
+
+
 @pytest.mark.parametrize(
     ("n_docs", "vocab", "k"),
     [
@@ -90,12 +99,7 @@ def test_kernel_equals_brute_force_reference(n_docs, vocab, k, python_kernel):
     index = CollectionIndex.build(docs, RAW, keep_texts=False)
     ranker = BM25Ranker(index, k1=1.2, b=0.75)
     queries = _queries(n_docs, vocab, 25)
-    if python_kernel:
-        rows, scores, n = _run_python_kernel(ranker, queries, k)
-    else:
-        if _bm25_kernel.compiled() is None:
-            pytest.skip("numba not installed (the `fast` extra)")
-        rows, scores, n = ranker.retrieve_many(queries, k)
+    rows, scores, n = _kernel_top_k(ranker, queries, k, python_kernel)
     rows_np, scores_np, n_np = LexicalRanker.retrieve_many(ranker, queries, k)
     for i, q in enumerate(queries):
         ref_rows, ref_scores = _reference(ranker, q, k)
@@ -189,12 +193,7 @@ def test_more_documents_than_uint16_ids_hold(python_kernel):
     tids = index.term_ids(late[:6])
     assert index.df[tids].sum() * 8 < n_docs  # the sparse mode
     k = 12
-    if python_kernel:
-        rows, scores, n = _run_python_kernel(ranker, queries, k)
-    else:
-        if _bm25_kernel.compiled() is None:
-            pytest.skip("numba not installed (the `fast` extra)")
-        rows, scores, n = ranker.retrieve_many(queries, k)
+    rows, scores, n = _kernel_top_k(ranker, queries, k, python_kernel)
     assert ranker.impacts()[1].dtype == np.uint32
     rows_np, scores_np, n_np = LexicalRanker.retrieve_many(ranker, queries, k)
     assert n.tolist() == n_np.tolist() and min(n) > 0
@@ -265,12 +264,7 @@ def test_candidates_within_the_quantization_error_are_rescored_exactly(python_ke
     index = CollectionIndex.build(_near_ties(0), RAW, keep_texts=False)
     ranker = BM25Ranker(index, k1=1.2, b=0.0005)
     queries = [Query("abc", "a b c"), Query("aabc", "a a b c"), Query("cb", "c b")]
-    if python_kernel:
-        rows, scores, n = _run_python_kernel(ranker, queries, k)
-    else:
-        if _bm25_kernel.compiled() is None:
-            pytest.skip("numba not installed (the `fast` extra)")
-        rows, scores, n = ranker.retrieve_many(queries, k)
+    rows, scores, n = _kernel_top_k(ranker, queries, k, python_kernel)
     below = 0
     for i, q in enumerate(queries):
         ref_rows, ref_scores = _reference(ranker, q, k)
