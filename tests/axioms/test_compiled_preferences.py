@@ -244,6 +244,37 @@ def test_tf_lnc_pairs_equal_the_numpy_form(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(3))
+def test_tfc3_points_equal_the_numpy_form(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled points (and the plain-Python kernel) equal the numpy form's on the distinct
+    count rows: idf pairs on and just outside the margin, equal idf, NaN, repeated rows."""
+    from axiomatic.axioms.kernels import _common, term_frequency
+
+    rng = np.random.default_rng(seed)
+    seen = 0
+    for t in range(40):
+        n, m = int(rng.integers(1, 50)), int(rng.integers(1, 6))
+        C = rng.integers(0, int(rng.choice([2, 3, 5])), size=(n, m)).astype(np.int64)
+        idf = rng.choice([1.0, 1.1, 1.2, 2.0, 0.0, 1.0 / 1.1], size=m)
+        if t % 9 == 0:
+            idf[0] = np.nan
+        ctx = QueryContext.from_arrays(C, C.sum(axis=1) + 3, idf=idf)
+        margin = float(rng.choice([0.1, 0.0, 0.5]))
+        _with_jit(False, monkeypatch)
+        want, codes = term_frequency._tfc3_points(ctx, margin)
+        _with_jit(True, monkeypatch)
+        got, got_codes = term_frequency._tfc3_points(ctx, margin)
+        assert got.dtype == np.int64  # the compiled form ran
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got_codes, codes)
+        U = np.ascontiguousarray(_common.count_codes(ctx)[0], dtype=np.int64)
+        plain = np.zeros_like(got)
+        _jit.tfc3_points(U, idf, margin, plain)
+        np.testing.assert_array_equal(plain, want)
+        seen += int(want.sum() > 0)
+    assert seen > 5  # points were earned, not only zeros compared
+
+
+@pytest.mark.parametrize("seed", range(3))
 def test_row_counts_equal_the_sparse_indexing(seed: int) -> None:
     rng = np.random.default_rng(seed)
     fn = _jit.kernel("row_counts")
@@ -262,10 +293,26 @@ def test_row_counts_equal_the_sparse_indexing(seed: int) -> None:
         want[np.ix_(known, ok)] = tf[rows[known]][:, cols[ok]].toarray()
         lut = np.full(V, -1, dtype=np.int32)
         lut[cols[ok]] = np.flatnonzero(ok)
+        # the slot of each asked-for column in each known row: its entry's place in the row
+        want_slots = np.full(want.shape, -1, dtype=np.int32)
+        for i, r in enumerate(rows):
+            if r < 0:
+                continue
+            row = tf.indices[tf.indptr[r] : tf.indptr[r + 1]]
+            for k, c in enumerate(cols):
+                hit = np.flatnonzero(row == c)
+                if c >= 0 and len(hit):
+                    want_slots[i, k] = hit[-1]
         for kernel in [fn, _jit.row_counts]:
             out = np.zeros((len(rows), len(cols)), dtype=np.int64)
-            kernel(tf.indptr, tf.indices, tf.data, rows.astype(np.int64), lut, out)
+            kernel(tf.indptr, tf.indices, tf.data, rows.astype(np.int64), lut, out,
+                   np.zeros((0, 0), np.int32))  # fmt: skip
             np.testing.assert_array_equal(out, want)
+            out[:] = 0
+            slots = np.full(want.shape, -1, dtype=np.int32)
+            kernel(tf.indptr, tf.indices, tf.data, rows.astype(np.int64), lut, out, slots)
+            np.testing.assert_array_equal(out, want)
+            np.testing.assert_array_equal(slots, want_slots)
 
 
 # ---------------------------------------------------------------------- features, counts
@@ -273,28 +320,41 @@ def test_row_counts_equal_the_sparse_indexing(seed: int) -> None:
 def test_compiled_proximity_features_equal_the_vectorized_ones(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The compiled pass, reading each row's query terms from the slots the context recorded
+    while counting (``query_slots``) or from a look-up table over the vocabulary, gives the
+    vectorized form's features."""
     for ctx in _indexed_contexts(seed + 10):
+        slots = ctx._cache.get("query_slots")
+        assert slots is not None  # built with compiled kernels; the index keeps positions
         got = {}
-        for on in (True, False):
-            _with_jit(on, monkeypatch)
+        for mode in ("slots", "table", "numpy"):
+            _with_jit(mode != "numpy", monkeypatch)
             ctx._cache.clear()
-            got[on] = proximity._prox_features(ctx)
+            if mode == "slots":
+                ctx._cache["query_slots"] = slots
+            got[mode] = proximity._prox_features(ctx)
         for f in proximity.FEATURES:
-            np.testing.assert_array_equal(got[True][f], got[False][f], err_msg=f)
+            np.testing.assert_array_equal(got["slots"][f], got["numpy"][f], err_msg=f)
+            np.testing.assert_array_equal(got["table"][f], got["numpy"][f], err_msg=f)
 
 
 def test_plain_python_proximity_kernel_is_the_same_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """What numba compiles also runs as Python: the same features."""
-    ctx = _indexed_contexts(3)[1]
-    _with_jit(True, monkeypatch)
-    want = proximity._prox_features(ctx)
-    monkeypatch.setitem(_jit._compiled, "prox_features", _jit.prox_features)
-    ctx._cache.clear()
-    got = proximity._prox_features(ctx)
-    for f in proximity.FEATURES:
-        np.testing.assert_array_equal(got[f], want[f])
+    for ctx in _indexed_contexts(3)[:2]:
+        _with_jit(True, monkeypatch)
+        slots = ctx._cache["query_slots"]
+        want = proximity._prox_features(ctx)
+        with monkeypatch.context() as m:
+            m.setitem(_jit._compiled, "prox_features", _jit.prox_features)
+            for keep in (True, False):  # the recorded slots, then the look-up table
+                ctx._cache.clear()
+                if keep:
+                    ctx._cache["query_slots"] = slots
+                got = proximity._prox_features(ctx)
+                for f in proximity.FEATURES:
+                    np.testing.assert_array_equal(got[f], want[f])
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -390,8 +450,9 @@ def test_vocabulary_ids_equal_np_unique() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_length_closeness_kernels_equal_length_ok(seed: int) -> None:
-    """The compiled pairwise test (up to LENGTH_PAIRS_MAX candidates) and the compiled bound
-    comparison (above it) give length_ok's matrix, NaN and negative tolerances included."""
+    """The compiled thresholds and comparison (plain Python too) give length_ok's matrix; NaN
+    and negative tolerances decline (the caller's distinct-length evaluation), and
+    lengths_close gives length_ok's matrix either way."""
     from axiomatic.axioms.kernels import _common
 
     rng = np.random.default_rng(seed)
@@ -409,18 +470,22 @@ def test_length_closeness_kernels_equal_length_ok(seed: int) -> None:
         (None, 63 / 90),
     ]
     for t in range(30):
-        n = int(rng.integers(1, 40)) if t % 5 else _common.LENGTH_PAIRS_MAX + 7
+        n = int(rng.integers(1, 40)) if t % 5 else 300
         L = rng.integers(0, int(rng.choice([3, 20, 200])), size=n).astype(np.int64)
         if t % 7 == 0:
             L[: n // 2] = rng.choice([63, 90, 0], size=n // 2)
         for delta, delta_rel in tolerances:
             want = _common.length_ok(L[:, None], L[None, :], delta, delta_rel)
             np.testing.assert_array_equal(_common.lengths_close(L, delta, delta_rel), want)
-            out = np.empty((n, n), dtype=bool)
             d = 0.0 if delta is None else float(delta)
             r = 0.0 if delta_rel is None else float(delta_rel)
-            _jit.length_pairs(L, d, r, delta is not None, delta_rel is not None, out)
-            np.testing.assert_array_equal(out, want)
+            valid = not (d < 0 or r < 0 or np.isnan(d) or np.isnan(r))
+            for kernel in [_jit.kernel("close_pairs"), _jit.close_pairs]:
+                out = np.empty((n, n), dtype=bool)
+                done = kernel(L, d, r, delta is not None, delta_rel is not None, out)
+                assert done == valid, (delta, delta_rel)
+                if done:
+                    np.testing.assert_array_equal(out, want)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -430,9 +495,15 @@ def test_dominance_pairs_equal_tfc1_on_the_distinct_rows(
     from axiomatic.axioms.kernels import term_frequency
 
     rng = np.random.default_rng(seed)
-    for _ in range(25):
-        n, m = int(rng.integers(1, 60)), int(rng.integers(1, 6))
+    for t in range(40):
+        # up to 8 terms with counts up to 127 take the packed comparison, the rest the loop
+        n, m = int(rng.integers(1, 60)), int(rng.integers(1, 11))
         C = rng.integers(0, int(rng.choice([2, 3, 9])), size=(n, m)).astype(np.int64)
+        if t % 4 == 1:
+            C[rng.random((n, m)) < 0.3] = 127
+            C[rng.random((n, m)) < 0.3] = 126
+        if t % 8 == 3:
+            C[0, 0] = 128
         ctx = QueryContext.from_arrays(C, C.sum(axis=1) + rng.integers(0, 9, size=n))
         for variant in ("strict", "extended", "relaxed"):
             if variant == "strict" and m != 1:

@@ -307,8 +307,9 @@ def test_stmc2_column_counts_equal_the_full_matrix_column() -> None:
 
 
 # ---------------------------------------------------------------------- length tolerance
+@pytest.mark.parametrize("compiled", [True, False])
 def test_lengths_close_equals_length_ok_without_falling_back(
-    monkeypatch: pytest.MonkeyPatch,
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The per-document difference thresholds give length_ok's matrix bit for bit, including the
     quotients that round onto the tolerance (63 / 90 <= 0.7), zero lengths, absolute and relative
@@ -316,8 +317,12 @@ def test_lengths_close_equals_length_ok_without_falling_back(
     take the distinct-length fallback (which would hide a wrong threshold)."""
     from axiomatic.axioms.kernels import _common
 
-    # the thresholds themselves: not the compiled pairwise test of short candidate lists
-    monkeypatch.setattr(_common, "LENGTH_PAIRS_MAX", 0)
+    # the compiled thresholds (close_pairs), then the numpy ones
+    if compiled:
+        if _jit.kernel("close_pairs") is None:
+            pytest.skip("compiled kernels are off")
+    else:
+        monkeypatch.setattr(_jit, "loaded_kernel", lambda name: None)
     fallbacks: list[tuple] = []
     real = _common._lengths_close_distinct
     monkeypatch.setattr(

@@ -98,8 +98,9 @@ class QueryContext:
         counts = np.zeros((n, len(terms)), dtype=np.int64)
         doc_len = np.zeros(n, dtype=np.int64)
         known = np.nonzero(rows >= 0)[0]
+        slots = None
         if len(known):
-            _index_counts(index, rows, term_ids, counts)
+            slots = _index_counts(index, rows, term_ids, counts)
             doc_len[known] = index.doc_len[rows[known]]
         unknown = np.nonzero(rows < 0)[0]
         extra_tf = None
@@ -137,6 +138,9 @@ class QueryContext:
             )
         if extra_tf is not None:
             ctx._cache["extra_tf"] = (unknown, extra_tf)
+        ctx._cache["query_tokens"] = analyzed
+        if slots is not None:
+            ctx._cache["query_slots"] = slots
         return ctx
 
     @classmethod
@@ -495,10 +499,15 @@ LUT_TERMS = 1 << 22
 
 def _index_counts(
     index: CollectionIndex, rows: np.ndarray, term_ids: np.ndarray, out: np.ndarray
-) -> None:
+) -> np.ndarray | None:
     """``out[rows >= 0] = index.counts(rows[rows >= 0], term_ids)``: the query terms' counts
     of the indexed candidates, by one compiled pass over their index rows where compiled
-    kernels are on (the same integers), else by the index's sparse indexing."""
+    kernels are on (the same integers), else by the index's sparse indexing.
+
+    Returns, from the compiled pass of an index with positions, the slot of every query term
+    in each candidate's row (``int32``, ``out``'s shape, -1 where absent or not indexed): the
+    proximity kernel reads a row's query terms from it (``query_slots`` in the cache); else
+    None."""
     from axiomatic.axioms.kernels import _jit
 
     known = np.nonzero(rows >= 0)[0]
@@ -506,8 +515,10 @@ def _index_counts(
     tf = index.tf
     if fn is None or index.n_terms > LUT_TERMS or not (sp.issparse(tf) and tf.format == "csr"):
         out[known] = index.counts(rows[known], term_ids)
-        return
+        return None
     lut = np.full(index.n_terms, -1, dtype=np.int32)
     ok = np.nonzero(term_ids >= 0)[0]
     lut[term_ids[ok]] = ok
-    fn(tf.indptr, tf.indices, tf.data, rows, lut, out)
+    slots = np.full(out.shape if index.token_slots is not None else (0, 0), -1, np.int32)
+    fn(tf.indptr, tf.indices, tf.data, rows, lut, out, slots)
+    return slots if index.token_slots is not None else None

@@ -47,10 +47,6 @@ def length_ok(
     return ok
 
 
-#: candidates up to which :func:`lengths_close` evaluates every pair in a compiled loop
-LENGTH_PAIRS_MAX = 256
-
-
 def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -> np.ndarray:
     r"""``length_ok(L[:, None], L[None, :], delta, delta_rel)`` for the ``n`` candidate lengths,
     bit for bit, in two ``n x n`` operations.
@@ -63,21 +59,26 @@ def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -
     the estimate ``floor(delta_rel * a)``, moved up or down by the exact quotient test and then
     checked exactly (``T`` passes, ``T + 1`` fails). Integer lengths below 2^52 and non-negative
     tolerances; anything else, or a check that fails, takes the distinct-length evaluation.
+
+    Where compiled kernels are loaded, :func:`~axiomatic.axioms.kernels._jit.close_pairs`
+    computes the same thresholds and the comparison in one pass (at a hundred candidates the
+    dozen numpy calls below cost more than the work).
     """
     n = len(L)
     if delta is None and delta_rel is None:
         return np.ones((n, n), dtype=bool)
-    if n == 0 or L.dtype.kind not in "iu" or not (L.min() >= 0 and L.max() < 2**52):
+    if n == 0 or L.dtype.kind not in "iu":
         return _lengths_close_distinct(L, delta, delta_rel)
-    fn = _jit.loaded_kernel("length_pairs") if n <= LENGTH_PAIRS_MAX else None
+    fn = _jit.loaded_kernel("close_pairs")
     if fn is not None:
-        # a few hundred candidates: length_ok on every pair in one compiled loop costs less
-        # than the dozen numpy calls below
         out = np.empty((n, n), dtype=bool)
         d = float(delta) if delta is not None else 0.0
         r = float(delta_rel) if delta_rel is not None else 0.0
-        fn(L.astype(np.int64), d, r, delta is not None, delta_rel is not None, out)
-        return out
+        if fn(L.astype(np.int64), d, r, delta is not None, delta_rel is not None, out):
+            return out
+        return _lengths_close_distinct(L, delta, delta_rel)
+    if not (L.min() >= 0 and L.max() < 2**52):
+        return _lengths_close_distinct(L, delta, delta_rel)
     T = L.astype(np.int64)  # no difference exceeds the longer length
     if delta is not None:
         d = float(delta)
@@ -99,11 +100,6 @@ def lengths_close(L: np.ndarray, delta: float | None, delta_rel: float | None) -
                 return _lengths_close_distinct(L, delta, delta_rel)
             T = np.minimum(T, k.astype(np.int64))
     B = L - T
-    fn = _jit.loaded_kernel("threshold_pairs")
-    if fn is not None:
-        out = np.empty((n, n), dtype=bool)
-        fn(L.astype(np.int64), B.astype(np.int64), out)
-        return out
     G = L[None, :] >= B[:, None]
     return G & G.T
 

@@ -143,27 +143,23 @@ def lb1_pairs(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) ->
             if counts[i, k] > 0:
                 b |= np.uint64(1) << np.uint64(k)
         bits[i] = b
+    # contiguous, branch-free rows, each pair computed from both sides (the test is symmetric
+    # and the sign antisymmetric, exactly): writing each pair's mirror cell as well, a column
+    # write per pair, and a data-dependent branch per pair (which the branch predictor cannot
+    # know on a new candidate list) made the loop ~7x slower at 100 candidates
     for i in range(n):
         si = s[i]
         ai = abs(si)
         bi = bits[i]
-        for j in range(i + 1, n):
+        for j in range(n):
             bj = bits[j]
             u = bi | bj
-            if u == bi:
-                if u == bj:  # the same query terms: no preference
-                    continue
-                pref = 1
-            elif u == bj:
-                pref = -1
-            else:  # neither set holds the other
-                continue
+            # +1: i's terms a strict superset of j's, -1 the other way, 0 equal or neither
+            pref = np.int8(u == bi) - np.int8(u == bj)
             sj = s[j]
             aj = abs(sj)
             mx = ai if ai >= aj else aj
-            if abs(si - sj) <= rel * mx:
-                out[i, j] = pref
-                out[j, i] = -pref
+            out[i, j] = pref * np.int8(abs(si - sj) <= rel * mx)
 
 
 def lb1_band_pairs(s: np.ndarray, counts: np.ndarray, rel: float, out: np.ndarray) -> bool:
@@ -469,41 +465,55 @@ def tf_lnc_pairs(L: np.ndarray, C: np.ndarray, close: np.ndarray, out: np.ndarra
             s = e
 
 
-def length_pairs(
+def close_pairs(
     L: np.ndarray, delta: float, delta_rel: float, use_delta: bool, use_rel: bool, out: np.ndarray
-) -> None:
+) -> bool:
     r"""``out[i, j] = length_ok(L_i, L_j, delta, delta_rel)`` (``bool[n, n]``) for int64
-    lengths, evaluated on every unordered pair with the same operations as
-    :func:`axiomatic.axioms.kernels._common.length_ok`: the integer difference, compared as a
-    float64 with ``delta``; the quotient ``float(diff) / float(max)`` (0 for two empty
-    documents) with ``delta_rel``. A NaN tolerance fails every pair, the diagonal included."""
+    lengths, from per-document bounds: the numpy thresholds of
+    :func:`axiomatic.axioms.kernels._common.lengths_close` (``T_i`` the largest difference
+    document ``i`` admits as the longer one: ``floor(delta)``, and ``floor(delta_rel * L_i)``
+    moved by the exact quotient test, then checked; ``B_i = L_i - T_i``) with the same float
+    operations, one division or three per document, then ``L_j >= B_i and L_i >= B_j`` per
+    pair (``G & G.T`` of the numpy form). False, ``out`` unspecified, where those
+    thresholds do not apply (a length outside ``[0, 2^52)``, a negative or NaN tolerance, a
+    check that fails): the caller then evaluates :func:`length_ok` on the distinct lengths."""
     n = len(L)
+    top = 0
+    for i in range(n):
+        if L[i] < 0 or L[i] >= 2**52:
+            return False
+        if L[i] > top:
+            top = L[i]
+    if (use_delta and not delta >= 0) or (use_rel and not delta_rel >= 0):
+        return False
+    cap = use_delta and delta < top  # else every difference up to the longer length passes
+    fd = np.int64(np.floor(delta)) if cap else np.int64(0)
+    rel = use_rel and delta_rel < 1  # delta_rel >= 1 admits every difference up to a
+    B = np.empty(n, np.int64)
     for i in range(n):
         a = L[i]
-        for j in range(i, n):
-            b = L[j]
-            diff = abs(a - b)
-            ok = True
-            if use_delta:
-                ok = float(diff) <= delta
-            if use_rel and ok:
-                mx = a if a >= b else b
-                rel = float(diff) / float(mx) if mx > 0 else 0.0
-                ok = rel <= delta_rel
-            out[i, j] = ok
-            out[j, i] = ok
-
-
-def threshold_pairs(L: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
-    r"""``out[i, j] = L_j >= B_i and L_i >= B_j`` (``bool[n, n]``): the closeness matrix of
-    :func:`axiomatic.axioms.kernels._common.lengths_close` from its per-document bounds ``B``,
-    ``G & G.T`` for ``G = L[None, :] >= B[:, None]`` without the transposed read."""
-    n = len(L)
+        t = a
+        if cap and fd < t:
+            t = fd
+        if rel:
+            af = float(a)
+            safe = af if af > 0 else 1.0  # a = 0: k = 0, quotient 0 (length_ok's 0.0)
+            k = np.floor(delta_rel * af)  # off by at most one from the exact threshold
+            if (k + 1) / safe <= delta_rel:
+                k += 1
+            if k / safe > delta_rel:
+                k -= 1
+            if not (k >= 0 and k / safe <= delta_rel and (k >= af or (k + 1) / safe > delta_rel)):
+                return False
+            if np.int64(k) < t:
+                t = np.int64(k)
+        B[i] = a - t
     for i in range(n):
         bi = B[i]
         li = L[i]
         for j in range(n):
             out[i, j] = (L[j] >= bi) & (li >= B[j])
+    return True
 
 
 def dominance_pairs(C: np.ndarray, relaxed: bool, close: np.ndarray, out: np.ndarray) -> None:
@@ -511,13 +521,55 @@ def dominance_pairs(C: np.ndarray, relaxed: bool, close: np.ndarray, out: np.nda
     ``n x |q|`` counts: ``d_i`` holds over ``d_j`` when ``c(w, d_i) > c(w, d_j)`` for every
     term (strict, extended) or ``>=`` for every term with a larger sum (relaxed), masked by
     ``close`` (``(0, 0)``: every pair); the integer comparisons of
-    :func:`axiomatic.axioms.kernels.term_frequency.tfc1` on the distinct rows."""
+    :func:`axiomatic.axioms.kernels.term_frequency.tfc1` on the distinct rows. Up to 8 terms
+    with counts in ``0..127`` (most queries and documents) all terms of a pair are compared
+    in one word (SWAR), else term by term."""
     n, m = C.shape
     dense = close.shape[0] == n
     S = np.zeros(n, np.int64)
+    small = 0 < m <= 8  # every count in 0..127: the rows packed one byte per term
     for i in range(n):
         for w in range(m):
-            S[i] += C[i, w]
+            c = C[i, w]
+            S[i] += c
+            if c < 0 or c > 127:
+                small = False
+    if small:
+        # each row packed into one uint64, a byte per term, every term compared at once: in
+        # byte w of (P_i | H) - P_j (H the high bit of every byte) no borrow crosses bytes, as
+        # 128 + x - y stays in 1..255, and the high bit is set exactly when x >= y;
+        # subtracting one more per used byte tests x > y (128 + x - y - 1 in 0..254)
+        P = np.zeros(n, np.uint64)
+        for i in range(n):
+            b = np.uint64(0)
+            for w in range(m):
+                b |= np.uint64(C[i, w]) << np.uint64(8 * w)
+            P[i] = b
+        high = np.uint64(0)  # the high bit of every byte
+        used = np.uint64(0)  # ... of the used bytes
+        ones = np.uint64(0)  # one in every used byte (the strict forms)
+        for w in range(8):
+            high |= np.uint64(0x80) << np.uint64(8 * w)
+            if w < m:
+                used |= np.uint64(0x80) << np.uint64(8 * w)
+                if not relaxed:
+                    ones |= np.uint64(1) << np.uint64(8 * w)
+        # contiguous, branch-free rows, every pair from both sides (as lb1_pairs)
+        for i in range(n):
+            pi = P[i]
+            si = S[i]
+            for j in range(n):
+                pj = P[j]
+                ge = (((pi | high) - pj - ones) & used) == used
+                le = (((pj | high) - pi - ones) & used) == used
+                if relaxed:
+                    ge = ge & (si > S[j])
+                    le = le & (si < S[j])
+                v = np.int8(ge) - np.int8(le)
+                if dense:
+                    v = v * np.int8(close[i, j])
+                out[i, j] = v
+        return
     for i in range(n):
         for j in range(i + 1, n):
             if dense and not close[i, j]:
@@ -544,6 +596,37 @@ def dominance_pairs(C: np.ndarray, relaxed: bool, close: np.ndarray, out: np.nda
             elif le:
                 out[i, j] = -1
                 out[j, i] = 1
+
+
+def tfc3_points(U: np.ndarray, idf: np.ndarray, margin: float, out: np.ndarray) -> None:
+    r"""TFC3's points of every distinct count row against every other into ``out`` (``int64[u,
+    u]`` of zeros): for each pair of query terms ``(a, b)`` with close idf (``|idf_a - idf_b|
+    <= margin * max(|idf_a|, |idf_b|)``, the float test of ``isclose``), row ``x`` holding both
+    earns a point against row ``y`` that holds only one of them as often as ``x`` holds both
+    (``c(a, y) = c(a, x) + c(b, x)`` and ``c(b, y) = 0``, or the other way round). The
+    integer form of :func:`axiomatic.axioms.kernels.term_frequency._tfc3_points` (its float
+    counts are integers below 2^53: the same comparisons, the same sums)."""
+    u, m = U.shape
+    for a in range(m):
+        for b in range(a + 1, m):
+            x = idf[a]
+            y = idf[b]
+            ax = abs(x)
+            ay = abs(y)
+            mx = ax if ax >= ay else ay
+            if not (abs(x - y) <= margin * mx):  # NaN: not close
+                continue
+            for i in range(u):
+                ca = U[i, a]
+                cb = U[i, b]
+                if ca == 0 or cb == 0:
+                    continue
+                tot = ca + cb
+                for j in range(u):
+                    ja = U[j, a]
+                    jb = U[j, b]
+                    if (ja == tot and jb == 0) or (jb == tot and ja == 0):
+                        out[i, j] += 1
 
 
 def ratio_pairs(
@@ -585,19 +668,26 @@ def row_counts(
     rows: np.ndarray,
     lut: np.ndarray,
     out: np.ndarray,
+    slots: np.ndarray,
 ) -> None:
     r"""``out[i, lut[t]] += c`` for every stored entry ``(t, c)`` of CSR row ``rows[i]`` (rows
     ``< 0`` skipped; ``lut[t] = -1`` for the columns not asked for): the ``n x |q|`` counts
     ``tf[rows][:, cols].toarray()`` gives (duplicates summed), in one pass over the rows'
-    entries."""
+    entries. With ``slots`` of ``out``'s shape (else ``0 x 0``), ``slots[i, lut[t]]`` is set to
+    the entry's place in its row (its *slot*, what the index's positional index stores per
+    token; with duplicate entries, the last's); the caller fills it with -1 first."""
+    keep = slots.shape[0] > 0
     for i in range(len(rows)):
         r = rows[i]
         if r < 0:
             continue
-        for e in range(indptr[r], indptr[r + 1]):
+        first = indptr[r]
+        for e in range(first, indptr[r + 1]):
             k = lut[indices[e]]
             if k >= 0:
                 out[i, k] += data[e]
+                if keep:
+                    slots[i, k] = e - first
 
 
 def prox_features(
@@ -608,6 +698,7 @@ def prox_features(
     row_terms: np.ndarray,
     counts: np.ndarray,
     lut: np.ndarray,
+    qslots: np.ndarray,
     ph: np.ndarray,
     out: np.ndarray,
 ) -> bool:
@@ -616,7 +707,11 @@ def prox_features(
     ``toks[starts[rows[i]]:starts[rows[i] + 1]]``: term ids when ``row_ptr`` is empty, else
     slots in the row (the index's positional index: a token ``s`` of row ``r`` is term
     ``row_terms[row_ptr[r] + s]``, the CSR arrays of the counts); ``lut[id]`` is a term id's
-    query term (``0 <= k < |q|``) or -1, ``ph`` the analyzed query's ids (the phrase). Written
+    query term (``0 <= k < |q|``) or -1; ``qslots`` (``n x |q|``, or ``0 x 0``), where given
+    with slots, the slot of every query term in candidate ``i``'s row (-1: absent; what
+    ``row_counts`` records while counting), so that a row's query terms by slot need no
+    look-up per distinct term (``lut`` is then not read); ``ph`` the analyzed query's ids (the
+    phrase). Written
     into the rows of ``out`` (``6 x n``: ``avg_between``, ``first_sum``, ``phrase``,
     ``group_occ``, ``group_cnt``, ``span``; the other candidates keep what the caller put
     there):
@@ -635,6 +730,7 @@ def prox_features(
     """
     n, m = counts.shape
     slotted = len(row_ptr) > 0
+    by_slot = slotted and qslots.shape[0] > 0
     lo = np.full(n, -1, np.int64)
     hi = np.full(n, -1, np.int64)
     widest = 0  # the most distinct terms of a used row (slots)
@@ -679,8 +775,19 @@ def prox_features(
         b = 0
         if slotted:
             b = row_ptr[rows[i]]
-            for j in range(row_ptr[rows[i] + 1] - b):
-                slot_q[j] = lut[row_terms[b + j]]
+            width_i = row_ptr[rows[i] + 1] - b
+            if by_slot:
+                # a row's query terms by slot from their recorded slots (a repeated slot
+                # keeps its first term, as the look-up table does)
+                for j in range(width_i):
+                    slot_q[j] = -1
+                for w in range(m):
+                    s = qslots[i, w]
+                    if s >= 0 and slot_q[s] < 0:
+                        slot_q[s] = w
+            else:
+                for j in range(width_i):
+                    slot_q[j] = lut[row_terms[b + j]]
         n_occ = 0
         first[:] = -1
         start[:] = 0
@@ -809,8 +916,8 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "prox_features": prox_features,
     "row_counts": row_counts,
     "ratio_pairs": ratio_pairs,
-    "length_pairs": length_pairs,
-    "threshold_pairs": threshold_pairs,
+    "close_pairs": close_pairs,
+    "tfc3_points": tfc3_points,
     "dominance_pairs": dominance_pairs,
 }
 
@@ -861,17 +968,18 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.ones((10, 10), dtype=bool),
         np.empty((10, 10), dtype=np.int8),
     ),
-    "length_pairs": lambda: (
+    "tfc3_points": lambda: (
+        np.array([[1, 1, 0], [2, 0, 0], [0, 2, 1]], dtype=np.int64),
+        np.array([1.0, 1.05, 3.0]),
+        0.1,
+        np.zeros((3, 3), dtype=np.int64),
+    ),
+    "close_pairs": lambda: (
         np.arange(5, dtype=np.int64),
         1.0,
         0.1,
         True,
         True,
-        np.empty((5, 5), dtype=bool),
-    ),
-    "threshold_pairs": lambda: (
-        np.arange(5, dtype=np.int64),
-        np.arange(5, dtype=np.int64) - 1,
         np.empty((5, 5), dtype=bool),
     ),
     "dominance_pairs": lambda: (
@@ -897,6 +1005,7 @@ _EXAMPLES: dict[str, Callable[[], tuple[Any, ...]]] = {
         np.array([1, -1, 0]),
         np.array([1, 0, -1, -1, -1], dtype=np.int32),
         np.zeros((3, 2), dtype=np.int64),
+        np.full((3, 2), -1, dtype=np.int32),
     ),
     "prox_features": lambda: _prox_example(np.uint8),
     "prox_features@uint16": lambda: _prox_example(np.uint16),
@@ -919,13 +1028,17 @@ def _prox_example(dtype: Any) -> tuple[Any, ...]:
     counts = np.array([[1, 1], [0, 0], [2, 1]])
     lut = np.array([-1, 0, 1, -1, -1, -1], dtype=np.int16)
     rows = np.array([0, -1, 1])
-    tail = (counts, lut, np.array([1, 2]), np.zeros((6, 3)))
+    tail = (np.array([1, 2]), np.zeros((6, 3)))
+    no_slots = np.zeros((0, 0), dtype=np.int32)
     if dtype == np.int64:  # term ids
         toks = np.array([1, 5, 2, 1, 3, 2, 1], dtype=dtype)
         none = np.zeros(0, dtype=np.int32)
-        return (toks, np.array([0, 3, 7]), rows, none, none, *tail)
-    # rows {1, 2, 5} and {1, 2, 3}: the same tokens as slots
+        return (toks, np.array([0, 3, 7]), rows, none, none, counts, lut, no_slots, *tail)
+    # rows {1, 2, 5} and {1, 2, 3}: the same tokens as slots, the query terms 1 and 2 in
+    # slots 0 and 1 of both (as ``row_counts`` records them; the look-up table is then unused)
     row_ptr = np.array([0, 3, 6], dtype=np.int32)
     row_terms = np.array([1, 2, 5, 1, 2, 3], dtype=np.int32)
     toks = np.array([0, 2, 1, 0, 2, 1, 0], dtype=dtype)
-    return (toks, np.array([0, 3, 7]), rows, row_ptr, row_terms, *tail)
+    qslots = np.array([[0, 1], [-1, -1], [0, 1]], dtype=np.int32)
+    no_lut = np.zeros(0, dtype=np.int16)
+    return (toks, np.array([0, 3, 7]), rows, row_ptr, row_terms, counts, no_lut, qslots, *tail)

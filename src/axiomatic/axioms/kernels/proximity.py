@@ -92,6 +92,14 @@ def _query_lut(ctx: QueryContext) -> np.ndarray:
     return lut
 
 
+def _phrase_ids(ctx: QueryContext) -> np.ndarray:
+    """The analyzed query's term ids in order, duplicates kept (the phrase of PROX3)."""
+    return ctx.cache(
+        "query_token_ids",
+        lambda: np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64),
+    )
+
+
 def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
     """Every proximity feature from one pass of the compiled
     :func:`~axiomatic.axioms.kernels._jit.prox_features` over the candidates' tokens (the
@@ -115,18 +123,26 @@ def _compiled_features(ctx: QueryContext) -> dict[str, np.ndarray] | None:
         if m == 0 or n == 0:
             return features
         counts = np.ascontiguousarray(ctx.counts, dtype=np.int64)
-        ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
+        ph = _phrase_ids(ctx)
+        no_slots = np.zeros((0, 0), dtype=np.int32)
         table = ctx.index.token_slots if ctx.index is not None else None
         if table is not None:
             slots, starts = table
             tf = ctx.index.tf
+            # the query terms' slots in every candidate's row, recorded while the context
+            # counted them: no look-up table over the vocabulary to build
+            qslots = ctx._cache.get("query_slots")
+            if qslots is None:
+                qslots, lut = no_slots, _query_lut(ctx)
+            else:
+                lut = np.zeros(0, dtype=np.int16)
             # False: a candidate with two query terms is not in the index (nothing written)
-            args = (ctx.rows, tf.indptr, tf.indices, counts, _query_lut(ctx), ph, out)
+            args = (ctx.rows, tf.indptr, tf.indices, counts, lut, qslots, ph, out)
             if fn(slots, starts, *args):
                 return features
         toks, _, offsets = ctx.positional_table(min_terms=2)
         none = np.zeros(0, dtype=np.int32)  # the tokens are term ids: no rows to decode them
-        fn(toks, offsets, np.arange(n), none, none, counts, _query_lut(ctx), ph, out)
+        fn(toks, offsets, np.arange(n), none, none, counts, _query_lut(ctx), no_slots, ph, out)
         return features
 
     return ctx.cache("prox_compiled", compute)
@@ -185,7 +201,7 @@ def _phrase_feature(ctx: QueryContext) -> dict[str, np.ndarray]:
             return out
         # the query as a phrase: contiguous token ids, start and end in one document. A start
         # holds the first query token, a query term: only occurrences can start a phrase
-        ph = np.asarray([ctx._term_id(t) for t in ctx.query_tokens()], dtype=np.int64)
+        ph = _phrase_ids(ctx)
         k = len(ph)
         toks, offsets = o.toks, o.offsets
         if k == 0:

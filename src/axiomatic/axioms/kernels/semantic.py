@@ -222,7 +222,7 @@ def _stmc2_counts(ctx: QueryContext) -> tuple[np.ndarray, np.ndarray] | None:
                 lut = np.full(ctx.index.n_terms, -1, dtype=np.int32)
                 lut[tid] = 0
                 tf = ctx.index.tf
-                fn(tf.indptr, tf.indices, tf.data, ctx.rows, lut, out)
+                fn(tf.indptr, tf.indices, tf.data, ctx.rows, lut, out, np.zeros((0, 0), np.int32))
                 return out[:, 0].astype(np.float64)
             return _column_counts(ctx, tid)
         return np.asarray([ctx.tokens(i).count(t) for i in range(ctx.n)], dtype=np.float64)

@@ -169,8 +169,14 @@ def _tfc3_points(ctx: QueryContext, idf_margin: float) -> tuple[np.ndarray, np.n
     """``(points, codes)``: TFC3's points of every distinct count row against every other
     (points depend on the two count rows alone: scored on the distinct rows, then gathered)."""
     U, codes = count_codes(ctx)
-    C = U.astype(np.float64)
     u = len(U)
+    fn = _jit.loaded_kernel("tfc3_points")
+    if fn is not None:  # one compiled pass: the same points, as integers
+        points = np.zeros((u, u), dtype=np.int64)
+        fn(np.ascontiguousarray(U, dtype=np.int64), np.asarray(ctx.idf, np.float64),
+           float(idf_margin), points)  # fmt: skip
+        return points, codes
+    C = U.astype(np.float64)
     s_ij = np.zeros((u, u))
     idf = ctx.idf
     for a, b in combinations(range(ctx.n_terms), 2):
