@@ -414,8 +414,11 @@ def test_stmc_on_the_table_order_equal_the_sorted_vocabulary(seed: int) -> None:
 def test_table_matrix_equals_the_matrix_in_its_order(seed: int) -> None:
     rng = np.random.default_rng(seed)
     words = [f"w{k}" for k in range(90)]
-    vectors = {w: rng.normal(size=6) for w in words}
-    vectors["w0"] = np.zeros(6)
+    # MiniLM's width: the products over the whole table and over gathered rows (skinny side
+    # on the left) must give matrix()'s values bit for bit
+    width = 384
+    vectors = {w: rng.normal(size=width).astype(np.float32) for w in words}
+    vectors["w0"] = np.zeros(width, dtype=np.float32)
     vectors["w1"] = vectors["w2"].copy()
     sim = VectorSimilarity(vectors)
     for _ in range(6):
