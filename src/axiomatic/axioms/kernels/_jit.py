@@ -747,6 +747,19 @@ def prox_features(
             hi[i] = starts[r + 1]
             if slotted and row_ptr[r + 1] - row_ptr[r] > widest:
                 widest = row_ptr[r + 1] - row_ptr[r]
+    # touch the first tokens of every row to be scanned: independent loads whose cache and
+    # TLB misses overlap here, instead of one row at a time in the scan below
+    chk = 0
+    for i in range(n):
+        if lo[i] >= 0:
+            for at in range(lo[i], hi[i], 32):
+                chk += np.int64(toks[at]) * (i + 1)
+            if slotted:  # the row's terms (the phrase test decodes tokens through them)
+                r = rows[i]
+                for at in range(row_ptr[r], row_ptr[r + 1], 16):
+                    chk += np.int64(row_terms[at])
+    if chk == -7:  # never for real data (a sum of non-negative products): keeps the loads
+        widest += 1
     # slots: each row's query terms by slot (a look-up per distinct term, not per token)
     slot_q = np.empty(widest, lut.dtype)
     tl = slot_q if slotted else lut
