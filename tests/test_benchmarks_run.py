@@ -247,5 +247,11 @@ def test_the_patching_row_quotes_the_runs_medians_spread_threads_load_and_baseli
     script, argv, _ = run_py.SPEED["patching-2-threads"]
     assert script == "bench_patching.py" and argv[argv.index("--threads") + 1] == "2"
     result["machine"] = {**result["machine"], "threads": 2}
+    assert "--floor" in argv  # with the arithmetic's floor
+    result["floor"] = {"flops": 11.24e12, "floor_s": 41.3, "best_gflops": 272.2, "threads": 2}
     (row,) = run_py.readme_rows({"patching-2-threads": {**entry, "result": result}})
     assert "medians of 3 runs, 2 thread(s)" in row, row
+    assert (
+        "matrix products alone: 11.24 TFLOP (counted by torch's FLOP counter), 41 s at this "
+        "machine's best float32 rate at MiniLM's shapes (272 GFLOP/s at 2 thread(s))"
+    ) in row, row

@@ -749,7 +749,7 @@ def prox_features(
                 widest = row_ptr[r + 1] - row_ptr[r]
     # touch the first tokens of every row to be scanned: independent loads whose cache and
     # TLB misses overlap here, instead of one row at a time in the scan below
-    chk = 0
+    chk = np.int64(0)
     for i in range(n):
         if lo[i] >= 0:
             for at in range(lo[i], hi[i], 32):
