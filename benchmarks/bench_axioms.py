@@ -19,22 +19,29 @@
 
     .venv/bin/python benchmarks/bench_axioms.py compare --sizes 100 1000
     .venv/bin/python benchmarks/bench_axioms.py compare --sizes 100 --runs 5   # medians
+    .venv/bin/python benchmarks/bench_axioms.py compare --runs 3 --runs-at 100=9   # 9 at 100
     .venv/bin/python benchmarks/bench_axioms.py mine --synthetic-queries 20
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import resource
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-import numpy as np
+# one process, one core, on both sides: numpy's BLAS (STMC1's products) would otherwise spin a
+# thread per core and count its CPU time twice; set before numpy loads (run.py sets the same)
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REF_PY = HERE / "ir_axioms_ref" / ".venv" / "bin" / "python"
@@ -110,21 +117,33 @@ def compare_runs(args: argparse.Namespace) -> dict:
     ``speedup_max``). Agreement comes from the first run (it is the same in every run: the
     matrices are deterministic). ``--runs 1`` runs in this process and reports the same keys
     (median = min = max)."""
-    if args.runs <= 1:
+    wanted = {size: max(args.runs, (args.runs_at or {}).get(size, 0)) for size in args.sizes}
+    if max(wanted.values()) <= 1:
         return aggregate_runs([compare(args)["results"]], 1)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "compare-one"]
-    cmd += ["--dataset", args.dataset, "--query-index", str(args.query_index)]
-    cmd += ["--ref-timeout", str(args.ref_timeout), "--sizes", *map(str, args.sizes)]
+    base = [sys.executable, str(Path(__file__).resolve()), "compare-one"]
+    base += ["--dataset", args.dataset, "--query-index", str(args.query_index)]
+    base += ["--ref-timeout", str(args.ref_timeout)]
     if args.skip_ref:
-        cmd.append("--skip-ref")
-    runs = []
-    for k in range(args.runs):
+        base.append("--skip-ref")
+    # per size its entries over the runs; a run covers every size that wants another one
+    # (``--runs-at``: more runs of the small sizes, which cost seconds where 1,000 costs minutes)
+    entries: dict[int, list[dict]] = {size: [] for size in args.sizes}
+    total = max(wanted.values())
+    for k in range(total):
+        sizes = [size for size in args.sizes if wanted[size] > k]
         order = ["--ref-first"] if k % 2 else []
-        proc = subprocess.run(cmd + order, capture_output=True, text=True)
+        proc = subprocess.run(
+            [*base, "--sizes", *map(str, sizes), *order], capture_output=True, text=True
+        )
         if proc.returncode != 0:
-            raise SystemExit(f"run {len(runs) + 1} of {args.runs} failed:\n{proc.stderr[-3000:]}")
-        runs.append(json.loads(proc.stdout)["results"])
-    return aggregate_runs(runs, args.runs)
+            raise SystemExit(f"run {k + 1} of {total} failed:\n{proc.stderr[-3000:]}")
+        for entry in json.loads(proc.stdout)["results"]:
+            entries[entry["candidates"]].append(entry)
+    results = [
+        aggregate_runs([[e] for e in entries[size]], len(entries[size]))["results"][0]
+        for size in args.sizes
+    ]
+    return {"benchmark": "axioms_vs_ir_axioms", "runs": args.runs, "results": results}
 
 
 def _spread(values: list[float], key: str) -> dict[str, float]:
@@ -654,6 +673,19 @@ def rerank_orders_bench(args: argparse.Namespace) -> dict:
     return {"benchmark": "rerank_orders", "results": rows}
 
 
+def _size_runs(text: str) -> dict[int, int]:
+    """``SIZE=N[,SIZE=N...]`` of ``--runs-at``."""
+    out: dict[int, int] = {}
+    for part in text.split(","):
+        size, sep, runs = part.partition("=")
+        if not (sep and size.strip().isdigit() and runs.strip().isdigit()):
+            raise argparse.ArgumentTypeError(
+                f"{part!r}: expected SIZE=N (candidates=runs), e.g. 100=9"
+            )
+        out[int(size)] = int(runs)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -670,6 +702,14 @@ def main() -> None:
         default=1,
         help="fresh processes, alternating which library goes first; report medians and "
         "min/max (default 1: this process)",
+    )
+    c.add_argument(
+        "--runs-at",
+        type=_size_runs,
+        default=None,
+        metavar="SIZE=N",
+        help="at least N runs for SIZE candidates (e.g. 100=9: a few seconds a run there, "
+        "minutes at 1,000); each size reports the median of its own runs",
     )
     c1 = sub.add_parser("compare-one", help="one run of compare (what --runs repeats)")
     c1.add_argument("--dataset", default="scifact/test")
