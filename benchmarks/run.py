@@ -7,6 +7,7 @@ Usage::
     python benchmarks/run.py --all      # also every other bench_*.py script (hours)
     python benchmarks/run.py NAME ...   # only these (bm25, axioms-compare, axioms-mine, ...)
     python benchmarks/run.py --rows FILE   # the README rows of a saved output, again
+    python benchmarks/run.py --axiom-table FILE   # its per-axiom table against ir_axioms
 
 The JSON on stdout ends with ``readme_rows``: one line per README speed row, each from this run
 alone (medians of alternating runs with their spread, CPU time beside wall time, the peer and
@@ -223,6 +224,40 @@ def _axiom_rows(r: dict[str, Any], peers: dict[str, Any]) -> list[str]:
     return rows
 
 
+def axiom_table(saved: dict[str, Any]) -> str:
+    """The per-axiom table of a saved run's ``axioms-compare`` (docs/speed.md): per axiom and
+    size, our CPU ms and ir_axioms', the median of the runs' own CPU ratios with their minimum
+    and maximum, and the wall ratio."""
+    r = saved.get("axioms-compare", {}).get("result", {})
+    entries = [e for e in r.get("results", []) if "agreement" in e]
+    if not entries:
+        return "no axioms-compare result with ir_axioms in this run"
+    sizes = " | ".join(
+        f"{e['candidates']:,}: ours ms CPU | ir_axioms ms CPU | CPU speed-up (min-max) | wall "
+        "speed-up"
+        for e in entries
+    )
+    lines = [f"| axiom | {sizes} |", "|---|" + "---|" * (4 * len(entries))]
+    for spec in entries[0]["agreement"]:
+        cells = []
+        for e in entries:
+            a = e["agreement"][spec]
+            cells += [
+                f"{a['ours_cpu_seconds'] * 1e3:,.3f}",
+                f"{a['ref_cpu_seconds'] * 1e3:,.2f}",
+                f"{_x(a['speedup_cpu_median'])} ({_x(a['speedup_cpu_min'])}-"
+                f"{_x(a['speedup_cpu_max'])})",
+                _x(a["speedup_median"]),
+            ]
+        lines.append(f"| {spec} | " + " | ".join(cells) + " |")
+    runs = ", ".join(f"{e['runs']} at {e['candidates']:,}" for e in entries)
+    lines.append("")
+    lines.append(
+        f"Medians over the runs ({runs}); the CPU speed-up is the median of the runs' ratios."
+    )
+    return "\n".join(lines)
+
+
 def _neural_rows(r: dict[str, Any]) -> list[str]:
     """Diagnosis time over one batched pass of the inputs it needs, per model, and the packaged
     encoder against sentence-transformers' ``encode``."""
@@ -369,6 +404,11 @@ def main(argv: list[str]) -> int:
     if "--rows" in argv:
         saved = json.loads(Path(argv[argv.index("--rows") + 1]).read_text(encoding="utf-8"))
         print("\n".join(readme_rows(saved)))
+        return 0
+    if "--axiom-table" in argv:
+        at = argv.index("--axiom-table") + 1
+        saved = json.loads(Path(argv[at]).read_text(encoding="utf-8"))
+        print(axiom_table(saved))
         return 0
     quick = "--quick" in argv
     every = "--all" in argv

@@ -255,3 +255,23 @@ def test_the_patching_row_quotes_the_runs_medians_spread_threads_load_and_baseli
         "matrix products alone: 11.24 TFLOP (counted by torch's FLOP counter), 41 s at this "
         "machine's best float32 rate at MiniLM's shapes (272 GFLOP/s at 2 thread(s))"
     ) in row, row
+
+
+def test_the_axiom_table_of_a_saved_run_quotes_each_axiom_at_each_size(run_py: Any) -> None:
+    """docs/speed.md's per-axiom table comes from ``run.py --axiom-table FILE``: our CPU ms,
+    ir_axioms', the median CPU ratio with its range and the wall ratio, per size."""
+    saved = json.loads(
+        (REPO / "benchmarks" / "results" / "speed-run-2026-11-28-b.json").read_text("utf-8")
+    )
+    table = run_py.axiom_table(saved).splitlines()
+    assert table[0].startswith("| axiom | 100: ours ms CPU | ir_axioms ms CPU | CPU speed-up")
+    assert "| 1,000: ours ms CPU |" in table[0]
+    assert "| LB1 | 0.052 | 0.95 | 18.5x (15.6x-24.2x) | 18.4x | 0.261 | 22.13 | 84.7x " in (
+        "\n".join(table)
+    )
+    assert len([t for t in table if t.startswith("| ") and "axiom |" not in t]) == 20
+    assert table[-1] == (
+        "Medians over the runs (3 at 100, 3 at 1,000); the CPU speed-up is the median of the "
+        "runs' ratios."
+    )
+    assert run_py.axiom_table({}) == "no axioms-compare result with ir_axioms in this run"
