@@ -16,8 +16,13 @@ compiled loop does the same IEEE-754 operations in a fraction of the time:
 
 LB1 on a few hundred candidates is the first case: its numpy form is about a dozen vectorised
 calls on an ``n x n`` matrix, each 2-9 us at 100 candidates (broadcasting pays a per-row
-overhead), so the calls, not the 10^4 comparisons, are the cost: ~50 us warm, ~95 us as the once-per-query call of
-``benchmarks/bench_axioms.py compare``; the loop below takes ~12 us warm, ~42 us there. Above
+overhead), so the calls, not the 10^4 comparisons, are the cost: ~50 us warm, ~95 us as the
+once-per-query call of ``benchmarks/bench_axioms.py compare``; the loop below takes ~8 us on a
+new candidate list, ~20 us there with the engine's dispatch. The dense loops (``lb1_pairs``,
+``dominance_pairs``, ``sign_pairs``, ``div_pairs``, ``coded_pairs``, ``close_pairs``) write
+each row contiguously and without a data-dependent branch, every pair computed from both sides:
+writing a pair's mirror cell too (a column write per pair) and branching on each outcome
+(which the branch predictor cannot know on a new candidate list) cost ~5x at 100 candidates. Above
 :data:`~axiomatic.axioms.kernels.term_frequency.LB1_DENSE_MAX` candidates ``lb1_band_pairs``
 visits only the pairs that can hold (nested query-term sets, close scores: ~0.3 ms at 1,000
 candidates, where the loop over every pair takes ~0.8 ms and the numpy form ~2 ms).
