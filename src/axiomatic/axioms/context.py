@@ -519,6 +519,9 @@ def _index_counts(
     lut = np.full(index.n_terms, -1, dtype=np.int32)
     ok = np.nonzero(term_ids >= 0)[0]
     lut[term_ids[ok]] = ok
-    slots = np.full(out.shape if index.token_slots is not None else (0, 0), -1, np.int32)
+    if index.token_slots is None:  # no positions: no proximity pass to record slots for
+        fn(tf.indptr, tf.indices, tf.data, rows, lut, out, np.zeros((0, 0), np.int32))
+        return None
+    slots = np.full(out.shape, -1, np.int32)
     fn(tf.indptr, tf.indices, tf.data, rows, lut, out, slots)
-    return slots if index.token_slots is not None else None
+    return slots
